@@ -1,0 +1,1 @@
+"""appmem core: settings, errors, the embedded stack, shared clients and the CLI."""

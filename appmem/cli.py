@@ -1,0 +1,62 @@
+"""The `appmem` command line: one entry point, a subcommand per job, `--json` where scripts read the output.
+
+Each package registers its own subcommands (a `register(subparsers)` function in
+its `commands` module); this module builds the Settings once and dispatches.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import Any, Callable
+
+from appmem.errors import AppmemError
+from appmem.settings import Settings
+
+COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = argparse.ArgumentParser(prog="appmem", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # that package has no commands yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str] | None = None) -> None:
+    """Print a result: JSON with --json (or when no human form is given), else the human form."""
+    if getattr(args, "json", False) or human is None:
+        print(json.dumps(payload, indent=2, sort_keys=True, default=str))
+    else:
+        print(human(payload))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    try:
+        return int(args.handler(settings, args) or 0)
+    except AppmemError as exc:
+        print(f"appmem: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("appmem: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The one settings object, built from the environment at the entry point and passed down.
+
+Every variable is documented in `.env.example`. When NEO4J_URI / REDIS_URL /
+QDRANT_URL are set, those servers are used and the embedded stack starts none.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from appmem.errors import ConfigError
+
+
+def _int(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+    redis_url: str | None = None
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    arcadedb_bolt_port: int = 7687
+    arcadedb_http_port: int = 2480
+    arcadedb_heap_mb: int = 1536
+    redis_port: int = 6390
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    llm_timeout_s: int = 60
+    ingest_chunk_steps: int = 200
+    risky_words: tuple[str, ...] = field(default=(
+        "uninstall", "factory reset", "reset all", "delete account", "format", "wipe", "erase all",
+    ))
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+        env = dict(os.environ if env is None else env)
+        home = Path(env.get("APPMEM_HOME") or ".appmem").expanduser().resolve()
+        risky = env.get("APPMEM_RISKY_WORDS")
+        return cls(
+            home=home,
+            neo4j_uri=env.get("NEO4J_URI") or None,
+            neo4j_user=env.get("NEO4J_USER") or "neo4j",
+            neo4j_password=env.get("NEO4J_PASSWORD") or None,
+            neo4j_database=env.get("NEO4J_DATABASE") or "neo4j",
+            redis_url=env.get("REDIS_URL") or None,
+            qdrant_url=env.get("QDRANT_URL") or None,
+            qdrant_api_key=env.get("QDRANT_API_KEY") or None,
+            arcadedb_bolt_port=_int(env, "APPMEM_ARCADEDB_BOLT_PORT", 7687),
+            arcadedb_http_port=_int(env, "APPMEM_ARCADEDB_HTTP_PORT", 2480),
+            arcadedb_heap_mb=_int(env, "APPMEM_ARCADEDB_HEAP_MB", 1536),
+            redis_port=_int(env, "APPMEM_REDIS_PORT", 6390),
+            llm_base_url=env.get("APPMEM_LLM_BASE_URL") or None,
+            llm_model=env.get("APPMEM_LLM_MODEL") or None,
+            llm_api_key=env.get("APPMEM_LLM_API_KEY") or None,
+            llm_timeout_s=_int(env, "APPMEM_LLM_TIMEOUT_S", 60),
+            ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
+            risky_words=tuple(w.strip().lower() for w in risky.split(",") if w.strip()) if risky
+            else cls.__dataclass_fields__["risky_words"].default,
+        )
+
+    @property
+    def embedded_graph(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def embedded_redis(self) -> bool:
+        return self.redis_url is None
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.home / "qdrant"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.home / "run"

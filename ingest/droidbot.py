@@ -1,0 +1,272 @@
+"""DroidBot output folders (utg.js, states/*.json, events/*.json) → domain Traces.
+
+`utg.js` is complete (every effective event is listed on an edge); `states/`
+gives the view trees; `events/` adds typed text and coordinates where present.
+Every problem names the file it is in.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from appmem.errors import InputFormatError
+from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id
+from graph.screens import view_paths
+
+EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
+VIEW_RE = re.compile(r"view=(?P<view>[0-9a-f]{32})\((?P<activity>[^/]*)/(?P<cls>[^-]*)-(?P<text>[^)]*)\)")
+STATE_RE = re.compile(r"state=(?P<state>[0-9a-f]{32})")
+KEY_RE = re.compile(r"name=(?P<name>\w+)")
+DIRECTION_RE = re.compile(r"direction=(?P<dir>\w+)")
+TEXT_RE = re.compile(r"\), text=(?P<text>.*)$", re.S)
+INTENT_RE = re.compile(r"intent='(?P<intent>[^']*)'")
+START_RE = re.compile(r"am start(?: -n)? (?P<pkg>[\w.]+)/")
+STOP_RE = re.compile(r"am force-stop (?P<pkg>[\w.]+)")
+
+KEY_ACTIONS = {"BACK": ActionType.BACK, "HOME": ActionType.HOME, "ENTER": ActionType.ENTER}
+
+
+@dataclass
+class Recording:
+    """A DroidBot output folder, parsed: metadata, states by state_str, raw views by state_str."""
+
+    folder: Path
+    meta: dict[str, Any]
+    states: dict[str, UIState]
+    view_strs: dict[str, dict[str, int]]  # state_str → view_str → view index
+    edges: list[dict[str, Any]]
+    nodes: list[dict[str, Any]]
+
+    @property
+    def package(self) -> str:
+        return self.meta.get("app_package") or ""
+
+
+def read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFormatError(str(path), "file is missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFormatError(str(path), f"cannot be read: {exc}") from None
+    if path.suffix == ".js":
+        start = text.find("{")
+        if start < 0:
+            raise InputFormatError(str(path), "no JSON object after 'var utg ='")
+        text = text[start:]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(str(path), f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(obj, dict) or key not in obj:
+        raise InputFormatError(where, f"missing field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind):
+        raise InputFormatError(where, f"field {key!r} has type {type(value).__name__}")
+    return value
+
+
+def split_activity(foreground: str, where: str) -> tuple[str, str]:
+    """'pkg/.Act' or 'pkg/pkg.Act' → (pkg, fully qualified activity)."""
+    if not foreground or "/" not in foreground:
+        raise InputFormatError(where, f"foreground_activity {foreground!r} is not 'package/activity'")
+    package, activity = foreground.split("/", 1)
+    return package, package + activity if activity.startswith(".") else activity
+
+
+def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
+    bounds = raw.get("bounds") or [[0, 0], [0, 0]]
+    try:
+        (x1, y1), (x2, y2) = bounds
+        b = Bounds(int(x1), int(y1), int(x2), int(y2))
+    except (TypeError, ValueError):
+        raise InputFormatError(where, f"view {raw.get('temp_id')} has malformed bounds {bounds!r}") from None
+    return View(
+        index=_require(raw, "temp_id", int, where),
+        parent=raw.get("parent") if isinstance(raw.get("parent"), int) else -1,
+        children=[c for c in raw.get("children") or [] if isinstance(c, int)],
+        class_name=_require(raw, "class", str, where),
+        package=raw.get("package") or "",
+        resource_id=raw.get("resource_id") or "",
+        text=raw.get("text") or "",
+        content_desc=raw.get("content_description") or "",
+        bounds=b,
+        visible=bool(raw.get("visible", True)),
+        enabled=bool(raw.get("enabled", True)),
+        clickable=bool(raw.get("clickable")),
+        long_clickable=bool(raw.get("long_clickable")),
+        checkable=bool(raw.get("checkable")),
+        checked=bool(raw.get("checked")),
+        scrollable=bool(raw.get("scrollable")),
+        editable=bool(raw.get("editable")),
+        focusable=bool(raw.get("focusable")),
+        focused=bool(raw.get("focused")),
+        selected=bool(raw.get("selected")),
+        password=bool(raw.get("is_password")),
+    )
+
+
+def state_from_droidbot(raw: dict[str, Any], where: str) -> tuple[UIState, dict[str, int]]:
+    """A DroidBot state JSON → (UIState, view_str → view index)."""
+    state_str = _require(raw, "state_str", str, where)
+    package, activity = split_activity(_require(raw, "foreground_activity", str, where), where)
+    raw_views = _require(raw, "views", list, where)
+    views = [view_from_droidbot(v, where) for v in raw_views]
+    view_strs = {v["view_str"]: v["temp_id"] for v in raw_views if isinstance(v.get("view_str"), str)}
+    state = UIState(
+        package=package,
+        activity=activity,
+        views=views,
+        width=int(raw.get("width") or 1080),
+        height=int(raw.get("height") or 1920),
+        state_id=state_str,
+        observed_at=str(raw.get("tag") or ""),
+    )
+    return state, view_strs
+
+
+def read_recording(folder: Path) -> Recording:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputFormatError(str(folder), "not a folder")
+    utg_path = folder / "utg.js"
+    if not utg_path.exists():
+        raise InputFormatError(str(folder), "not a DroidBot output folder (no utg.js)")
+    utg = read_json(utg_path)
+    nodes = _require(utg, "nodes", list, str(utg_path))
+    edges = _require(utg, "edges", list, str(utg_path))
+    meta = {k: v for k, v in utg.items() if k not in ("nodes", "edges")}
+    states: dict[str, UIState] = {}
+    view_strs: dict[str, dict[str, int]] = {}
+    state_dir = folder / "states"
+    if not state_dir.is_dir():
+        raise InputFormatError(str(folder), "no states/ folder")
+    for path in sorted(state_dir.glob("state_*.json")):
+        state, vs = state_from_droidbot(read_json(path), str(path))
+        states.setdefault(state.state_id, state)
+        view_strs.setdefault(state.state_id, vs)
+    for node in nodes:
+        node_id = node.get("state_str") or node.get("id") if isinstance(node, dict) else None
+        if node_id not in states:
+            raise InputFormatError(str(utg_path), f"node {node_id!r} has no states/state_*.json file")
+    return Recording(folder=folder, meta=meta, states=states, view_strs=view_strs, edges=edges, nodes=nodes)
+
+
+def typed_texts(folder: Path) -> dict[str, str]:
+    """event_str → the text actually typed (event files hold it untruncated)."""
+    out: dict[str, str] = {}
+    for path in sorted((folder / "events").glob("event_*.json")):
+        raw = read_json(path)
+        event = _require(raw, "event", dict, str(path))
+        if event.get("event_type") == "set_text" and isinstance(raw.get("event_str"), str):
+            out[raw["event_str"]] = str(event.get("text") or "")
+    return out
+
+
+def _view_by_label(state: UIState, short_class: str, text: str) -> int | None:
+    """DroidBot keeps one state file per state_str; a view of a later visit can
+    carry another view_str. Fall back to the label DroidBot printed; an event
+    whose view cannot be found stays element-free rather than guessed."""
+    for v in state.views:
+        if v.short_class == short_class and (v.text or "") == text:
+            return v.index
+    return None
+
+
+def action_from_event_str(event_str: str, state: UIState, view_strs: dict[str, int], where: str,
+                          typed: dict[str, str]) -> tuple[Action, int | None]:
+    """A DroidBot event string → (Action, index of the view acted on or None)."""
+    m = EVENT_RE.match(event_str.strip())
+    if not m:
+        raise InputFormatError(where, f"unrecognised event {event_str[:120]!r}")
+    kind, body = m.group("kind"), m.group("body")
+    view_index = None
+    if kind in ("Touch", "LongTouch", "SetText", "Scroll"):
+        vm = VIEW_RE.search(body)
+        if vm:
+            view_index = view_strs.get(vm.group("view"))
+            if view_index is None:
+                view_index = _view_by_label(state, vm.group("cls"), vm.group("text"))
+    if kind == "Touch":
+        return Action(ActionType.TAP), view_index
+    if kind == "LongTouch":
+        return Action(ActionType.LONG_TAP), view_index
+    if kind == "SetText":
+        tm = TEXT_RE.search(body)
+        return Action(ActionType.INPUT, text=typed.get(event_str, tm.group("text") if tm else "")), view_index
+    if kind == "Scroll":
+        dm = DIRECTION_RE.search(body)
+        return Action(ActionType.SCROLL, text=(dm.group("dir") if dm else "DOWN").upper()), view_index
+    if kind == "Key":
+        km = KEY_RE.search(body)
+        name = km.group("name").upper() if km else ""
+        if name not in KEY_ACTIONS:
+            raise InputFormatError(where, f"unknown key {name!r} in {event_str[:120]!r}")
+        return Action(KEY_ACTIONS[name]), None
+    if kind == "Intent":
+        im = INTENT_RE.search(body)
+        intent = im.group("intent") if im else ""
+        if sm := START_RE.search(intent):
+            return Action(ActionType.START_APP, text=sm.group("pkg")), None
+        if sm := STOP_RE.search(intent):
+            return Action(ActionType.STOP_APP, text=sm.group("pkg")), None
+        raise InputFormatError(where, f"unsupported intent in {event_str[:120]!r}")
+    if kind == "KillApp":
+        return Action(ActionType.STOP_APP), None
+    raise InputFormatError(where, f"unknown event type {kind!r} in {event_str[:120]!r}")
+
+
+def recording_steps(rec: Recording) -> list[Step]:
+    """All effective events of the UTG, in the order DroidBot sent them."""
+    where = str(rec.folder / "utg.js")
+    typed = typed_texts(rec.folder)
+    paths = {state_id: view_paths(state.views) for state_id, state in rec.states.items()}
+    out: list[Step] = []
+    for edge in rec.edges:
+        src, dst = edge.get("from"), edge.get("to")
+        if src not in rec.states or dst not in rec.states:
+            raise InputFormatError(where, f"edge {src!r} -> {dst!r} names a state with no states/ file")
+        for ev in edge.get("events") or []:
+            event_str = ev.get("event_str")
+            if not isinstance(event_str, str):
+                raise InputFormatError(where, f"edge {src} -> {dst} has an event without event_str")
+            action, view_index = action_from_event_str(event_str, rec.states[src], rec.view_strs[src], where, typed)
+            if view_index is not None:
+                action.element_key = paths[src][view_index]
+            out.append(Step(int(ev.get("event_id") or 0), src, action, dst))
+    out.sort(key=lambda step: step.index)
+    return out
+
+
+def default_version(meta: dict[str, Any]) -> str:
+    sha = meta.get("app_sha256")
+    return f"sha256:{sha[:12]}" if isinstance(sha, str) and sha else "unknown"
+
+
+def recording_trace(rec: Recording, package: str | None = None, app_version: str | None = None,
+                    device: str | None = None) -> Trace:
+    package = package or rec.package
+    if not package:
+        raise InputFormatError(str(rec.folder / "utg.js"), "no app_package; pass --package")
+    version = app_version or default_version(rec.meta)
+    device = device or str(rec.meta.get("device_serial") or rec.meta.get("device_model_number") or "unknown")
+    started = str(rec.meta.get("test_date") or "")
+    trace = Trace(
+        id=stable_id("trace", "droidbot", package, version, device, started, rec.meta.get("num_transitions")),
+        source="droidbot",
+        package=package,
+        app_version=version,
+        device=device,
+        explorer="droidbot",
+        started=started,
+        ended=started,
+        states=rec.states,
+        steps=recording_steps(rec),
+    )
+    return trace
