@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:  # that package has no commands yet
+            if name == exc.name or name.startswith(f"{exc.name}."):  # that package has no commands yet
                 continue
             raise
         module.register(sub)

@@ -1,0 +1,70 @@
+"""CLI: the embedded stack (`up`, `down`, `status`) and what the graph holds (`stats`)."""
+from __future__ import annotations
+
+import argparse
+
+from appmem.cli import emit
+from appmem.settings import Settings
+from appmem.stack import Stack
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    for name, handler, text in (("up", run_up, "start the embedded stack (idempotent)"),
+                                ("down", run_down, "stop the embedded stack"),
+                                ("status", run_status, "health of each service")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(handler=handler)
+    stats = sub.add_parser("stats", help="per app: screens, states, elements, transitions, traces, tasks")
+    stats.add_argument("--app", help="only this package")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(handler=run_stats)
+
+
+def run_up(settings: Settings, args: argparse.Namespace) -> int:
+    stack = Stack(settings)
+    started = stack.up()
+    from appmem.clients import open_graph
+
+    store = open_graph(settings)
+    try:
+        store.ensure_schema()
+    finally:
+        store.driver.close()
+    emit(args, {"started": started, "status": stack.status()},
+         lambda r: "\n".join(f"{k}: {v}" for k, v in r["started"].items()) or "nothing to start (servers configured)")
+    return 0
+
+
+def run_down(settings: Settings, args: argparse.Namespace) -> int:
+    stopped = Stack(settings).down()
+    emit(args, stopped, lambda r: "\n".join(f"{k}: {'stopped' if v else 'not running'}" for k, v in r.items()))
+    return 0
+
+
+def run_status(settings: Settings, args: argparse.Namespace) -> int:
+    status = Stack(settings).status()
+    emit(args, status, lambda r: "\n".join(
+        f"{k}: {'healthy' if v['healthy'] else 'DOWN'} {v.get('uri') or v.get('url') or v.get('path')}"
+        for k, v in r.items()))
+    return 0 if all(v["healthy"] for v in status.values()) else 1
+
+
+def run_stats(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.clients import open_graph
+
+    store = open_graph(settings)
+    try:
+        rows = store.stats(args.app)
+    finally:
+        store.driver.close()
+    emit(args, rows, format_stats)
+    return 0
+
+
+def format_stats(rows: list[dict]) -> str:
+    cols = ("screens", "states", "elements", "transitions", "observations", "traces", "tasks")
+    lines = [f"{'app':45} {'version':22} " + " ".join(f"{c:>12}" for c in cols)]
+    for r in rows:
+        lines.append(f"{r['package'][:45]:45} {str(r['version'])[:22]:22} " + " ".join(f"{r[c]:>12}" for c in cols))
+    return "\n".join(lines)

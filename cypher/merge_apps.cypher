@@ -1,0 +1,5 @@
+// merge_apps: one App node per (package, version); foreign packages reached from
+// an app (launcher, system dialogs, other apps) are apps too, with version "".
+UNWIND $rows AS r
+MERGE (a:App {id: r.id})
+ON CREATE SET a.package = r.package, a.version = r.version

@@ -1,0 +1,13 @@
+// schema: uniqueness constraints (they also keep MERGE unique under concurrent
+// writers) and lookup indexes for the app-memory graph. Idempotent.
+CREATE CONSTRAINT app_id IF NOT EXISTS FOR (n:App) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT screen_id IF NOT EXISTS FOR (n:Screen) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT state_id IF NOT EXISTS FOR (n:State) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT element_id IF NOT EXISTS FOR (n:Element) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT trace_id IF NOT EXISTS FOR (n:Trace) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
+CREATE INDEX app_package IF NOT EXISTS FOR (n:App) ON (n.package);
+CREATE INDEX screen_package IF NOT EXISTS FOR (n:Screen) ON (n.package);
+CREATE INDEX element_screen IF NOT EXISTS FOR (n:Element) ON (n.screen_id);
+CREATE INDEX trace_package IF NOT EXISTS FOR (n:Trace) ON (n.package);
+CREATE INDEX task_package IF NOT EXISTS FOR (n:Task) ON (n.package)

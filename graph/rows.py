@@ -1,0 +1,134 @@
+"""A chunk of a Trace → the parameter rows the graph store writes in one transaction.
+
+Rows are aggregated and de-duplicated here, in Python, so that each Cypher
+statement is one `UNWIND $rows` over distinct keys: screens, states, elements,
+UTG transitions (counts per chunk) and ETG edges.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from graph.model import ActionType, Element, Screen, Step, Trace, UIState, stable_id
+from graph.screens import elements_of, screen_of
+
+# Actions whose typed or chosen detail is part of what the transition means.
+INPUT_ACTIONS = (ActionType.INPUT,)
+
+
+def app_id(package: str, version: str) -> str:
+    return stable_id("app", package, version)
+
+
+def state_node_id(state: UIState) -> str:
+    return stable_id("state", state.package, state.state_id)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class ChunkRows:
+    apps: list[dict] = field(default_factory=list)
+    screens: list[dict] = field(default_factory=list)
+    states: list[dict] = field(default_factory=list)
+    elements: list[dict] = field(default_factory=list)
+    transitions: list[dict] = field(default_factory=list)
+    leads_to: list[dict] = field(default_factory=list)
+
+
+def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
+    """Split a trace's steps into chunks; a trace with no steps is one empty chunk."""
+    if not trace.steps:
+        return [[]]
+    return [trace.steps[i:i + size] for i in range(0, len(trace.steps), size)]
+
+
+def chunk_states(trace: Trace, steps: list[Step], first: bool) -> list[UIState]:
+    """States a chunk writes: those its steps touch; the first chunk also takes
+    the states no step touches, so every observation lands exactly once."""
+    wanted = {s.source_state for s in steps} | {s.target_state for s in steps}
+    if first:
+        touched = {s.source_state for s in trace.steps} | {s.target_state for s in trace.steps}
+        wanted |= set(trace.states) - touched
+    return [trace.states[sid] for sid in sorted(wanted) if sid in trace.states]
+
+
+def build_rows(trace: Trace, steps: list[Step], states: list[UIState]) -> ChunkRows:
+    rows = ChunkRows()
+    acted: dict[str, set[str]] = {}
+    for step in steps:
+        if step.action.element_key:
+            acted.setdefault(step.source_state, set()).add(step.action.element_key)
+
+    screens: dict[str, Screen] = {}  # by state id
+    elements: dict[str, dict[str, Element]] = {}  # by state id: key → element
+    apps: dict[str, dict] = {}
+    screen_rows: dict[str, dict] = {}
+    element_rows: dict[str, dict] = {}
+    default_seen = trace.started or now_iso()
+    for state in states:
+        screen = screen_of(state, trace.package, trace.app_version)
+        screens[state.state_id] = screen
+        aid = app_id(screen.package, screen.app_version)
+        apps[aid] = {"id": aid, "package": screen.package, "version": screen.app_version}
+        screen_rows[screen.id] = {
+            "id": screen.id, "app_id": aid, "package": screen.package, "app_version": screen.app_version,
+            "activity": screen.activity, "signature": screen.signature, "title": screen.title,
+            "seen": state.observed_at or default_seen,
+        }
+        rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
+                            "package": state.package, "observed_at": state.observed_at})
+        els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
+        elements[state.state_id] = {e.key: e for e in els.values()}
+        for e in els.values():
+            element_rows[e.id] = {
+                "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,
+                "resource_id": e.resource_id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
+                "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators,
+            }
+    own = app_id(trace.package, trace.app_version)
+    apps.setdefault(own, {"id": own, "package": trace.package, "version": trace.app_version})
+    rows.apps = list(apps.values())
+    rows.screens = list(screen_rows.values())
+    rows.elements = list(element_rows.values())
+
+    transitions: dict[str, dict] = {}
+    leads: dict[tuple[str, str, str], dict] = {}
+    for step in steps:
+        src, dst = screens.get(step.source_state), screens.get(step.target_state)
+        if src is None or dst is None:
+            continue
+        action = step.action
+        element = elements[step.source_state].get(action.element_key) if action.element_key else None
+        key = stable_id("transition", src.id, action.signature, dst.id)
+        seen = step.at or default_seen
+        row = transitions.get(key)
+        if row is None:
+            row = transitions[key] = {
+                "key": key, "source": src.id, "target": dst.id, "action": action.type.value,
+                "element_id": element.id if element else "", "element_key": action.element_key,
+                "detail": action.text if action.type in (ActionType.SCROLL, ActionType.START_APP,
+                                                          ActionType.STOP_APP) else "",
+                "input_template": action.text if action.type in INPUT_ACTIONS else "",
+                "observations": 0, "successes": 0, "failures": 0,
+                "first_seen": seen, "last_seen": seen, "device": trace.device,
+            }
+        row["observations"] += 1
+        row["successes" if step.ok else "failures"] += 1
+        row["first_seen"] = min(row["first_seen"], seen)
+        row["last_seen"] = max(row["last_seen"], seen)
+        if element is not None and src.id != dst.id:
+            before = set(elements[step.source_state])
+            for target in elements[step.target_state].values():
+                if target.key in before:
+                    continue
+                lk = (element.id, target.id, action.type.value)
+                edge = leads.setdefault(lk, {"source": element.id, "target": target.id,
+                                             "action": action.type.value, "observations": 0})
+                edge["observations"] += 1
+    rows.transitions = list(transitions.values())
+    rows.leads_to = list(leads.values())
+    return rows
+

@@ -1,0 +1,119 @@
+"""The graph store: runs the named Cypher statements of `cypher/` over an injected neo4j driver.
+
+The same code serves Neo4j 5 and the embedded ArcadeDB server. A trace is
+written chunk by chunk, each chunk in one transaction together with its
+marker on the Trace node, so a retried or repeated chunk is a no-op and a
+failed one leaves nothing half-written.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import neo4j
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
+
+import cypher
+from appmem.errors import GraphError, TransientError
+from graph.model import Task, Trace
+from graph.rows import ChunkRows, app_id
+
+log = logging.getLogger(__name__)
+
+# Rows per UNWIND statement: large enough to amortise round trips, small enough for server memory.
+BATCH = 2000
+
+
+@dataclass
+class ChunkResult:
+    trace_id: str
+    chunk: int
+    written: bool  # False: the chunk was already in the graph (a no-op)
+    states: int = 0
+    elements: int = 0
+    transitions: int = 0
+
+
+class GraphStore:
+    def __init__(self, driver: neo4j.Driver, database: str):
+        self.driver = driver
+        self.database = database
+
+    # -- generic access to named statements -----------------------------------------------
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self._run(name, params, neo4j.READ_ACCESS)
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self._run(name, params, neo4j.WRITE_ACCESS)
+
+    def _run(self, name: str, params: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+        query = cypher.load(name)
+
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            return [r.data() for r in tx.run(query, params)]
+
+        try:
+            with self.driver.session(database=self.database, default_access_mode=mode) as session:
+                if mode == neo4j.READ_ACCESS:
+                    return session.execute_read(work)
+                return session.execute_write(work)
+        except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
+            raise TransientError(f"graph statement {name!r}: {exc}") from exc
+        except Neo4jError as exc:
+            raise GraphError(f"graph statement {name!r} failed: {exc.message}") from exc
+
+    def ensure_schema(self) -> None:
+        with self.driver.session(database=self.database) as session:
+            for statement in cypher.statements("schema"):
+                session.run(statement).consume()
+
+    # -- traces ----------------------------------------------------------------------------
+    def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows) -> ChunkResult:
+        """Write one chunk of a trace atomically; a chunk already written is skipped."""
+
+        def work(tx: neo4j.ManagedTransaction) -> bool:
+            if tx.run(cypher.load("chunk_seen"), trace_id=trace.id, chunk=chunk).single()["seen"]:
+                return False
+            tx.run(cypher.load("merge_apps"), rows=rows.apps).consume()
+            tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,
+                   source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
+                   app_version=trace.app_version, started=trace.started, ended=trace.ended).consume()
+            for name, batch_rows in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
+                                     ("merge_states", rows.states), ("merge_transitions", rows.transitions),
+                                     ("merge_leads_to", rows.leads_to)):
+                for i in range(0, len(batch_rows), BATCH):
+                    tx.run(cypher.load(name), rows=batch_rows[i:i + BATCH], trace_id=trace.id).consume()
+            tx.run(cypher.load("mark_chunk"), trace_id=trace.id, chunk=chunk).consume()
+            return True
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                written = session.execute_write(work)
+        except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
+            raise TransientError(f"writing chunk {chunk} of trace {trace.id}: {exc}") from exc
+        except Neo4jError as exc:
+            raise GraphError(f"writing chunk {chunk} of trace {trace.id} failed: {exc.message}") from exc
+        return ChunkResult(trace.id, chunk, written, len(rows.states) if written else 0,
+                           len(rows.elements) if written else 0, len(rows.transitions) if written else 0)
+
+    def write_tasks(self, tasks: list[dict[str, Any]]) -> None:
+        self.write("merge_tasks", rows=tasks)
+
+    def stats(self, package: str | None = None) -> list[dict[str, Any]]:
+        return self.read("app_stats", package=package)
+
+
+def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+    """Tasks → merge_tasks rows; element_ids maps (state id, element key) → Element id."""
+    out = []
+    for task in tasks:
+        step_rows = []
+        for i, step in enumerate(task.steps):
+            element_id = element_ids.get((step.state_id, step.action.element_key))
+            if element_id:
+                step_rows.append({"index": i, "element_id": element_id, "action": step.action.type.value,
+                                  "input": step.action.text})
+        out.append({"id": task.id, "description": task.description, "package": task.package,
+                    "source": task.source, "steps": len(task.steps), "step_rows": step_rows})
+    return out
