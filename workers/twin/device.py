@@ -1,0 +1,262 @@
+"""A twin device: installed twin apps, a launcher, a current screen, and the
+input actions that move between recorded screens.
+
+Behaviour, in device terms:
+- tap: the deepest visible view under the point that has a recorded action of
+  that kind from the current state (else the deepest interactive one) is the
+  element; its recorded transition is followed, or the screen stays.
+- swipe: a move beyond the touch slop is a SCROLL of the scrollable view under
+  the start point, named like DroidBot names it (finger up = DOWN, finger left =
+  RIGHT); a still swipe of 500 ms or more is a LONG_TAP, a shorter one a tap.
+- text: INPUT on the last tapped editable view (else the focused editable one).
+- BACK follows the recorded BACK transition; without one it returns to the
+  previous screen of this app session, or to the launcher from the entry screen.
+  HOME (and force-stopping the foreground app) returns to the launcher; ENTER
+  follows its recorded transition or does nothing.
+- launching an app lands on its entry screen (the first recorded launch from
+  the home screen), or on the recorded START_APP target from the current screen.
+
+Every device counts its input actions and the (app package, state id) pairs it
+has shown, for coverage measurement. All methods are thread-safe.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from dataclasses import dataclass
+
+from graph.model import Action, ActionType, UIState
+from workers.twin.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
+                              launcher_state, place_views)
+from workers.twin.render import hierarchy_xml, screenshot_png
+from workers.twin.vfs import VirtualFS
+
+log = logging.getLogger(__name__)
+
+TOUCH_SLOP = 10  # px a swipe may move and still be a tap
+LONG_PRESS_MS = 500
+KEY_NAMES = {"KEYCODE_BACK": "BACK", "4": "BACK", "BACK": "BACK",
+             "KEYCODE_HOME": "HOME", "3": "HOME", "HOME": "HOME",
+             "KEYCODE_ENTER": "ENTER", "66": "ENTER", "ENTER": "ENTER"}
+
+
+@dataclass(frozen=True)
+class Foreground:
+    """What `dumpsys window` reports: the focused package and activity, and the state shown."""
+
+    package: str
+    activity: str
+    state_id: str
+
+
+class TwinDevice:
+    """One twin device. `serial` names it on the adb server."""
+
+    def __init__(self, serial: str, apps: Iterable[TwinApp], sdk: int = 29):
+        self.serial = serial
+        self.apps: dict[str, TwinApp] = {}
+        for app in apps:
+            self.apps.setdefault(app.package, app)
+        self.sdk = sdk
+        first = next(iter(self.apps.values()), None)
+        self.width, self.height = (first.width, first.height) if first else DEFAULT_SIZE
+        self._launcher, self._launcher_keys = launcher_state(list(self.apps.values()), self.width, self.height)
+        self._launcher_placed = place_views(self._launcher)
+        self._launcher_renders: dict[str, str | bytes] = {}
+        self.files = VirtualFS()
+        self.lock = threading.RLock()
+        self.actions = 0
+        self.visited: set[tuple[str, str]] = set()
+        self._app: TwinApp | None = None
+        self._state_id = LAUNCHER_STATE
+        self._stack: list[str] = []  # screens of the current app session, for BACK without a recorded transition
+        self._focus_key = ""
+        self.reset()
+
+    # ---- observation -------------------------------------------------
+    @property
+    def app(self) -> TwinApp | None:
+        """The app in the foreground, None on the launcher."""
+        return self._app
+
+    @property
+    def state(self) -> UIState:
+        return self._launcher if self._app is None else self._app.states[self._state_id]
+
+    @property
+    def foreground(self) -> Foreground:
+        with self.lock:
+            state = self.state
+            return Foreground(state.package, state.activity, self._state_id)
+
+    def hierarchy(self) -> str:
+        """The uiautomator XML of the current screen."""
+        with self.lock:
+            cache, key = self._render_slot("xml")
+            if key not in cache:
+                cache[key] = hierarchy_xml(self.state)
+            return str(cache[key])
+
+    def screenshot(self) -> bytes:
+        """A PNG of the current screen at the display size."""
+        with self.lock:
+            cache, key = self._render_slot("png")
+            if key not in cache:
+                cache[key] = screenshot_png(self.state, self.width, self.height)
+            return bytes(cache[key])
+
+    def _render_slot(self, kind: str) -> tuple[dict[str, str | bytes], str]:
+        if self._app is None:
+            return self._launcher_renders, kind
+        return self._app.renders, f"{kind}|{self._state_id}|{self.width}x{self.height}"
+
+    # ---- control -----------------------------------------------------
+    def reset(self) -> None:
+        """Back to the launcher, as after a reboot (counters and files are kept)."""
+        with self.lock:
+            self._go_launcher()
+
+    def tap(self, x: int, y: int) -> None:
+        with self.lock:
+            self.actions += 1
+            self._touch(ActionType.TAP, x, y)
+
+    def long_tap(self, x: int, y: int) -> None:
+        with self.lock:
+            self.actions += 1
+            self._touch(ActionType.LONG_TAP, x, y)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        with self.lock:
+            self.actions += 1
+            dx, dy = x2 - x1, y2 - y1
+            if abs(dx) <= TOUCH_SLOP and abs(dy) <= TOUCH_SLOP:
+                self._touch(ActionType.LONG_TAP if duration_ms >= LONG_PRESS_MS else ActionType.TAP, x1, y1)
+                return
+            if abs(dy) >= abs(dx):
+                direction = "DOWN" if dy < 0 else "UP"
+            else:
+                direction = "RIGHT" if dx < 0 else "LEFT"
+            if self._app is None:
+                return
+            hit = self._hit(x1, y1, ActionType.SCROLL, lambda v: v.view.scrollable)
+            if hit is not None:
+                self._follow(Action(ActionType.SCROLL, hit.key, direction))
+
+    def input_text(self, text: str) -> None:
+        with self.lock:
+            self.actions += 1
+            if self._app is None:
+                return
+            key = self._focus_key or next(
+                (pv.key for pv in self._app.placed[self._state_id] if pv.view.focused and pv.view.editable), "")
+            if key:
+                self._follow(Action(ActionType.INPUT, key, text))
+
+    def key(self, code: str) -> None:
+        """A key event by name (KEYCODE_BACK, BACK) or number (4); keys that are
+        not BACK/HOME/ENTER change nothing."""
+        with self.lock:
+            self.actions += 1
+            name = KEY_NAMES.get(code.upper(), "")
+            if self._app is None or not name:
+                return
+            if name == "HOME":
+                self._go_launcher()
+            elif name == "ENTER":
+                self._follow(Action(ActionType.ENTER))
+            elif not self._follow(Action(ActionType.BACK)):
+                if self._state_id == self._app.entry or len(self._stack) < 2:
+                    self._go_launcher()
+                else:
+                    self._go(self._stack[-2])
+
+    def start_app(self, package: str) -> bool:
+        """Launch an installed app; False when it is not installed."""
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None:
+                return False
+            self.actions += 1
+            self._launch(app)
+            return True
+
+    def stop_app(self, package: str) -> None:
+        """Force-stop: the launcher shows when the app was in the foreground."""
+        with self.lock:
+            self.actions += 1
+            if self._app is not None and self._app.package == package:
+                self._go_launcher()
+
+    # ---- internals ---------------------------------------------------
+    def _touch(self, kind: ActionType, x: int, y: int) -> None:
+        if self._app is None:
+            if kind == ActionType.TAP:
+                for pv in reversed(self._launcher_placed):
+                    if pv.key in self._launcher_keys and pv.view.bounds.contains(x, y):
+                        self._launch(self.apps[self._launcher_keys[pv.key]])
+                        return
+            return
+        hit = self._hit(x, y, kind, lambda v: v.view.interactive)
+        if hit is None:
+            return
+        if not self._follow(Action(kind, hit.key)) and hit.view.editable:
+            self._focus_key = hit.key
+
+    def _launch(self, app: TwinApp) -> None:
+        target = app.entry
+        if self._app is app:
+            target = app.target(self._state_id, Action(ActionType.START_APP, text=app.package).signature) or target
+        self._app, self._stack = app, []
+        self._go(target)
+
+    def _hit(self, x: int, y: int, kind: ActionType, fallback: Callable[[PlacedView], bool]) -> PlacedView | None:
+        """The deepest visible view under (x, y) with a recorded `kind` action, else the deepest passing `fallback`."""
+        assert self._app is not None
+        acted = self._app.acted.get((self._state_id, kind), frozenset())
+        best: PlacedView | None = None
+        best_fallback: PlacedView | None = None
+        for pv in self._app.placed[self._state_id]:
+            if not pv.view.bounds.contains(x, y):
+                continue
+            if pv.key in acted and (best is None or pv.depth >= best.depth):
+                best = pv
+            elif fallback(pv) and (best_fallback is None or pv.depth >= best_fallback.depth):
+                best_fallback = pv
+        return best or best_fallback
+
+    def _follow(self, action: Action) -> bool:
+        """Take the recorded transition of an action from the current state; False when none was recorded."""
+        assert self._app is not None
+        target = self._app.target(self._state_id, action.signature)
+        if target is None:
+            return False
+        self._go(target)
+        return True
+
+    def _go(self, target: str) -> None:
+        if target == LAUNCHER_STATE or self._app is None:
+            self._go_launcher()
+            return
+        if target in self._stack:
+            del self._stack[self._stack.index(target) + 1:]
+        else:
+            self._stack.append(target)
+        if target != self._state_id:
+            self._focus_key = ""
+        self._state_id = target
+        self.visited.add((self._app.package, target))
+
+    def _go_launcher(self) -> None:
+        self._app, self._stack, self._focus_key = None, [], ""
+        self._state_id = LAUNCHER_STATE
+        self.visited.add((LAUNCHER_PACKAGE, LAUNCHER_STATE))
+
+
+def build_fleet(app_folders: Iterable[str | Path], n_devices: int, prefix: str = "twin-") -> dict[str, TwinDevice]:
+    """`n_devices` twin devices (serials twin-0001, ...), each with every app installed.
+    Each folder is read once; the apps are shared, the device state is not."""
+    apps = [TwinApp.from_droidbot(folder) for folder in app_folders]
+    return {f"{prefix}{i:04d}": TwinDevice(f"{prefix}{i:04d}", apps) for i in range(1, n_devices + 1)}
