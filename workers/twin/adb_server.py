@@ -252,7 +252,7 @@ class TwinServer:
         elif name in ("shell", "exec"):
             sock.sendall(b"OKAY")
             result = execute(device, argument)
-            sock.sendall(result.stdout + result.stderr)
+            sock.sendall(result.output)
         elif request == "sync:":
             sock.sendall(b"OKAY")
             self._sync(sock, device)

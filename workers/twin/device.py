@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from dataclasses import dataclass
 
+from appmem.errors import DeviceError
 from graph.model import Action, ActionType, UIState
 from workers.twin.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
@@ -118,6 +119,16 @@ class TwinDevice:
         with self.lock:
             self._go_launcher()
 
+    def goto(self, package: str, state_id: str) -> None:
+        """Show a recorded state of an installed app directly, as a fresh session
+        (to set up tests and targeted exploration)."""
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None or state_id not in app.states:
+                raise DeviceError(f"{self.serial}: no recorded state {state_id!r} of {package!r}")
+            self._app, self._stack = app, []
+            self._go(state_id)
+
     def tap(self, x: int, y: int) -> None:
         with self.lock:
             self.actions += 1
@@ -202,8 +213,9 @@ class TwinDevice:
         hit = self._hit(x, y, kind, lambda v: v.view.interactive)
         if hit is None:
             return
-        if not self._follow(Action(kind, hit.key)) and hit.view.editable:
-            self._focus_key = hit.key
+        self._follow(Action(kind, hit.key))
+        if hit.view.editable and any(pv.key == hit.key and pv.view.editable for pv in self._app.placed[self._state_id]):
+            self._focus_key = hit.key  # still there after the tap (often a new state: the keyboard shows)
 
     def _launch(self, app: TwinApp) -> None:
         target = app.entry

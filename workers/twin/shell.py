@@ -34,6 +34,12 @@ class ShellResult:
     stdout: bytes = b""
     stderr: bytes = b""
     exit_code: int = 0
+    interleaved: bytes | None = None  # stdout and stderr in the order written, when they alternate
+
+    @property
+    def output(self) -> bytes:
+        """What a terminal (shell protocol v1) shows: both streams, in order."""
+        return self.stdout + self.stderr if self.interleaved is None else self.interleaved
 
     @classmethod
     def ok(cls, text: str | bytes = "") -> "ShellResult":
@@ -57,7 +63,7 @@ def execute(device: TwinDevice, cmdline: str) -> ShellResult:
         sequence = _parse(cmdline)
     except ValueError as exc:
         return ShellResult.error(f"{SH}: syntax error: {exc}", 2)
-    out = ShellResult()
+    out = ShellResult(interleaved=b"")
     last = 0
     with device.lock:
         for connector, pipeline in sequence:
@@ -66,6 +72,7 @@ def execute(device: TwinDevice, cmdline: str) -> ShellResult:
             result = _run_pipeline(device, pipeline, last)
             out.stdout += result.stdout
             out.stderr += result.stderr
+            out.interleaved = (out.interleaved or b"") + result.output
             last = result.exit_code
     out.exit_code = last
     return out
@@ -111,12 +118,7 @@ def _run_pipeline(device: TwinDevice, pipeline: list[_Command], last: int) -> Sh
     stderr = b""
     result = ShellResult()
     for cmd in pipeline:
-        argv = [a.replace("$?", str(last)) for a in cmd.argv]
-        handler = COMMANDS.get(argv[0])
-        if handler is None:
-            result = ShellResult.error(f"{SH}: {argv[0]}: inaccessible or not found", 127)
-        else:
-            result = handler(device, argv[1:], stdin)
+        result = _run_command(device, [a.replace("$?", str(last)) for a in cmd.argv], stdin)
         if cmd.redirect:
             if cmd.redirect != "/dev/null":
                 previous = (device.files.read(cmd.redirect) or b"") if cmd.append else b""
@@ -125,6 +127,13 @@ def _run_pipeline(device: TwinDevice, pipeline: list[_Command], last: int) -> Sh
         stdin = result.stdout
         stderr += result.stderr
     return ShellResult(stdin, stderr, result.exit_code)
+
+
+def _run_command(device: TwinDevice, argv: list[str], stdin: bytes) -> ShellResult:
+    handler = COMMANDS.get(argv[0])
+    if handler is None:
+        return ShellResult.error(f"{SH}: {argv[0]}: inaccessible or not found", 127)
+    return handler(device, argv[1:], stdin)
 
 
 Handler = Callable[[TwinDevice, list[str], bytes], ShellResult]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 BASE_DIRS = ("/", "/data", "/data/local", "/data/local/tmp", "/sdcard", "/storage", "/storage/emulated",
              "/storage/emulated/0", "/system", "/system/bin")
 DIR_MODE = stat.S_IFDIR | 0o771
-FILE_MODE = stat.S_IFREG | 0o644
+DIR_MTIME = 1_700_000_000  # folders are as old as the (imaginary) system image
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class VirtualFS:
         if f is not None:
             return FileStat(f.mode, len(f.data), f.mtime)
         if self.is_dir(path):
-            return FileStat(DIR_MODE, 4096, 0)
+            return FileStat(DIR_MODE, 4096, DIR_MTIME)
         return None
 
     def listdir(self, path: str) -> dict[str, FileStat] | None:

@@ -1,0 +1,53 @@
+"""CLI: `appmem twins serve DIR... [--devices N] [--host H] [--port P] [--json]`.
+
+Serves twin devices of recorded DroidBot folders on an adb server port until
+Ctrl-C. Point any adb client at it: `ANDROID_ADB_SERVER_PORT=P adb devices`,
+or `adbutils.AdbClient("127.0.0.1", P)`. `workers/commands.py` calls
+`add_twins_command`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from appmem.cli import emit
+from appmem.settings import Settings
+
+
+def add_twins_command(subparsers: argparse._SubParsersAction) -> None:
+    twins = subparsers.add_parser("twins", help="app twins: recorded apps served as adb devices")
+    actions = twins.add_subparsers(dest="twins_command", required=True)
+    serve = actions.add_parser("serve", help="serve twin devices over the adb server protocol until Ctrl-C")
+    serve.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="DroidBot output folders, one per app")
+    serve.add_argument("--devices", type=int, default=1, metavar="N", help="number of devices (default 1)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, metavar="P", help="port (default: a free one)")
+    serve.add_argument("--json", action="store_true")
+    serve.set_defaults(handler=run_serve)
+
+
+def run_serve(settings: Settings, args: argparse.Namespace) -> int:
+    from workers.twin.adb_server import TwinServer
+    from workers.twin.device import build_fleet
+
+    if args.devices < 1:
+        print("appmem: --devices must be at least 1", file=sys.stderr)
+        return 2
+    fleet = build_fleet(args.folders, args.devices)
+    server = TwinServer(fleet, host=args.host, port=args.port)
+    port = server.start()
+    first = next(iter(fleet.values()))
+    payload = {"host": args.host, "port": port, "serials": list(fleet),
+               "apps": {a.package: a.version for a in first.apps.values()}}
+    emit(args, payload, lambda p: (f"serving {len(p['serials'])} twin devices on {p['host']}:{p['port']} "
+                                   f"(ANDROID_ADB_SERVER_PORT={p['port']})\n" + "\n".join(p["serials"])))
+    sys.stdout.flush()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
