@@ -88,7 +88,8 @@ def screenshot_png(state: UIState, width: int, height: int) -> bytes:
                 draw.rectangle((b.left, b.top, b.right - 1, b.bottom - 1), fill=(250, 250, 250))
             label = view.text or view.content_desc
             if label and not view.children:
-                draw.text((b.left + 8, b.top + 6), _INVALID_XML.sub("", label[:48]).replace("\n", " "), fill=(20, 20, 20), font=font)
+                text = _INVALID_XML.sub("", label[:48]).replace("\n", " ")
+                draw.text((b.left + 8, b.top + 6), text, fill=(20, 20, 20), font=font)
         for child in view.children:
             c = by_index.get(child)
             if c is not None and c.visible:
