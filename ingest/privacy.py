@@ -16,7 +16,9 @@ descriptions). What is replaced, by a typed placeholder:
 - the text of password fields → `<SECRET>`
 - texts and content descriptions of dynamic list items → `<ITEM>`: the rows of
   a list container (RecyclerView, ListView, GridView, …) that repeat with the
-  same shape hold data (contacts, messages, file names). A text that is the
+  same shape hold data (contacts, messages, file names). A row is a row layout
+  (a view with children) or an item view with an app resource id; leaf views
+  without ids are plain widgets, not adapter rows. A text that is the
   same in every row ("Mobile", "Call") is part of the row template and kept;
   so are framework menus and choice dialogs (rows whose texts use the
   `android:id/title` or `android:id/text1` ids of popup menus and
@@ -158,7 +160,11 @@ def dynamic_item_views(state: UIState) -> set[int]:
     for container in state.views:
         if not _is_list(container):
             continue
-        rows = [by_index[i] for i in container.children if i in by_index]
+        # A data row is a row layout (it has children) or an app-defined item view (it
+        # has a resource id); bare leaf views without ids are plain widgets laid out in a
+        # list (the AutoDroid importer's content box), not adapter rows.
+        rows = [by_index[i] for i in container.children
+                if i in by_index and (by_index[i].children or by_index[i].resource_id)]
         shapes = Counter(_shape(r, by_index) for r in rows)
         repeated = [r for r in rows if shapes[_shape(r, by_index)] >= 2]
         if not repeated:

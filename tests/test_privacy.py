@@ -145,3 +145,20 @@ def test_dataset_states_leave_no_email_or_phone():
     assert "@" not in scrubbed.replace("<EMAIL>", "")
     for leaked in ("bob@mails.com", "alice@mails.com", "12345678900", "222222"):
         assert leaked not in scrubbed
+
+
+def test_autodroid_screens_keep_their_labels():
+    """The AutoDroid importer lays non-chrome widgets out under a ListView; they
+    are leaf views without ids, not adapter rows, so their labels stay (only
+    personal data inside them goes)."""
+    from ingest.autodroid_html import parse_html, state_from_elements
+
+    html = ("<button id=0 text='Navigate up'></button>\n<p id=1>Settings</p>\n"
+            "<button id=2>Manage event types</button>\n<checkbox id=3 checked=False>Use 24-hour time format OFF</checkbox>\n"
+            "<button id=4>Delete all events</button>\n<button id=5>bob@mails.com<br>Home</button>\n"
+            "<button id=6>222222<br>Mobile</button>\n<button id=7>go back</button>")
+    state = state_from_elements(parse_html(html), "com.app", "com.app.Main")
+    texts = [v.text for v in scrub_state(state).views if v.text]
+    assert "Manage event types" in texts and "Delete all events" in texts
+    assert "<EMAIL>\nHome" in texts and "<NUMBER>\nMobile" in texts
+    assert not any("bob@" in t or "222222" in t for t in texts)
