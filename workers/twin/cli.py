@@ -1,13 +1,14 @@
 """CLI: `appmem twins serve DIR... [--devices N] [--host H] [--port P] [--json]`.
 
 Serves twin devices of recorded DroidBot folders on an adb server port until
-Ctrl-C. Point any adb client at it: `ANDROID_ADB_SERVER_PORT=P adb devices`,
+Ctrl-C or SIGTERM. Point any adb client at it: `ANDROID_ADB_SERVER_PORT=P adb devices`,
 or `adbutils.AdbClient("127.0.0.1", P)`. `workers/commands.py` calls
 `add_twins_command`.
 """
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -44,8 +45,12 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, payload, lambda p: (f"serving {len(p['serials'])} twin devices on {p['host']}:{p['port']} "
                                    f"(ANDROID_ADB_SERVER_PORT={p['port']})\n" + "\n".join(p["serials"])))
     sys.stdout.flush()
+    stopped = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
     try:
-        threading.Event().wait()
+        while not stopped.wait(0.5):
+            pass
     except KeyboardInterrupt:
         pass
     finally:

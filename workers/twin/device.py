@@ -134,11 +134,6 @@ class TwinDevice:
             self.actions += 1
             self._touch(ActionType.TAP, x, y)
 
-    def long_tap(self, x: int, y: int) -> None:
-        with self.lock:
-            self.actions += 1
-            self._touch(ActionType.LONG_TAP, x, y)
-
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         with self.lock:
             self.actions += 1
