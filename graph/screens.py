@@ -51,23 +51,33 @@ def screen_title(state: UIState) -> str:
 def view_paths(views: list[View]) -> dict[int, str]:
     """Structural path of every view: class[resource-id]#n per level, where n
     counts earlier siblings with the same class and resource id."""
-    by_index = {v.index: v for v in views}
-    paths: dict[int, str] = {}
+    return {index: key for index, (key, _) in view_locations(views).items()}
 
-    def walk(view: View, prefix: str) -> None:
-        seen: Counter[str] = Counter()
-        paths[view.index] = prefix
+
+def view_locations(views: list[View]) -> dict[int, tuple[str, str]]:
+    """Per view, in one walk of the tree: (structural key, absolute XPath).
+    The absolute XPath is uiautomator's positional form, /hierarchy/class[k]/...
+    with k counted 1-based among same-class siblings."""
+    by_index = {v.index: v for v in views}
+    out: dict[int, tuple[str, str]] = {}
+    stack: list[tuple[View, str, str]] = [
+        (root, f"/{root.short_class}[{root.resource_id}]#0", f"/hierarchy/{root.class_name}[{n + 1}]")
+        for n, root in enumerate(v for v in views if v.parent < 0 or v.parent not in by_index)
+    ]
+    while stack:
+        view, key, xpath = stack.pop()
+        out[view.index] = (key, xpath)
+        same_key: Counter[str] = Counter()
+        same_class: Counter[str] = Counter()
         for child_index in view.children:
             child = by_index.get(child_index)
-            if child is None:
+            if child is None or child.index in out:
                 continue
             part = f"{child.short_class}[{child.resource_id}]"
-            walk(child, f"{prefix}/{part}#{seen[part]}")
-            seen[part] += 1
-
-    for root in (v for v in views if v.parent < 0 or v.parent not in by_index):
-        walk(root, f"/{root.short_class}[{root.resource_id}]#0")
-    return paths
+            same_class[child.class_name] += 1
+            stack.append((child, f"{key}/{part}#{same_key[part]}", f"{xpath}/{child.class_name}[{same_class[child.class_name]}]"))
+            same_key[part] += 1
+    return out
 
 
 def xpath_literal(value: str) -> str:
@@ -80,20 +90,7 @@ def xpath_literal(value: str) -> str:
     return "concat(" + ", \"'\", ".join(f"'{p}'" for p in pieces) + ")"
 
 
-def absolute_xpath(view: View, by_index: dict[int, View]) -> str:
-    """Positional XPath of uiautomator dumps: /hierarchy/class[k]/... (1-based among same-class siblings)."""
-    parts: list[str] = []
-    current: View | None = view
-    while current is not None:
-        parent = by_index.get(current.parent)
-        siblings = [by_index[i] for i in parent.children if i in by_index] if parent else [current]
-        same = [s for s in siblings if s.class_name == current.class_name]
-        parts.append(f"{current.class_name}[{same.index(current) + 1}]")
-        current = parent
-    return "/hierarchy/" + "/".join(reversed(parts))
-
-
-def locators(view: View, by_index: dict[int, View]) -> list[str]:
+def locators(view: View, absolute: str) -> list[str]:
     """XPath locators, most precise first: id+text, id, content-desc, text, class+text, position."""
     out: list[str] = []
     rid, text, desc = view.resource_id, view.text, view.content_desc
@@ -105,19 +102,20 @@ def locators(view: View, by_index: dict[int, View]) -> list[str]:
         out.append(f"//*[@content-desc={xpath_literal(desc)}]")
     if text:
         out.append(f"//{view.class_name}[@text={xpath_literal(text)}]")
-    out.append(absolute_xpath(view, by_index))
+    out.append(absolute)
     return out
 
 
 def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = frozenset()) -> dict[int, Element]:
     """Interactive views of a state, plus the views whose key is in
     `acted_keys` (a recorded action used them), as Elements of its screen, by view index."""
-    paths = view_paths(state.views)
-    by_index = {v.index: v for v in state.views}
+    located = view_locations(state.views)
     out: dict[int, Element] = {}
     for v in state.views:
-        key = paths.get(v.index)
-        if key is None or not (v.interactive or key in acted_keys):
+        if v.index not in located:
+            continue
+        key, absolute = located[v.index]
+        if not (v.interactive or key in acted_keys):
             continue
         out[v.index] = Element(
             id=stable_id("element", screen.id, key),
@@ -129,6 +127,6 @@ def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = fro
             content_desc=v.content_desc,
             bounds=v.bounds,
             flags=v.flags(),
-            locators=locators(v, by_index),
+            locators=locators(v, absolute),
         )
     return out

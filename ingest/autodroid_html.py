@@ -37,7 +37,10 @@ TAG_CLASSES = {
 }
 ROOT_CLASS = "android.widget.FrameLayout"
 STATIC_CLASS = "android.widget.LinearLayout"  # the screen's chrome: what its signature is made of
-DYNAMIC_CLASS = "android.widget.ListView"  # its content: list items, values, user data
+# Its content: values, settings rows, list items. The HTML cannot tell a settings row
+# from a list item, so this is not a list class: the privacy scrubber would take
+# static rows such as "Delete all events" for user data. Regex scrubbing still applies.
+DYNAMIC_CLASS = "android.widget.LinearLayout"
 BACK_TEXT = "go back"
 STRUCTURE_VERSION = "autodroid-structure/1"
 TITLE_MAX = 40  # a longer first <p> is a message, not a title

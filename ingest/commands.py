@@ -61,15 +61,19 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.clients import open_graph
-    from ingest.autodroid_load import load_autodroid
+    from ingest.autodroid import read_autodroid
+    from ingest.pipeline import ingest_tasks, ingest_trace
 
+    imported = read_autodroid(args.folder, args.app, args.app_version)
     store = open_graph(settings)
     try:
         store.ensure_schema()
-        result = load_autodroid(store, args.folder, args.app, args.app_version, settings.ingest_chunk_steps,
-                                progress_printer(args.app))
+        traces = [ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(args.app)).as_dict()
+                  for trace in (imported.trace, imported.demo_trace) if trace is not None]
+        tasks = ingest_tasks(store, imported.tasks, imported.demo_trace) if imported.demo_trace else 0
     finally:
         store.driver.close()
+    result = {"traces": traces, "tasks": tasks}
     emit(args, result, lambda r: "\n".join([*(_describe(t) for t in r["traces"]), f"tasks: {r['tasks']}"]))
     return 0
 

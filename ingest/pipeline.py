@@ -9,9 +9,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from graph.model import Trace, UIState
+from graph.model import Task, Trace, UIState, stable_id
 from graph.rows import build_rows, chunk_states, chunk_steps
-from graph.store import ChunkResult, GraphStore
+from graph.screens import screen_of
+from graph.store import ChunkResult, GraphStore, task_rows
 from ingest.privacy import scrub_state
 
 Progress = Callable[[int, int], None]
@@ -67,3 +68,18 @@ def write_chunk(store: GraphStore, trace: Trace, index: int, steps) -> ChunkResu
     """Write chunk `index` of an already scrubbed trace (its `steps`, the states they touch)."""
     rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
     return store.write_chunk(trace, index, rows)
+
+
+def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int:
+    """Store demonstrations; their steps point at the elements of `demo_trace`'s
+    screens (ingest that trace first, so those elements exist)."""
+    element_ids: dict[tuple[str, str], str] = {}
+    for task in tasks:
+        for step in task.steps:
+            state = demo_trace.states.get(step.state_id)
+            if state is not None and step.action.element_key:
+                screen = screen_of(state, demo_trace.package, demo_trace.app_version)
+                element_ids[(step.state_id, step.action.element_key)] = stable_id("element", screen.id,
+                                                                                  step.action.element_key)
+    store.write_tasks(task_rows(tasks, element_ids))
+    return len(tasks)

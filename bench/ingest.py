@@ -1,0 +1,116 @@
+"""Benchmark: ingest every shared DroidBot app into an empty graph, batched vs. per-row.
+
+The baseline writes the same rows the way AppAgentX writes its Neo4j memory:
+one MERGE per statement, one auto-commit transaction per statement. Both runs
+use a private embedded stack (temporary state folder, free ports).
+
+    .venv/bin/python bench/ingest.py [--baseline-apps N]
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cypher  # noqa: E402
+from appmem.clients import open_graph  # noqa: E402
+from appmem.settings import Settings  # noqa: E402
+from appmem.stack import Stack  # noqa: E402
+from graph.rows import build_rows, chunk_states, chunk_steps  # noqa: E402
+from graph.store import GraphStore  # noqa: E402
+from ingest.droidbot import read_recording, recording_trace  # noqa: E402
+from ingest.pipeline import ingest_trace, scrub_trace  # noqa: E402
+
+DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wipe(store: GraphStore) -> None:
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+
+
+def per_row_baseline(store: GraphStore, traces) -> tuple[float, int]:
+    """Write every row of every trace with its own statement and transaction."""
+    rows_written = 0
+    started = time.perf_counter()
+    with store.driver.session(database=store.database) as session:
+        for trace in map(scrub_trace, traces):
+            for index, steps in enumerate(chunk_steps(trace, 10**9)):
+                rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
+                for row in rows.apps:
+                    session.run(cypher.load("merge_apps"), rows=[row]).consume()
+                session.run(cypher.load("merge_trace"), app_id=rows.apps[-1]["id"], id=trace.id, source=trace.source,
+                            device=trace.device, explorer=trace.explorer, package=trace.package,
+                            app_version=trace.app_version, started=trace.started, ended=trace.ended).consume()
+                for name, batch in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
+                                    ("merge_states", rows.states), ("merge_transitions", rows.transitions),
+                                    ("merge_leads_to", rows.leads_to)):
+                    for row in batch:
+                        session.run(cypher.load(name), rows=[row], trace_id=trace.id).consume()
+                        rows_written += 1
+    return time.perf_counter() - started, rows_written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-apps", type=int, default=0,
+                        help="run the per-row baseline on the first N apps only (0: all)")
+    args = parser.parse_args()
+    home = tempfile.mkdtemp(prefix="appmem-bench-")
+    settings = Settings.from_env({"APPMEM_HOME": home, "APPMEM_ARCADEDB_BOLT_PORT": str(free_port()),
+                                  "APPMEM_ARCADEDB_HTTP_PORT": str(free_port()), "APPMEM_REDIS_PORT": str(free_port())})
+    stack = Stack(settings)
+    stack.up()
+    store = open_graph(settings)
+    try:
+        store.ensure_schema()
+        folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+        t0 = time.perf_counter()
+        traces = [recording_trace(read_recording(f)) for f in folders]
+        parse_s = time.perf_counter() - t0
+
+        ingest_trace(store, traces[0], settings.ingest_chunk_steps)  # warm the server's JIT and caches
+        wipe(store)
+        t0 = time.perf_counter()
+        reports = [ingest_trace(store, trace, settings.ingest_chunk_steps) for trace in traces]
+        batched_s = time.perf_counter() - t0 + parse_s
+        stats = store.stats()
+        states = sum(r["states"] for r in stats)
+        elements = sum(r["elements"] for r in stats)
+        transitions = sum(r["transitions"] for r in stats)
+        rows_batched = sum(r.states + r.elements + r.transitions for r in reports)
+
+        wipe(store)
+        subset = traces[: args.baseline_apps or len(traces)]
+        base_s, base_rows = per_row_baseline(store, subset)
+        t0 = time.perf_counter()
+        wipe(store)
+        for trace in subset:
+            ingest_trace(store, trace, settings.ingest_chunk_steps)
+        subset_batched_s = time.perf_counter() - t0
+    finally:
+        store.driver.close()
+        stack.down()
+
+    print(f"apps: {len(traces)}  parse: {parse_s:.2f}s  total (parse + write): {batched_s:.2f}s")
+    print(f"graph: {states} states, {elements} elements, {transitions} transitions")
+    print(f"batched: {states / batched_s:.0f} states/s, {elements / batched_s:.0f} elements/s, "
+          f"{transitions / batched_s:.0f} transitions/s ({rows_batched} rows)")
+    print(f"per-row baseline on {len(subset)} apps: {base_rows} rows in {base_s:.2f}s "
+          f"({base_rows / base_s:.0f} rows/s); batched on the same apps: {subset_batched_s:.2f}s")
+    print(f"speed-up batched vs per-row: {base_s / subset_batched_s:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
