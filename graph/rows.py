@@ -55,7 +55,10 @@ def chunk_states(trace: Trace, steps: list[Step], first: bool) -> list[UIState]:
     return [trace.states[sid] for sid in sorted(wanted) if sid in trace.states]
 
 
-def build_rows(trace: Trace, steps: list[Step], states: list[UIState]) -> ChunkRows:
+def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
+               written_elements: set[str] | None = None) -> ChunkRows:
+    """Rows of one chunk. `written_elements` (element ids an earlier chunk of the
+    same load already wrote) is updated in place, and those rows are not resent."""
     rows = ChunkRows()
     acted: dict[str, set[str]] = {}
     for step in steps:
@@ -83,6 +86,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState]) -> ChunkR
         els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
         elements[state.state_id] = {e.key: e for e in els.values()}
         for e in els.values():
+            if written_elements is not None and e.id in written_elements:
+                continue
             element_rows[e.id] = {
                 "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,
                 "resource_id": e.resource_id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
@@ -93,6 +98,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState]) -> ChunkR
     rows.apps = list(apps.values())
     rows.screens = list(screen_rows.values())
     rows.elements = list(element_rows.values())
+    if written_elements is not None:
+        written_elements.update(element_rows)
 
     transitions: dict[str, dict] = {}
     leads: dict[tuple[str, str, str], dict] = {}

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from graph.model import Task, Trace, UIState, stable_id
+from graph.model import Step, Task, Trace, UIState, stable_id
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import screen_of
 from graph.store import ChunkResult, GraphStore, task_rows
@@ -52,8 +52,9 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     clean = scrub_trace(trace)
     chunks = chunk_steps(clean, chunk_size)
     report = IngestReport(trace.id, trace.package, chunks=len(chunks))
+    written_elements: set[str] = set()
     for index, steps in enumerate(chunks):
-        report.results.append(write_chunk(store, clean, index, steps))
+        report.results.append(write_chunk(store, clean, index, steps, written_elements))
         if progress:
             progress(index + 1, len(chunks))
     report.chunks_written = sum(r.written for r in report.results)
@@ -64,9 +65,12 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     return report
 
 
-def write_chunk(store: GraphStore, trace: Trace, index: int, steps) -> ChunkResult:
-    """Write chunk `index` of an already scrubbed trace (its `steps`, the states they touch)."""
-    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
+def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
+                written_elements: set[str] | None = None) -> ChunkResult:
+    """Write chunk `index` of an already scrubbed trace (its `steps`, the states they
+    touch). Pass the same `written_elements` set to consecutive chunks of one load so
+    element rows are sent once."""
+    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements)
     return store.write_chunk(trace, index, rows)
 
 
