@@ -1,0 +1,7 @@
+// semantic_screens: the screens to summarise (all, or those of $packages) with
+// the hash of the content their current summary was made from.
+MATCH (s:Screen)
+WHERE $packages IS NULL OR s.package IN $packages
+RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
+       coalesce(s.title, '') AS title, s.summary_hash AS summary_hash
+ORDER BY id

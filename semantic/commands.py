@@ -1,0 +1,138 @@
+"""CLI: `appmem summarize` (summaries + embeddings, incremental) and `appmem search` (semantic retrieval).
+
+`--app` takes a package or a short app name: `calendar` matches
+com.simplemobiletools.calendar.pro (the package's last name part, or the one
+before a `.pro` / `.free` style suffix).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from appmem.cli import emit
+from appmem.errors import ConfigError
+from appmem.settings import Settings
+
+SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
+
+
+def resolve_app(packages: list[str], name: str) -> list[str]:
+    """Packages `name` designates: itself if it is one, else those whose last
+    name part (before a `.pro`-style suffix) is `name`."""
+    if name in packages:
+        return [name]
+    wanted = name.strip().lower()
+    out = []
+    for package in packages:
+        parts = package.lower().split(".")
+        if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
+            out.append(package)
+    if not out:
+        raise ConfigError(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
+    return out
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("summarize", help="summarise screens and elements and embed them (only what changed)")
+    p.add_argument("--app", help="package or short app name (default: every app)")
+    p.add_argument("--llm", choices=("none", "openai"), default="none",
+                   help="none: deterministic summaries; openai: an OpenAI-compatible endpoint (APPMEM_LLM_*)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=run_summarize)
+
+    s = sub.add_parser("search", help="semantic search over element, screen or task memory")
+    s.add_argument("text")
+    s.add_argument("--app", help="package or short app name (default: every app)")
+    s.add_argument("--kind", choices=("element", "screen", "task"), default="element")
+    s.add_argument("--k", type=int, default=5)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(handler=run_search)
+
+
+def _progress(phase: str, done: int, total: int) -> None:
+    end = "\n" if done >= total else ""
+    print(f"\rsummarize {phase}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+
+def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.clients import open_graph
+    from semantic.embedder import Embedder
+    from semantic.pipeline import summarize
+    from semantic.summaries import DeterministicSummarizer
+    from semantic.vectors import VectorStore, open_qdrant
+
+    summarizer: Any = DeterministicSummarizer(settings.risky_words)
+    llm_client = None
+    if args.llm == "openai":
+        from semantic.llm import LLMSummarizer, SummaryCache, open_llm
+
+        llm_client, model = open_llm(settings)
+        summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),
+                                   fallback=summarizer)
+    store = open_graph(settings)
+    client = open_qdrant(settings)
+    try:
+        packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
+        embedder = Embedder(settings.home)
+        report = summarize(store, VectorStore(client, embedder.dim), embedder, summarizer, packages, _progress)
+    finally:
+        client.close()
+        store.driver.close()
+        if llm_client is not None:
+            llm_client.close()
+    emit(args, report.as_dict(), lambda r: (
+        f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
+        f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
+        f"{r['embedded_texts']} texts at {r['texts_per_second']}/s in {r['seconds']}s"))
+    return 0
+
+
+def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
+           k: int = 5) -> list[dict[str, Any]]:
+    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
+    collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
+    hits = vectors.search(collection, embedder.embed([text])[0], k=k, packages=packages)
+    out = []
+    for h in hits:
+        p = h.payload
+        hit = {"score": round(h.score, 4), "package": p.get("package"), "app_version": p.get("app_version"),
+               "screen_id": p.get("screen_id"), "element_id": p.get("element_id") or None, "risky": p.get("risky")}
+        if kind == "element":
+            hit.update(label=p.get("label"), simulated_task=p.get("text"), screen_title=p.get("screen_title"))
+        elif kind == "screen":
+            hit.update(title=p.get("screen_title"), summary=p.get("text"))
+        else:
+            hit.update(task_id=p.get("task_id"), description=p.get("text"), element_ids=p.get("element_ids"))
+        out.append(hit)
+    return out
+
+
+def run_search(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.clients import open_graph
+    from semantic.embedder import Embedder
+    from semantic.vectors import VectorStore, open_qdrant
+
+    packages = None
+    if args.app:
+        store = open_graph(settings)
+        try:
+            packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
+        finally:
+            store.driver.close()
+    client = open_qdrant(settings)
+    try:
+        embedder = Embedder(settings.home)
+        hits = search(VectorStore(client, embedder.dim), embedder, args.text, args.kind, packages, args.k)
+    finally:
+        client.close()
+
+    def human(rows: list[dict[str, Any]]) -> str:
+        lines = []
+        for i, h in enumerate(rows, 1):
+            what = h.get("simulated_task") or h.get("summary") or h.get("description")
+            lines.append(f"{i}. {h['score']:.3f} {h['package']} {h['element_id'] or h['screen_id']}"
+                         f"{' [risky]' if h['risky'] else ''}\n   {what}")
+        return "\n".join(lines) or "no hits"
+    emit(args, hits, human)
+    return 0

@@ -1,0 +1,186 @@
+"""The incremental summarize-and-embed pipeline: graph → summaries → graph + vectors.
+
+`summarize` reads the screens, elements and transitions of the chosen apps,
+builds each screen's UTG context, and processes only the screens whose context
+hash differs from the `summary_hash` stored on the Screen node: new screens,
+and screens whose elements, titles, neighbours or arrivals changed. Per batch
+of screens it upserts the vectors (idempotent point ids), writes the element
+fields, then the screen fields with the hash last; a run that stops anywhere
+leaves the unfinished screens without their new hash, and the next run does
+exactly those. Demonstrations (Tasks) are embedded the same way, marked by
+`embed_hash`.
+
+Clients (graph store, vector store, embedder, summarizer) are injected.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from graph.store import GraphStore
+from semantic.embedder import Embedder
+from semantic.summaries import (BACK_WORDS, DeterministicSummarizer, ElementInfo, ScreenContext, ScreenRow,
+                                ScreenSummary, Summarizer, TransitionRow, build_contexts, label_of)
+from semantic.vectors import VectorPoint, VectorStore
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+BATCH_SCREENS = 32
+FORMAT_VERSION = "semantic/1"  # bump to redo every summary after a change of the summarizer
+
+
+@dataclass
+class SummarizeReport:
+    packages: list[str]
+    screens: int = 0
+    screens_done: int = 0
+    screens_unchanged: int = 0
+    elements_done: int = 0
+    tasks: int = 0
+    tasks_done: int = 0
+    embedded_texts: int = 0
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
+    llm: dict = field(default_factory=dict)
+
+    @property
+    def texts_per_second(self) -> float:
+        return self.embedded_texts / self.embed_seconds if self.embed_seconds else 0.0
+
+    def as_dict(self) -> dict:
+        return {"packages": self.packages, "screens": self.screens, "screens_done": self.screens_done,
+                "screens_unchanged": self.screens_unchanged, "elements_done": self.elements_done,
+                "tasks": self.tasks, "tasks_done": self.tasks_done, "embedded_texts": self.embedded_texts,
+                "texts_per_second": round(self.texts_per_second, 1), "seconds": round(self.seconds, 2),
+                "llm": self.llm}
+
+
+def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[ScreenContext], dict[str, str | None]]:
+    """The UTG contexts of the screens of `packages` (all when None), and each screen's stored hash."""
+    screen_rows = store.read("semantic_screens", packages=packages)
+    elements = [ElementInfo(id=r["id"], screen_id=r["screen_id"], class_name=r["class_name"],
+                            resource_id=r["resource_id"], text=r["text"], content_desc=r["content_desc"],
+                            flags=list(r["flags"] or [])) for r in store.read("semantic_elements", packages=packages)]
+    transitions = [TransitionRow(r["source"], r["target"], r["element_id"], r["action"] or "tap")
+                   for r in store.read("semantic_transitions", packages=packages)]
+    screens = [ScreenRow(r["id"], r["package"], r["app_version"] or "", r["activity"] or "", r["title"])
+               for r in screen_rows]
+    return build_contexts(screens, elements, transitions), {r["id"]: r["summary_hash"] for r in screen_rows}
+
+
+def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
+    kind = type(summarizer).__name__
+    return hashlib.sha256(f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
+
+
+def element_point(ctx: ScreenContext, summary: ScreenSummary, e: ElementInfo, vector: list[float],
+                  task: str, risky: bool) -> VectorPoint:
+    return VectorPoint(object_id=e.id, vector=vector, package=ctx.package, app_version=ctx.app_version,
+                       screen_id=ctx.id, element_id=e.id, risky=risky, text=task,
+                       extra={"label": label_of(e), "screen_title": ctx.title,
+                              "screen_summary": summary.summary})
+
+
+def screen_text(summary: ScreenSummary) -> str:
+    subtasks = "; ".join(t.name.replace("_", " ") for t in summary.subtasks[:10])
+    return summary.summary + (f". Sub-tasks: {subtasks}" if subtasks else "")
+
+
+def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphStore, vectors: VectorStore,
+             embedder: Embedder, summarizer: Summarizer, report: SummarizeReport) -> None:
+    summaries = summarizer.summarize(batch)
+    by_screen = {s.screen_id: s for s in summaries}
+    element_rows, screen_rows, points, texts = [], [], [], []
+    for ctx in batch:
+        summary = by_screen[ctx.id]
+        infos = {e.id: e for e in ctx.elements}
+        for es in summary.elements:
+            e = infos.get(es.element_id)
+            if e is None:
+                continue
+            element_rows.append({"id": e.id, "simulated_task": es.simulated_task, "risky": es.risky,
+                                 "parameter": es.parameter.model_dump_json() if es.parameter else None})
+            if label_of(e).lower() not in BACK_WORDS:
+                points.append(("elements", ctx, summary, e, es))
+                texts.append(es.simulated_task)
+        screen_rows.append({"id": ctx.id, "summary": summary.summary,
+                            "subtasks": json.dumps([t.model_dump() for t in summary.subtasks], ensure_ascii=False),
+                            "summary_hash": hashes[ctx.id]})
+        points.append(("screens", ctx, summary, None, None))
+        texts.append(screen_text(summary))
+    started = time.perf_counter()
+    vecs = embedder.embed(texts)
+    report.embed_seconds += time.perf_counter() - started
+    report.embedded_texts += len(texts)
+    element_points, screen_points = [], []
+    for (kind, ctx, summary, e, es), vector in zip(points, vecs):
+        if kind == "elements":
+            element_points.append(element_point(ctx, summary, e, vector, es.simulated_task, es.risky))
+        else:
+            screen_points.append(VectorPoint(object_id=ctx.id, vector=vector, package=ctx.package,
+                                             app_version=ctx.app_version, screen_id=ctx.id,
+                                             risky=any(x.risky for x in summary.elements),
+                                             text=screen_text(summary), extra={"screen_title": ctx.title}))
+    vectors.upsert("elements", element_points)
+    vectors.upsert("screens", screen_points)
+    store.write("semantic_write_elements", rows=element_rows)
+    store.write("semantic_write_screens", rows=screen_rows)  # the hashes: last
+    report.screens_done += len(batch)
+    report.elements_done += len(element_rows)
+
+
+def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, packages: list[str] | None,
+                report: SummarizeReport) -> None:
+    rows = store.read("semantic_tasks", packages=packages)
+    report.tasks = len(rows)
+    todo = []
+    for r in rows:
+        steps = sorted(r["steps"], key=lambda s: s["index"])
+        content = json.dumps([r["description"], r["package"], steps], sort_keys=True)
+        h = hashlib.sha256(content.encode()).hexdigest()[:32]
+        if h != r["embed_hash"] and r["description"]:
+            todo.append((r, steps, h))
+    for i in range(0, len(todo), 256):
+        chunk = todo[i:i + 256]
+        started = time.perf_counter()
+        vecs = embedder.embed([r["description"] for r, _, _ in chunk])
+        report.embed_seconds += time.perf_counter() - started
+        report.embedded_texts += len(chunk)
+        points = []
+        for (r, steps, _), vector in zip(chunk, vecs):
+            last = steps[-1] if steps else {}
+            points.append(VectorPoint(object_id=r["id"], vector=vector, package=r["package"],
+                                      screen_id=last.get("screen_id") or "", element_id=last.get("element_id") or "",
+                                      text=r["description"], extra={"task_id": r["id"], "steps": len(steps),
+                                                                    "element_ids": [s["element_id"] for s in steps]}))
+        vectors.upsert("tasks", points)
+        store.write("semantic_write_tasks", rows=[{"id": r["id"], "embed_hash": h} for r, _, h in chunk])
+        report.tasks_done += len(chunk)
+
+
+def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
+              package: str | list[str] | None = None, progress: Progress | None = None) -> SummarizeReport:
+    """Summarise and embed what is new or changed in the apps of `package` (all when None)."""
+    started = time.perf_counter()
+    summarizer = summarizer or DeterministicSummarizer()
+    packages = [package] if isinstance(package, str) else package
+    contexts, stored = load_contexts(store, packages)
+    report = SummarizeReport(packages=sorted({c.package for c in contexts}), screens=len(contexts))
+    hashes = {c.id: summary_hash(c, summarizer) for c in contexts}
+    todo = [c for c in contexts if stored.get(c.id) != hashes[c.id]]
+    report.screens_unchanged = len(contexts) - len(todo)
+    for i in range(0, len(todo), BATCH_SCREENS):
+        _process(todo[i:i + BATCH_SCREENS], hashes, store, vectors, embedder, summarizer, report)
+        if progress:
+            progress("screens", report.screens_done, len(todo))
+    embed_tasks(store, vectors, embedder, packages, report)
+    if progress:
+        progress("tasks", report.tasks_done, report.tasks_done)
+    stats = summarizer.stats
+    report.llm = {"calls": stats.calls, "cached": stats.cached, "fallbacks": stats.fallbacks,
+                  "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
+                  "cost": round(stats.cost, 6)}
+    report.seconds = time.perf_counter() - started
+    return report
