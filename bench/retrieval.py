@@ -63,7 +63,7 @@ def evaluate(store, vectors: VectorStore, embedder: Embedder, k: int, misses: bo
         hit1 = hit5 = 0
         for task, vec in zip(tasks, vecs):
             gold = max(task["steps"], key=lambda s: s["index"])["element_id"]
-            hits = vectors.search("elements", vec, k=k, packages=[package])
+            hits = vectors.search("elements", vec, k=k, packages=[package], distinct="element_id")
             ids = [h.payload.get("element_id") for h in hits]
             hit1 += bool(ids) and ids[0] == gold
             hit5 += gold in ids

@@ -92,7 +92,8 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
            k: int = 5) -> list[dict[str, Any]]:
     """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
-    hits = vectors.search(collection, embedder.embed([text])[0], k=k, packages=packages)
+    hits = vectors.search(collection, embedder.embed([text])[0], k=k, packages=packages,
+                          distinct="element_id" if kind == "element" else None)
     out = []
     for h in hits:
         p = h.payload

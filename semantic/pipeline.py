@@ -76,11 +76,12 @@ def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: ElementInfo, vector: list[float],
-                  task: str, risky: bool) -> VectorPoint:
-    return VectorPoint(object_id=e.id, vector=vector, package=ctx.package, app_version=ctx.app_version,
-                       screen_id=ctx.id, element_id=e.id, risky=risky, text=task,
+                  text: str, risky: bool, variant: int = 0) -> VectorPoint:
+    """Variant 0 is the element's simulated task, the others the tasks it completes."""
+    return VectorPoint(object_id=e.id if variant == 0 else f"{e.id}#{variant}", vector=vector, package=ctx.package, app_version=ctx.app_version,
+                       screen_id=ctx.id, element_id=e.id, risky=risky, text=text,
                        extra={"label": label_of(e), "screen_title": ctx.title,
-                              "screen_summary": summary.summary})
+                              "screen_summary": summary.summary, "variant": variant})
 
 
 def screen_text(summary: ScreenSummary) -> str:
@@ -103,8 +104,9 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
             element_rows.append({"id": e.id, "simulated_task": es.simulated_task, "risky": es.risky,
                                  "parameter": es.parameter.model_dump_json() if es.parameter else None})
             if label_of(e).lower() not in BACK_WORDS:
-                points.append(("elements", ctx, summary, e, es))
-                texts.append(es.simulated_task)
+                for i, text in enumerate([es.simulated_task, *es.completes]):
+                    points.append(("elements", ctx, summary, e, (es, i, text)))
+                    texts.append(text)
         screen_rows.append({"id": ctx.id, "summary": summary.summary,
                             "subtasks": json.dumps([t.model_dump() for t in summary.subtasks], ensure_ascii=False),
                             "summary_hash": hashes[ctx.id]})
@@ -117,12 +119,14 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
     element_points, screen_points = [], []
     for (kind, ctx, summary, e, es), vector in zip(points, vecs):
         if kind == "elements":
-            element_points.append(element_point(ctx, summary, e, vector, es.simulated_task, es.risky))
+            summary_e, variant, text = es
+            element_points.append(element_point(ctx, summary, e, vector, text, summary_e.risky, variant))
         else:
             screen_points.append(VectorPoint(object_id=ctx.id, vector=vector, package=ctx.package,
                                              app_version=ctx.app_version, screen_id=ctx.id,
                                              risky=any(x.risky for x in summary.elements),
                                              text=screen_text(summary), extra={"screen_title": ctx.title}))
+    vectors.delete_screens("elements", [ctx.id for ctx in batch])  # drop completions that no longer apply
     vectors.upsert("elements", element_points)
     vectors.upsert("screens", screen_points)
     store.write("semantic_write_elements", rows=element_rows)

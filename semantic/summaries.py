@@ -74,6 +74,9 @@ class ElementSummary(BaseModel):
     simulated_task: str = Field(min_length=1, max_length=400)
     risky: bool = False
     parameter: Parameter | None = None
+    # Whole tasks that end with acting on this element (a dialog's OK after choosing
+    # one of its options, a form's Save after filling it), each embedded on its own.
+    completes: list[str] = Field(default_factory=list, max_length=40)
 
 
 class SubTask(BaseModel):
@@ -131,7 +134,7 @@ ON_OFF = re.compile(r"\s+(ON|OFF)$")
 
 def humanize(raw: str) -> str:
     """UI text / ids → plain words: `<br>` joins, placeholders, whitespace."""
-    text = raw.replace("<br>", " / ")
+    text = re.sub(r"\s*(<br>|\n)\s*", " / ", raw.strip())
     for placeholder, words in PLACEHOLDER_WORDS.items():
         text = text.replace(placeholder, words)
     text = re.sub(r"\s+", " ", text)
@@ -290,10 +293,14 @@ class DeterministicSummarizer:
 
     @staticmethod
     def screen_name(ctx: ScreenContext) -> str:
-        """What the screen is for: what leads to it, else its title, else its activity."""
+        """What the screen is for: its title when it has a real one (a short text that
+        is no element's label), else what leads to it, else its title or activity."""
+        title = humanize(ctx.title)
+        labels = {label_of(e).lower() for e in ctx.elements}
         if ctx.arrivals:
             return ctx.arrivals[0]
-        title = humanize(ctx.title)
+        if title and len(title) <= 40 and title.lower() not in labels:
+            return title
         if title:
             return title
         return humanize(re.sub(r"(Activity|Fragment)$", "", ctx.activity.rsplit(".", 1)[-1])) or "screen"
@@ -311,6 +318,7 @@ class DeterministicSummarizer:
         name = self.screen_name(ctx)
         low = label.lower()
         parameter = None
+        completes: list[str] = []
         if role == "input":
             what = label or f"{name} text"
             parameter = Parameter(name=snake(what), description=f"the text to type into '{what}' on {name}")
@@ -335,6 +343,7 @@ class DeterministicSummarizer:
             verb = "confirm" if low in CONFIRM_WORDS else low
             task = f"{verb} {name}" + (f" ({about})" if about else "") + (f": {details}" if details else "") + \
                 f" (tap '{label}')"
+            completes = self._completions(ctx, e, name, low if low not in CONFIRM_WORDS else "save")
         else:
             verb = "long press" if role == "long_tap" else "tap"
             task = f"{label or 'unlabeled ' + e.class_name.rsplit('.', 1)[-1]} ({verb} in {name})"
@@ -347,7 +356,26 @@ class DeterministicSummarizer:
         risky = low not in BACK_WORDS and (
             is_risky(label, id_words(e.resource_id), extra=self.risky_words)
             or (low in CONFIRM_WORDS and any(is_risky(a, extra=self.risky_words) for a in ctx.arrivals)))
-        return ElementSummary(element_id=e.id, simulated_task=task[:400], risky=risky, parameter=parameter)
+        return ElementSummary(element_id=e.id, simulated_task=task[:400], risky=risky, parameter=parameter,
+                              completes=completes)
+
+    def _completions(self, ctx: ScreenContext, button: ElementInfo, name: str, verb: str) -> list[str]:
+        """The tasks a confirming button finishes: one per option or switch of its
+        screen, one per input, and one for the screen's own question or title."""
+        out = []
+        title = humanize(ctx.title)
+        if title and title.lower() != name.lower() and title.lower() != label_of(button).lower():
+            out.append(f"{title} ({name}): {verb}")
+        for o in ctx.elements:
+            label = label_of(o)
+            if o.id == button.id or not label or label.lower() in BACK_WORDS:
+                continue
+            role = role_of(o)
+            if role == "toggle":
+                out.append(f"{name}: choose '{head(label)}' and {verb}")
+            elif role == "input":
+                out.append(f"{name}: enter the {label.lower()} and {verb}")
+        return [t[:400] for t in dict.fromkeys(out)][:40]
 
     def screen(self, ctx: ScreenContext) -> ScreenSummary:
         options = self._is_option_list(ctx)

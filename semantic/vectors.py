@@ -121,9 +121,20 @@ class VectorStore:
             self.client.delete(kind, points_selector=models.PointIdsList(
                 points=[point_id(kind, i) for i in object_ids]), wait=True)
 
+    def delete_screens(self, kind: str, screen_ids: list[str]) -> None:
+        """Remove every point of these screens (before writing their new points)."""
+        if not screen_ids:
+            return
+        self.ensure(kind)
+        with self._write_lock:
+            self.client.delete(kind, points_selector=models.FilterSelector(filter=models.Filter(must=[
+                models.FieldCondition(key="screen_id", match=models.MatchAny(any=list(screen_ids)))])), wait=True)
+
     def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,
-               app_version: str | None = None, risky: bool | None = None) -> list[Hit]:
-        """The k nearest points of `kind`, optionally only of these packages / version / risk."""
+               app_version: str | None = None, risky: bool | None = None, distinct: str | None = None) -> list[Hit]:
+        """The k nearest points of `kind`, optionally only of these packages / version / risk.
+        With `distinct` (a payload key, e.g. "element_id"), the k best distinct values:
+        an element with several texts counts once, by its best one."""
         self.ensure(kind)
         must: list[models.Condition] = []
         if packages:
@@ -132,9 +143,13 @@ class VectorStore:
             must.append(models.FieldCondition(key="app_version", match=models.MatchValue(value=app_version)))
         if risky is not None:
             must.append(models.FieldCondition(key="risky", match=models.MatchValue(value=risky)))
-        result = self.client.query_points(kind, query=vector, limit=k, with_payload=True,
-                                          query_filter=models.Filter(must=must) if must else None)
-        return [Hit(kind, float(p.score), dict(p.payload or {})) for p in result.points]
+        flt = models.Filter(must=must) if must else None
+        if distinct is None:
+            result = self.client.query_points(kind, query=vector, limit=k, with_payload=True, query_filter=flt)
+            return [Hit(kind, float(p.score), dict(p.payload or {})) for p in result.points]
+        groups = self.client.query_points_groups(kind, query=vector, group_by=distinct, limit=k, group_size=1,
+                                                 with_payload=True, query_filter=flt)
+        return [Hit(kind, float(g.hits[0].score), dict(g.hits[0].payload or {})) for g in groups.groups if g.hits]
 
     def count(self, kind: str, packages: list[str] | None = None) -> int:
         self.ensure(kind)
