@@ -81,6 +81,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         store.driver.close()
         if llm_client is not None:
             llm_client.close()
+            summarizer.cache.close()
     emit(args, report.as_dict(), lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "

@@ -1,0 +1,180 @@
+"""LLM summaries: an OpenAI-compatible endpoint, batched prompts, validated JSON, a content-hash cache.
+
+`open_llm(settings)` creates the one `openai` client (base URL, key, timeout
+from Settings; the client's own retries off, ours are below). `LLMSummarizer`
+sends several screens per request and asks for JSON matching `LLMBatch`; each
+screen's answer is validated with pydantic and cached in SQLite under the
+screen's content hash and the model, so the same screen from another device or
+run is never paid for twice. Retries: only for named transient errors
+(timeouts, connection errors, 429, 5xx), at most `attempts` tries with
+exponential backoff, each logged. A reply that is not valid JSON of the schema
+is not retried: those screens get the deterministic summary, with a warning.
+Tokens and cost (at the prices given) are counted in `stats`.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+
+import openai
+from pydantic import BaseModel, ValidationError
+from tenacity import before_sleep_log, retry, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from appmem.errors import ConfigError, TransientError
+from appmem.settings import Settings
+from semantic.summaries import (DeterministicSummarizer, ScreenContext, ScreenSummary, SummarizerStats, label_of,
+                                role_of)
+
+log = logging.getLogger(__name__)
+
+PROMPT_VERSION = "appmem-summaries/1"
+TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+SYSTEM = (
+    "You describe Android app screens for a GUI agent's memory. For each screen you get its elements "
+    "(id, role, label), where tapping them leads, and what leads to the screen. Answer JSON only: "
+    '{"screens": [{"screen_id": str, "summary": str (one sentence: what the screen is for), '
+    '"subtasks": [{"name": snake_case str, "description": str, "parameters": [{"name": str, "description": str}], '
+    '"elements": [element ids]}], "elements": [{"element_id": str, "simulated_task": str (what acting on it '
+    'achieves, as a user task), "risky": bool (deletes, sends, calls, pays or changes something irreversibly), '
+    '"parameter": null or {"name": str, "description": str} for inputs}]}]}. '
+    "Describe every element of every screen."
+)
+
+
+class LLMBatch(BaseModel):
+    screens: list[ScreenSummary]
+
+
+def open_llm(settings: Settings) -> tuple[openai.OpenAI, str]:
+    """The process's OpenAI-compatible client and model name; the caller closes the client."""
+    if not settings.llm_base_url or not settings.llm_model:
+        raise ConfigError("--llm openai needs APPMEM_LLM_BASE_URL and APPMEM_LLM_MODEL")
+    client = openai.OpenAI(base_url=settings.llm_base_url, api_key=settings.llm_api_key or "none",
+                           timeout=settings.llm_timeout_s, max_retries=0)
+    return client, settings.llm_model
+
+
+class SummaryCache:
+    """Validated screen summaries by (model, prompt version, content hash), in SQLite."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._db:
+            self._db.execute("CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+
+    @staticmethod
+    def key(model: str, ctx: ScreenContext) -> str:
+        return f"{model}|{PROMPT_VERSION}|{ctx.content_hash()}"
+
+    def get(self, key: str) -> ScreenSummary | None:
+        with self._lock:
+            row = self._db.execute("SELECT body FROM summaries WHERE key = ?", (key,)).fetchone()
+        return ScreenSummary.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, summary: ScreenSummary) -> None:
+        with self._lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO summaries (key, body) VALUES (?, ?)",
+                             (key, summary.model_dump_json()))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def screen_prompt(ctx: ScreenContext) -> dict:
+    """What the model sees of a screen (already privacy-scrubbed graph content)."""
+    return {
+        "screen_id": ctx.id, "title": ctx.title, "reached_by": ctx.arrivals,
+        "elements": [{"id": e.id, "role": role_of(e), "label": label_of(e), "checked": "checked" in e.flags,
+                      "leads_to": [{"title": d.title, "shows": d.texts} for d in ctx.destinations.get(e.id, [])]}
+                     for e in ctx.elements],
+    }
+
+
+class LLMSummarizer:
+    def __init__(self, client: openai.OpenAI, model: str, cache: SummaryCache,
+                 fallback: DeterministicSummarizer | None = None, batch_elements: int = 60, attempts: int = 4,
+                 price_in_per_mtok: float = 0.0, price_out_per_mtok: float = 0.0, backoff_s: float = 0.5):
+        self.client = client
+        self.model = model
+        self.cache = cache
+        self.fallback = fallback or DeterministicSummarizer()
+        self.batch_elements = batch_elements
+        self.price_in = price_in_per_mtok
+        self.price_out = price_out_per_mtok
+        self.stats = SummarizerStats()
+        self._complete = retry(
+            retry=retry_if_exception_type(TRANSIENT), stop=stop_after_attempt(attempts),
+            wait=wait_exponential(multiplier=backoff_s, max=8), reraise=True,
+            before_sleep=before_sleep_log(log, logging.WARNING))(self._complete_once)
+
+    def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]:
+        out: dict[str, ScreenSummary] = {}
+        todo = []
+        for ctx in contexts:
+            cached = self.cache.get(SummaryCache.key(self.model, ctx))
+            if cached is not None:
+                self.stats.cached += 1
+                out[ctx.id] = cached
+            else:
+                todo.append(ctx)
+        for batch in self._batches(todo):
+            out.update(self._ask(batch))
+        return [out[c.id] for c in contexts]
+
+    def _batches(self, contexts: list[ScreenContext]) -> list[list[ScreenContext]]:
+        batches: list[list[ScreenContext]] = []
+        size = 0
+        for ctx in contexts:
+            if batches and size + len(ctx.elements) <= self.batch_elements:
+                batches[-1].append(ctx)
+                size += len(ctx.elements)
+            else:
+                batches.append([ctx])
+                size = len(ctx.elements)
+        return batches
+
+    def _complete_once(self, prompt: str):
+        self.stats.calls += 1
+        return self.client.chat.completions.create(
+            model=self.model, temperature=0, response_format={"type": "json_object"},
+            messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}])
+
+    def _ask(self, batch: list[ScreenContext]) -> dict[str, ScreenSummary]:
+        prompt = json.dumps({"screens": [screen_prompt(c) for c in batch]}, ensure_ascii=False)
+        try:
+            response = self._complete(prompt)
+        except TRANSIENT as exc:
+            raise TransientError(f"LLM endpoint {self.client.base_url}: {exc}") from exc
+        except openai.APIStatusError as exc:
+            raise ConfigError(f"LLM endpoint {self.client.base_url} refused the request: {exc}") from exc
+        usage = response.usage
+        if usage is not None:
+            self.stats.prompt_tokens += usage.prompt_tokens
+            self.stats.completion_tokens += usage.completion_tokens
+            self.stats.cost += (usage.prompt_tokens * self.price_in + usage.completion_tokens * self.price_out) / 1e6
+        content = response.choices[0].message.content or ""
+        try:
+            answer = {s.screen_id: s for s in LLMBatch.model_validate_json(content).screens}
+        except ValidationError as exc:
+            log.warning("LLM reply for %d screens is not valid summary JSON (%s); using deterministic summaries",
+                        len(batch), str(exc).splitlines()[0])
+            answer = {}
+        out = {}
+        for ctx in batch:
+            summary = answer.get(ctx.id)
+            ids = {e.id for e in ctx.elements}
+            if summary is None or {e.element_id for e in summary.elements} != ids:
+                if answer:
+                    log.warning("LLM reply misses screen %s or some of its elements; using its deterministic summary",
+                                ctx.id)
+                self.stats.fallbacks += 1
+                out[ctx.id] = self.fallback.screen(ctx)
+                continue
+            self.cache.put(SummaryCache.key(self.model, ctx), summary)
+            out[ctx.id] = summary
+        return out

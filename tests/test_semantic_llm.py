@@ -1,0 +1,154 @@
+"""LLM mode against a local OpenAI-compatible HTTP server started here (the one fake allowed):
+schema-valid replies built from the prompt, caching, retries on 500 and timeouts, invalid JSON."""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import openai
+import pytest
+
+from appmem.errors import TransientError
+from semantic.llm import LLMSummarizer, SummaryCache
+from semantic.summaries import ElementInfo, ScreenContext
+
+
+class FakeLLM:
+    """Behaviour script: a list of 'ok' | '500' | 'slow' | 'invalid' | 'partial', one per request (then 'ok')."""
+
+    def __init__(self):
+        self.script: list[str] = []
+        self.requests = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests += 1
+                mode = server.script.pop(0) if server.script else "ok"
+                if mode == "500":
+                    self.send_response(500)
+                    self.end_headers()
+                    self.wfile.write(b'{"error": {"message": "boom"}}')
+                    return
+                if mode == "slow":
+                    time.sleep(1.5)
+                prompt = json.loads(body["messages"][-1]["content"])
+                screens = [{"screen_id": s["screen_id"], "summary": f"LLM summary of {s['title']}",
+                            "subtasks": [{"name": "do_it", "description": "do it", "parameters": [],
+                                          "elements": [e["id"] for e in s["elements"]]}],
+                            "elements": [{"element_id": e["id"], "simulated_task": f"LLM: {e['label']}",
+                                          "risky": "delete" in e["label"].lower(),
+                                          "parameter": {"name": "text", "description": "what to type"}
+                                          if e["role"] == "input" else None} for e in s["elements"]]}
+                           for s in prompt["screens"]]
+                if mode == "partial":
+                    screens = screens[:-1]
+                content = "this is not json {" if mode == "invalid" else json.dumps({"screens": screens})
+                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": content}}],
+                         "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def fake():
+    server = FakeLLM()
+    yield server
+    server.httpd.shutdown()
+
+
+@pytest.fixture
+def client(fake):
+    fake.script.clear()
+    c = openai.OpenAI(base_url=fake.url, api_key="test", timeout=1.0, max_retries=0)
+    yield c
+    c.close()
+
+
+def contexts(n: int = 3, tag: str = "") -> list[ScreenContext]:
+    out = []
+    for i in range(n):
+        sid = f"s{i}{tag}"
+        out.append(ScreenContext(sid, "com.app", "1", "com.app.Main", f"Screen {i}", [
+            ElementInfo(f"{sid}-a", sid, "android.widget.Button", "", "Delete all", "", ["clickable"]),
+            ElementInfo(f"{sid}-b", sid, "android.widget.EditText", "com.app:id/title", "", "", ["editable"]),
+        ]))
+    return out
+
+
+def summarizer(client, tmp_path, **kw) -> LLMSummarizer:
+    return LLMSummarizer(client, "test-model", SummaryCache(tmp_path / "cache.sqlite"), batch_elements=4,
+                         price_in_per_mtok=1.0, price_out_per_mtok=2.0, backoff_s=0.01, **kw)
+
+
+def test_batched_validated_and_cached(fake, client, tmp_path):
+    s = summarizer(client, tmp_path)
+    before = fake.requests
+    out = s.summarize(contexts(3))
+    assert fake.requests - before == 2, "4 elements per request: 2 screens, then 1"
+    assert [o.summary for o in out] == ["LLM summary of Screen 0", "LLM summary of Screen 1", "LLM summary of Screen 2"]
+    assert out[0].elements[0].risky and out[0].elements[1].parameter.name == "text"
+    assert (s.stats.calls, s.stats.prompt_tokens, s.stats.completion_tokens) == (2, 200, 100)
+    assert s.stats.cost == pytest.approx((200 * 1.0 + 100 * 2.0) / 1e6)
+    again = summarizer(client, tmp_path)  # a new run, same cache file
+    before = fake.requests
+    assert again.summarize(contexts(3)) == out
+    assert fake.requests == before and again.stats.calls == 0 and again.stats.cached == 3
+
+
+def test_retries_transient_errors_then_succeeds(fake, client, tmp_path, caplog):
+    s = summarizer(client, tmp_path)
+    fake.script[:] = ["500", "slow", "ok"]
+    with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+        out = s.summarize(contexts(1, "r"))
+    assert out[0].summary == "LLM summary of Screen 0"
+    assert s.stats.calls == 3
+    assert sum("Retrying" in r.message for r in caplog.records) == 2
+
+
+def test_retries_are_bounded(fake, client, tmp_path):
+    s = summarizer(client, tmp_path, attempts=3)
+    fake.script[:] = ["500"] * 5
+    with pytest.raises(TransientError):
+        s.summarize(contexts(1, "b"))
+    assert s.stats.calls == 3
+    fake.script.clear()
+
+
+def test_invalid_json_falls_back_to_deterministic(fake, client, tmp_path, caplog):
+    s = summarizer(client, tmp_path)
+    fake.script[:] = ["invalid"]
+    with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+        out = s.summarize(contexts(2, "i"))
+    assert s.stats.calls == 1 and s.stats.fallbacks == 2
+    assert not out[0].summary.startswith("LLM") and out[0].elements[0].simulated_task
+    assert any("not valid summary JSON" in r.message for r in caplog.records)
+    # nothing invalid was cached: the next run asks again
+    s2 = summarizer(client, tmp_path)
+    assert s2.summarize(contexts(2, "i"))[0].summary.startswith("LLM")
+
+
+def test_partial_reply_falls_back_for_the_missing_screen(fake, client, tmp_path):
+    s = summarizer(client, tmp_path)
+    s.batch_elements = 100
+    fake.script[:] = ["partial"]
+    out = s.summarize(contexts(2, "p"))
+    assert out[0].summary.startswith("LLM") and not out[1].summary.startswith("LLM")
+    assert s.stats.fallbacks == 1
