@@ -107,6 +107,7 @@ class LLMSummarizer:
         self.price_in = price_in_per_mtok
         self.price_out = price_out_per_mtok
         self.stats = SummarizerStats()
+        self.kind = f"llm:{model}:{PROMPT_VERSION}"
         self._complete = retry(
             retry=retry_if_exception_type(TRANSIENT), stop=stop_after_attempt(attempts),
             wait=wait_exponential(multiplier=backoff_s, max=8), reraise=True,

@@ -2,8 +2,9 @@
 
 `summarize` reads the screens, elements and transitions of the chosen apps,
 builds each screen's UTG context, and processes only the screens whose context
-hash differs from the `summary_hash` stored on the Screen node: new screens,
-and screens whose elements, titles, neighbours or arrivals changed. Per batch
+hash differs from the `summary_hash` stored on the Screen node (and on its
+point in the `screens` collection, so a lost vector folder is refilled): new
+screens, and screens whose elements, titles, neighbours or arrivals changed. Per batch
 of screens it upserts the vectors (idempotent point ids), writes the element
 fields, then the screen fields with the hash last; a run that stops anywhere
 leaves the unfinished screens without their new hash, and the next run does
@@ -71,8 +72,7 @@ def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[S
 
 
 def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
-    kind = type(summarizer).__name__
-    return hashlib.sha256(f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{FORMAT_VERSION}|{summarizer.kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: ElementInfo, vector: list[float],
@@ -125,7 +125,8 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
             screen_points.append(VectorPoint(object_id=ctx.id, vector=vector, package=ctx.package,
                                              app_version=ctx.app_version, screen_id=ctx.id,
                                              risky=any(x.risky for x in summary.elements),
-                                             text=screen_text(summary), extra={"screen_title": ctx.title}))
+                                             text=screen_text(summary),
+                                             extra={"screen_title": ctx.title, "summary_hash": hashes[ctx.id]}))
     vectors.delete_screens("elements", [ctx.id for ctx in batch])  # drop completions that no longer apply
     vectors.upsert("elements", element_points)
     vectors.upsert("screens", screen_points)
@@ -138,13 +139,14 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
 def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, packages: list[str] | None,
                 report: SummarizeReport) -> None:
     rows = store.read("semantic_tasks", packages=packages)
+    indexed = vectors.values("tasks", "embed_hash", packages)
     report.tasks = len(rows)
     todo = []
     for r in rows:
         steps = sorted(r["steps"], key=lambda s: s["index"])
         content = json.dumps([r["description"], r["package"], steps], sort_keys=True)
         h = hashlib.sha256(content.encode()).hexdigest()[:32]
-        if h != r["embed_hash"] and r["description"]:
+        if not (r["embed_hash"] == indexed.get(r["id"]) == h) and r["description"]:
             todo.append((r, steps, h))
     for i in range(0, len(todo), 256):
         chunk = todo[i:i + 256]
@@ -153,19 +155,21 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, pac
         report.embed_seconds += time.perf_counter() - started
         report.embedded_texts += len(chunk)
         points = []
-        for (r, steps, _), vector in zip(chunk, vecs):
+        for (r, steps, h), vector in zip(chunk, vecs):
             last = steps[-1] if steps else {}
             points.append(VectorPoint(object_id=r["id"], vector=vector, package=r["package"],
                                       screen_id=last.get("screen_id") or "", element_id=last.get("element_id") or "",
                                       text=r["description"], extra={"task_id": r["id"], "steps": len(steps),
-                                                                    "element_ids": [s["element_id"] for s in steps]}))
+                                                                    "element_ids": [s["element_id"] for s in steps],
+                                                                    "embed_hash": h}))
         vectors.upsert("tasks", points)
         store.write("semantic_write_tasks", rows=[{"id": r["id"], "embed_hash": h} for r, _, h in chunk])
         report.tasks_done += len(chunk)
 
 
 def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
-              package: str | list[str] | None = None, progress: Progress | None = None) -> SummarizeReport:
+              package: str | list[str] | None = None, progress: Progress | None = None,
+              batch_screens: int = BATCH_SCREENS) -> SummarizeReport:
     """Summarise and embed what is new or changed in the apps of `package` (all when None)."""
     started = time.perf_counter()
     summarizer = summarizer or DeterministicSummarizer()
@@ -173,10 +177,12 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
     contexts, stored = load_contexts(store, packages)
     report = SummarizeReport(packages=sorted({c.package for c in contexts}), screens=len(contexts))
     hashes = {c.id: summary_hash(c, summarizer) for c in contexts}
-    todo = [c for c in contexts if stored.get(c.id) != hashes[c.id]]
+    # Done means done in both stores: a lost or new vector folder redoes its screens.
+    indexed = vectors.values("screens", "summary_hash", packages)
+    todo = [c for c in contexts if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
     report.screens_unchanged = len(contexts) - len(todo)
-    for i in range(0, len(todo), BATCH_SCREENS):
-        _process(todo[i:i + BATCH_SCREENS], hashes, store, vectors, embedder, summarizer, report)
+    for i in range(0, len(todo), batch_screens):
+        _process(todo[i:i + batch_screens], hashes, store, vectors, embedder, summarizer, report)
         if progress:
             progress("screens", report.screens_done, len(todo))
     embed_tasks(store, vectors, embedder, packages, report)

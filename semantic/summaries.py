@@ -104,6 +104,7 @@ class SummarizerStats:
 
 
 class Summarizer(Protocol):
+    kind: str  # what made a summary (part of its hash: another kind redoes it)
     stats: SummarizerStats
 
     def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]: ...
@@ -283,6 +284,8 @@ def distinctive_texts(labels: list[str], app_counts: Counter[str], limit: int = 
 class DeterministicSummarizer:
     """Summaries from labels, ids and the UTG, with no model. `risky_words` adds
     to the built-in list (Settings.risky_words)."""
+
+    kind = "deterministic"
 
     def __init__(self, risky_words: tuple[str, ...] = ()):
         self.risky_words = tuple(risky_words)

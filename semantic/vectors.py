@@ -151,6 +151,20 @@ class VectorStore:
                                                  with_payload=True, query_filter=flt)
         return [Hit(kind, float(g.hits[0].score), dict(g.hits[0].payload or {})) for g in groups.groups if g.hits]
 
+    def values(self, kind: str, key: str, packages: list[str] | None = None) -> dict[str, object]:
+        """object_id → payload[key] of every point of `kind` (of these packages)."""
+        self.ensure(kind)
+        flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=packages))]) \
+            if packages else None
+        out: dict[str, object] = {}
+        offset = None
+        while True:
+            points, offset = self.client.scroll(kind, scroll_filter=flt, limit=1000, offset=offset,
+                                                with_payload=["object_id", key], with_vectors=False)
+            out.update({p.payload["object_id"]: p.payload.get(key) for p in points if p.payload})
+            if offset is None:
+                return out
+
     def count(self, kind: str, packages: list[str] | None = None) -> int:
         self.ensure(kind)
         flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=packages))]) \

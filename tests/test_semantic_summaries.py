@@ -1,0 +1,92 @@
+"""Deterministic summaries: words from ids, labels, roles, UTG context, risk, parameters, sub-tasks."""
+from __future__ import annotations
+
+from semantic.summaries import (DeterministicSummarizer, ElementInfo, ScreenRow, TransitionRow, build_contexts,
+                                humanize, id_words, label_of, role_of)
+
+
+def el(eid, screen, cls="android.widget.Button", rid="", text="", desc="", flags=("clickable",)):
+    return ElementInfo(eid, screen, cls, rid, text, desc, list(flags))
+
+
+def test_words_from_ids_and_texts():
+    assert id_words("com.app:id/btnDeleteAll_events") == "delete all events"
+    assert id_words("com.app:id/settings_use_24_hour_format_holder") == "settings use hour format"
+    assert humanize("Reminder sound\nDefault (Pixie)") == "Reminder sound / Default (Pixie)"
+    assert humanize("<ITEM> <br>Home") == "an item / Home"
+    assert label_of(el("a", "s", rid="com.app:id/fabAddEvent")) == "add event"
+    assert label_of(el("a", "s", text="", desc="More options")) == "More options"
+
+
+def test_input_labels_never_use_typed_content():
+    typed = el("i", "s", "android.widget.EditText", "", "my secret diary", flags=("editable",))
+    hint = el("h", "s", "android.widget.EditText", "", "Search…", flags=("editable",))
+    assert role_of(typed) == "input" and label_of(typed) == ""
+    assert label_of(hint) == "Search…"
+
+
+def test_roles():
+    assert role_of(el("a", "s", "android.widget.CheckBox", flags=("checkable",))) == "toggle"
+    assert role_of(el("a", "s", "android.widget.ScrollView", flags=("scrollable",))) == "scroll"
+    assert role_of(el("a", "s", "android.view.View", flags=("long_clickable",))) == "long_tap"
+
+
+def calendar():
+    screens = [ScreenRow("main", "cal", "1", "Main", "Calendar"), ScreenRow("settings", "cal", "1", "Main", "Settings"),
+               ScreenRow("confirm", "cal", "1", "Main", "Are you sure you want to delete all events?"),
+               ScreenRow("sound", "cal", "1", "Main", "Your sounds")]
+    elements = [el("more", "main", desc="More options"), el("set", "main", text="Settings"),
+                el("del", "settings", text="Delete all events"),
+                el("snd", "settings", text="Reminder sound\nDefault"),
+                el("fmt", "settings", "android.widget.CheckBox", text="Use 24-hour time format OFF", flags=("checkable",)),
+                el("yes", "confirm", text="YES"), el("no", "confirm", text="NO"),
+                el("adara", "sound", "android.widget.CheckBox", text="Adara", flags=("checkable",)),
+                el("altair", "sound", "android.widget.CheckBox", text="Altair", flags=("checkable", "checked")),
+                el("ok", "sound", text="OK"),
+                el("title", "main", "android.widget.EditText", "com.app:id/event_title", flags=("editable",))]
+    transitions = [TransitionRow("main", "settings", "set"), TransitionRow("settings", "confirm", "del"),
+                   TransitionRow("confirm", "settings", "yes"), TransitionRow("settings", "sound", "snd"),
+                   TransitionRow("sound", "settings", "ok")]
+    return build_contexts(screens, elements, transitions)
+
+
+def test_contexts_follow_the_utg():
+    ctx = {c.id: c for c in calendar()}
+    assert ctx["confirm"].arrivals == ["Delete all events"]
+    assert ctx["sound"].arrivals == ["Reminder sound"], "the value part of a label is not its name"
+    assert ctx["settings"].arrivals == ["Settings"], "confirming a dialog says nothing about the screen it returns to"
+    assert [d.screen_id for d in ctx["settings"].destinations["del"]] == ["confirm"]
+    assert ctx["main"].content_hash() != ctx["settings"].content_hash()
+
+
+def test_simulated_tasks_risk_and_parameters():
+    s = DeterministicSummarizer()
+    out = {e.element_id: e for c in s.summarize(calendar()) for e in c.elements}
+    assert out["yes"].simulated_task.startswith("confirm Delete all events") and out["yes"].risky
+    assert out["del"].simulated_task.startswith("Delete all events") and out["del"].risky
+    assert not out["no"].risky and not out["set"].risky
+    assert out["adara"].simulated_task == "set Reminder sound to 'Adara'"
+    assert out["fmt"].simulated_task.startswith("turn on (enable) 'Use 24-hour time format'")
+    assert "Reminder sound: choose 'Adara' and save" in out["ok"].completes
+    assert out["title"].parameter and out["title"].parameter.name == "event"
+    assert "Settings" in out["set"].simulated_task and "Delete all events" in out["set"].simulated_task
+
+
+def test_screen_summaries_and_subtasks():
+    s = DeterministicSummarizer()
+    screens = {c.screen_id: c for c in s.summarize(calendar())}
+    sound = screens["sound"]
+    assert sound.summary.startswith("Reminder sound")
+    choose = next(t for t in sound.subtasks if t.name == "choose_reminder_sound")
+    assert set(choose.elements) == {"adara", "altair"} and choose.parameters[0].name == "choice"
+    main = screens["main"]
+    fill = next(t for t in main.subtasks if t.name.startswith("fill_"))
+    assert fill.parameters[0].name == "event" and fill.elements == ["title"]
+
+
+def test_extra_risky_words_from_settings():
+    ctx = calendar()
+    assert not any(e.risky for c in DeterministicSummarizer().summarize(ctx) for e in c.elements
+                   if e.element_id == "set")
+    assert any(e.risky for c in DeterministicSummarizer(("settings",)).summarize(ctx) for e in c.elements
+               if e.element_id == "set")
