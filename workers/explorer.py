@@ -1,0 +1,285 @@
+"""The explorer: observe → pick an action → act → observe, on one device, streaming its trace to the graph.
+
+One job explores one app for a budget of actions and seconds. Rules on top of
+the policy (workers/policies.py):
+- outside the app (another app it opened, a system dialog) it goes on
+  exploring for `foreign_patience` steps, then presses BACK, and after twice
+  that many, or at once on the home screen, relaunches the app (START_APP),
+  as DroidBot does;
+- when `stuck_patience` actions in a row left the state unchanged, or the
+  policy has nothing left to try, it force-stops and relaunches the app;
+- risky elements (settings.risky_words) are never candidates.
+
+The trace streams in chunks of `chunk_steps` steps: chunk k holds steps
+k·N … k·N+N−1 and is written (scrubbed, in one transaction, with its marker on
+the Trace node) before exploring goes on, so a worker that dies loses at most
+the chunk in progress. The Trace id is a function of the job id only
+(`trace_id`). Retries *resume*: a new execution on any device reads which
+chunks of the trace are in the graph (`explore_progress`), continues with
+chunk max+1 and a budget reduced by what was written. A chunk is written at
+most once (chunk markers), so a retried or duplicated job never counts an
+observation twice; the steps of a lost chunk are explored again, not replayed.
+Writes are fenced: under the graph write lock the job lease must still be ours,
+so an execution that lost its lease (hung, then woke up) cannot write.
+
+`FleetKnowledge` is the frontier's view of the fleet: TRANSITION edges out of a
+screen in the shared graph (re-read after each own chunk write) and a Redis
+set per (run, screen) in which concurrent workers claim an action before
+taking it.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import redis
+
+from appmem.errors import LeaseError
+from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, stable_id
+from graph.rows import now_iso
+from graph.screens import elements_of, screen_of
+from graph.store import GraphStore
+from ingest.pipeline import scrub_trace, write_chunk
+from workers.devices import Lease, graph_write_lock, key
+from workers.driver import DeviceDriver
+from workers.policies import Policy, Seen, candidates, leaf_keys
+
+log = logging.getLogger(__name__)
+
+CLAIMS_TTL_S = 24 * 3600
+HOME_RE = re.compile(r"(?:^|\.)launcher\d*$")
+
+
+def trace_id(job_id: str) -> str:
+    return stable_id("trace", "explorer", job_id)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What one exploration job is asked to do; the message a worker receives."""
+
+    job_id: str
+    run_id: str
+    package: str
+    policy: str
+    max_actions: int
+    max_seconds: float = 600.0
+    seed: int = 0
+    chunk_steps: int = 50
+    queue: str = "explore"
+    lease_ttl_s: float = 30.0
+    adb_timeout_s: float = 10.0
+    device_wait_s: float = 120.0
+    foreign_patience: int = 5
+    stuck_patience: int = 12
+    lock_wait_s: float = 60.0
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> "JobSpec":
+        return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ExploreResult:
+    job_id: str
+    trace_id: str
+    package: str
+    app_version: str
+    device: str
+    actions: int  # steps in the graph for this job, all executions together
+    new_actions: int  # taken by this execution
+    chunks: int  # chunks in the graph
+    states: int  # distinct states (home screen aside) this execution saw
+    restarts: int
+    seconds: float
+    stopped: str  # "actions" | "seconds"
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class ChunkSink(Protocol):
+    def written(self, trace_id: str) -> list[int]:
+        """Chunk indexes of this trace already in the graph."""
+
+    def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
+        """Write chunk `index` (its steps and the states they touch)."""
+
+
+@dataclass
+class GraphChunkSink:
+    """Writes chunks to the graph under the packages' write locks, fenced by the job lease."""
+
+    store: GraphStore
+    r: redis.Redis
+    fence: Lease
+    lock_ttl_s: float = 120.0
+    lock_wait_s: float = 60.0
+    on_written: Callable[[int, int], None] | None = None  # (chunk index, steps so far)
+
+    def written(self, trace_id: str) -> list[int]:
+        rows = self.store.read("explore_progress", trace_id=trace_id)
+        return sorted(int(c) for c in rows[0]["chunks"]) if rows else []
+
+    def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
+        packages = [trace.package, *(s.package for s in trace.states.values())]
+        with graph_write_lock(self.r, packages, self.lock_ttl_s, self.lock_wait_s):
+            if not self.fence.held():
+                raise LeaseError(f"job lease {self.fence.name} lost before writing chunk {index}")
+            result = write_chunk(self.store, scrub_trace(trace), index, steps)
+        log.info("trace %s chunk %d: %d steps, %s", trace.id, index, len(steps),
+                 "written" if result.written else "already present")
+        if self.on_written and steps:
+            self.on_written(index, steps[-1].index + 1)
+
+
+@dataclass
+class FleetKnowledge:
+    """The frontier's knowledge: the shared graph plus the run's claim sets in Redis."""
+
+    store: GraphStore
+    r: redis.Redis
+    run_id: str
+    _graph: dict[str, list[dict]] = field(default_factory=dict)
+
+    def invalidate(self) -> None:
+        self._graph.clear()
+
+    def _acted(self, screen_id: str) -> list[dict]:
+        if screen_id not in self._graph:
+            self._graph[screen_id] = self.store.read("explore_acted", screen_id=screen_id)
+        return self._graph[screen_id]
+
+    def _claims_key(self, screen_id: str) -> str:
+        return key("run", self.run_id, "claimed", screen_id)
+
+    def tried(self, node: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for row in self._acted(node):
+            signature = f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}"
+            out[signature] = out.get(signature, 0) + int(row["observations"] or 0)
+        for signature in self.r.smembers(self._claims_key(node)):
+            out.setdefault(signature, 1)
+        return out
+
+    def edges(self, node: str) -> dict[str, str]:
+        return {f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}": row["target"]
+                for row in self._acted(node)}
+
+    def claim(self, node: str, signature: str) -> bool:
+        name = self._claims_key(node)
+        pipe = self.r.pipeline()
+        pipe.sadd(name, signature)
+        pipe.expire(name, CLAIMS_TTL_S)
+        added, _ = pipe.execute()
+        return bool(added)
+
+
+@dataclass
+class Explorer:
+    driver: DeviceDriver
+    job: JobSpec
+    policy: Policy
+    sink: ChunkSink
+    risky_words: tuple[str, ...]
+    alive: Callable[[], None]  # raises when the job must stop (lease lost)
+    on_chunk: Callable[[], None] = lambda: None  # after each chunk write (frontier re-reads the graph)
+
+    def observe(self, version: str) -> Seen:
+        state = self.driver.observe()
+        state.observed_at = now_iso()
+        screen = screen_of(state, self.job.package, version)
+        return Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
+
+    def run(self, seconds_spent: float = 0.0) -> ExploreResult:
+        job, started = self.job, time.monotonic()
+        tid = trace_id(job.job_id)
+        done_chunks = self.sink.written(tid)
+        chunk = max(done_chunks) + 1 if done_chunks else 0
+        step_index = chunk * job.chunk_steps
+        version = self.driver.app_version(job.package)
+        trace = Trace(id=tid, source="explorer", package=job.package, app_version=version,
+                      device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="")
+        budget = job.max_actions - step_index
+        deadline = started + max(0.0, job.max_seconds - seconds_spent)
+        if chunk:
+            log.info("job %s resumes at chunk %d (%d actions left)", job.job_id, chunk, budget)
+        pending: list[Step] = []
+        states: dict[str, UIState] = {}
+        app_states: set[str] = set()
+        taken = restarts = outside = unchanged = 0
+        stopped = "actions"
+
+        def flush() -> None:
+            nonlocal chunk, pending
+            wanted = {s.source_state for s in pending} | {s.target_state for s in pending}
+            trace.states = {sid: states[sid] for sid in wanted}
+            trace.steps = pending
+            trace.ended = now_iso()
+            self.sink.write(trace, chunk, pending)
+            self.on_chunk()
+            chunk, pending = chunk + 1, []
+
+        current = self.observe(version)
+        while taken < budget:
+            if time.monotonic() >= deadline:
+                stopped = "seconds"
+                break
+            self.alive()
+            states[current.state.state_id] = current.state
+            if not is_home(current.state.package):
+                app_states.add(current.state.state_id)
+            action, bounds = self.decide(current, outside, unchanged)
+            restarts += action.type == ActionType.START_APP
+            self.driver.perform(action, bounds)
+            target = self.observe(version)
+            states[target.state.state_id] = target.state
+            if not is_home(target.state.package):
+                app_states.add(target.state.state_id)
+            log.debug("job %s step %d: %s %s %s -> %s %s", job.job_id, step_index, current.state.package, current.state.state_id[:8],
+                      action.signature, target.state.package, target.state.state_id[:8])
+            pending.append(Step(step_index, current.state.state_id, action, target.state.state_id,
+                                ok=True, at=target.state.observed_at))
+            if not is_home(current.state.package):
+                self.policy.record(current, action, target)
+            relaunched = action.type in (ActionType.START_APP, ActionType.STOP_APP)
+            outside = 0 if target.state.package == job.package or relaunched else outside + 1
+            unchanged = unchanged + 1 if target.state.state_id == current.state.state_id else 0
+            step_index += 1
+            taken += 1
+            current = target
+            if len(pending) == job.chunk_steps:
+                flush()
+        if pending:
+            flush()
+        return ExploreResult(job_id=job.job_id, trace_id=tid, package=job.package, app_version=version,
+                             device=self.driver.name, actions=step_index, new_actions=taken, chunks=chunk,
+                             states=len(app_states), restarts=restarts,
+                             seconds=round(time.monotonic() - started, 3), stopped=stopped)
+
+    def decide(self, current: Seen, outside: int, unchanged: int) -> tuple[Action, Bounds | None]:
+        package, patience = self.job.package, self.job.foreign_patience
+        if current.state.package != package:
+            if is_home(current.state.package) or outside >= 2 * patience:
+                return Action(ActionType.START_APP, text=package), None
+            if outside >= patience:
+                return Action(ActionType.BACK), None
+        elif unchanged >= self.job.stuck_patience:
+            log.debug("job %s: stuck on %s, restarting", self.job.job_id, current.state.state_id)
+            return Action(ActionType.STOP_APP, text=package), None
+        choice = self.policy.choose(current, candidates(current, self.risky_words))
+        if choice is None:
+            return Action(ActionType.STOP_APP, text=package), None
+        return choice.action, choice.bounds
+
+
+def is_home(package: str) -> bool:
+    """A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ..."""
+    return HOME_RE.search(package) is not None
