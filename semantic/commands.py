@@ -101,7 +101,8 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
         hit = {"score": round(h.score, 4), "package": p.get("package"), "app_version": p.get("app_version"),
                "screen_id": p.get("screen_id"), "element_id": p.get("element_id") or None, "risky": p.get("risky")}
         if kind == "element":
-            hit.update(label=p.get("label"), simulated_task=p.get("text"), screen_title=p.get("screen_title"))
+            hit.update(label=p.get("label"), simulated_task=p.get("simulated_task"), matched=p.get("text"),
+                       screen_title=p.get("screen_title"))
         elif kind == "screen":
             hit.update(title=p.get("screen_title"), summary=p.get("text"))
         else:

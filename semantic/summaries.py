@@ -346,7 +346,8 @@ class DeterministicSummarizer:
             verb = "confirm" if low in CONFIRM_WORDS else low
             task = f"{verb} {name}" + (f" ({about})" if about else "") + (f": {details}" if details else "") + \
                 f" (tap '{label}')"
-            completes = self._completions(ctx, e, name, low if low not in CONFIRM_WORDS else "save")
+            # "save" reads as finishing a form or a choice, which is what these buttons do
+            completes = self._completions(ctx, e, name, "save" if low in CONFIRM_WORDS else low)
         else:
             verb = "long press" if role == "long_tap" else "tap"
             task = f"{label or 'unlabeled ' + e.class_name.rsplit('.', 1)[-1]} ({verb} in {name})"
@@ -367,7 +368,7 @@ class DeterministicSummarizer:
         screen, one per input, and one for the screen's own question or title."""
         out = []
         title = humanize(ctx.title)
-        if title and title.lower() != name.lower() and title.lower() != label_of(button).lower():
+        if title and title.lower() not in {name.lower()} | {label_of(o).lower() for o in ctx.elements}:
             out.append(f"{title} ({name}): {verb}")
         for o in ctx.elements:
             label = label_of(o)
