@@ -225,10 +225,12 @@ class JobBoard:
 
     def start(self, job_id: str, device_id: str) -> None:
         self.r.hincrby(key("job", job_id), "attempts", 1)
+        self.r.hsetnx(key("job", job_id), "started_at", time.time())
         self.update(job_id, status="running", device=device_id, error="")
 
     def finish(self, job_id: str, result: dict) -> None:
-        self.update(job_id, status="done", result=result, actions=result["actions"], states=result["states"])
+        self.update(job_id, status="done", result=result, actions=result["actions"], states=result["states"],
+                    finished_at=time.time())
 
     def fail(self, job_id: str, error: str) -> None:
         self.update(job_id, status="failed", error=error)

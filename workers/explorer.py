@@ -227,6 +227,7 @@ class Explorer:
             self.on_chunk()
             chunk, pending = chunk + 1, []
 
+        self.driver.perform(Action(ActionType.HOME), None)  # leave whatever the last job left on screen
         current = self.observe(version)
         while taken < budget:
             if time.monotonic() >= deadline:

@@ -70,6 +70,14 @@ def wait_for(attempt: Callable[[], Lease | None], seconds: float, poll_s: float 
         time.sleep(poll_s)
 
 
+def port_open(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
 def lease_device(clients: WorkerClients, spec: JobSpec) -> tuple[DeviceDriver, Lease]:
     pool = DevicePool(clients.r)
     deadline = time.monotonic() + spec.device_wait_s
@@ -78,6 +86,10 @@ def lease_device(clients: WorkerClients, spec: JobSpec) -> tuple[DeviceDriver, L
         got = pool.lease(f"{clients.holder}/{spec.job_id}", spec.lease_ttl_s, spec.queue, start)
         if got is not None:
             device, lease = got
+            if not port_open(device.adb_host, device.adb_port):  # adbutils would spawn a local adb server
+                pool.quarantine(device.id, QUARANTINE_TTLS * spec.lease_ttl_s, "adb server port closed")
+                lease.release()
+                continue
             driver = DeviceDriver(clients.adb(device.adb_host, device.adb_port, spec.adb_timeout_s).device(device.serial),
                                   device.id, spec.adb_timeout_s)
             try:

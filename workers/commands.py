@@ -1,0 +1,162 @@
+"""CLI: `appmem crawl` (a fleet crawl over twins or a real adb server), `appmem worker`, `appmem twins serve`."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from appmem.cli import emit
+from appmem.settings import Settings
+from workers.policies import POLICIES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from workers.twin.cli import add_twins_command
+
+    add_twins_command(sub)
+    crawl = sub.add_parser("crawl", help="explore apps on a fleet of devices with Celery workers")
+    src = crawl.add_argument_group("devices")
+    src.add_argument("--twins", nargs="+", type=Path, metavar="DIR", help="DroidBot folders served as app twins")
+    src.add_argument("--adb-host", help="a real adb server instead of twins")
+    src.add_argument("--adb-port", type=int, default=5037)
+    src.add_argument("--apps", nargs="+", metavar="PKG", help="packages to explore (default: every twin)")
+    crawl.add_argument("--devices", type=int, default=1, metavar="N", help="devices to use (default 1)")
+    crawl.add_argument("--budget", type=int, default=500, metavar="ACTIONS", help="actions per app (default 500)")
+    crawl.add_argument("--seconds", type=float, default=900.0, help="time budget per job (default 900)")
+    crawl.add_argument("--policy", choices=POLICIES, default="frontier")
+    crawl.add_argument("--workers", type=int, metavar="W", help="Celery worker processes (default: --devices)")
+    crawl.add_argument("--max-job-actions", type=int, default=500,
+                       help="split an app's budget into jobs of at most this many actions (default 500)")
+    crawl.add_argument("--chunk-steps", type=int, default=50, help="steps per streamed trace chunk (default 50)")
+    crawl.add_argument("--queue", default="explore", help="Celery queue of these devices (default explore)")
+    crawl.add_argument("--run-id", help="resume a crawl: its jobs continue where their traces end")
+    crawl.add_argument("--timeout", type=float, default=3600.0, help="give up after this many seconds")
+    crawl.add_argument("--json", action="store_true")
+    crawl.set_defaults(handler=run_crawl)
+
+    worker = sub.add_parser("worker", help="run a long-lived Celery exploration worker for a cluster")
+    worker.add_argument("--queues", default="explore", help="comma-separated queues (default explore)")
+    worker.add_argument("--concurrency", type=int, default=1)
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(handler=run_worker)
+
+    devices = sub.add_parser("devices", help="register the devices of an adb server in the pool, or list the pool")
+    devices.add_argument("--adb-host")
+    devices.add_argument("--adb-port", type=int, default=5037)
+    devices.add_argument("--queue", default="explore")
+    devices.add_argument("--json", action="store_true")
+    devices.set_defaults(handler=run_devices)
+
+
+def run_worker(settings: Settings, args: argparse.Namespace) -> int:
+    from workers.celery_app import app
+
+    app.worker_main(["worker", "-Q", args.queues, "-c", str(args.concurrency), "--pool", "prefork",
+                     "-l", args.loglevel, "--without-gossip", "--without-mingle"])
+    return 0
+
+
+def run_devices(settings: Settings, args: argparse.Namespace) -> int:
+    import adbutils
+
+    from appmem.stack import Stack
+    from workers.devices import DevicePool, DeviceRecord, open_redis
+
+    r = open_redis(Stack(settings).redis_url())
+    try:
+        pool = DevicePool(r)
+        if args.adb_host:
+            for d in adbutils.AdbClient(args.adb_host, args.adb_port).device_list():
+                pool.register(DeviceRecord(d.serial, args.adb_host, args.adb_port, args.queue))
+        status = pool.status()
+    finally:
+        r.close()
+    emit(args, status, lambda s: "\n".join(f"{d}: lease={v['lease'] or '-'} quarantine={v['quarantine'] or '-'}"
+                                           for d, v in s.items()) or "no devices registered")
+    return 0
+
+
+def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.clients import open_graph
+    from appmem.stack import Stack
+    from workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
+    from workers.devices import DevicePool, DeviceRecord, open_redis
+
+    if bool(args.twins) == bool(args.adb_host):
+        print("appmem: give either --twins DIR... or --adb-host", file=sys.stderr)
+        return 2
+    if args.devices < 1 or args.budget < 1:
+        print("appmem: --devices and --budget must be at least 1", file=sys.stderr)
+        return 2
+    stack = Stack(settings)
+    stack.up()
+    store = open_graph(settings)
+    r = open_redis(stack.redis_url())
+    server = None
+    registered: list[DeviceRecord] = []
+    workers = None
+    started = time.monotonic()
+    try:
+        store.ensure_schema()
+        recorded = None
+        if args.twins:
+            from workers.twin.adb_server import TwinServer
+            from workers.twin.device import build_fleet
+
+            fleet = build_fleet(args.twins, args.devices)
+            server = TwinServer(fleet)
+            host, port = "127.0.0.1", server.start()
+            serials = list(fleet)
+            recorded = dict(recorded_states(folder) for folder in args.twins)
+            packages = args.apps or list(next(iter(fleet.values())).apps)
+        else:
+            import adbutils
+
+            host, port = args.adb_host, args.adb_port
+            serials = [d.serial for d in adbutils.AdbClient(host, port).device_list()][:args.devices]
+            if not args.apps:
+                print("appmem: --apps PKG... is required with --adb-host", file=sys.stderr)
+                return 2
+            packages = args.apps
+        pool = DevicePool(r)
+        for serial in serials:
+            registered.append(DeviceRecord(serial, host, port, args.queue))
+            pool.register(registered[-1])
+        run_id = args.run_id or uuid.uuid4().hex[:12]
+        specs = plan_jobs(run_id, packages, args.policy, args.budget, args.max_job_actions, queue=args.queue,
+                          max_seconds=args.seconds, chunk_steps=args.chunk_steps)
+        workers = WorkerProcesses(args.workers or args.devices, [args.queue], settings.run_dir).start()
+        print(f"crawl {run_id}: {len(specs)} jobs for {len(packages)} apps on {len(serials)} devices, "
+              f"{workers.count} workers (logs in {settings.run_dir})", file=sys.stderr)
+        enqueue(r, specs)
+        records = wait_jobs(r, run_id, args.timeout, progress_line)
+        print(file=sys.stderr)
+        summary = summarize(store, records, recorded, time.monotonic() - started)
+        summary.update(run_id=run_id, policy=args.policy, devices=len(serials), workers=workers.count,
+                       budget=args.budget)
+    finally:
+        if workers is not None:
+            workers.stop()
+        for device in registered:
+            DevicePool(r).unregister(device.id)
+        if server is not None:
+            server.stop()
+        r.close()
+        store.driver.close()
+    emit(args, summary, format_summary)
+    return 1 if summary["totals"]["failed_jobs"] else 0
+
+
+def format_summary(summary: dict) -> str:
+    lines = [f"{'app':42} {'states':>7} {'recorded':>9} {'coverage':>9} {'actions':>8} {'wall_s':>8}"]
+    for package, a in summary["apps"].items():
+        cov = "-" if a["coverage"] is None else f"{a['coverage']:.0%}"
+        lines.append(f"{package[:42]:42} {a['states_discovered']:>7} {a['recorded_states'] or '-':>9} {cov:>9} "
+                     f"{a['actions']:>8} {a['wall_s'] or '-':>8}")
+    t = summary["totals"]
+    lines.append(f"total: {t['actions']} actions, {t['states_discovered']} states in {t['wall_s']}s "
+                 f"({t['actions_per_s']} actions/s); duplicates: {t['duplicate_nodes']} nodes, "
+                 f"{t['duplicate_relationships']} relationships; failed jobs: {t['failed_jobs']}")
+    return "\n".join(lines)

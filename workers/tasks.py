@@ -1,0 +1,37 @@
+"""Celery tasks: thin wrappers that take ids and parameters; the logic is in workers/jobs.py and below.
+
+`explore(job_id, package, policy, budget, **options)` runs one exploration job
+(see workers/jobs.py for ownership, leases, resume). Retried on TransientError
+only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
+a job that fails for good is marked failed on the job board with its error.
+"""
+from __future__ import annotations
+
+import logging
+
+from celery import Task
+
+from appmem.errors import TransientError
+from workers.celery_app import app, clients
+from workers.devices import JobBoard
+from workers.explorer import JobSpec
+from workers.jobs import run_job
+
+log = logging.getLogger(__name__)
+
+MAX_RETRIES = 6
+
+
+class ExploreTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        job_id = kwargs.get("job_id") or (args[0] if args else "")
+        log.error("job %s failed: %s", job_id, exc)
+        JobBoard(clients().r).fail(job_id, f"{type(exc).__name__}: {exc}")
+
+
+@app.task(bind=True, base=ExploreTask, name="appmem.explore", autoretry_for=(TransientError,),
+          max_retries=MAX_RETRIES, retry_backoff=1, retry_backoff_max=15, retry_jitter=True)
+def explore(self, job_id: str, package: str, policy: str, budget: int, **options) -> dict:
+    spec = JobSpec.from_dict({**options, "job_id": job_id, "package": package, "policy": policy,
+                              "max_actions": budget})
+    return run_job(clients(), spec)
