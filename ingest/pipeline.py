@@ -6,14 +6,14 @@ chunks: chunk k of trace T is written once, whoever sends it and however often.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from graph.model import Step, Task, Trace, UIState, stable_id
+from graph.model import Action, ActionType, Step, Task, Trace, UIState, stable_id
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import screen_of
 from graph.store import ChunkResult, GraphStore, task_rows
-from ingest.privacy import scrub_state
+from ingest.privacy import scrub_state, scrub_text
 
 Progress = Callable[[int, int], None]
 
@@ -41,10 +41,23 @@ class IngestReport:
                 "already_present": self.already_present}
 
 
+def scrub_action(action: Action) -> Action:
+    """Typed text is what a user wrote: scrubbed with the stricter typed rules."""
+    if action.type is not ActionType.INPUT or not action.text:
+        return action
+    return replace(action, text=scrub_text(action.text, typed=True))
+
+
 def scrub_trace(trace: Trace) -> Trace:
-    """A copy of the trace whose states carry no personal data (see ingest/privacy.py)."""
+    """A copy of the trace whose states and typed inputs carry no personal data (see ingest/privacy.py)."""
     states: dict[str, UIState] = {sid: scrub_state(state) for sid, state in trace.states.items()}
-    return Trace(**{**trace.__dict__, "states": states})
+    steps = [replace(step, action=scrub_action(step.action)) for step in trace.steps]
+    return replace(trace, states=states, steps=steps)
+
+
+def scrub_task(task: Task) -> Task:
+    return replace(task, description=scrub_text(task.description),
+                   steps=[replace(step, action=scrub_action(step.action)) for step in task.steps])
 
 
 def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None) -> IngestReport:
@@ -77,6 +90,7 @@ def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
 def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int:
     """Store demonstrations; their steps point at the elements of `demo_trace`'s
     screens (ingest that trace first, so those elements exist)."""
+    tasks = [scrub_task(task) for task in tasks]
     element_ids: dict[tuple[str, str], str] = {}
     for task in tasks:
         for step in task.steps:

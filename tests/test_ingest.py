@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View
+from graph.model import Action, ActionType, Bounds, Step, Task, TaskStep, Trace, UIState, View
 from graph.screens import screen_of
 from ingest.droidbot import read_json, read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from ingest.pipeline import ingest_tasks, ingest_trace
 from tests.conftest import DROIDBOT
 
 APPS = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
@@ -161,3 +161,19 @@ def test_hostile_ui_text_is_stored_verbatim(empty_graph):
     for value in HOSTILE:
         assert value in texts
     assert stats_of(empty_graph, "evil.app")["transitions"] == 2
+
+
+def test_typed_input_and_task_text_are_scrubbed_before_storage(empty_graph):
+    trace = hostile_trace()
+    field_key = "/FrameLayout[]#0/Button[evil.app:id/bb]#0"
+    trace.steps.append(Step(2, "s1", Action(ActionType.INPUT, element_key=field_key,
+                                            text="mail bob@example.com or call +1 555 123 4567"), "s2"))
+    task = Task("t-private", "send 4111 1111 1111 1111 to alice@example.org", "evil.app", "test",
+                [TaskStep("s1", Action(ActionType.INPUT, element_key=field_key, text="pin 12345"))])
+    ingest_trace(empty_graph, trace, chunk_size=10)
+    ingest_tasks(empty_graph, [task], trace)
+    inputs = {r["input_template"] for r in empty_graph.read("transition_inputs", package="evil.app")}
+    assert "mail <EMAIL> or call <PHONE>" in inputs
+    stored = empty_graph.read("task_steps", package="evil.app")[0]
+    assert stored["description"] == "send <CARD> to <EMAIL>"
+    assert stored["path"][0]["input"] == "pin <NUMBER>"
