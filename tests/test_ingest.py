@@ -8,11 +8,12 @@ import sys
 
 import pytest
 
-from appmem.errors import InputFormatError
+from appmem.errors import GraphError, InputFormatError
 from graph.model import Action, ActionType, Bounds, Step, Task, TaskStep, Trace, UIState, View
 from graph.screens import screen_of
 from ingest.droidbot import read_json, read_recording, recording_trace
-from ingest.pipeline import ingest_tasks, ingest_trace
+from graph.rows import build_rows, chunk_states
+from ingest.pipeline import ingest_tasks, ingest_trace, scrub_trace
 from tests.conftest import DROIDBOT
 
 APPS = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
@@ -177,3 +178,16 @@ def test_typed_input_and_task_text_are_scrubbed_before_storage(empty_graph):
     stored = empty_graph.read("task_steps", package="evil.app")[0]
     assert stored["description"] == "send <CARD> to <EMAIL>"
     assert stored["path"][0]["input"] == "pin <NUMBER>"
+
+
+def test_a_chunk_the_server_refuses_leaves_nothing_behind(empty_graph):
+    trace = scrub_trace(recording_trace(read_recording(DROIDBOT / "anupam.acrylic")))
+    rows = build_rows(trace, trace.steps, chunk_states(trace, trace.steps, first=True))
+    rows.transitions[-1]["detail"] = {"not": "a property value"}  # the server rejects maps as properties
+    with pytest.raises(GraphError, match="writing chunk 0"):
+        empty_graph.write_chunk(trace, 0, rows)
+    assert empty_graph.read("check_duplicates")[0]["screens"] == 0
+    assert empty_graph.stats("anupam.acrylic") == []
+    # The same chunk, intact, then goes in whole.
+    assert ingest_trace(empty_graph, trace, chunk_size=1000).chunks_written == 1
+    assert stats_of(empty_graph, "anupam.acrylic")["states"] == utg_nodes(DROIDBOT / "anupam.acrylic")
