@@ -1,7 +1,7 @@
 """Benchmark: ingest every shared DroidBot app into an empty graph, batched vs. per-row.
 
 The baseline writes the same rows the way AppAgentX writes its Neo4j memory:
-one MERGE per statement, one auto-commit transaction per statement. Both runs
+one MERGE per statement, one transaction (and session) per statement. Both runs
 use a private embedded stack (temporary state folder, free ports).
 
     .venv/bin/python bench/ingest.py [--baseline-apps N]
@@ -41,24 +41,31 @@ def wipe(store: GraphStore) -> None:
 
 
 def per_row_baseline(store: GraphStore, traces) -> tuple[float, int]:
-    """Write every row of every trace with its own statement and transaction."""
+    """Write every row with its own statement in its own transaction, opening a
+    session per write as AppAgentX's Neo4j memory does (`with driver.session() as
+    session: session.execute_write(...)` for each node or edge)."""
+
+    def one(name: str, **params) -> None:
+        query = cypher.load(name)
+        with store.driver.session(database=store.database) as session:
+            session.execute_write(lambda tx: tx.run(query, params).consume())
+
     rows_written = 0
     started = time.perf_counter()
-    with store.driver.session(database=store.database) as session:
-        for trace in map(scrub_trace, traces):
-            for index, steps in enumerate(chunk_steps(trace, 10**9)):
-                rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
-                for row in rows.apps:
-                    session.run(cypher.load("merge_apps"), rows=[row]).consume()
-                session.run(cypher.load("merge_trace"), app_id=rows.apps[-1]["id"], id=trace.id, source=trace.source,
-                            device=trace.device, explorer=trace.explorer, package=trace.package,
-                            app_version=trace.app_version, started=trace.started, ended=trace.ended).consume()
-                for name, batch in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
-                                    ("merge_states", rows.states), ("merge_transitions", rows.transitions),
-                                    ("merge_leads_to", rows.leads_to)):
-                    for row in batch:
-                        session.run(cypher.load(name), rows=[row], trace_id=trace.id).consume()
-                        rows_written += 1
+    for trace in map(scrub_trace, traces):
+        for index, steps in enumerate(chunk_steps(trace, 10**9)):
+            rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
+            for row in rows.apps:
+                one("merge_apps", rows=[row])
+            one("merge_trace", app_id=rows.apps[-1]["id"], id=trace.id, source=trace.source, device=trace.device,
+                explorer=trace.explorer, package=trace.package, app_version=trace.app_version,
+                started=trace.started, ended=trace.ended)
+            for name, batch in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
+                                ("merge_states", rows.states), ("merge_transitions", rows.transitions),
+                                ("merge_leads_to", rows.leads_to)):
+                for row in batch:
+                    one(name, rows=[row], trace_id=trace.id)
+                    rows_written += 1
     return time.perf_counter() - started, rows_written
 
 
