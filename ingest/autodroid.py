@@ -11,6 +11,9 @@ An AutoDroid folder holds either file or both:
 - `tasks.json`: `[{task_id, task, step_num, profile: [{state, label: [id, input]}]}]`,
   gold demonstrations. Each becomes a Task, and together they are a second trace:
   the target of profile step k is profile state k+1. `label[0] == -1` ends a task.
+  DroidTask's `task_id` is the sha256 of the task text alone, so two apps with the
+  same task text ("Change theme color to light") share it: a Task's id is scoped
+  to its package (`task_id_of`), else the second app's task would overwrite the first.
 
 The hashes (`state_str`, `new_state_str`) follow other schemes and are ignored:
 a state's id hashes its canonical HTML, its screen comes from the HTML's
@@ -68,6 +71,11 @@ class Observation:
 
 def package_of(app: str) -> str:
     return APP_PACKAGES.get(app.strip().lower(), app.strip())
+
+
+def task_id_of(package: str, task_id: str) -> str:
+    """The Task id of DroidTask task `task_id` of `package`: unique across apps."""
+    return stable_id("droidtask-task", package, task_id)
 
 
 def activity_of(package: str) -> str:
@@ -193,7 +201,7 @@ def read_tasks(path: Path, package: str, app_version: str) -> tuple[Trace, list[
         profile = field_of(entry, "profile", where, context)
         if not isinstance(task_id, str) or not isinstance(description, str) or not isinstance(profile, list):
             raise InputFormatError(where, f"{context}: task_id and task must be strings, profile a list")
-        task = Task(id=task_id, description=description, package=package, source="droidtask", steps=[])
+        task = Task(id=task_id_of(package, task_id), description=description, package=package, source="droidtask", steps=[])
         previous: tuple[Observation, Action] | None = None
         for k, step in enumerate(profile):
             step_context = f"{context} profile step {k}"

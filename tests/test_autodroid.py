@@ -14,7 +14,7 @@ import yaml
 from appmem.errors import InputFormatError
 from graph.model import ActionType, UIState
 from graph.screens import elements_of, screen_of, screen_signature, view_paths
-from ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid
+from ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid, task_id_of
 from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -83,7 +83,7 @@ def test_memory_counts(app: str, imports: dict[str, AutodroidImport]) -> None:
 def test_task_counts(app: str, imports: dict[str, AutodroidImport]) -> None:
     raw = json.loads((DROIDTASK / app / "tasks.json").read_text(encoding="utf-8"))
     result = imports[app]
-    assert [t.id for t in result.tasks] == [t["task_id"] for t in raw]
+    assert [t.id for t in result.tasks] == [task_id_of(APP_PACKAGES[app], t["task_id"]) for t in raw]
     for task, entry in zip(result.tasks, raw):
         assert task.description == entry["task"] and task.source == "droidtask"
         assert task.package == APP_PACKAGES[app]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ingest.autodroid import read_autodroid
+from ingest.autodroid import read_autodroid, task_id_of
 from ingest.pipeline import ingest_tasks, ingest_trace
 from tests.conftest import DROIDTASK
 
@@ -15,7 +15,7 @@ def test_gold_tasks_link_every_step_to_an_element_and_reimport_is_a_noop(empty_g
         assert ingest_trace(empty_graph, trace, chunk_size=50).chunks_written > 0
     ingest_tasks(empty_graph, imported.tasks, imported.demo_trace)
     before = empty_graph.stats(imported.trace.package)
-    gold = {t["task_id"]: t for t in json.loads((folder / "tasks.json").read_text())}
+    gold = {task_id_of(imported.trace.package, t["task_id"]): t for t in json.loads((folder / "tasks.json").read_text())}
     stored = empty_graph.read("task_steps", package=imported.trace.package)
     assert len(stored) == len(gold)
     for row in stored:
