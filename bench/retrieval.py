@@ -1,9 +1,11 @@
 """Benchmark: can the element memory find each DroidTask gold target from the task text alone?
 
 For every gold task of the six shared DroidTask apps: search the `elements`
-collection with the task description, within its app, and check whether the
-gold target (the element of the task's last gold step, i.e. the last STEP
-with label[0] >= 0) is the top hit (Recall@1) or among the top five (Recall@5).
+collection with the task description, within its app, ranked as `appmem search`
+ranks (semantic/ranking.py: cosine plus a fixed-weight lexical overlap), and
+check whether the gold target (the element of the task's last gold step, i.e.
+the last STEP with label[0] >= 0) is the top hit (Recall@1) or among the top
+five (Recall@5).
 Summaries are the deterministic ones (no LLM); task descriptions never enter
 the element texts. Also measures embedding throughput (texts/s) on the
 elements' simulated tasks.
@@ -33,6 +35,7 @@ from ingest.autodroid import package_of, read_autodroid  # noqa: E402
 from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
+from semantic.ranking import search_elements  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
@@ -63,7 +66,7 @@ def evaluate(store, vectors: VectorStore, embedder: Embedder, k: int, misses: bo
         hit1 = hit5 = 0
         for task, vec in zip(tasks, vecs):
             gold = max(task["steps"], key=lambda s: s["index"])["element_id"]
-            hits = vectors.search("elements", vec, k=k, packages=[package], distinct="element_id")
+            hits = search_elements(vectors, vec, task["description"], k, [package])
             ids = [h.payload.get("element_id") for h in hits]
             hit1 += bool(ids) and ids[0] == gold
             hit5 += gold in ids

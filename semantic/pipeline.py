@@ -23,13 +23,14 @@ from typing import Callable
 
 from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.summaries import (BACK_WORDS, DeterministicSummarizer, ElementInfo, ScreenContext, ScreenRow,
-                                ScreenSummary, Summarizer, TransitionRow, build_contexts, label_of)
+from semantic.ranking import terms
+from semantic.summaries import (BACK_WORDS, DeterministicSummarizer, ElementInfo, ElementSummary, ScreenContext,
+                                ScreenRow, ScreenSummary, Summarizer, TransitionRow, build_contexts, label_of)
 from semantic.vectors import VectorPoint, VectorStore
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/2"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/3"  # bump to redo every summary after a change of the summarizer
 
 
 @dataclass
@@ -76,12 +77,14 @@ def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: ElementInfo, vector: list[float],
-                  text: str, task: str, risky: bool, variant: int = 0) -> VectorPoint:
-    """Variant 0 embeds the element's simulated task `task`, the others a task it completes (`text`)."""
-    return VectorPoint(object_id=e.id if variant == 0 else f"{e.id}#{variant}", vector=vector, package=ctx.package, app_version=ctx.app_version,
-                       screen_id=ctx.id, element_id=e.id, risky=risky, text=text,
-                       extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": task,
-                              "screen_summary": summary.summary, "variant": variant})
+                  text: str, es: ElementSummary, variant: int = 0) -> VectorPoint:
+    """Variant 0 embeds the element's simulated task, the others a task it completes (`text`).
+    Every variant carries the element's lexical terms (semantic/ranking.py)."""
+    return VectorPoint(object_id=e.id if variant == 0 else f"{e.id}#{variant}", vector=vector, package=ctx.package,
+                       app_version=ctx.app_version, screen_id=ctx.id, element_id=e.id, risky=es.risky, text=text,
+                       extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": es.simulated_task,
+                              "screen_summary": summary.summary, "variant": variant,
+                              "terms": terms(es.simulated_task, *es.completes)})
 
 
 def screen_text(summary: ScreenSummary) -> str:
@@ -120,8 +123,7 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
     for (kind, ctx, summary, e, es), vector in zip(points, vecs):
         if kind == "elements":
             summary_e, variant, text = es
-            element_points.append(element_point(ctx, summary, e, vector, text, summary_e.simulated_task,
-                                                summary_e.risky, variant))
+            element_points.append(element_point(ctx, summary, e, vector, text, summary_e, variant))
         else:
             screen_points.append(VectorPoint(object_id=ctx.id, vector=vector, package=ctx.package,
                                              app_version=ctx.app_version, screen_id=ctx.id,

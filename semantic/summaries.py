@@ -56,6 +56,9 @@ class ScreenContext:
     elements: list[ElementInfo]
     destinations: dict[str, list[Destination]] = field(default_factory=dict)  # element id → where it leads
     arrivals: list[str] = field(default_factory=list)  # labels of the elements elsewhere that lead here
+    # How the screen is reached (AutoDroid's "UI elements leading to U_i"): up to
+    # PATHS label sequences, e.g. ["More options", "Settings", "Delete all events"].
+    paths: list[list[str]] = field(default_factory=list)
 
     def content_hash(self) -> str:
         """Changes exactly when what a summary is made from changes."""
@@ -129,6 +132,8 @@ ACTION_WORDS = {"delete", "remove", "send", "create", "add", "rename", "print", 
                 "copy", "update", "overwrite", "share", "call", "clear", "reset", "discard"}
 # Arrival labels that say nothing about the screen they open: look further back.
 OPAQUE_ARRIVALS = CONFIRM_WORDS | {"an item", ""}
+PATHS = 3  # breadcrumbs kept per screen
+PATH_STEPS = 3  # labels per breadcrumb (the last ones before the screen)
 HINT = re.compile(r"(…|\.\.\.)$|^(insert|enter|type|search|add|write|find|label|name|title|note|message)\b", re.I)
 ON_OFF = re.compile(r"\s+(ON|OFF)$")
 
@@ -221,30 +226,46 @@ class TransitionRow:
 def build_contexts(screens: list[ScreenRow], elements: list[ElementInfo],
                    transitions: list[TransitionRow]) -> list[ScreenContext]:
     """Every screen in its UTG context: where its elements lead (titles and
-    distinctive labels of the destinations) and what leads to it (the labels
+    distinctive labels of the destinations), what leads to it (the labels
     of the elements acted on to get there; a generic 'OK' is resolved to
-    what the screen it was on was for, up to three steps back)."""
+    what the screen it was on was for, up to three steps back; an 'OK' that
+    returns to the screen that opened its dialog is no way in), and its
+    breadcrumbs: the last PATH_STEPS labels of the ways in, those starting
+    nearest an entry screen (one nothing leads to) first."""
     by_screen: dict[str, list[ElementInfo]] = {s.id: [] for s in screens}
     for e in elements:
         by_screen.setdefault(e.screen_id, []).append(e)
     by_id = {e.id: e for e in elements}
     labels = {sid: [label_of(e) for e in els] for sid, els in by_screen.items()}
     counts: Counter[str] = Counter(l for ls in labels.values() for l in set(ls))
-    incoming: dict[str, list[tuple[str, str]]] = {}
+    forward: dict[str, set[str]] = {}
+    edges: list[tuple[str, str, str]] = []
     for t in transitions:
         e = by_id.get(t.element_id)
         # Choosing an option or typing returns to an earlier screen: that says nothing about it.
         if t.source != t.target and e is not None and role_of(e) in ("tap", "long_tap"):
-            incoming.setdefault(t.target, []).append((t.source, head(label_of(e))))
+            forward.setdefault(t.source, set()).add(t.target)
+            edges.append((t.source, t.target, head(label_of(e))))
+
+    def opens(a: str, b: str) -> bool:
+        """Screen `a` leads to screen `b` in one or two taps."""
+        near = forward.get(a, set())
+        return b in near or any(b in forward.get(n, set()) for n in near)
+
+    incoming: dict[str, list[tuple[str, str]]] = {}
+    for source, target, label in edges:
+        low = label.lower()
+        if low in BACK_WORDS:
+            continue  # going back shows an earlier screen; it says nothing about it
+        if low in OPAQUE_ARRIVALS and opens(target, source):
+            continue  # confirming a dialog returns to the screen that opened it
+        incoming.setdefault(target, []).append((source, label))
 
     def purposes(screen_id: str, depth: int, seen: frozenset[str]) -> Counter[str]:
         direct: Counter[str] = Counter()
         opaque: list[str] = []
         for source, label in incoming.get(screen_id, []):
-            low = label.lower()
-            if low in BACK_WORDS:
-                continue  # going back shows an earlier screen; it says nothing about it
-            if low in OPAQUE_ARRIVALS:
+            if label.lower() in OPAQUE_ARRIVALS:
                 opaque.append(source)
             else:
                 direct[label] += 1
@@ -254,8 +275,46 @@ def build_contexts(screens: list[ScreenRow], elements: list[ElementInfo],
                     direct.update(purposes(source, depth + 1, seen | {source}))
         return direct
 
+    # Entry screens: nothing leads to them but going back (the app's start, a
+    # screen opened from outside). A breadcrumb that starts nearer one is preferred,
+    # as AutoDroid keeps the way from the initial UI.
+    leads: dict[str, list[str]] = {}
+    for target, sources in sorted(incoming.items()):
+        for source, _ in sources:
+            leads.setdefault(source, []).append(target)
+    distance = {s.id: 0 for s in screens if s.id not in incoming}
+    frontier = list(distance)
+    while frontier:
+        frontier = list(dict.fromkeys(b for a in frontier for b in leads.get(a, []) if b not in distance))
+        for b in frontier:
+            distance[b] = min(distance[a] for a, _ in incoming[b] if a in distance) + 1
+    far = len(screens) + 1
+    memo: dict[tuple[str, int], list[tuple[int, tuple[str, ...]]]] = {}
+
+    def paths(screen_id: str, steps: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(distance from an entry screen, labels): the taps (at most `steps` labels)
+        that lead to the screen, those that start nearest an entry screen first."""
+        if steps == 0:
+            return [(distance.get(screen_id, far), ())]
+        if (screen_id, steps) not in memo:
+            memo[(screen_id, steps)] = [(far, ())]  # a cycle back to this screen adds nothing
+            found: dict[tuple[str, ...], int] = {}
+            for source, label in dict.fromkeys(incoming.get(screen_id, [])):
+                step = () if label.lower() in OPAQUE_ARRIVALS else (label,)
+                for start, prefix in paths(source, steps - len(step)):
+                    path = prefix + step
+                    if path and len(set(path)) == len(path):
+                        found[path] = min(found.get(path, far), start)
+            ranked = sorted(found.items(), key=lambda kv: (kv[1] + len(kv[0]), len(kv[0])))
+            memo[(screen_id, steps)] = [(start, path) for path, start in ranked[:PATHS]] or \
+                [(distance.get(screen_id, far), ())]
+        return memo[(screen_id, steps)]
+
     titles = {s.id: s.title for s in screens}
-    arrivals = {s.id: [l for l, _ in purposes(s.id, 0, frozenset({s.id})).most_common(3)] for s in screens}
+    crumbs = {s.id: [list(p) for _, p in paths(s.id, PATH_STEPS) if p] for s in screens}
+    # Named by the way in from nearest an entry screen first, then by the most frequent.
+    arrivals = {s.id: list(dict.fromkeys([p[-1] for p in crumbs[s.id]] + [
+        l for l, _ in purposes(s.id, 0, frozenset({s.id})).most_common(3)]))[:3] for s in screens}
     out = []
     for s in screens:
         destinations: dict[str, list[Destination]] = {}
@@ -269,7 +328,7 @@ def build_contexts(screens: list[ScreenRow], elements: list[ElementInfo],
         out.append(ScreenContext(s.id, s.package, s.app_version, s.activity, s.title,
                                  sorted(by_screen.get(s.id, []), key=lambda e: e.id),
                                  {k: sorted(v, key=lambda d: d.screen_id) for k, v in sorted(destinations.items())},
-                                 arrivals[s.id]))
+                                 arrivals[s.id], crumbs[s.id]))
     return out
 
 
@@ -315,6 +374,11 @@ class DeterministicSummarizer:
         toggles = [e for e in usable if role_of(e) == "toggle"]
         return bool(ctx.arrivals) and len(toggles) >= 2 and len(toggles) >= 0.6 * len(usable)
 
+    @staticmethod
+    def _confirmed(ctx: ScreenContext) -> bool:
+        """The screen's choices take effect only with a confirming button (OK, Save)."""
+        return any(label_of(e).lower() in CONFIRM_WORDS for e in ctx.elements)
+
     def element(self, ctx: ScreenContext, e: ElementInfo, options: bool | None = None) -> ElementSummary:
         label = label_of(e)
         role = role_of(e)
@@ -328,7 +392,9 @@ class DeterministicSummarizer:
             task = f"{name}: enter the {what.lower()}"
         elif role == "toggle":
             options = self._is_option_list(ctx) if options is None else options
-            if options:
+            if options and self._confirmed(ctx):
+                task = f"select '{label}' in the {name} list, then confirm"  # the confirm button sets it
+            elif options:
                 task = f"set {name} to '{label}'"
             elif "checked" in e.flags or label.endswith(" ON"):
                 task = f"turn off (disable) '{head(label)}' in {name}"
@@ -338,7 +404,7 @@ class DeterministicSummarizer:
             task = f"scroll {name} to see more"
         elif low in BACK_WORDS:
             task = f"{low}: leave {name} without changes"
-        elif ctx.arrivals and (low in CONFIRM_WORDS or low in ACTION_WORDS):
+        elif (ctx.arrivals or humanize(ctx.title)) and (low in CONFIRM_WORDS or low in ACTION_WORDS):
             details = _join([head(label_of(o)) for o in ctx.elements if o.id != e.id and role_of(o) != "scroll"
                              and label_of(o).lower() not in BACK_WORDS | CONFIRM_WORDS], 4)
             title = humanize(ctx.title)
@@ -357,11 +423,15 @@ class DeterministicSummarizer:
                 shown = _join([head(t) for t in d.texts if head(t).lower() != low], 4)
                 opened = head(d.title) if head(d.title).lower() != head(low) else ""
                 task += "; opens " + (opened + (": " if opened and shown else "") + shown or "another screen")
+        if role != "scroll" and low not in BACK_WORDS:
+            step = f"enter {label or name}" if role == "input" else head(label) or task
+            completes = [" › ".join([*path, step]) for path in ctx.paths] + completes
+
         risky = low not in BACK_WORDS and (
             is_risky(label, id_words(e.resource_id), extra=self.risky_words)
             or (low in CONFIRM_WORDS and any(is_risky(a, extra=self.risky_words) for a in ctx.arrivals)))
         return ElementSummary(element_id=e.id, simulated_task=task[:400], risky=risky, parameter=parameter,
-                              completes=completes)
+                              completes=[t[:400] for t in dict.fromkeys(completes)][:40])
 
     def _completions(self, ctx: ScreenContext, button: ElementInfo, name: str, verb: str) -> list[str]:
         """The tasks a confirming button finishes: one per option or switch of its
@@ -376,7 +446,11 @@ class DeterministicSummarizer:
                 continue
             role = role_of(o)
             if role == "toggle":
+                if self._is_option_list(ctx):
+                    out.append(f"set {name} to '{head(label)}'")
                 out.append(f"{name}: choose '{head(label)}' and {verb}")
+            elif role == "tap" and " / " in label:  # a setting showing its value: "Theme / Light"
+                out.append(f"{name}: set {head(label)} to '{label.split(' / ', 1)[1]}' and {verb}")
             elif role == "input":
                 out.append(f"{name}: enter the {label.lower()} and {verb}")
         return [t[:400] for t in dict.fromkeys(out)][:40]

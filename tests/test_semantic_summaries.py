@@ -1,8 +1,11 @@
-"""Deterministic summaries: words from ids, labels, roles, UTG context, risk, parameters, sub-tasks."""
+"""Deterministic summaries (words from ids, labels, roles, UTG context and breadcrumbs, risk, parameters,
+sub-tasks) and the lexical part of the hybrid ranking."""
 from __future__ import annotations
 
+from semantic.ranking import rerank, terms
 from semantic.summaries import (DeterministicSummarizer, ElementInfo, ScreenRow, TransitionRow, build_contexts,
                                 humanize, id_words, label_of, role_of)
+from semantic.vectors import Hit
 
 
 def el(eid, screen, cls="android.widget.Button", rid="", text="", desc="", flags=("clickable",)):
@@ -65,11 +68,32 @@ def test_simulated_tasks_risk_and_parameters():
     assert out["yes"].simulated_task.startswith("confirm Delete all events") and out["yes"].risky
     assert out["del"].simulated_task.startswith("Delete all events") and out["del"].risky
     assert not out["no"].risky and not out["set"].risky
-    assert out["adara"].simulated_task == "set Reminder sound to 'Adara'"
+    assert out["adara"].simulated_task == "select 'Adara' in the Reminder sound list, then confirm"
+    assert "set Reminder sound to 'Adara'" in out["ok"].completes, "a confirmed choice is set by its OK"
     assert out["fmt"].simulated_task.startswith("turn on (enable) 'Use 24-hour time format'")
     assert "Reminder sound: choose 'Adara' and save" in out["ok"].completes
     assert out["title"].parameter and out["title"].parameter.name == "event"
     assert "Settings" in out["set"].simulated_task and "Delete all events" in out["set"].simulated_task
+    assert "Settings › Delete all events › YES" in out["yes"].completes, "the way to the dialog, then the button"
+
+
+def test_breadcrumbs_start_at_entry_screens_and_skip_returns():
+    ctx = {c.id: c for c in calendar()}
+    assert ctx["main"].paths == [], "nothing leads to the entry screen: confirming returns are not ways in"
+    assert ctx["settings"].paths == [["Settings"]]
+    assert ctx["confirm"].paths == [["Settings", "Delete all events"]]
+    assert ctx["sound"].arrivals == ["Reminder sound"]
+
+
+def test_lexical_terms_and_rerank():
+    assert terms("Sorting the Events by Title", "sort") == ["event", "sort", "title"]
+    hits = [Hit("elements", 0.50, {"element_id": "a", "terms": ["sort", "title"]}),
+            Hit("elements", 0.52, {"element_id": "b", "terms": ["sort", "date"]}),
+            Hit("elements", 0.40, {"element_id": "c", "terms": ["theme"]})]
+    ranked = rerank(hits, "sort by title", k=2, weight=0.1)
+    assert [h.payload["element_id"] for h in ranked] == ["a", "b"], "the rarer shared word decides close calls"
+    assert ranked[0].payload["cosine"] == 0.50 and 0 < ranked[1].payload["overlap"] < ranked[0].payload["overlap"]
+    assert [h.payload["element_id"] for h in rerank(hits, "sort by title", k=3, weight=0.0)] == ["b", "a", "c"]
 
 
 def test_screen_summaries_and_subtasks():
