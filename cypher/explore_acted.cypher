@@ -1,5 +1,6 @@
-// explore_acted: what the fleet already did on a screen, for the frontier policy:
-// each TRANSITION out of it (its action signature parts), where it led, how often.
-MATCH (s:Screen {id: $screen_id})-[t:TRANSITION]->(d:Screen)
-RETURN t.action AS action, t.element_key AS element_key, t.detail AS detail, d.id AS target,
-       t.observations AS observations
+// explore_acted: what the fleet did on a screen before a run started, for the frontier
+// policy: each TRANSITION out of it first seen before $before (its action signature
+// parts) and how often it was observed. Within a run, workers coordinate through Redis.
+MATCH (s:Screen {id: $screen_id})-[t:TRANSITION]->(:Screen)
+WHERE t.first_seen < $before
+RETURN t.action AS action, t.element_key AS element_key, t.detail AS detail, t.observations AS observations

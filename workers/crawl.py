@@ -33,6 +33,7 @@ import redis
 
 from appmem.errors import StackError
 from graph.model import stable_id
+from graph.rows import now_iso
 from graph.store import GraphStore
 from workers.devices import JobBoard
 from workers.explorer import JobSpec, is_home, trace_id
@@ -56,6 +57,7 @@ def plan_jobs(run_id: str, packages: list[str], policy: str, budget: int, max_jo
               **options: object) -> list[JobSpec]:
     """Jobs of a run: `budget` actions per app, split in parts of at most `max_job_actions`."""
     out = []
+    options.setdefault("run_started", now_iso())
     for package in packages:
         parts = max(1, math.ceil(budget / max_job_actions))
         for part in range(parts):

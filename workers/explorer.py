@@ -22,10 +22,11 @@ observation twice; the steps of a lost chunk are explored again, not replayed.
 Writes are fenced: under the graph write lock the job lease must still be ours,
 so an execution that lost its lease (hung, then woke up) cannot write.
 
-`FleetKnowledge` is the frontier's view of the fleet: TRANSITION edges out of a
-screen in the shared graph (re-read after each own chunk write) and a Redis
-set per (run, screen) in which concurrent workers claim an action before
-taking it.
+`FleetKnowledge` is the frontier's view of the fleet: the TRANSITION edges out
+of a screen that the shared graph held before the run started (actions the
+memory already has go last), and a Redis set per (run, state) in which
+concurrent workers claim an action before taking it (actions another worker
+took go last; a worker repeats them only when the run took everything it can reach).
 """
 from __future__ import annotations
 
@@ -71,11 +72,12 @@ class JobSpec:
     seed: int = 0
     chunk_steps: int = 50
     queue: str = "explore"
+    run_started: str = ""  # ISO time the run was planned; "" = now (frontier: knowledge from before it)
     lease_ttl_s: float = 30.0
     adb_timeout_s: float = 10.0
     device_wait_s: float = 120.0
     foreign_patience: int = 5
-    stuck_patience: int = 12
+    stuck_patience: int = 30
     lock_wait_s: float = 60.0
 
     @classmethod
@@ -147,34 +149,26 @@ class FleetKnowledge:
     store: GraphStore
     r: redis.Redis
     run_id: str
-    _graph: dict[str, list[dict]] = field(default_factory=dict)
+    run_started: str  # ISO time: the graph's knowledge from before the run
+    _graph: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def invalidate(self) -> None:
-        self._graph.clear()
-
-    def _acted(self, screen_id: str) -> list[dict]:
+    def acted(self, screen_id: str) -> dict[str, int]:
         if screen_id not in self._graph:
-            self._graph[screen_id] = self.store.read("explore_acted", screen_id=screen_id)
+            out: dict[str, int] = {}
+            for row in self.store.read("explore_acted", screen_id=screen_id, before=self.run_started):
+                signature = f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}"
+                out[signature] = out.get(signature, 0) + int(row["observations"] or 0)
+            self._graph[screen_id] = out
         return self._graph[screen_id]
 
-    def _claims_key(self, screen_id: str) -> str:
-        return key("run", self.run_id, "claimed", screen_id)
+    def _claims_key(self, state_id: str) -> str:
+        return key("run", self.run_id, "claimed", state_id)
 
-    def tried(self, node: str) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for row in self._acted(node):
-            signature = f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}"
-            out[signature] = out.get(signature, 0) + int(row["observations"] or 0)
-        for signature in self.r.smembers(self._claims_key(node)):
-            out.setdefault(signature, 1)
-        return out
+    def claimed(self, state_id: str) -> set[str]:
+        return set(self.r.smembers(self._claims_key(state_id)))
 
-    def edges(self, node: str) -> dict[str, str]:
-        return {f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}": row["target"]
-                for row in self._acted(node)}
-
-    def claim(self, node: str, signature: str) -> bool:
-        name = self._claims_key(node)
+    def claim(self, state_id: str, signature: str) -> bool:
+        name = self._claims_key(state_id)
         pipe = self.r.pipeline()
         pipe.sadd(name, signature)
         pipe.expire(name, CLAIMS_TTL_S)
@@ -190,7 +184,6 @@ class Explorer:
     sink: ChunkSink
     risky_words: tuple[str, ...]
     alive: Callable[[], None]  # raises when the job must stop (lease lost)
-    on_chunk: Callable[[], None] = lambda: None  # after each chunk write (frontier re-reads the graph)
 
     def observe(self, version: str) -> Seen:
         state = self.driver.observe()
@@ -224,7 +217,6 @@ class Explorer:
             trace.steps = pending
             trace.ended = now_iso()
             self.sink.write(trace, chunk, pending)
-            self.on_chunk()
             chunk, pending = chunk + 1, []
 
         self.driver.perform(Action(ActionType.HOME), None)  # leave whatever the last job left on screen

@@ -33,6 +33,7 @@ import adbutils
 import redis
 
 from appmem.errors import DeviceError, LeaseError
+from graph.rows import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
 from workers.driver import DeviceDriver
@@ -143,7 +144,7 @@ def _explore(clients: WorkerClients, spec: JobSpec, board: JobBoard, job_lease: 
         on_stall=lambda: pool.quarantine(driver.name, QUARANTINE_TTLS * spec.lease_ttl_s,
                                          "no answer within a lease TTL"),
     ).start()
-    knowledge = FleetKnowledge(clients.store, clients.r, spec.run_id)
+    knowledge = FleetKnowledge(clients.store, clients.r, spec.run_id, spec.run_started or now_iso())
 
     def progress(chunk: int, steps: int) -> None:
         board.update(spec.job_id, actions=steps, chunks=chunk + 1,
@@ -151,7 +152,7 @@ def _explore(clients: WorkerClients, spec: JobSpec, board: JobBoard, job_lease: 
 
     sink = GraphChunkSink(clients.store, clients.r, job_lease, lock_wait_s=spec.lock_wait_s, on_written=progress)
     explorer = Explorer(driver, spec, make_policy(spec.policy, spec.seed, knowledge), sink, clients.risky_words,
-                        alive=heartbeat.check, on_chunk=knowledge.invalidate)
+                        alive=heartbeat.check)
     try:
         result = explorer.run(seconds_spent)
     except DeviceError as exc:

@@ -1,22 +1,24 @@
 """Exploration policies: which action to take on the screen the device shows.
 
-`candidates` lists what can be done on a state (DroidBot's possible inputs:
-tap clickable/checkable views, long-tap long-clickable ones, type into editable
-ones, scroll scrollable ones in four directions, then BACK), minus every
-element whose label contains a risky word.
+`candidates` lists what can be done on a state, as DroidBot's
+`get_possible_input` does: tap clickable/checkable views, scroll scrollable
+ones in four directions, long-tap long-clickable ones, type into editable ones,
+tap every other enabled leaf view, then BACK; minus every element whose label
+(its texts, and those of its descendants unless it is a scrolling container)
+holds a risky word or phrase.
 
-- `random`: a uniformly random candidate.
-- `dfs`: DroidBot's greedy depth-first search (UtgGreedySearchPolicy) over
-  concrete states: an action not yet taken from this state first (BACK last);
-  else the first step of a shortest known path to a state that still has one;
-  else None (the explorer restarts the app, as DroidBot stops it).
-- `frontier`: the same search over abstract screens, where "taken" means taken
-  by anyone: the fleet's TRANSITION edges out of the screen in the shared graph,
-  plus a Redis set of the current run that concurrent workers claim actions in
-  before acting (`FleetKnowledge`). With nothing untaken reachable, it takes the
-  least observed action instead of restarting.
+- `random`: a uniformly random candidate (seeded).
+- `dfs`: DroidBot's greedy depth-first search (UtgGreedySearchPolicy, in its
+  default non-random order) over concrete states: an action not yet taken from
+  this state first; else the first step of a shortest known path to a state that
+  still has one; else None (the explorer restarts the app, as DroidBot stops it).
+- `frontier`: the same search with the fleet's knowledge (`Knowledge`):
+  actions the shared memory held for this screen before the run go after new
+  ones, and concurrent workers of the run claim (state, action) pairs in Redis
+  before acting, so each takes what no other took; a worker repeats another's
+  actions only when everything it can reach was taken.
 
-Policies are deterministic given their seed and what they observe.
+Policies are deterministic given their seed, what they observe and the claims.
 """
 from __future__ import annotations
 
@@ -115,29 +117,29 @@ def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[Candidate]:
 
 
 class Knowledge(Protocol):
-    """What a greedy policy knows was already taken, beyond its own steps."""
+    """What the rest of the fleet did, for a greedy policy."""
 
-    def tried(self, node: str) -> dict[str, int]:
-        """Action signature → observations, for actions taken from this node by others."""
+    def claimed(self, state_id: str) -> set[str]:
+        """Action signatures other workers of the run took (or are taking) from this state."""
 
-    def edges(self, node: str) -> dict[str, str]:
-        """Action signature → target node, as others observed them."""
-
-    def claim(self, node: str, signature: str) -> bool:
+    def claim(self, state_id: str, signature: str) -> bool:
         """Announce that this worker takes the action now; False when another one already did."""
+
+    def acted(self, screen_id: str) -> dict[str, int]:
+        """Action signature → observations on this screen in the shared memory (any trace, any device)."""
 
 
 class NoKnowledge:
     """A worker alone: DroidBot's view of the world."""
 
-    def tried(self, node: str) -> dict[str, int]:
-        return {}
+    def claimed(self, state_id: str) -> set[str]:
+        return set()
 
-    def edges(self, node: str) -> dict[str, str]:
-        return {}
-
-    def claim(self, node: str, signature: str) -> bool:
+    def claim(self, state_id: str, signature: str) -> bool:
         return True
+
+    def acted(self, screen_id: str) -> dict[str, int]:
+        return {}
 
 
 class Policy(Protocol):
@@ -168,66 +170,66 @@ class RandomPolicy:
 
 @dataclass
 class GreedyPolicy:
-    """DroidBot's greedy DFS over nodes: concrete states (`dfs`) or screens (`frontier`)."""
+    """DroidBot's greedy DFS over concrete states, with the fleet's knowledge when given one:
+    actions no worker of the run took yet go first (then the nearest state that has some),
+    and among those, the ones the shared memory never saw on this screen; only when the
+    run has taken everything reachable does a worker repeat what others did."""
 
     name: str
     seed: int
     knowledge: Knowledge
-    by_screen: bool
-    fallback_least_observed: bool
-    interactive_first: bool
     rng: random.Random = field(init=False)
-    taken: dict[str, dict[str, int]] = field(default_factory=dict)  # node → signature → count (own)
-    options: dict[str, list[str]] = field(default_factory=dict)  # node → candidate signatures
-    utg: dict[str, dict[str, str]] = field(default_factory=dict)  # node → signature → target node
+    taken: dict[str, set[str]] = field(default_factory=dict)  # state → signatures taken by this worker
+    options: dict[str, list[str]] = field(default_factory=dict)  # state → candidate signatures, in order
+    utg: dict[str, dict[str, str]] = field(default_factory=dict)  # state → signature → target state
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def node(self, seen: Seen) -> str:
-        return seen.screen.id if self.by_screen else seen.state.state_id
-
-    def untried(self, node: str, signatures: list[str]) -> list[str]:
-        own, fleet = self.taken.get(node, {}), self.knowledge.tried(node)
-        return [s for s in signatures if s not in own and s not in fleet]
+    def untried(self, state_id: str, fresh_only: bool) -> list[str]:
+        """Actions of a state this worker has not taken; `fresh_only`: nor anyone else in the run."""
+        own = self.taken.get(state_id, set())
+        others = self.knowledge.claimed(state_id) if fresh_only else set()
+        return [s for s in self.options.get(state_id, []) if s not in own and s not in others]
 
     def choose(self, seen: Seen, options: list[Candidate]) -> Candidate | None:
-        node = self.node(seen)
+        node = seen.state.state_id
         by_sig = {c.signature: c for c in options}
-        order = self.ordered(options)
-        known = self.options.setdefault(node, [])
-        known += [s for s in order if s not in known]
-        for signature, target in self.knowledge.edges(node).items():
-            self.utg.setdefault(node, {}).setdefault(signature, target)
-        for signature in self.untried(node, order):
-            if self.knowledge.claim(node, signature):
+        if node not in self.options:
+            self.options[node] = self.ordered(options, self.knowledge.acted(seen.screen.id))
+        for signature in self.untried(node, fresh_only=True):
+            if signature in by_sig and self.knowledge.claim(node, signature):
                 return by_sig[signature]
-        step = self.navigate(node)
-        if step is not None and step in by_sig:
-            return by_sig[step]
-        if not self.fallback_least_observed:
-            return None
-        counts = {s: self.taken.get(node, {}).get(s, 0) + self.knowledge.tried(node).get(s, 0) for s in order}
-        least = min(counts.values())
-        return by_sig[self.rng.choice([s for s in order if counts[s] == least])]
+        step = self.navigate(node, fresh_only=True)
+        if step is None:  # the run took everything reachable; go on where this worker has not been
+            own = [s for s in self.untried(node, fresh_only=False) if s in by_sig]
+            if own:
+                return by_sig[own[0]]
+            step = self.navigate(node, fresh_only=False)
+        return by_sig.get(step) if step is not None else None
 
-    def ordered(self, options: list[Candidate]) -> list[str]:
-        """Shuffled, BACK last; `interactive_first` also puts leaf taps after the interactive views."""
-        groups: list[list[str]] = [[], [], []]
+    def ordered(self, options: list[Candidate], acted: dict[str, int]) -> list[str]:
+        """DroidBot's order: taps on clickable views, scrolls, long taps, typing, taps on
+        other leaf views, BACK, each kind in view order. With the fleet's knowledge, what
+        the shared memory never saw on this screen goes first."""
+        kinds = {ActionType.TAP: 0, ActionType.SCROLL: 1, ActionType.LONG_TAP: 2, ActionType.INPUT: 3}
+        groups: dict[tuple[int, int], list[str]] = {}
         for c in options:
-            group = 2 if c.action.type == ActionType.BACK else 1 if (c.leaf and self.interactive_first) else 0
-            groups[group].append(c.signature)
-        for group in groups[:2]:
-            self.rng.shuffle(group)
-        return [s for group in groups for s in group]
+            kind = 5 if c.action.type == ActionType.BACK else 4 if c.leaf else kinds.get(c.action.type, 4)
+            fresh = 1 if c.signature in acted else 0
+            groups.setdefault((fresh, kind) if kind < 5 else (2, kind), []).append(c.signature)
+        out: list[str] = []
+        for slot in sorted(groups):
+            out += groups[slot]
+        return out
 
-    def navigate(self, start: str) -> str | None:
-        """First action of a shortest known path to a node with an untried action."""
+    def navigate(self, start: str, fresh_only: bool) -> str | None:
+        """First action of a shortest known path to a state with an untried action."""
         seen_nodes = {start}
         queue: deque[tuple[str, str | None]] = deque([(start, None)])
         while queue:
             node, first = queue.popleft()
-            if node != start and self.untried(node, self.options.get(node, [])):
+            if node != start and self.untried(node, fresh_only):
                 return first
             for signature, target in self.utg.get(node, {}).items():
                 if target not in seen_nodes:
@@ -236,19 +238,16 @@ class GreedyPolicy:
         return None
 
     def record(self, source: Seen, action: Action, target: Seen) -> None:
-        node = self.node(source)
-        counts = self.taken.setdefault(node, {})
-        counts[action.signature] = counts.get(action.signature, 0) + 1
-        self.utg.setdefault(node, {})[action.signature] = self.node(target)
+        node = source.state.state_id
+        self.taken.setdefault(node, set()).add(action.signature)
+        self.utg.setdefault(node, {})[action.signature] = target.state.state_id
 
 
 def make_policy(name: str, seed: int, fleet: Knowledge) -> Policy:
     if name == "random":
         return RandomPolicy(seed)
     if name == "dfs":
-        return GreedyPolicy("dfs", seed, NoKnowledge(), by_screen=False, fallback_least_observed=False,
-                             interactive_first=False)
+        return GreedyPolicy("dfs", seed, NoKnowledge())
     if name == "frontier":
-        return GreedyPolicy("frontier", seed, fleet, by_screen=True, fallback_least_observed=True,
-                             interactive_first=True)
+        return GreedyPolicy("frontier", seed, fleet)
     raise ValueError(f"unknown policy {name!r} (choose from {', '.join(POLICIES)})")
