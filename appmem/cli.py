@@ -14,7 +14,7 @@ from typing import Any, Callable
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
-COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands")
+COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,13 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if name == exc.name or name.startswith(f"{exc.name}."):  # that package has no commands yet
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 
