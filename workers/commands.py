@@ -82,6 +82,7 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.clients import open_graph
     from appmem.stack import Stack
     from workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
+    from workers.celery_app import create_app
     from workers.devices import DevicePool, DeviceRecord, open_redis
 
     if bool(args.twins) == bool(args.adb_host):
@@ -130,8 +131,9 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
         workers = WorkerProcesses(args.workers or args.devices, [args.queue], settings.run_dir).start()
         print(f"crawl {run_id}: {len(specs)} jobs for {len(packages)} apps on {len(serials)} devices, "
               f"{workers.count} workers (logs in {settings.run_dir})", file=sys.stderr)
-        enqueue(r, specs)
-        records = wait_jobs(r, run_id, args.timeout, progress_line)
+        celery = create_app(settings)
+        enqueue(celery, r, specs)
+        records = wait_jobs(celery, r, run_id, args.timeout, progress_line)
         print(file=sys.stderr)
         summary = summarize(store, records, recorded, time.monotonic() - started)
         summary.update(run_id=run_id, policy=args.policy, devices=len(serials), workers=workers.count,

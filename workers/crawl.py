@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+from celery import Celery
 
 from appmem.errors import StackError
 from graph.model import stable_id
@@ -43,6 +44,7 @@ from workers.uixml import shown_state_id
 log = logging.getLogger(__name__)
 
 REDIS_OUTAGE_S = 60.0
+EXPLORE_TASK = "appmem.explore"  # workers/tasks.py
 
 
 def recorded_states(folder: Path) -> tuple[str, set[str]]:
@@ -68,19 +70,18 @@ def plan_jobs(run_id: str, packages: list[str], policy: str, budget: int, max_jo
     return out
 
 
-def enqueue(r: redis.Redis, specs: list[JobSpec]) -> None:
+def enqueue(celery: Celery, r: redis.Redis, specs: list[JobSpec]) -> None:
     board = JobBoard(r)
     for spec in specs:
         board.create(spec.run_id, spec.job_id, spec.as_dict())
-        send(spec.as_dict())
+        send(celery, spec.as_dict())
 
 
-def send(spec: dict) -> None:
-    from workers.tasks import explore
-
+def send(celery: Celery, spec: dict) -> None:
+    """Send the `explore` task of a job to its queue (by name: the sender needs no task code)."""
     options = {k: v for k, v in spec.items() if k not in ("job_id", "package", "policy", "max_actions")}
-    explore.apply_async(args=(spec["job_id"], spec["package"], spec["policy"], spec["max_actions"]),
-                        kwargs=options, queue=spec["queue"])
+    celery.send_task(EXPLORE_TASK, args=(spec["job_id"], spec["package"], spec["policy"], spec["max_actions"]),
+                     kwargs=options, queue=spec["queue"])
 
 
 @dataclass
@@ -135,7 +136,7 @@ class WorkerProcesses:
 Progress = Callable[[dict[str, dict]], None]
 
 
-def wait_jobs(r: redis.Redis, run_id: str, timeout_s: float, progress: Progress | None = None,
+def wait_jobs(celery: Celery, r: redis.Redis, run_id: str, timeout_s: float, progress: Progress | None = None,
               poll_s: float = 0.5) -> dict[str, dict]:
     """Wait until every job of the run is done or failed; returns the job records."""
     board = JobBoard(r)
@@ -143,7 +144,7 @@ def wait_jobs(r: redis.Redis, run_id: str, timeout_s: float, progress: Progress 
     outage_since: float | None = None
     while True:
         try:
-            reap_orphans(r, run_id, send)
+            reap_orphans(r, run_id, lambda spec: send(celery, spec))
             records = {j: board.get(j) for j in board.jobs(run_id)}
             outage_since = None
         except redis.RedisError as exc:

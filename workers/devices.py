@@ -223,10 +223,10 @@ class JobBoard:
         self.r.hset(key("job", job_id), mapping={k: json.dumps(v) if isinstance(v, dict) else v
                                                  for k, v in fields.items()})
 
-    def start(self, job_id: str, device_id: str) -> None:
+    def start(self, job_id: str, device_id: str, worker: str) -> None:
         self.r.hincrby(key("job", job_id), "attempts", 1)
         self.r.hsetnx(key("job", job_id), "started_at", time.time())
-        self.update(job_id, status="running", device=device_id, error="")
+        self.update(job_id, status="running", device=device_id, worker=worker, error="")
 
     def finish(self, job_id: str, result: dict) -> None:
         self.update(job_id, status="done", result=result, actions=result["actions"], states=result["states"],

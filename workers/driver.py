@@ -9,6 +9,7 @@ the device answers (see workers/devices.py).
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ from appmem.errors import DeviceError
 from graph.model import Action, ActionType, Bounds, UIState
 from workers.uixml import parse_hierarchy, version_name
 
+FOCUS_RE = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ (?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
 DUMP_PATH = "/data/local/tmp/appmem_dump.xml"
 KEYS = {ActionType.BACK: "KEYCODE_BACK", ActionType.HOME: "KEYCODE_HOME", ActionType.ENTER: "KEYCODE_ENTER"}
 LONG_PRESS_MS = 800
@@ -53,10 +55,7 @@ class DeviceDriver:
 
     def observe(self) -> UIState:
         """The current screen: foreground package/activity, then the uiautomator dump."""
-        try:
-            current = self.device.app_current()
-        except (adbutils.AdbError, OSError) as exc:
-            raise DeviceError(f"device {self.name}: dumpsys window failed: {exc}") from exc
+        package, activity = self.foreground()
         out = self.shell(["uiautomator", "dump", DUMP_PATH])
         if "ERROR" in out:
             raise DeviceError(f"device {self.name}: uiautomator dump failed: {out.strip()[:200]}")
@@ -65,7 +64,15 @@ class DeviceDriver:
         except (adbutils.AdbError, OSError) as exc:
             raise DeviceError(f"device {self.name}: reading the dump failed: {exc}") from exc
         self.touched = time.monotonic()
-        return parse_hierarchy(xml, current.package, current.activity, where=f"dump of {self.name}")
+        return parse_hierarchy(xml, package, activity, where=f"dump of {self.name}")
+
+    def foreground(self) -> tuple[str, str]:
+        """(package, activity) of the focused window (adbutils' app_current, with a timeout)."""
+        out = self.shell(["dumpsys", "window", "windows"])
+        m = FOCUS_RE.search(out)
+        if not m:
+            raise DeviceError(f"device {self.name}: no focused window in dumpsys window")
+        return m.group("package"), m.group("activity")
 
     def perform(self, action: Action, bounds: Bounds | None) -> None:
         """Send one action; element actions need the element's bounds."""

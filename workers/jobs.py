@@ -136,7 +136,7 @@ def run_job(clients: WorkerClients, spec: JobSpec) -> dict:
 def _explore(clients: WorkerClients, spec: JobSpec, board: JobBoard, job_lease: Lease, seconds_spent: float) -> dict:
     driver, device_lease = lease_device(clients, spec)
     pool = DevicePool(clients.r)
-    board.start(spec.job_id, driver.name)
+    board.start(spec.job_id, driver.name, clients.holder)
     started = time.monotonic()
     heartbeat = Heartbeat(
         [job_lease, device_lease], spec.lease_ttl_s / 3,

@@ -14,6 +14,7 @@ from celery import Task
 from appmem.errors import TransientError
 from workers.celery_app import app, clients
 from workers.devices import JobBoard
+from workers.crawl import EXPLORE_TASK
 from workers.explorer import JobSpec
 from workers.jobs import run_job
 
@@ -29,7 +30,7 @@ class ExploreTask(Task):
         JobBoard(clients().r).fail(job_id, f"{type(exc).__name__}: {exc}")
 
 
-@app.task(bind=True, base=ExploreTask, name="appmem.explore", autoretry_for=(TransientError,),
+@app.task(bind=True, base=ExploreTask, name=EXPLORE_TASK, autoretry_for=(TransientError,),
           max_retries=MAX_RETRIES, retry_backoff=1, retry_backoff_max=15, retry_jitter=True)
 def explore(self, job_id: str, package: str, policy: str, budget: int, **options) -> dict:
     spec = JobSpec.from_dict({**options, "job_id": job_id, "package": package, "policy": policy,
