@@ -1,0 +1,1 @@
+"""Agents' side of appmem: shortcut plans over the app memory (planner, CLI)."""

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
-COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands")
+COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

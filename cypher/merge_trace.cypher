@@ -1,7 +1,8 @@
-// merge_trace: the provenance node of a run, linked to the app it studied.
+// merge_trace: the provenance node of a run, linked to the app it studied;
+// entry_screen (where the run entered the app) is set by the chunk that knows it.
 MATCH (a:App {id: $app_id})
 MERGE (t:Trace {id: $id})
 ON CREATE SET t.source = $source, t.device = $device, t.explorer = $explorer, t.package = $package,
               t.app_version = $app_version, t.started = $started, t.chunks = []
-SET t.ended = $ended
+SET t.ended = $ended, t.entry_screen = coalesce($entry_screen, t.entry_screen)
 MERGE (t)-[:OF_APP]->(a)

@@ -36,6 +36,9 @@ class ChunkRows:
     elements: list[dict] = field(default_factory=list)
     transitions: list[dict] = field(default_factory=list)
     leads_to: list[dict] = field(default_factory=list)
+    # Where the run entered the app: the screen of its first step on one of the
+    # app's own screens (known to the chunk holding that step, else None).
+    entry_screen: str | None = None
 
 
 def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
@@ -103,10 +106,14 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
 
     transitions: dict[str, dict] = {}
     leads: dict[tuple[str, str, str], dict] = {}
+    first_own = next((s for s in trace.steps if s.source_state in trace.states
+                      and trace.states[s.source_state].package == trace.package), None)
     for step in steps:
         src, dst = screens.get(step.source_state), screens.get(step.target_state)
         if src is None or dst is None:
             continue
+        if step is first_own:
+            rows.entry_screen = src.id
         action = step.action
         element = elements[step.source_state].get(action.element_key) if action.element_key else None
         key = stable_id("transition", src.id, action.signature, dst.id)

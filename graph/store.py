@@ -78,7 +78,8 @@ class GraphStore:
             tx.run(cypher.load("merge_apps"), rows=rows.apps).consume()
             tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,
                    source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
-                   app_version=trace.app_version, started=trace.started, ended=trace.ended).consume()
+                   app_version=trace.app_version, started=trace.started, ended=trace.ended,
+                   entry_screen=rows.entry_screen).consume()
             for name, batch_rows in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
                                      ("merge_states", rows.states), ("merge_transitions", rows.transitions),
                                      ("merge_leads_to", rows.leads_to)):
