@@ -22,6 +22,7 @@ from graph.model import ActionType, Bounds, Element, Plan, PlanStep
 from graph.store import GraphStore
 from semantic.embedder import Embedder
 from semantic.ranking import search_elements
+from semantic.summaries import CONFIRM_WORDS
 from semantic.vectors import Hit, VectorStore
 
 # A hop must buy more than this much retrieval score to be worth taking.
@@ -117,6 +118,20 @@ class Planner:
                 return Route(hit, start, max(paths, key=reliability))
         return None
 
+    def _screen_elements(self, screen_id: str) -> list[tuple[Element, bool]]:
+        return [(element_of(r), r["risky"]) for r in self.store.read("planner_screen_elements", screen_id=screen_id)]
+
+    def _finish(self, target: Element, value: str) -> list[PlanStep]:
+        """An action is done when its dialog is: a target that opens a dialog with a
+        confirm button (Delete all events → YES) gets the dialog's input and confirm;
+        a target inside such a dialog (an option) gets the confirm."""
+        if is_confirm(target):
+            return []
+        opened = self.store.read("planner_opens", screen_id=target.screen_id, element_id=target.id)
+        if opened:
+            return _finish_dialog(self._screen_elements(opened[0]["screen_id"]), value, None)
+        return _finish_dialog(self._screen_elements(target.screen_id), "", target)
+
     def _steps(self, task: str, packages: list[str], route: Route) -> Plan:
         target_id = route.hit.payload["element_id"]
         ids = sorted({h["element_id"] for h in route.hops if h.get("element_id")} | {target_id})
@@ -139,7 +154,23 @@ class Planner:
         element, risky = elements[target_id]
         action = target_action(element)
         steps.append(PlanStep(action, element, element.screen_id, value if action is ActionType.INPUT else "", risky))
+        steps.extend(self._finish(element, value))
         return Plan(task=task, package=packages[0] if len(packages) == 1 else ",".join(packages), steps=steps)
+
+
+def is_confirm(element: Element) -> bool:
+    return element.label.strip().lower() in CONFIRM_WORDS
+
+
+def _finish_dialog(screen_elements: list[tuple[Element, bool]], value: str,
+                   skip: Element | None) -> list[PlanStep]:
+    """Steps that complete a dialog: type the task's value into its field, then confirm."""
+    confirm = next(((e, r) for e, r in screen_elements if is_confirm(e) and e is not skip), None)
+    if confirm is None:
+        return []
+    steps = [PlanStep(ActionType.INPUT, e, e.screen_id, value, r)
+             for e, r in screen_elements if value and "editable" in e.flags][:1]
+    return steps + [PlanStep(ActionType.TAP, confirm[0], confirm[0].screen_id, "", confirm[1])]
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:

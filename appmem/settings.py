@@ -42,7 +42,8 @@ class Settings:
     llm_timeout_s: int = 60
     ingest_chunk_steps: int = 200
     risky_words: tuple[str, ...] = field(default=(
-        "uninstall", "factory reset", "reset all", "delete account", "format", "wipe", "erase all",
+        "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
+        "erase all",
     ))
 
     @classmethod

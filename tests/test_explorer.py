@@ -66,12 +66,13 @@ def _view(index, parent, children, cls, **kw):
 
 def test_risky_elements_are_never_candidates(settings):
     views = [
-        _view(0, -1, [1, 2, 4, 5], "android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 1920)),
+        _view(0, -1, [1, 2, 4, 5, 6], "android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 1920)),
         _view(1, 0, [], "android.widget.Button", text="Factory reset", clickable=True),
         _view(2, 0, [3], "android.widget.LinearLayout", clickable=True),
         _view(3, 2, [], "android.widget.TextView", text="Uninstall app"),
         _view(4, 0, [], "android.widget.Button", text="Information", clickable=True),
-        _view(5, 0, [], "android.widget.Button", content_desc="Date format", clickable=True),
+        _view(5, 0, [], "android.widget.Button", content_desc="Format SD card", clickable=True),
+        _view(6, 0, [], "android.widget.Button", text="Date format", clickable=True),
     ]
     state = UIState(package="p", activity="p.Main", views=views, state_id="s")
     screen = screen_of(state, "p", "1")
@@ -79,7 +80,8 @@ def test_risky_elements_are_never_candidates(settings):
     labels = {seen.state.views[i].text or seen.state.views[i].content_desc
               for i, e in seen.elements.items()
               if any(c.action.element_key == e.key for c in candidates(seen, settings.risky_words))}
-    assert labels == {"Information"}  # "format" as a whole word is risky; "Information" is not
+    # "format sd" is risky as whole words: "Format SD card" is, "Date format" and "Information" are not
+    assert labels == {"Information", "Date format"}
     assert candidates(seen, settings.risky_words)[-1].action.type.value == "back"
 
 

@@ -43,15 +43,22 @@ def test_plan_walks_the_utg_from_the_entry_screen_to_the_target(planner):
 def test_risky_targets_are_flagged_for_confirmation(planner):
     planner, package = planner
     plan = plan_to_dict(planner.plan("delete all events", [package]))
-    assert plan["steps"][-1]["risky"] is True
-    assert [s["element"]["label"] for s in plan["steps"][:2]] == ["More options", "Settings"]
+    assert [s["element"]["label"] for s in plan["steps"]] == ["More options", "Settings", "Delete all events", "YES"]
+    assert [s["risky"] for s in plan["steps"]] == [False, False, True, True]
+
+
+def test_an_option_in_a_dialog_is_confirmed(planner):
+    planner, package = planner
+    plan = planner.plan("change the event reminder sound to adara", [package])
+    assert labels(plan)[-2:] == [("tap", "Adara"), ("tap", "OK")]
 
 
 def test_a_plan_from_the_agents_current_screen_and_bad_requests(planner, store):
     planner, package = planner
-    settings_screen = plan_to_dict(planner.plan("delete all events", [package]))["steps"][-1]["screen_id"]
+    settings_screen = plan_to_dict(planner.plan("delete all events", [package]))["steps"][2]["screen_id"]
     plan = planner.plan("delete all events", [package], start_screen=settings_screen)
-    assert len(plan.steps) == 1 and plan.steps[0].element.screen_id == settings_screen
+    assert [s.element.label for s in plan.steps] == ["Delete all events", "YES"]
+    assert plan.steps[0].element.screen_id == settings_screen
     with pytest.raises(PlanningError, match="unknown start screen"):
         planner.plan("delete all events", [package], start_screen="no-such-screen")
     with pytest.raises(PlanningError, match="empty"):
