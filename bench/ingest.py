@@ -9,30 +9,20 @@ use a private embedded stack (temporary state folder, free ports).
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DROIDBOT, private_stack  # noqa: E402  (puts the repository first on sys.path)
 
 import cypher  # noqa: E402
 from appmem.clients import open_graph  # noqa: E402
-from appmem.settings import Settings  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
 from graph.rows import build_rows, chunk_states, chunk_steps  # noqa: E402
 from graph.store import GraphStore  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace, scrub_trace  # noqa: E402
-
-DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wipe(store: GraphStore) -> None:
@@ -74,39 +64,34 @@ def main() -> None:
     parser.add_argument("--baseline-apps", type=int, default=0,
                         help="run the per-row baseline on the first N apps only (0: all)")
     args = parser.parse_args()
-    home = tempfile.mkdtemp(prefix="appmem-bench-")
-    settings = Settings.from_env({"APPMEM_HOME": home, "APPMEM_ARCADEDB_BOLT_PORT": str(free_port()),
-                                  "APPMEM_ARCADEDB_HTTP_PORT": str(free_port()), "APPMEM_REDIS_PORT": str(free_port())})
-    stack = Stack(settings)
-    stack.up()
-    store = open_graph(settings)
-    try:
-        store.ensure_schema()
-        folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
-        t0 = time.perf_counter()
-        traces = [recording_trace(read_recording(f)) for f in folders]
-        parse_s = time.perf_counter() - t0
-        subset = traces[: args.baseline_apps or len(traces)]
-
-        def batched(selection) -> tuple[float, list]:
-            wipe(store)
+    with private_stack() as settings:
+        store = open_graph(settings)
+        try:
+            store.ensure_schema()
+            folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
             t0 = time.perf_counter()
-            reports = [ingest_trace(store, trace, settings.ingest_chunk_steps) for trace in selection]
-            return time.perf_counter() - t0, reports
+            traces = [recording_trace(read_recording(f)) for f in folders]
+            parse_s = time.perf_counter() - t0
+            subset = traces[: args.baseline_apps or len(traces)]
 
-        batched(traces)  # warm-up: the server's JIT compiles the write path on first use
-        write_s, reports = batched(traces)
-        stats = store.stats()
-        states = sum(r["states"] for r in stats)
-        elements = sum(r["elements"] for r in stats)
-        transitions = sum(r["transitions"] for r in stats)
-        rows_batched = sum(r.states + r.elements + r.transitions for r in reports)
-        subset_batched_s = write_s if subset is traces else batched(subset)[0]
-        wipe(store)
-        base_s, base_rows = per_row_baseline(store, subset)
-    finally:
-        store.driver.close()
-        stack.down()
+            def batched(selection) -> tuple[float, list]:
+                wipe(store)
+                t0 = time.perf_counter()
+                reports = [ingest_trace(store, trace, settings.ingest_chunk_steps) for trace in selection]
+                return time.perf_counter() - t0, reports
+
+            batched(traces)  # warm-up: the server's JIT compiles the write path on first use
+            write_s, reports = batched(traces)
+            stats = store.stats()
+            states = sum(r["states"] for r in stats)
+            elements = sum(r["elements"] for r in stats)
+            transitions = sum(r["transitions"] for r in stats)
+            rows_batched = sum(r.states + r.elements + r.transitions for r in reports)
+            subset_batched_s = write_s if len(subset) == len(traces) else batched(subset)[0]
+            wipe(store)
+            base_s, base_rows = per_row_baseline(store, subset)
+        finally:
+            store.driver.close()
 
     total_s = parse_s + write_s
     print(f"apps: {len(traces)}  parse: {parse_s:.2f}s  scrub + write: {write_s:.2f}s  total: {total_s:.2f}s")

@@ -20,17 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DROIDTASK, DROIDTASK_APPS as APPS, private_stack  # noqa: E402  (repository first on sys.path)
 
 from appmem.clients import open_graph  # noqa: E402
-from appmem.settings import Settings  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
 from ingest.autodroid import package_of, read_autodroid  # noqa: E402
 from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
@@ -38,22 +36,6 @@ from semantic.pipeline import summarize  # noqa: E402
 from semantic.ranking import search_elements  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
-
-DROIDTASK = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidtask"
-APPS = ("applauncher", "calendar", "camera", "clock", "contacts", "notes")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def private_settings(home: Path) -> Settings:
-    return Settings.from_env({**os.environ, "APPMEM_HOME": str(home),
-                              "APPMEM_ARCADEDB_BOLT_PORT": str(free_port()),
-                              "APPMEM_ARCADEDB_HTTP_PORT": str(free_port()),
-                              "APPMEM_REDIS_PORT": str(free_port())})
 
 
 def evaluate(store, vectors: VectorStore, embedder: Embedder, k: int, misses: bool) -> dict:
@@ -101,10 +83,7 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="print every task whose target is not the top hit")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="appmem-bench-") as tmp:
-        settings = private_settings(Path(tmp))
-        stack = Stack(settings)
-        stack.up()
+    with private_stack() as settings:
         store = open_graph(settings)
         client = open_qdrant(settings)
         try:
@@ -125,7 +104,6 @@ def main() -> int:
         finally:
             client.close()
             store.driver.close()
-            stack.down()
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

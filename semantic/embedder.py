@@ -91,6 +91,14 @@ class Embedder:
                                     threads=threads or os.cpu_count() or 1)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors in the order of `texts`. Texts are embedded shortest first: a batch
+        is padded to its longest text, so one long text in a batch of short ones
+        would make the whole batch pay for its length."""
         if not texts:
             return []
-        return [v.tolist() for v in self._model.embed(list(texts), batch_size=self.batch_size)]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
+        out: list[list[float]] = [[] for _ in texts]
+        for i, vector in zip(order, vectors):
+            out[i] = vector.tolist()
+        return out
