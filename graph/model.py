@@ -156,10 +156,15 @@ class Action:
     text: str = ""  # typed text (input), direction (scroll), package (start_app)
 
     @property
+    def detail(self) -> str:
+        """The part of `text` that tells actions apart: scroll direction, started or stopped
+        package (typed text does not: the same field typed into is the same action)."""
+        return self.text if self.type in (ActionType.SCROLL, ActionType.START_APP, ActionType.STOP_APP) else ""
+
+    @property
     def signature(self) -> str:
         """What identifies the action on a screen, regardless of typed content."""
-        detail = self.text if self.type in (ActionType.SCROLL, ActionType.START_APP, ActionType.STOP_APP) else ""
-        return f"{self.type.value}|{self.element_key}|{detail}"
+        return f"{self.type.value}|{self.element_key}|{self.detail}"
 
 
 @dataclass
@@ -221,6 +226,19 @@ class Transition:
     first_seen: str = ""
     last_seen: str = ""
     devices: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return stable_id("transition", self.source_screen, self.action.signature, self.target_screen)
+
+    def observe(self, ok: bool, at: str) -> None:
+        self.observations += 1
+        if ok:
+            self.successes += 1
+        else:
+            self.failures += 1
+        self.first_seen = min(self.first_seen, at)
+        self.last_seen = max(self.last_seen, at)
 
 
 @dataclass

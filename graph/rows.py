@@ -9,11 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from graph.model import ActionType, Element, Screen, Step, Trace, UIState, stable_id
+from graph.model import ActionType, Element, Screen, Step, Trace, Transition, UIState, stable_id
 from graph.screens import elements_of, screen_of
-
-# Actions whose typed or chosen detail is part of what the transition means.
-INPUT_ACTIONS = (ActionType.INPUT,)
 
 
 def app_id(package: str, version: str) -> str:
@@ -39,6 +36,15 @@ class ChunkRows:
     # Where the run entered the app: the screen of its first step on one of the
     # app's own screens (known to the chunk holding that step, else None).
     entry_screen: str | None = None
+
+
+def transition_row(t: Transition) -> dict:
+    """A Transition as a merge_transitions row (one device: the trace's)."""
+    return {"key": t.key, "source": t.source_screen, "target": t.target_screen, "action": t.action.type.value,
+            "element_id": t.element_id, "element_key": t.action.element_key, "detail": t.action.detail,
+            "input_template": t.action.text if t.action.type is ActionType.INPUT else "",
+            "observations": t.observations, "successes": t.successes, "failures": t.failures,
+            "first_seen": t.first_seen, "last_seen": t.last_seen, "device": t.devices[0]}
 
 
 def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
@@ -104,7 +110,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
     if written_elements is not None:
         written_elements.update(element_rows)
 
-    transitions: dict[str, dict] = {}
+    transitions: dict[str, Transition] = {}
     leads: dict[tuple[str, str, str], dict] = {}
     first_own = next((s for s in trace.steps if s.source_state in trace.states
                       and trace.states[s.source_state].package == trace.package), None)
@@ -116,33 +122,21 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
             rows.entry_screen = src.id
         action = step.action
         element = elements[step.source_state].get(action.element_key) if action.element_key else None
-        key = stable_id("transition", src.id, action.signature, dst.id)
         seen = step.at or default_seen
-        row = transitions.get(key)
-        if row is None:
-            row = transitions[key] = {
-                "key": key, "source": src.id, "target": dst.id, "action": action.type.value,
-                "element_id": element.id if element else "", "element_key": action.element_key,
-                "detail": action.text if action.type in (ActionType.SCROLL, ActionType.START_APP,
-                                                          ActionType.STOP_APP) else "",
-                "input_template": action.text if action.type in INPUT_ACTIONS else "",
-                "observations": 0, "successes": 0, "failures": 0,
-                "first_seen": seen, "last_seen": seen, "device": trace.device,
-            }
-        row["observations"] += 1
-        row["successes" if step.ok else "failures"] += 1
-        row["first_seen"] = min(row["first_seen"], seen)
-        row["last_seen"] = max(row["last_seen"], seen)
+        edge = Transition(src.id, dst.id, action, element.id if element else "", first_seen=seen, last_seen=seen,
+                          devices=[trace.device])
+        edge = transitions.setdefault(edge.key, edge)
+        edge.observe(step.ok, seen)
         if element is not None and src.id != dst.id:
             before = set(elements[step.source_state])
             for target in elements[step.target_state].values():
                 if target.key in before:
                     continue
                 lk = (element.id, target.id, action.type.value)
-                edge = leads.setdefault(lk, {"source": element.id, "target": target.id,
+                lead = leads.setdefault(lk, {"source": element.id, "target": target.id,
                                              "action": action.type.value, "observations": 0})
-                edge["observations"] += 1
-    rows.transitions = list(transitions.values())
+                lead["observations"] += 1
+    rows.transitions = [transition_row(t) for t in transitions.values()]
     rows.leads_to = list(leads.values())
     return rows
 

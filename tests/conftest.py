@@ -60,6 +60,18 @@ def store(settings) -> GraphStore:
 
 
 @pytest.fixture
+def redis_client(settings):
+    """A client of the test stack's Redis, emptied before and after the test."""
+    from workers.devices import open_redis
+
+    client = open_redis(Stack(settings).redis_url())
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture
 def empty_graph(store) -> GraphStore:
     """The store, emptied first: for tests that count what they wrote."""
     while store.write("delete_all")[0]["deleted"]:

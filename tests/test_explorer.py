@@ -9,13 +9,12 @@ from __future__ import annotations
 import adbutils
 import pytest
 
-from appmem.stack import Stack
 from graph.model import Bounds, UIState, View
 from graph.screens import elements_of, screen_of, screen_signature
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
-from workers.devices import DevicePool, DeviceRecord, open_redis
+from workers.devices import DevicePool, DeviceRecord
 from workers.explorer import JobSpec, trace_id
 from workers.jobs import WorkerClients, run_job
 from workers.policies import Seen, candidates, leaf_keys
@@ -25,14 +24,6 @@ from workers.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"
 ADFREE = DROIDBOT / "ch.abertschi.adfree"
-
-
-@pytest.fixture
-def redis_client(settings):
-    r = open_redis(Stack(settings).redis_url())
-    r.flushdb()
-    yield r
-    r.close()
 
 
 @pytest.fixture

@@ -16,22 +16,13 @@ from appmem.stack import Stack
 from tests.conftest import DROIDBOT
 from workers.celery_app import create_app
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
-from workers.devices import DevicePool, DeviceRecord, JobBoard, key, open_redis
+from workers.devices import DevicePool, DeviceRecord, JobBoard, key
 from workers.explorer import is_home, trace_id
 from workers.twin.adb_server import TwinServer
 from workers.twin.device import build_fleet
 
 LAUNCHER_APP = DROIDBOT / "de.szalkowski.activitylauncher"
 ACRYLIC = DROIDBOT / "anupam.acrylic"
-
-
-@pytest.fixture
-def redis_client(settings):
-    r = open_redis(Stack(settings).redis_url())
-    r.flushdb()
-    yield r
-    r.flushdb()
-    r.close()
 
 
 @pytest.fixture(scope="module")
