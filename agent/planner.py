@@ -130,7 +130,7 @@ class Planner:
         opened = self.store.read("planner_opens", screen_id=target.screen_id, element_id=target.id)
         if opened:
             return _finish_dialog(self._screen_elements(opened[0]["screen_id"]), value, None)
-        return _finish_dialog(self._screen_elements(target.screen_id), "", target)
+        return _finish_dialog(self._screen_elements(target.screen_id), value, target)
 
     def _steps(self, task: str, packages: list[str], route: Route) -> Plan:
         target_id = route.hit.payload["element_id"]
@@ -153,6 +153,8 @@ class Planner:
             raise PlanningError(f"element {target_id} is in the vectors but not in the graph: rerun `appmem summarize`")
         element, risky = elements[target_id]
         action = target_action(element)
+        if is_confirm(element) and value:  # a form's Save: fill its field with the task's value first
+            steps.extend(_fill(self._screen_elements(element.screen_id), value))
         steps.append(PlanStep(action, element, element.screen_id, value if action is ActionType.INPUT else "", risky))
         steps.extend(self._finish(element, value))
         return Plan(task=task, package=packages[0] if len(packages) == 1 else ",".join(packages), steps=steps)
@@ -162,15 +164,19 @@ def is_confirm(element: Element) -> bool:
     return element.label.strip().lower() in CONFIRM_WORDS
 
 
+def _fill(screen_elements: list[tuple[Element, bool]], value: str) -> list[PlanStep]:
+    """Typing the task's value into the screen's first text field, if it has one."""
+    return [PlanStep(ActionType.INPUT, e, e.screen_id, value, r)
+            for e, r in screen_elements if value and "editable" in e.flags][:1]
+
+
 def _finish_dialog(screen_elements: list[tuple[Element, bool]], value: str,
                    skip: Element | None) -> list[PlanStep]:
     """Steps that complete a dialog: type the task's value into its field, then confirm."""
     confirm = next(((e, r) for e, r in screen_elements if is_confirm(e) and e is not skip), None)
     if confirm is None:
         return []
-    steps = [PlanStep(ActionType.INPUT, e, e.screen_id, value, r)
-             for e, r in screen_elements if value and "editable" in e.flags][:1]
-    return steps + [PlanStep(ActionType.TAP, confirm[0], confirm[0].screen_id, "", confirm[1])]
+    return _fill(screen_elements, value) + [PlanStep(ActionType.TAP, confirm[0], confirm[0].screen_id, "", confirm[1])]
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
