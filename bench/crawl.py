@@ -66,12 +66,13 @@ def droidbot_curve(folder: Path) -> list[int]:
 
 
 def twin_ceiling(folder: Path) -> int:
-    """Recorded states reachable from the entry through the twin's transition table."""
+    """Recorded states reachable from the launch outcomes through the twin's transition table."""
     app = TwinApp.from_droidbot(folder)
     adjacent: dict[str, set[str]] = {}
-    for (source, _), target in app.transitions.items():
-        adjacent.setdefault(source, set()).add(target)
-    seen, queue = {app.entry}, deque([app.entry])
+    for (source, _), targets in app.transitions.items():
+        adjacent.setdefault(source, set()).update(targets)
+    launches = set(app.launches) - {LAUNCHER_STATE}
+    seen, queue = set(launches), deque(sorted(launches))
     while queue:
         for target in adjacent.get(queue.popleft(), ()):
             if target != LAUNCHER_STATE and target not in seen:

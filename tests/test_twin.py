@@ -100,21 +100,21 @@ def recorded_nodes(state: UIState) -> list[tuple[str, str, str, str, str]]:
 
 
 def unambiguous(app: TwinApp, kind: ActionType, source: str | None = None) -> list[tuple[str, str, str, str]]:
-    """Recorded (source, element key, detail, target) moves of `kind` whose element's centre
-    is not also covered by another, deeper element with a recorded action of that kind."""
+    """Recorded (source, element key, detail, target) moves of `kind` with one recorded target
+    whose element's centre is not also the centre of another, no larger element with a
+    recorded action of that kind (a tap there would name both)."""
     out = []
-    for (src, signature), dst in app.transitions.items():
+    for (src, signature), targets in app.transitions.items():
         type_, key, detail = signature.split("|", 2)
-        if type_ != kind.value or dst == src or not key or (source and src != source):
+        if type_ != kind.value or len(set(targets)) != 1 or targets[0] == src or not key or (source and src != source):
             continue
         pv = next((p for p in app.placed[src] if p.key == key), None)
         if pv is None or pv.view.bounds.area == 0:
             continue
-        cx, cy = pv.view.bounds.center
         acted = app.acted.get((src, kind), frozenset())
-        if not any(p is not pv and p.key in acted and p.view.bounds.contains(cx, cy) and p.depth >= pv.depth
-                   for p in app.placed[src]):
-            out.append((src, key, detail, dst))
+        if not any(p is not pv and p.key in acted and p.view.bounds.center == pv.view.bounds.center
+                   and p.view.bounds.area <= pv.view.bounds.area for p in app.placed[src]):
+            out.append((src, key, detail, targets[0]))
     return out
 
 
@@ -221,7 +221,7 @@ def test_back_and_home(device, apps):
     src, key, _, dst = unambiguous(app, ActionType.TAP, source=app.entry)[0]
     device.click(*centre(app, src, key))
     device.keyevent("KEYCODE_BACK")
-    expected = app.target(dst, "back||") or app.entry  # recorded BACK, else the previous screen
+    expected = (app.targets(dst, "back||") or (app.entry,))[0]  # recorded BACK, else the previous screen
     assert current(device) == showing(app, expected)
     device.keyevent("KEYCODE_HOME")
     assert current(device) == (LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY)
@@ -233,8 +233,7 @@ def test_back_and_home(device, apps):
 
 def test_recorded_back_from_entry(device, apps):
     app = apps["bluepie.ad_silence"]
-    target = app.target(app.entry, "back||")
-    assert target is not None
+    target = app.targets(app.entry, "back||")[0]
     device.app_start(app.package)
     device.keyevent("BACK")
     assert current(device) == showing(app, target)
@@ -272,21 +271,91 @@ def test_input_text_scroll_and_long_tap(fleet, server, client, apps):
 
 def test_app_start_forms_and_force_stop(device, apps):
     app = apps[ADFREE]
-    entry = showing(app, app.entry)
+    assert len(set(app.launches)) > 1  # launches land on the recorded outcomes in turn
+    launched = [showing(app, state_id) for state_id in app.launches]
     device.shell(f"am start -n {ADFREE}/{app.states[app.entry].activity}")
-    assert current(device) == entry
+    assert current(device) == launched[0]
     device.app_stop(ADFREE)
     assert current(device) == (LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY)
     device.shell(f"am start {ADFREE}/.Whatever")
-    assert current(device) == entry
+    assert current(device) == launched[1]
     device.app_stop(ACRYLIC)  # not in the foreground: nothing changes
-    assert current(device) == entry
+    assert current(device) == launched[1]
     device.keyevent("HOME")
     device.app_start(ADFREE)  # monkey
-    assert current(device) == entry
+    assert current(device) == launched[2]
     result = device.shell2("am start -n com.not.installed/.Main")
     assert result.returncode != 0 and "does not exist" in result.output
     assert "monkey aborted" in device.shell("monkey -p com.not.installed -c android.intent.category.LAUNCHER 1")
+
+
+def test_launches_cycle_through_every_recorded_outcome(apps):
+    """Launching from the home screen walks the recorded launch outcomes in recorded order, so
+    an app whose every launch showed another screen (a clock) shows each of them in turn."""
+    d = TwinDevice("local", apps.values())
+    for package in ("com.chancehorizon.just24hoursplus", "bluepie.ad_silence", ADFREE):
+        app = apps[package]
+        shown = []
+        for _ in range(2 * len(app.launches)):
+            d.start_app(package)
+            shown.append(d.foreground.state_id)
+            d.key("HOME")
+        assert shown == list(app.launches) * 2
+    assert len(set(apps["com.chancehorizon.just24hoursplus"].launches)) > 60
+    d.reset()  # a reboot starts the replay over
+    d.start_app(ADFREE)
+    assert d.foreground.state_id == apps[ADFREE].entry
+
+
+def test_actions_with_several_recorded_targets_reach_each_in_turn(apps):
+    """Every (state, element action) DroidBot saw lead to several states yields its recorded
+    targets in recorded order, one per time it is taken, round-robin, on every app."""
+    d = TwinDevice("local", apps.values())
+    checked = reached = 0
+    for app in apps.values():
+        for (src, signature), targets in app.transitions.items():
+            type_, key, _ = signature.split("|", 2)
+            if type_ != ActionType.TAP.value or len(set(targets)) < 2 or LAUNCHER_STATE in targets:
+                continue
+            pv = next((p for p in app.placed[src] if p.key == key), None)
+            if pv is None or any(p is not pv and p.view.bounds == pv.view.bounds
+                                 and p.key in app.acted[(src, ActionType.TAP)] for p in app.placed[src]):
+                continue  # not on screen, or its tap is pooled with another view's
+            d.reset()
+            shown = []
+            for _ in range(len(targets) + 1):
+                d.goto(app.package, src)
+                d.tap(*pv.view.bounds.center)
+                shown.append(d.foreground.state_id)
+            assert shown == [*targets, targets[0]], (app.package, src, key)
+            checked += 1
+            reached += len(set(targets))
+    assert checked >= 20 and reached > 2 * checked
+
+
+def test_a_tap_at_a_recorded_centre_reaches_its_recorded_targets(apps):
+    """A recorded tap on a view whose centre a deeper recorded view covers still replays:
+    the view whose centre is nearest the point is the one tapped."""
+    d = TwinDevice("local", apps.values())
+    covered = 0
+    for app in apps.values():
+        for (src, signature), targets in app.transitions.items():
+            type_, key, _ = signature.split("|", 2)
+            pv = next((p for p in app.placed.get(src, []) if p.key == key), None)
+            if type_ != ActionType.TAP.value or pv is None or pv.view.bounds.area == 0:
+                continue
+            x, y = pv.view.bounds.center
+            acted = app.acted[(src, ActionType.TAP)]
+            pooled = [p.key for p in app.placed[src] if p.key in acted and p.view.bounds == pv.view.bounds]
+            deeper = [p for p in app.placed[src] if p.key in acted and p.depth > pv.depth
+                      and p.view.bounds != pv.view.bounds and p.view.bounds.contains(x, y)]
+            covered += bool(deeper)
+            allowed = {t for k in pooled for t in app.targets(src, f"tap|{k}|")}
+            d.reset()
+            d.goto(app.package, src)
+            d.tap(x, y)
+            assert (d.foreground.state_id if d.app else LAUNCHER_STATE) in allowed, (app.package, src, key)
+    assert covered >= 10
 
 
 def test_app_info_version_matches_import(device, apps):
@@ -347,19 +416,21 @@ def test_sync_push_pull_stat_list(device):
     assert device.sync.read_text("/sdcard/d.xml") == device.shell("cat /sdcard/d.xml")
 
 
-def test_devices_run_concurrently_from_threads(client, apps):
+def test_devices_run_concurrently_from_threads(client, fleet, apps):
     packages = [ACRYLIC, ADFREE, "com.lolo.io.onelist", "tw.qtlin.mac.airunlocker"]
     errors: list[BaseException] = []
 
     def drive(serial: str, package: str) -> None:
         try:
+            fleet[serial].reset()
             d = client.device(serial)
             app = apps[package]
-            for _ in range(5):
+            for i in range(5):
                 d.keyevent("HOME")
                 d.app_start(package)
-                assert current(d) == showing(app, app.entry)
-                assert dumped_nodes(d.dump_hierarchy()) == recorded_nodes(app.states[app.entry])
+                landed = app.launches[i % len(app.launches)]
+                assert current(d) == showing(app, landed)
+                assert dumped_nodes(d.dump_hierarchy()) == recorded_nodes(app.states[landed])
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
 
@@ -369,7 +440,8 @@ def test_devices_run_concurrently_from_threads(client, apps):
     for t in threads:
         t.join(timeout=120)
     assert not errors, errors
-    assert [current(client.device(s))[0] for s in SERIALS] == [showing(apps[p], apps[p].entry)[0] for p in packages]
+    assert [current(client.device(s)) for s in SERIALS] == [
+        showing(apps[p], apps[p].launches[4 % len(apps[p].launches)]) for p in packages]
 
 
 def test_unresponsive_device_hangs_and_recovers(server, client, fleet):

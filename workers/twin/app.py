@@ -2,10 +2,14 @@
 
 A `TwinApp` owns the recorded states of one app (a DroidBot folder, or any
 `UIState`s + `Step`s built in code), its transition table
-(state id, action signature) → target state (the most frequent recorded
-target; ties go to the first seen), its entry state (where a launch lands) and
-the per-state hit-testing data (visible views with their structural keys and
-depths). It is immutable once built and shared by every device it is installed on.
+(state id, action signature) → the recorded targets in recorded order (repeats
+kept, so their proportions are the recording's: apps are not deterministic,
+and DroidBot saw one action of one state lead to several states at different
+times), its launch outcomes (every recorded START_APP target that is not a
+home screen, in recorded order; the first is the entry state) and the
+per-state hit-testing data (visible views with their structural keys and
+depths). It is immutable once built and shared by every device it is
+installed on; devices walk the recorded targets round-robin (device.py).
 
 Recorded launcher screens (DroidBot's home screen between runs) are all folded
 into the device's one synthetic launcher: a transition into any of them leads
@@ -49,8 +53,8 @@ class TwinApp:
     version: str
     label: str
     states: dict[str, UIState]
-    transitions: dict[tuple[str, str], str]  # (state id, Action.signature) → target state id
-    entry: str  # the state a launch lands on
+    transitions: dict[tuple[str, str], tuple[str, ...]]  # (state id, Action.signature) → recorded targets
+    launches: tuple[str, ...]  # where recorded launches landed, in order
     width: int
     height: int
     placed: dict[str, list[PlacedView]] = field(repr=False)
@@ -78,43 +82,43 @@ class TwinApp:
                 raise InputFormatError(package, f"step names unknown state {state_id!r}")
             return LAUNCHER_STATE if state.package == LAUNCHER_PACKAGE else state_id
 
-        counts: dict[tuple[str, str], Counter[str]] = {}
+        transitions: dict[tuple[str, str], list[str]] = {}
         acted: dict[tuple[str, ActionType], set[str]] = {}
-        entry = ""
-        fallback_entry = ""
+        launches: list[str] = []
         for step in steps:
             src, dst = resolve(step.source_state), resolve(step.target_state)
             if step.action.type == ActionType.START_APP and dst != LAUNCHER_STATE:
-                if src == LAUNCHER_STATE and not entry:
-                    entry = dst
-                fallback_entry = fallback_entry or dst
+                launches.append(dst)
             if src == LAUNCHER_STATE:
                 continue  # the synthetic launcher replaces the recorded ones
-            counts.setdefault((src, step.action.signature), Counter())[dst] += 1
+            transitions.setdefault((src, step.action.signature), []).append(dst)
             if step.action.element_key:
                 acted.setdefault((src, step.action.type), set()).add(step.action.element_key)
-        transitions = {k: c.most_common(1)[0][0] for k, c in counts.items()}
         app_states = {sid: s for sid, s in states.items() if s.package != LAUNCHER_PACKAGE}
         if not app_states:
             raise InputFormatError(package, "every recorded state is a launcher screen")
-        entry = entry or fallback_entry or _first_state(app_states, package)
         width, height = _screen_size(app_states.values())
         return cls(
             package=package,
             version=version,
             label=label or package.rsplit(".", 1)[-1].capitalize(),
             states=app_states,
-            transitions=transitions,
-            entry=entry,
+            transitions={k: tuple(v) for k, v in transitions.items()},
+            launches=tuple(launches) or (_first_state(app_states, package),),
             width=width,
             height=height,
             placed={sid: place_views(s) for sid, s in app_states.items()},
             acted={k: frozenset(v) for k, v in acted.items()},
         )
 
-    def target(self, state_id: str, signature: str) -> str | None:
-        """The recorded target of an action from a state, or None when none was recorded."""
-        return self.transitions.get((state_id, signature))
+    @property
+    def entry(self) -> str:
+        """Where the first launch lands."""
+        return self.launches[0]
+
+    def targets(self, state_id: str, signature: str) -> tuple[str, ...]:
+        """The recorded targets of an action from a state, in recorded order (empty when none was recorded)."""
+        return self.transitions.get((state_id, signature), ())
 
 
 def _first_state(states: dict[str, UIState], package: str) -> str:

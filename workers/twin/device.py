@@ -2,19 +2,28 @@
 input actions that move between recorded screens.
 
 Behaviour, in device terms:
-- tap: the deepest visible view under the point that has a recorded action of
-  that kind from the current state (else the deepest interactive one) is the
-  element; its recorded transition is followed, or the screen stays.
+- replay: an action DroidBot took several times from one state may have led
+  to several states; the device walks an action's recorded targets
+  round-robin, in recorded order (repeats kept, so in the recorded
+  proportions), one step per time it is taken, and so reaches every recorded
+  target deterministically. The turn counters are per device and cleared by
+  `reset` (a reboot).
+- tap: DroidBot taps the centre of a view, so the recorded tap at a point is
+  the one on the view, among those under the point with a recorded action of
+  that kind from the current state, whose centre is nearest (then the smaller);
+  views with the very same bounds are one target, their recorded targets
+  pooled. Without one, the deepest interactive view under the point is the
+  element (an action the recording never made: the screen stays).
 - swipe: a move beyond the touch slop is a SCROLL of the scrollable view under
   the start point, named like DroidBot names it (finger up = DOWN, finger left =
   RIGHT); a still swipe of 500 ms or more is a LONG_TAP, a shorter one a tap.
 - text: INPUT on the last tapped editable view (else the focused editable one).
-- BACK follows the recorded BACK transition; without one it returns to the
+- BACK follows the recorded BACK transitions; without one it returns to the
   previous screen of this app session, or to the launcher from the entry screen.
   HOME (and force-stopping the foreground app) returns to the launcher; ENTER
-  follows its recorded transition or does nothing.
-- launching an app lands on its entry screen (the first recorded launch from
-  the home screen), or on the recorded START_APP target from the current screen.
+  follows its recorded transitions or does nothing.
+- launching an app follows the recorded START_APP targets of the current
+  screen, else the app's recorded launch outcomes (`TwinApp.launches`), round-robin.
 
 Every device counts its input actions and the (app package, state id) pairs it
 has shown, for coverage measurement. All methods are thread-safe.
@@ -74,6 +83,7 @@ class TwinDevice:
         self._state_id = LAUNCHER_STATE
         self._stack: list[str] = []  # screens of the current app session, for BACK without a recorded transition
         self._focus_key = ""
+        self._turns: dict[tuple[str, str, tuple[str, ...]], int] = {}  # (package, state, signatures) → next turn
         self.reset()
 
     # ---- observation -------------------------------------------------
@@ -115,8 +125,9 @@ class TwinDevice:
 
     # ---- control -----------------------------------------------------
     def reset(self) -> None:
-        """Back to the launcher, as after a reboot (counters and files are kept)."""
+        """Back to the launcher, as after a reboot: the replay starts over (counters and files are kept)."""
         with self.lock:
+            self._turns.clear()
             self._go_launcher()
 
     def goto(self, package: str, state_id: str) -> None:
@@ -147,9 +158,9 @@ class TwinDevice:
                 direction = "RIGHT" if dx < 0 else "LEFT"
             if self._app is None:
                 return
-            hit = self._hit(x1, y1, ActionType.SCROLL, lambda v: v.view.scrollable)
-            if hit is not None:
-                self._follow(Action(ActionType.SCROLL, hit.key, direction))
+            hits = self._hit(x1, y1, ActionType.SCROLL, lambda v: v.view.scrollable)
+            if hits:
+                self._follow(*(Action(ActionType.SCROLL, hit.key, direction) for hit in hits))
 
     def input_text(self, text: str) -> None:
         with self.lock:
@@ -205,43 +216,58 @@ class TwinDevice:
                         self._launch(self.apps[self._launcher_keys[pv.key]])
                         return
             return
-        hit = self._hit(x, y, kind, lambda v: v.view.interactive)
-        if hit is None:
+        hits = self._hit(x, y, kind, lambda v: v.view.interactive)
+        if not hits:
             return
-        self._follow(Action(kind, hit.key))
+        self._follow(*(Action(kind, hit.key) for hit in hits))
+        hit = next((h for h in hits if h.view.editable), hits[0])
         if hit.view.editable and any(pv.key == hit.key and pv.view.editable for pv in self._app.placed[self._state_id]):
             self._focus_key = hit.key  # still there after the tap (often a new state: the keyboard shows)
 
     def _launch(self, app: TwinApp) -> None:
-        target = app.entry
-        if self._app is app:
-            target = app.target(self._state_id, Action(ActionType.START_APP, text=app.package).signature) or target
+        start = Action(ActionType.START_APP, text=app.package).signature
+        targets = app.targets(self._state_id, start) if self._app is app else ()
+        key = (app.package, self._state_id, (start,)) if targets else (app.package, "", (start,))
+        target = self._turn(key, targets or app.launches)
         self._app, self._stack = app, []
         self._go(target)
 
-    def _hit(self, x: int, y: int, kind: ActionType, fallback: Callable[[PlacedView], bool]) -> PlacedView | None:
-        """The deepest visible view under (x, y) with a recorded `kind` action, else the deepest passing `fallback`."""
+    def _hit(self, x: int, y: int, kind: ActionType, fallback: Callable[[PlacedView], bool]) -> list[PlacedView]:
+        """The views a `kind` action at (x, y) acts on: those with a recorded `kind` action under
+        the point whose centre is nearest to it (then the smallest; all with those very bounds),
+        else the deepest view passing `fallback`; [] when none."""
         assert self._app is not None
         acted = self._app.acted.get((self._state_id, kind), frozenset())
-        best: PlacedView | None = None
-        best_fallback: PlacedView | None = None
-        for pv in self._app.placed[self._state_id]:
-            if not pv.view.bounds.contains(x, y):
-                continue
-            if pv.key in acted and (best is None or pv.depth >= best.depth):
-                best = pv
-            elif fallback(pv) and (best_fallback is None or pv.depth >= best_fallback.depth):
-                best_fallback = pv
-        return best or best_fallback
+        under = [pv for pv in self._app.placed[self._state_id] if pv.view.bounds.contains(x, y)]
+        recorded = [pv for pv in under if pv.key in acted]
+        if recorded:
+            def rank(pv: PlacedView) -> tuple[int, int]:
+                cx, cy = pv.view.bounds.center
+                return (cx - x) ** 2 + (cy - y) ** 2, pv.view.bounds.area
+            best = min(recorded, key=rank)
+            return [pv for pv in recorded if pv.view.bounds == best.view.bounds]
+        deepest: PlacedView | None = None
+        for pv in under:
+            if fallback(pv) and (deepest is None or pv.depth >= deepest.depth):
+                deepest = pv
+        return [deepest] if deepest else []
 
-    def _follow(self, action: Action) -> bool:
-        """Take the recorded transition of an action from the current state; False when none was recorded."""
+    def _follow(self, *actions: Action) -> bool:
+        """Take the next recorded transition of these actions (one physical input) from the
+        current state; False when none was recorded."""
         assert self._app is not None
-        target = self._app.target(self._state_id, action.signature)
-        if target is None:
+        signatures = tuple(a.signature for a in actions)
+        targets = tuple(t for s in signatures for t in self._app.targets(self._state_id, s))
+        if not targets:
             return False
-        self._go(target)
+        self._go(self._turn((self._app.package, self._state_id, signatures), targets))
         return True
+
+    def _turn(self, key: tuple[str, str, tuple[str, ...]], targets: tuple[str, ...]) -> str:
+        """The next of `targets` for this (package, state, action) on this device, round-robin."""
+        turn = self._turns.get(key, 0)
+        self._turns[key] = turn + 1
+        return targets[turn % len(targets)]
 
     def _go(self, target: str) -> None:
         if target == LAUNCHER_STATE or self._app is None:
