@@ -12,6 +12,8 @@ holds a risky word or phrase.
   default non-random order) over concrete states: an action not yet taken from
   this state first; else the first step of a shortest known path to a state that
   still has one; else None (the explorer restarts the app, as DroidBot stops it).
+  Both greedy policies predict no-ops from earlier tries on the same screen and
+  re-try effective actions of non-deterministic apps before restarting (`GreedyPolicy`).
 - `frontier`: the same search with the fleet's knowledge (`Knowledge`):
   actions the shared memory held for this screen before the run go after new
   ones, and concurrent workers of the run claim (state, action) pairs in Redis
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -173,40 +175,74 @@ class GreedyPolicy:
     """DroidBot's greedy DFS over concrete states, with the fleet's knowledge when given one:
     actions no worker of the run took yet go first (then the nearest state that has some),
     and among those, the ones the shared memory never saw on this screen; only when the
-    run has taken everything reachable does a worker repeat what others did."""
+    run has taken everything reachable does a worker repeat what others did.
+
+    Two refinements over DroidBot, for what the twins showed it wastes its actions on:
+    - no-op prediction: an action that changed nothing every time this worker took it on
+      a screen (abstract: another concrete state of the same layout) is predicted to
+      change nothing there again; such actions wait until no other untried action is
+      reachable (they are still taken then);
+    - re-trying as well as restarting: apps are not deterministic (a relaunch, or one
+      action of one state, may show another state each time), so when nothing untried is
+      reachable the policy takes turns between restarting the app and taking again the
+      effective action of this state taken the fewest times (its next outcome may be new)."""
 
     name: str
     seed: int
     knowledge: Knowledge
     rng: random.Random = field(init=False)
-    taken: dict[str, set[str]] = field(default_factory=dict)  # state → signatures taken by this worker
+    taken: dict[str, Counter[str]] = field(default_factory=dict)  # state → signature → times taken
     options: dict[str, list[str]] = field(default_factory=dict)  # state → candidate signatures, in order
-    utg: dict[str, dict[str, str]] = field(default_factory=dict)  # state → signature → target state
+    utg: dict[str, dict[str, str]] = field(default_factory=dict)  # state → signature → last target state
+    screens: dict[str, str] = field(default_factory=dict)  # state → screen id
+    noops: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (screen, signature) → [no-ops, moves]
+    restarts: int = 0  # times this policy had nothing left and asked for a restart
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def untried(self, state_id: str, fresh_only: bool) -> list[str]:
-        """Actions of a state this worker has not taken; `fresh_only`: nor anyone else in the run."""
-        own = self.taken.get(state_id, set())
+    def predicted_noop(self, state_id: str, signature: str) -> bool:
+        """Whether the action never changed anything on this state's screen, in at least one try."""
+        still, moved = self.noops.get((self.screens.get(state_id, ""), signature), (0, 0))
+        return still > 0 and moved == 0
+
+    def untried(self, state_id: str, fresh_only: bool, noops: bool) -> list[str]:
+        """Actions of a state this worker has not taken; `fresh_only`: nor anyone else in the run;
+        `noops`: also those predicted to change nothing."""
+        own = self.taken.get(state_id, Counter())
         others = self.knowledge.claimed(state_id) if fresh_only else set()
-        return [s for s in self.options.get(state_id, []) if s not in own and s not in others]
+        return [s for s in self.options.get(state_id, []) if s not in own and s not in others
+                and (noops or not self.predicted_noop(state_id, s))]
 
     def choose(self, seen: Seen, options: list[Candidate]) -> Candidate | None:
         node = seen.state.state_id
         by_sig = {c.signature: c for c in options}
+        self.screens[node] = seen.screen.id
         if node not in self.options:
             self.options[node] = self.ordered(options, self.knowledge.acted(seen.screen.id))
-        for signature in self.untried(node, fresh_only=True):
-            if signature in by_sig and self.knowledge.claim(node, signature):
-                return by_sig[signature]
-        step = self.navigate(node, fresh_only=True)
-        if step is None:  # the run took everything reachable; go on where this worker has not been
-            own = [s for s in self.untried(node, fresh_only=False) if s in by_sig]
-            if own:
-                return by_sig[own[0]]
-            step = self.navigate(node, fresh_only=False)
-        return by_sig.get(step) if step is not None else None
+        for fresh_only, noops in ((True, False), (True, True), (False, False), (False, True)):
+            here = [s for s in self.untried(node, fresh_only, noops) if s in by_sig]
+            if fresh_only:
+                for signature in here:
+                    if self.knowledge.claim(node, signature):
+                        return by_sig[signature]
+            elif here:
+                return by_sig[here[0]]
+            step = self.navigate(node, fresh_only, noops)
+            if step in by_sig:
+                return by_sig[step]
+        return self.retry(node, by_sig)
+
+    def retry(self, node: str, by_sig: dict[str, Candidate]) -> Candidate | None:
+        """The effective action of this state taken the fewest times (first in order on ties),
+        unless restarts are due (they took fewer turns than re-tries of it): then None."""
+        taken = self.taken.get(node, Counter())
+        moved = [s for s in self.options.get(node, []) if s in by_sig and self.utg.get(node, {}).get(s, node) != node]
+        again = min(moved, key=lambda s: taken[s]) if moved else None
+        if again is None or taken[again] > self.restarts:
+            self.restarts += 1
+            return None
+        return by_sig[again]
 
     def ordered(self, options: list[Candidate], acted: dict[str, int]) -> list[str]:
         """DroidBot's order: taps on clickable views, scrolls, long taps, typing, taps on
@@ -223,13 +259,13 @@ class GreedyPolicy:
             out += groups[slot]
         return out
 
-    def navigate(self, start: str, fresh_only: bool) -> str | None:
+    def navigate(self, start: str, fresh_only: bool, noops: bool) -> str | None:
         """First action of a shortest known path to a state with an untried action."""
         seen_nodes = {start}
         queue: deque[tuple[str, str | None]] = deque([(start, None)])
         while queue:
             node, first = queue.popleft()
-            if node != start and self.untried(node, fresh_only):
+            if node != start and self.untried(node, fresh_only, noops):
                 return first
             for signature, target in self.utg.get(node, {}).items():
                 if target not in seen_nodes:
@@ -238,9 +274,11 @@ class GreedyPolicy:
         return None
 
     def record(self, source: Seen, action: Action, target: Seen) -> None:
-        node = source.state.state_id
-        self.taken.setdefault(node, set()).add(action.signature)
-        self.utg.setdefault(node, {})[action.signature] = target.state.state_id
+        node, signature = source.state.state_id, action.signature
+        self.taken.setdefault(node, Counter())[signature] += 1
+        self.utg.setdefault(node, {})[signature] = target.state.state_id
+        outcome = self.noops.setdefault((source.screen.id, signature), [0, 0])
+        outcome[0 if target.state.state_id == node else 1] += 1
 
 
 def make_policy(name: str, seed: int, fleet: Knowledge) -> Policy:
