@@ -30,9 +30,11 @@ class ChunkResult:
     trace_id: str
     chunk: int
     written: bool  # False: the chunk was already in the graph (a no-op)
-    states: int = 0
-    elements: int = 0
-    transitions: int = 0
+    # What the chunk wrote (empty when it was a no-op): consecutive chunks repeat
+    # states and transitions, so a load counts distinct ids over its chunks.
+    state_ids: frozenset[str] = frozenset()
+    element_ids: frozenset[str] = frozenset()
+    transition_keys: frozenset[str] = frozenset()
 
 
 class GraphStore:
@@ -95,8 +97,10 @@ class GraphStore:
             raise TransientError(f"writing chunk {chunk} of trace {trace.id}: {exc}") from exc
         except Neo4jError as exc:
             raise GraphError(f"writing chunk {chunk} of trace {trace.id} failed: {exc.message}") from exc
-        return ChunkResult(trace.id, chunk, written, len(rows.states) if written else 0,
-                           len(rows.elements) if written else 0, len(rows.transitions) if written else 0)
+        if not written:
+            return ChunkResult(trace.id, chunk, written)
+        return ChunkResult(trace.id, chunk, written, frozenset(r["id"] for r in rows.states),
+                           frozenset(r["id"] for r in rows.elements), frozenset(r["key"] for r in rows.transitions))
 
     def write_tasks(self, tasks: list[dict[str, Any]]) -> None:
         self.write("merge_tasks", rows=tasks)

@@ -71,9 +71,9 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
         if progress:
             progress(index + 1, len(chunks))
     report.chunks_written = sum(r.written for r in report.results)
-    report.states = sum(r.states for r in report.results)
-    report.elements = sum(r.elements for r in report.results)
-    report.transitions = sum(r.transitions for r in report.results)
+    report.states = len(frozenset().union(*(r.state_ids for r in report.results)))
+    report.elements = len(frozenset().union(*(r.element_ids for r in report.results)))
+    report.transitions = len(frozenset().union(*(r.transition_keys for r in report.results)))
     report.seconds = time.perf_counter() - started
     return report
 
