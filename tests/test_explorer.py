@@ -17,7 +17,7 @@ from tests.conftest import DROIDBOT
 from workers.devices import DevicePool, DeviceRecord
 from workers.explorer import JobSpec, trace_id
 from workers.jobs import WorkerClients, run_job
-from workers.policies import Seen, candidates, leaf_keys
+from workers.policies import GreedyPolicy, NoKnowledge, Seen, candidates, leaf_keys
 from workers.twin.adb_server import TwinServer
 from workers.twin.device import build_fleet
 from workers.uixml import parse_hierarchy, shown_state_id
@@ -74,6 +74,34 @@ def test_risky_elements_are_never_candidates(settings):
     # "format sd" is risky as whole words: "Format SD card" is, "Date format" and "Information" are not
     assert labels == {"Information", "Date format"}
     assert candidates(seen, settings.risky_words)[-1].action.type.value == "back"
+
+
+def _screen(n: int) -> Seen:
+    """A screen with an "Info" and a "Go" button, made distinct by `n` extra labels."""
+    views = [_view(0, -1, [1, 2, *range(3, 3 + n)], "android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 1920)),
+             _view(1, 0, [], "android.widget.Button", resource_id="p:id/info", text="Info", clickable=True),
+             _view(2, 0, [], "android.widget.Button", resource_id="p:id/go", text="Go", clickable=True)]
+    views += [_view(3 + k, 0, [], "android.widget.TextView", resource_id=f"p:id/label{k}", text=f"{k}")
+              for k in range(n)]
+    state = UIState(package="p", activity="p.Main", views=views, state_id=f"s{n}")
+    screen = screen_of(state, "p", "1")
+    return Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
+
+
+def test_a_kind_of_action_that_never_changed_anything_waits_on_new_screens(settings):
+    policy = GreedyPolicy("dfs", 0, NoKnowledge())
+    for n in range(1, 4):  # "Info" taps first (view order), three screens: each changes nothing
+        seen = _screen(n)
+        choice = policy.choose(seen, candidates(seen, settings.risky_words))
+        assert "info" in choice.action.element_key
+        policy.record(seen, choice.action, seen)
+    seen = _screen(4)  # a new screen: "Go" first now, "Info" still taken once nothing else is left
+    options = candidates(seen, settings.risky_words)
+    choice = policy.choose(seen, options)
+    assert "go" in choice.action.element_key
+    policy.record(seen, choice.action, _screen(5))
+    assert "info" not in policy.choose(seen, options).action.element_key  # BACK and the labels go first
+    assert "info" in policy.choose(seen, [o for o in options if "info" in o.action.element_key]).action.element_key
 
 
 def _job(package, **kw) -> JobSpec:

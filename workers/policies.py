@@ -43,6 +43,7 @@ class Candidate:
     action: Action
     bounds: Bounds | None = None
     leaf: bool = False  # a tap on a non-interactive leaf view (DroidBot's last resort)
+    group: int = 0  # DroidBot's kind order: clickable taps, scrolls, checkable taps, long taps, typing, leaf taps, BACK
 
     @property
     def signature(self) -> str:
@@ -105,17 +106,17 @@ def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[Candidate]:
             continue
         key, b = element.key, element.bounds
         if not view.interactive:
-            leaves.append(Candidate(Action(ActionType.TAP, key), b, leaf=True))
+            leaves.append(Candidate(Action(ActionType.TAP, key), b, leaf=True, group=5))
             continue
         if view.clickable or view.checkable:
-            out.append(Candidate(Action(ActionType.TAP, key), b))
+            out.append(Candidate(Action(ActionType.TAP, key), b, group=0 if view.clickable else 2))
         if view.long_clickable:
-            out.append(Candidate(Action(ActionType.LONG_TAP, key), b))
+            out.append(Candidate(Action(ActionType.LONG_TAP, key), b, group=3))
         if view.editable:
-            out.append(Candidate(Action(ActionType.INPUT, key, INPUT_TEXT), b))
+            out.append(Candidate(Action(ActionType.INPUT, key, INPUT_TEXT), b, group=4))
         if view.scrollable:
-            out += [Candidate(Action(ActionType.SCROLL, key, d), b) for d in SCROLL_DIRECTIONS]
-    return out + leaves + [Candidate(Action(ActionType.BACK))]
+            out += [Candidate(Action(ActionType.SCROLL, key, d), b, group=1) for d in SCROLL_DIRECTIONS]
+    return out + leaves + [Candidate(Action(ActionType.BACK), group=6)]
 
 
 class Knowledge(Protocol):
@@ -177,11 +178,14 @@ class GreedyPolicy:
     and among those, the ones the shared memory never saw on this screen; only when the
     run has taken everything reachable does a worker repeat what others did.
 
-    Two refinements over DroidBot, for what the twins showed it wastes its actions on:
+    Refinements over DroidBot, for what the twins showed it wastes its actions on:
     - no-op prediction: an action that changed nothing every time this worker took it on
       a screen (abstract: another concrete state of the same layout) is predicted to
-      change nothing there again; such actions wait until no other untried action is
-      reachable (they are still taken then);
+      change nothing there again; so is, on a screen where it was never tried, an action
+      whose kind (`features`: action, class, resource id, label) never changed anything on
+      any screen in several tries; such actions wait until no other untried action is
+      reachable (they are still taken then), or until the nearest one is more than FAR
+      actions away (one action here for a chance of a new state beats a long walk);
     - re-trying as well as restarting: apps are not deterministic (a relaunch, or one
       action of one state, may show another state each time), so when nothing untried is
       reachable the policy takes turns between restarting the app and taking again the
@@ -197,14 +201,26 @@ class GreedyPolicy:
     screens: dict[str, str] = field(default_factory=dict)  # state → screen id
     noops: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (screen, signature) → [no-ops, moves]
     restarts: int = 0  # times this policy had nothing left and asked for a restart
+    kinds: dict[str, dict[str, tuple[tuple, ...]]] = field(default_factory=dict)  # state → signature → feature keys
+    effects: dict[tuple, list[int]] = field(default_factory=dict)  # feature key → [no-ops, moves]
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
     def predicted_noop(self, state_id: str, signature: str) -> bool:
-        """Whether the action never changed anything on this state's screen, in at least one try."""
+        """Whether the action is expected to change nothing on this state: it never did on this
+        state's screen, in at least one try; or, untried on this screen, its kind of action
+        (`features`) never did on any screen, in NOOP_EVIDENCE tries."""
         still, moved = self.noops.get((self.screens.get(state_id, ""), signature), (0, 0))
-        return still > 0 and moved == 0
+        if still or moved:
+            return moved == 0
+        for level, feature in enumerate(self.kinds.get(state_id, {}).get(signature, ())):
+            still, moved = self.effects.get(feature, (0, 0))
+            if moved:
+                return False
+            if still >= NOOP_EVIDENCE[level]:
+                return True
+        return False
 
     def untried(self, state_id: str, fresh_only: bool, noops: bool) -> list[str]:
         """Actions of a state this worker has not taken; `fresh_only`: nor anyone else in the run;
@@ -220,6 +236,7 @@ class GreedyPolicy:
         self.screens[node] = seen.screen.id
         if node not in self.options:
             self.options[node] = self.ordered(options, self.knowledge.acted(seen.screen.id))
+            self.kinds[node] = features(seen, options)
         for fresh_only, noops in ((True, False), (True, True), (False, False), (False, True)):
             here = [s for s in self.untried(node, fresh_only, noops) if s in by_sig]
             if fresh_only:
@@ -228,8 +245,12 @@ class GreedyPolicy:
                         return by_sig[signature]
             elif here:
                 return by_sig[here[0]]
-            step = self.navigate(node, fresh_only, noops)
+            step, hops = self.navigate(node, fresh_only, noops)
             if step in by_sig:
+                if not noops and hops > FAR:
+                    local = self.local_noop(node, fresh_only, by_sig)
+                    if local is not None:
+                        return local
                 return by_sig[step]
         return self.retry(node, by_sig)
 
@@ -248,29 +269,36 @@ class GreedyPolicy:
         """DroidBot's order: taps on clickable views, scrolls, long taps, typing, taps on
         other leaf views, BACK, each kind in view order. With the fleet's knowledge, what
         the shared memory never saw on this screen goes first."""
-        kinds = {ActionType.TAP: 0, ActionType.SCROLL: 1, ActionType.LONG_TAP: 2, ActionType.INPUT: 3}
         groups: dict[tuple[int, int], list[str]] = {}
         for c in options:
-            kind = 5 if c.action.type == ActionType.BACK else 4 if c.leaf else kinds.get(c.action.type, 4)
+            kind = c.group
             fresh = 1 if c.signature in acted else 0
-            groups.setdefault((fresh, kind) if kind < 5 else (2, kind), []).append(c.signature)
+            groups.setdefault((fresh, kind) if kind < 6 else (2, kind), []).append(c.signature)
         out: list[str] = []
         for slot in sorted(groups):
             out += groups[slot]
         return out
 
-    def navigate(self, start: str, fresh_only: bool, noops: bool) -> str | None:
-        """First action of a shortest known path to a state with an untried action."""
+    def navigate(self, start: str, fresh_only: bool, noops: bool) -> tuple[str | None, int]:
+        """First action of a shortest known path to a state with an untried action, and its length."""
         seen_nodes = {start}
-        queue: deque[tuple[str, str | None]] = deque([(start, None)])
+        queue: deque[tuple[str, str | None, int]] = deque([(start, None, 0)])
         while queue:
-            node, first = queue.popleft()
+            node, first, hops = queue.popleft()
             if node != start and self.untried(node, fresh_only, noops):
-                return first
+                return first, hops
             for signature, target in self.utg.get(node, {}).items():
                 if target not in seen_nodes:
                     seen_nodes.add(target)
-                    queue.append((target, first or signature))
+                    queue.append((target, first or signature, hops + 1))
+        return None, 0
+
+    def local_noop(self, node: str, fresh_only: bool, by_sig: dict[str, Candidate]) -> Candidate | None:
+        """An untried action of this state predicted to change nothing: one action for a chance of a
+        new state, rather than a long walk to an untried one elsewhere."""
+        for signature in self.untried(node, fresh_only, True):
+            if signature in by_sig and (not fresh_only or self.knowledge.claim(node, signature)):
+                return by_sig[signature]
         return None
 
     def record(self, source: Seen, action: Action, target: Seen) -> None:
@@ -279,6 +307,30 @@ class GreedyPolicy:
         self.utg.setdefault(node, {})[signature] = target.state.state_id
         outcome = self.noops.setdefault((source.screen.id, signature), [0, 0])
         outcome[0 if target.state.state_id == node else 1] += 1
+        for feature in self.kinds.get(node, {}).get(signature, ()):
+            self.effects.setdefault(feature, [0, 0])[0 if target.state.state_id == node else 1] += 1
+
+
+NOOP_EVIDENCE = (3, 5)
+FAR = 2  # a walk longer than this to an untried action: try this state's predicted no-ops first  # no-ops without a move, per feature level (most specific first), to predict one
+
+
+def features(seen: Seen, options: list[Candidate]) -> dict[str, tuple[tuple, ...]]:
+    """What kind of action each option is, most specific first: (action, DroidBot group, class,
+    id, label), then (action, DroidBot group, class, id). A kind that never changed anything
+    in several tries (NOOP_EVIDENCE, per level) on any screen is predicted to change nothing
+    on others too, unless this screen's own tries say otherwise."""
+    by_key = {e.key: e for e in seen.elements.values()}
+    out: dict[str, tuple[tuple, ...]] = {}
+    for c in options:
+        element = by_key.get(c.action.element_key)
+        if element is None or c.action.type == ActionType.BACK:
+            continue
+        kind = (c.action.type.value, c.action.text, c.group)
+        cls = element.class_name.rsplit(".", 1)[-1]
+        out[c.signature] = ((*kind, cls, element.resource_id, element.text or element.content_desc),
+                            (*kind, cls, element.resource_id))
+    return out
 
 
 def make_policy(name: str, seed: int, fleet: Knowledge) -> Policy:
