@@ -311,8 +311,8 @@ class GreedyPolicy:
             self.effects.setdefault(feature, [0, 0])[0 if target.state.state_id == node else 1] += 1
 
 
-NOOP_EVIDENCE = (3, 5)
-FAR = 2  # a walk longer than this to an untried action: try this state's predicted no-ops first  # no-ops without a move, per feature level (most specific first), to predict one
+NOOP_EVIDENCE = (3, 5)  # no-ops without a move, per feature level (most specific first), to predict one
+FAR = 1  # a walk longer than this to an untried action: try this state's predicted no-ops first
 
 
 def features(seen: Seen, options: list[Candidate]) -> dict[str, tuple[tuple, ...]]:
