@@ -37,6 +37,11 @@ class ChunkRows:
     # app's own screens (known to the chunk holding that step, else None).
     entry_screen: str | None = None
 
+    def batches(self) -> list[tuple[str, list[dict]]]:
+        """(statement, rows) in write order: nodes before the edges that match them."""
+        return [("merge_screens", self.screens), ("merge_elements", self.elements), ("merge_states", self.states),
+                ("merge_transitions", self.transitions), ("merge_leads_to", self.leads_to)]
+
 
 def transition_row(t: Transition) -> dict:
     """A Transition as a merge_transitions row (one device: the trace's)."""

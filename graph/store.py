@@ -8,8 +8,9 @@ failed one leaves nothing half-written.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import neo4j
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
@@ -37,6 +38,18 @@ class ChunkResult:
     transition_keys: frozenset[str] = frozenset()
 
 
+@contextmanager
+def translated_errors(what: str) -> Iterator[None]:
+    """Driver errors as ours: lost connections and server-side conflicts are
+    transient (worth a bounded retry), anything else the server refused is not."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
+        raise TransientError(f"{what}: {exc}") from exc
+    except Neo4jError as exc:
+        raise GraphError(f"{what} failed: {exc.message}") from exc
+
+
 class GraphStore:
     def __init__(self, driver: neo4j.Driver, database: str):
         self.driver = driver
@@ -55,15 +68,11 @@ class GraphStore:
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
             return [r.data() for r in tx.run(query, params)]
 
-        try:
+        with translated_errors(f"graph statement {name!r}"):
             with self.driver.session(database=self.database, default_access_mode=mode) as session:
                 if mode == neo4j.READ_ACCESS:
                     return session.execute_read(work)
                 return session.execute_write(work)
-        except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
-            raise TransientError(f"graph statement {name!r}: {exc}") from exc
-        except Neo4jError as exc:
-            raise GraphError(f"graph statement {name!r} failed: {exc.message}") from exc
 
     def ensure_schema(self) -> None:
         with self.driver.session(database=self.database) as session:
@@ -82,21 +91,15 @@ class GraphStore:
                    source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
                    app_version=trace.app_version, started=trace.started, ended=trace.ended,
                    entry_screen=rows.entry_screen).consume()
-            for name, batch_rows in (("merge_screens", rows.screens), ("merge_elements", rows.elements),
-                                     ("merge_states", rows.states), ("merge_transitions", rows.transitions),
-                                     ("merge_leads_to", rows.leads_to)):
+            for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
                     tx.run(cypher.load(name), rows=batch_rows[i:i + BATCH], trace_id=trace.id).consume()
             tx.run(cypher.load("mark_chunk"), trace_id=trace.id, chunk=chunk).consume()
             return True
 
-        try:
+        with translated_errors(f"writing chunk {chunk} of trace {trace.id}"):
             with self.driver.session(database=self.database) as session:
                 written = session.execute_write(work)
-        except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
-            raise TransientError(f"writing chunk {chunk} of trace {trace.id}: {exc}") from exc
-        except Neo4jError as exc:
-            raise GraphError(f"writing chunk {chunk} of trace {trace.id} failed: {exc.message}") from exc
         if not written:
             return ChunkResult(trace.id, chunk, written)
         return ChunkResult(trace.id, chunk, written, frozenset(r["id"] for r in rows.states),
