@@ -16,10 +16,10 @@ from PIL import Image
 
 from appmem.errors import DeviceError
 from graph.model import ActionType, Bounds, UIState, View
-from workers.twin.adb_server import TwinServer
-from workers.twin.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
-from workers.twin.device import TwinDevice
-from workers.twin.shell import execute
+from twins.adb_server import TwinServer
+from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
+from twins.device import TwinDevice
+from twins.shell import execute
 
 DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
 ACRYLIC = "anupam.acrylic"

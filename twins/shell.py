@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph.model import stable_id
-from workers.twin.app import LAUNCHER_PACKAGE
-from workers.twin.device import TwinDevice
+from twins.app import LAUNCHER_PACKAGE
+from twins.device import TwinDevice
 
 SH = "/system/bin/sh"
 DEFAULT_DUMP = "/sdcard/window_dump.xml"

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 
 from appmem.errors import DeviceError
 from graph.model import Action, ActionType, UIState
-from workers.twin.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
+from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
-from workers.twin.render import hierarchy_xml, screenshot_png
-from workers.twin.vfs import VirtualFS
+from twins.render import hierarchy_xml, screenshot_png
+from twins.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 

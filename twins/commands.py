@@ -2,8 +2,7 @@
 
 Serves twin devices of recorded DroidBot folders on an adb server port until
 Ctrl-C or SIGTERM. Point any adb client at it: `ANDROID_ADB_SERVER_PORT=P adb devices`,
-or `adbutils.AdbClient("127.0.0.1", P)`. `workers/commands.py` calls
-`add_twins_command`.
+or `adbutils.AdbClient("127.0.0.1", P)`. Registered through `appmem/cli.py` COMMAND_MODULES.
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from appmem.cli import emit
 from appmem.settings import Settings
 
 
-def add_twins_command(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     twins = subparsers.add_parser("twins", help="app twins: recorded apps served as adb devices")
     actions = twins.add_subparsers(dest="twins_command", required=True)
     serve = actions.add_parser("serve", help="serve twin devices over the adb server protocol until Ctrl-C")
@@ -30,8 +29,8 @@ def add_twins_command(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_serve(settings: Settings, args: argparse.Namespace) -> int:
-    from workers.twin.adb_server import TwinServer
-    from workers.twin.device import build_fleet
+    from twins.adb_server import TwinServer
+    from twins.device import build_fleet
 
     if args.devices < 1:
         print("appmem: --devices must be at least 1", file=sys.stderr)
