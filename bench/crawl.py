@@ -33,7 +33,7 @@ from appmem.clients import open_graph  # noqa: E402
 from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
-from graph.rows import now_iso  # noqa: E402
+from graph.times import now_iso  # noqa: E402
 from ingest.droidbot import read_recording  # noqa: E402
 from workers.celery_app import create_app  # noqa: E402
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs  # noqa: E402

@@ -2,5 +2,5 @@
 // policy: each TRANSITION out of it first seen before $before (its action signature
 // parts) and how often it was observed. Within a run, workers coordinate through Redis.
 MATCH (s:Screen {id: $screen_id})-[t:TRANSITION]->(:Screen)
-WHERE t.first_seen < $before
+WHERE t.first_seen < datetime($before)
 RETURN t.action AS action, t.element_key AS element_key, t.detail AS detail, t.observations AS observations

@@ -7,10 +7,10 @@ UTG transitions (counts per chunk) and ETG edges.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from graph.model import ActionType, Element, Screen, Step, Trace, Transition, UIState, stable_id
 from graph.screens import elements_of, screen_of
+from graph.times import now_iso
 
 
 def app_id(package: str, version: str) -> str:
@@ -19,10 +19,6 @@ def app_id(package: str, version: str) -> str:
 
 def state_node_id(state: UIState) -> str:
     return stable_id("state", state.package, state.state_id)
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -96,7 +92,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
             "seen": state.observed_at or default_seen,
         }
         rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
-                            "package": state.package, "observed_at": state.observed_at})
+                            "package": state.package, "observed_at": state.observed_at or None})
         els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
         elements[state.state_id] = {e.key: e for e in els.values()}
         for e in els.values():

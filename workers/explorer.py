@@ -41,7 +41,7 @@ import redis
 
 from appmem.errors import LeaseError
 from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, stable_id
-from graph.rows import now_iso
+from graph.times import now_iso
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from ingest.pipeline import scrub_trace, write_chunk

@@ -33,7 +33,7 @@ import adbutils
 import redis
 
 from appmem.errors import DeviceError, LeaseError
-from graph.rows import now_iso
+from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
 from workers.driver import DeviceDriver
