@@ -38,3 +38,40 @@ def test_imported_times_are_datetimes_and_old_graphs_migrate(empty_graph):
                                    "RETURN t.started < t.ended AS ordered, s.observed_at = t.started AS same")[0]
     assert old == {"ordered": True, "same": True}
     assert migrate(empty_graph)["times"] == {}
+
+
+def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):
+    from graph.model import Bounds, UIState, View
+    views = [View(0, -1, [1], "android.widget.FrameLayout", package, bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.Button", package, resource_id=rid, text=text,
+                  bounds=Bounds(0, 0, 500, 200), clickable=True)]
+    return UIState(package, activity, views, state_id=state_id, observed_at="2026-01-01T00:00:00Z")
+
+
+def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
+    from graph.model import Action, ActionType, Outcome, Step, Trace, reliability
+    from graph.rows import build_rows
+    from graph.screens import screen_of
+
+    a = tiny_state("a", "org.example.app:id/go")
+    b = tiny_state("b", "org.example.app:id/next", activity=".Next")
+    crash = tiny_state("c", "android:id/aerr_close", package="android", activity=".AppErrorDialog", text="Close app")
+    key = "/FrameLayout[]#0/Button[org.example.app:id/go]#0"
+    tap = Action(ActionType.TAP, key)
+    b_screen = screen_of(b, "org.example.app", "1").id
+    trace = Trace("outcomes", "explorer", "org.example.app", "1", "dev", "test", "2026-01-01T00:00:00Z", "",
+                  states={"a": a, "b": b, "c": crash},
+                  steps=[Step(0, "a", tap, "b"), Step(1, "b", Action(ActionType.BACK), "a"),
+                         Step(2, "a", tap, "a", Outcome.NO_EFFECT, expected_screen=b_screen),
+                         Step(3, "a", tap, "c")])
+    ingest_trace(empty_graph, trace, chunk_size=10)
+    edges = {(r["target"], r["action"]): r for r in cypher_rows(
+        empty_graph, "MATCH (:Screen)-[t:TRANSITION]->(b:Screen) RETURN b.id AS target, t.action AS action, "
+                     "t.successes AS s, t.failures AS f, t.observations AS n")}
+    to_b = edges[(b_screen, "tap")]
+    assert (to_b["s"], to_b["f"], to_b["n"]) == (1, 1, 2)
+    to_crash = edges[(screen_of(crash, "org.example.app", "1").id, "tap")]
+    assert (to_crash["s"], to_crash["f"]) == (0, 1)
+    assert not any(k[0] == screen_of(a, "org.example.app", "1").id and k[1] == "tap" for k in edges)
+    assert reliability(1, 1) == 0.5 and reliability(0, 0) == 0.5 and reliability(3, 0) == 0.8
+    assert build_rows(trace, trace.steps, list(trace.states.values())).leads_to  # the ok move still feeds the ETG
