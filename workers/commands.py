@@ -101,9 +101,9 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
         recorded = None
         if args.twins:
             from twins.adb_server import TwinServer
-            from twins.device import build_fleet
+            from twins.commands import twin_fleet
 
-            fleet = build_fleet(args.twins, args.devices)
+            fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed)
             server = TwinServer(fleet)
             host, port = "127.0.0.1", server.start()
             serials = list(fleet)
