@@ -1,36 +1,102 @@
 """From a concrete UI state to its abstract Screen and its Elements.
 
-The screen signature is content-free (DroidBot's `structure_str` idea): the
-foreground activity plus the set of (class, resource id) of the visible views.
-Texts are left out, so the same screen showing other data, at another time or on
-another device, merges; a different layout does not. Elements are keyed by
-their structural path in the tree, so they merge across observations too.
+Screen identity (the signature) is the foreground activity, the set of (class,
+resource id) of the visible views (DroidBot's `structure_str` idea: layout, not
+content) and the set of the screen's *naming texts*: the static text that says
+what the screen is. A naming text is the text (or content description) of
+- a dialog title (`…:id/alertTitle`) or a view directly in a toolbar/action bar;
+- a row of a framework menu or choice dialog, or a preference title
+  (`android:id/title`, `android:id/text1`: the app's fixed options);
+- an interactive view that is not editable (buttons, options, checkboxes: fixed labels),
+unless it is data: empty, with a digit (dates, times, counters, sizes), longer
+than `LABEL_MAX`, changed by the privacy scrubber (e-mail, URL with a query,
+placeholders), or a dynamic list item (`ingest.privacy.dynamic_item_views`).
+So the same screen on another display size, with another user's content, or seen
+before and after an update that did not touch it, merges; two dialogs sharing a
+layout but titled or optioned differently do not. The version is not part of a
+screen's id: an unchanged screen is one node across versions (its `versions`).
+Formats without resource ids (AutoDroid's HTML) bring their own content-free
+structure string (with its static labels), which replaces the layout part.
+
+Elements are keyed by their structural path in the tree, so they merge across
+observations; their id adds their naming text (`element_names`), so a fixed label
+and a data row at one path (CANCEL vs "Android 3 items") never share an element.
 """
 from __future__ import annotations
 
 from collections import Counter
 
 from graph.model import Element, Screen, UIState, View, stable_id
+from ingest.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
 
 # Packages that are the device, not an app: their screens carry no app version.
 UNVERSIONED = ""
+LABEL_MAX = 40  # a fixed label is short; longer texts are content (messages, descriptions)
+TITLE_ENTRY = "alertTitle"  # dialog titles: android:id/alertTitle, and AppCompat's <app>:id/alertTitle
+BAR_CLASSES = ("Toolbar", "ActionBar")
+
+
+def is_title_id(resource_id: str) -> bool:
+    return resource_id.rsplit("/", 1)[-1] == TITLE_ENTRY
+
+
+def is_data_text(text: str) -> bool:
+    """Text that is content, not a fixed label (see module doc)."""
+    label = text.strip()
+    return (not label or len(label) > LABEL_MAX or any(c.isdigit() for c in label)
+            or ("<" in label and ">" in label) or scrub_text(label) != label)
+
+
+def naming_texts(state: UIState) -> dict[int, str]:
+    """View index → its naming text, for the views that name the screen (module doc)."""
+    if state.structure:
+        return {}
+    by_index = {v.index: v for v in state.views}
+    items = dynamic_item_views(state)
+    out: dict[int, str] = {}
+    for v in state.views:
+        if not v.visible or v.editable or v.password or v.index in items:
+            continue
+        parent = by_index.get(v.parent)
+        names = (is_title_id(v.resource_id) or v.resource_id in MENU_TEXT_IDS
+                 or (parent is not None and parent.short_class.endswith(BAR_CLASSES))
+                 or v.clickable or v.long_clickable or v.checkable)
+        if not names:
+            continue
+        text = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
+        if text:
+            out[v.index] = text
+    return out
+
+
+def element_names(state: UIState) -> dict[int, str]:
+    """What an element's id adds to its path: its naming text; in formats with their own
+    structure (AutoDroid's HTML, no list structure to tell items from labels) only whether
+    an interactive view shows a label or data, so a list's rows still merge by position."""
+    if not state.structure:
+        return naming_texts(state)
+    return {v.index: "label" for v in state.views
+            if (v.clickable or v.checkable) and not v.editable
+            and any(t and not is_data_text(t) for t in (v.text, v.content_desc))}
 
 
 def screen_signature(state: UIState) -> str:
     if state.structure:
         return stable_id(state.activity, state.structure)
     parts = sorted({f"{v.class_name}|{v.resource_id}" for v in state.views if v.visible})
-    return stable_id(state.activity, *parts)
+    names = sorted({f"text|{t}" for t in naming_texts(state).values()})
+    return stable_id(state.activity, *parts, *names)
 
 
 def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
     """The abstract screen of a state. A screen of another package than the app
     under study belongs to *that* package (unversioned), shared by every app
-    that reaches it."""
+    that reaches it. `app_version` is the version this observation was made in;
+    it is not part of the id."""
     version = app_version if state.package == app_package else UNVERSIONED
     signature = screen_signature(state)
     return Screen(
-        id=stable_id("screen", state.package, version, signature),
+        id=stable_id("screen", state.package, signature),
         package=state.package,
         app_version=version,
         activity=state.activity,
@@ -40,7 +106,14 @@ def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
 
 
 def screen_title(state: UIState) -> str:
-    """A human hint for the screen: the first visible short text near the top."""
+    """A human hint for the screen: its dialog or toolbar title, else the first visible
+    short text near the top."""
+    by_index = {v.index: v for v in state.views}
+    for v in state.views:
+        parent = by_index.get(v.parent)
+        if v.visible and v.text and not is_data_text(v.text) and (
+                is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))):
+            return v.text.strip()
     for v in sorted((v for v in state.views if v.visible and v.text), key=lambda v: (v.bounds.top, v.bounds.left)):
         text = v.text.strip()
         if 0 < len(text) <= 60:
@@ -110,6 +183,7 @@ def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = fro
     """Interactive views of a state, plus the views whose key is in
     `acted_keys` (a recorded action used them), as Elements of its screen, by view index."""
     located = view_locations(state.views)
+    names = element_names(state)
     out: dict[int, Element] = {}
     for v in state.views:
         if v.index not in located:
@@ -118,7 +192,7 @@ def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = fro
         if not (v.interactive or key in acted_keys):
             continue
         out[v.index] = Element(
-            id=stable_id("element", screen.id, key),
+            id=stable_id("element", screen.id, key, names.get(v.index, "")),
             screen_id=screen.id,
             key=key,
             class_name=v.class_name,
