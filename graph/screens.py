@@ -70,14 +70,18 @@ def naming_texts(state: UIState) -> dict[int, str]:
 
 
 def element_names(state: UIState) -> dict[int, str]:
-    """What an element's id adds to its path: its naming text; in formats with their own
-    structure (AutoDroid's HTML, no list structure to tell items from labels) only whether
-    an interactive view shows a label or data, so a list's rows still merge by position."""
+    """What an element's id adds to its path: its naming text. Formats with their own
+    structure (AutoDroid's HTML) have no list structure to tell items from labels, and their
+    paths count positions in document order: there every interactive view's non-data text
+    (its label) is added, so a button that moved does not merge with another label."""
     if not state.structure:
         return naming_texts(state)
-    return {v.index: "label" for v in state.views
-            if (v.clickable or v.checkable) and not v.editable
-            and any(t and not is_data_text(t) for t in (v.text, v.content_desc))}
+    out: dict[int, str] = {}
+    for v in state.views:
+        label = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
+        if label and (v.clickable or v.checkable) and not v.editable:
+            out[v.index] = label
+    return out
 
 
 def screen_signature(state: UIState) -> str:
