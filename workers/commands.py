@@ -13,9 +13,12 @@ from workers.policies import POLICIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from workers.twin.cli import add_twins_command
-
-    add_twins_command(sub)
+    try:  # the production image leaves the app twins out (.dockerignore)
+        from workers.twin.cli import add_twins_command
+    except ModuleNotFoundError:
+        add_twins_command = None
+    if add_twins_command:
+        add_twins_command(sub)
     crawl = sub.add_parser("crawl", help="explore apps on a fleet of devices with Celery workers")
     src = crawl.add_argument_group("devices")
     src.add_argument("--twins", nargs="+", type=Path, metavar="DIR", help="DroidBot folders served as app twins")
