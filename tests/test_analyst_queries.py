@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import cypher.check
+
 import pytest
 
 from graph.screens import screen_of
@@ -98,3 +100,38 @@ def test_neighbourhood_and_path_between_two_screens(memory):
     assert far
     path = store.read("analyst_path", source_id=top, target_id=far[0])
     assert [p["step"] for p in path] == [0]
+
+
+def test_graph_views_return_paths(memory):
+    store = memory["store"]
+    drawn = store.read("analyst_app_graph", package=APP)
+    assert drawn and all(r["p"] for r in drawn)
+    top = store.read("analyst_app_screens", package=APP)[0]["screen"]
+    hood = store.read("analyst_neighbourhood_graph", screen_id=top)
+    assert len(hood) >= 2
+    other = next(r["other"] for r in store.read("analyst_neighbourhood", screen_id=top)
+                 if r["direction"] == "out" and r["other"] != top)
+    assert len(store.read("analyst_path_graph", source_id=top, target_id=other)) == 1
+
+
+def test_browser_guide_runs_every_saved_query_and_the_style_covers_the_model():
+    import html
+    import re
+
+    from analyst.guide import GRASS, SLIDES, STATIC_GUIDE, render_guide
+    import cypher
+
+    guide = render_guide()
+    assert STATIC_GUIDE.read_text() == guide, "docker/browser/appmem.html is stale: re-render it"
+    runnable = [html.unescape(m) for m in re.findall(r'class="[^"]*runnable">(.*?)</pre>', guide, re.S)]
+    queries = [q for q in runnable if not q.startswith(":")]
+    for name, _, _ in SLIDES:
+        body = "\n".join(ln for ln in cypher.load(name).strip().splitlines() if not ln.startswith("//"))
+        assert body in queries, name
+    saved = {p.stem for p in (cypher.check.REPO / "cypher").glob("analyst_*.cypher")}
+    assert saved == {name for name, _, _ in SLIDES}
+    grass = GRASS.read_text()
+    for kind in ("App", "Screen", "Element", "State", "Trace", "Task"):
+        assert f"node.{kind} {{" in grass
+    for rel in ("TRANSITION", "HAS_ELEMENT", "LEADS_TO", "STEP"):
+        assert f"relationship.{rel} {{" in grass
