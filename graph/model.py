@@ -13,6 +13,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
+from graph.vocabulary import label_of, role_of
+
 
 def stable_id(*parts: object) -> str:
     """Deterministic id from parts: the same inputs always give the same id,
@@ -124,22 +126,35 @@ class UIState:
 
 @dataclass
 class Element:
-    """An interactive view of a Screen, keyed within it by its structural path."""
+    """An interactive view of a Screen, keyed within it by its structural path.
+    The one element model: ingest writes it, the summarizer and the planner read it.
+    Its label and role come from graph/vocabulary.py."""
 
     id: str
     screen_id: str
-    key: str
-    class_name: str
-    resource_id: str
-    text: str
-    content_desc: str
-    bounds: Bounds
-    flags: list[str]
-    locators: list[str]  # XPath queries, most precise first (AutoDroid-V2's queue)
+    key: str = ""
+    class_name: str = ""
+    resource_id: str = ""
+    text: str = ""
+    content_desc: str = ""
+    bounds: Bounds = Bounds(0, 0, 0, 0)
+    flags: list[str] = field(default_factory=list)
+    locators: list[str] = field(default_factory=list)  # XPath queries, most precise first (AutoDroid-V2's queue)
 
     @property
     def label(self) -> str:
-        return self.text or self.content_desc or self.resource_id.rsplit("/", 1)[-1]
+        return label_of(self)
+
+    @property
+    def role(self) -> str:
+        """input | toggle | scroll | long_tap | tap."""
+        return role_of(self)
+
+    @property
+    def action(self) -> ActionType:
+        """What acting on the element as a target means: typing into an input,
+        long-pressing what only long-clicks, else a tap (toggles and rows too)."""
+        return {"input": ActionType.INPUT, "long_tap": ActionType.LONG_TAP}.get(self.role, ActionType.TAP)
 
 
 @dataclass

@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import neo4j
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
 
 import cypher
 from appmem.errors import GraphError, TransientError
-from graph.model import Task, Trace
+from graph.model import Bounds, Element, Task, Trace
 from graph.rows import ChunkRows, app_id
 
 log = logging.getLogger(__name__)
@@ -115,8 +115,21 @@ class GraphStore:
     def write_tasks(self, tasks: list[dict[str, Any]]) -> None:
         self.write("merge_tasks", rows=tasks)
 
+    def elements(self, ids: Iterable[str] = (), screen_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """The rows of cypher/elements.cypher: the elements with these ids or on these screens.
+        `element_of` makes a row an Element; rows also carry `package`, `risky`, `simulated_task`."""
+        return self.read("elements", ids=list(ids), screen_ids=list(screen_ids))
+
     def stats(self, package: str | None = None) -> list[dict[str, Any]]:
         return self.read("app_stats", package=package)
+
+
+def element_of(row: dict[str, Any]) -> Element:
+    """A row of the `elements` statement → the Element."""
+    return Element(id=row["id"], screen_id=row["screen_id"], key=row["key"], class_name=row["class_name"],
+                   resource_id=row["resource_id"], text=row["text"], content_desc=row["content_desc"],
+                   bounds=Bounds(*(row["bounds"] or [0, 0, 0, 0])), flags=list(row["flags"]),
+                   locators=list(row["locators"]))
 
 
 def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
