@@ -8,6 +8,8 @@ what the screen is. A naming text is the text (or content description) of
 - a row of a framework menu or choice dialog, or a preference title
   (`android:id/title`, `android:id/text1`: the app's fixed options);
 - an interactive view that is not editable (buttons, options, checkboxes: fixed labels),
+  the last two only outside scrolling containers (what a scrolled list shows depends on
+  where it is scrolled) and not a switch's text (its ON/OFF state),
 unless it is data: empty, with a digit (dates, times, counters, sizes), longer
 than `LABEL_MAX`, changed by the privacy scrubber (e-mail, URL with a query,
 placeholders), or a dynamic list item (`ingest.privacy.dynamic_item_views`).
@@ -25,6 +27,7 @@ and a data row at one path (CANCEL vs "Android 3 items") never share an element.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from graph.model import Element, Screen, UIState, View, stable_id
 from ingest.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
@@ -34,6 +37,7 @@ UNVERSIONED = ""
 LABEL_MAX = 40  # a fixed label is short; longer texts are content (messages, descriptions)
 TITLE_ENTRY = "alertTitle"  # dialog titles: android:id/alertTitle, and AppCompat's <app>:id/alertTitle
 BAR_CLASSES = ("Toolbar", "ActionBar")
+SWITCH_CLASSES = ("Switch", "SwitchCompat", "SwitchMaterial", "ToggleButton")
 
 
 def is_title_id(resource_id: str) -> bool:
@@ -51,17 +55,21 @@ def naming_texts(state: UIState) -> dict[int, str]:
     """View index → its naming text, for the views that name the screen (module doc)."""
     if state.structure:
         return {}
-    by_index = {v.index: v for v in state.views}
-    items = dynamic_item_views(state)
+    shown = shown_views(state.views)
+    by_index = {v.index: v for v in shown}
+    # List rows are told apart on what is shown, as a uiautomator dump has it (no invisible subtrees).
+    items = dynamic_item_views(replace(state, views=shown))
     out: dict[int, str] = {}
-    for v in state.views:
-        if not v.visible or v.editable or v.password or v.index in items:
+    for v in shown:
+        # Editable by class, as a uiautomator dump can tell it (workers/uixml.py): DroidBot
+        # also marks some TextViews editable, and the same screen must name itself alike.
+        if "EditText" in v.class_name or v.password or v.index in items:
             continue
         parent = by_index.get(v.parent)
-        names = (is_title_id(v.resource_id) or v.resource_id in MENU_TEXT_IDS
-                 or (parent is not None and parent.short_class.endswith(BAR_CLASSES))
-                 or v.clickable or v.long_clickable or v.checkable)
-        if not names:
+        title = is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))
+        label = v.resource_id in MENU_TEXT_IDS or v.clickable or v.long_clickable or v.checkable
+        # What a scrolling container shows depends on where it is scrolled; a switch's text is its state.
+        if not (title or (label and not in_scroller(v, by_index) and not v.short_class.endswith(SWITCH_CLASSES))):
             continue
         text = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
         if text:
@@ -79,9 +87,30 @@ def element_names(state: UIState) -> dict[int, str]:
     out: dict[int, str] = {}
     for v in state.views:
         label = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
-        if label and (v.clickable or v.checkable) and not v.editable:
+        if label and (v.clickable or v.checkable) and not v.editable:  # HTML inputs are editable, exactly
             out[v.index] = label
     return out
+
+
+def shown_views(views: list[View]) -> list[View]:
+    """The visible views under visible parents, children lists cut to those."""
+    by_index = {v.index: v for v in views}
+    keep: set[int] = set()
+    todo = [v for v in views if (v.parent < 0 or v.parent not in by_index) and v.visible]
+    while todo:
+        view = todo.pop()
+        keep.add(view.index)
+        todo.extend(by_index[c] for c in view.children if c in by_index and by_index[c].visible and c not in keep)
+    return [replace(v, children=[c for c in v.children if c in keep]) for v in views if v.index in keep]
+
+
+def in_scroller(view: View, by_index: dict[int, View]) -> bool:
+    parent = by_index.get(view.parent)
+    while parent is not None:
+        if parent.scrollable:
+            return True
+        parent = by_index.get(parent.parent)
+    return False
 
 
 def screen_signature(state: UIState) -> str:
