@@ -5,7 +5,7 @@ The planner retrieves the elements that best match the task by meaning
 screen (the agent's current screen, or where recorded runs entered the app)
 to each candidate's screen, and picks the candidate with the best score:
 retrieval score minus a small cost per hop. Among equally short paths it takes
-the one whose transitions most reliably worked (successes / observations),
+the one with the fewest stale edges, then whose transitions most reliably worked,
 ranked here in code because Neo4j and ArcadeDB filter paths differently.
 Each step carries the element's locators (most precise first) and a `risky`
 flag, so an agent can ask for confirmation before deleting, sending or paying.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from appmem.errors import AppmemError
-from graph.model import ActionType, Element, Plan, PlanStep
+from graph.model import ActionType, Element, Plan, PlanStep, path_preference
 from graph.store import GraphStore, element_of
 from graph.vocabulary import CONFIRM_WORDS
 from semantic.embedder import Embedder
@@ -47,12 +47,6 @@ def task_input(task: str) -> str:
     return ""
 
 
-def reliability(hops: list[dict[str, Any]]) -> float:
-    """How likely a path's transitions work again: product of (successes + 1) / (observations + 2)."""
-    out = 1.0
-    for hop in hops:
-        out *= ((hop.get("successes") or 0) + 1) / ((hop.get("observations") or 0) + 2)
-    return out
 
 
 @dataclass
@@ -100,7 +94,7 @@ class Planner:
                 return Route(hit, start, [])
             paths = [row["hops"] for row in self.store.read("planner_paths", source_id=start, target_id=target)]
             if paths:
-                return Route(hit, start, max(paths, key=reliability))
+                return Route(hit, start, max(paths, key=path_preference))
         return None
 
     def _screen_elements(self, screen_id: str) -> list[tuple[Element, bool]]:

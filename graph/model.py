@@ -229,6 +229,7 @@ class Trace:
     ended: str
     states: dict[str, UIState] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
 
 
 @dataclass
@@ -280,6 +281,16 @@ class Transition:
             self.failures += 1
         self.first_seen = min(self.first_seen, at) if self.first_seen else at
         self.last_seen = max(self.last_seen, at)
+
+
+def path_preference(hops: list[dict]) -> tuple[int, float]:
+    """How a planner ranks candidate paths (hops as planner_paths returns them), higher is
+    better: fewer stale edges first (a route re-observed in the newest version beats one
+    that was not), then the product of the edges' reliabilities."""
+    score = 1.0
+    for hop in hops:
+        score *= reliability(hop.get("successes") or 0, hop.get("failures") or 0)
+    return -sum(1 for hop in hops if hop.get("stale")), score
 
 
 def reliability(successes: int, failures: int) -> float:
