@@ -1,0 +1,124 @@
+"""What a task asks on one screen besides leaving it: options to select, fields to fill, the confirm button.
+
+MobileGPT's sub-tasks without an LLM. On every screen a plan passes (settings
+pages, dialogs, forms):
+- an option (radio row, checkbox, switch) is selected when the task says at
+  least OPTION_MIN of its label's content words; a toggle already in the state
+  the task wants ("disable …" on an unchecked switch) is left alone;
+- each field gets at most one value, the one that fits it: a field that shows
+  the X of "from X to Y" gets Y; a number / phone field the task's number;
+  a name or title field the quoted or named text; a lone field the first value;
+- a screen with a confirm button (OK, Save, Done …) is confirmed when the plan
+  changed something on it.
+Words for field kinds are generic UI vocabulary, not any benchmark's.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from agent.taskparse import ParsedTask, Value, coverage
+from graph.model import Element
+from graph.screens import xpath_literal
+from semantic.summaries import CONFIRM_WORDS, ElementInfo, head, humanize, label_of, role_of
+
+OPTION_MIN = 0.75  # chosen leave-one-app-out by bench/plan.py (see README)
+NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
+                          r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
+TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
+                        r"content|comment|tag|group|event|task)\b", re.I)
+FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
+LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
+NUMERIC = ("phone", "number", "new", "percent", "size", "time")
+TEXTUAL = ("new", "quoted", "named", "file", "name")
+
+
+def info(e: Element) -> ElementInfo:
+    return ElementInfo(e.id, e.screen_id, e.class_name, e.resource_id, e.text, e.content_desc, list(e.flags))
+
+
+def label(e: Element) -> str:
+    """The element's name for matching: its label's first line (a second line is a value)."""
+    return head(label_of(info(e)))
+
+
+def role(e: Element) -> str:
+    return role_of(info(e))
+
+
+def is_confirm(e: Element) -> bool:
+    return humanize(e.text or e.content_desc).lower() in CONFIRM_WORDS or label(e).lower() in CONFIRM_WORDS
+
+
+@dataclass
+class Work:
+    """The steps a screen needs: (element, input, slot) in order; the values they used."""
+
+    acts: list[tuple[Element, str, str | None]] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+
+
+def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[Element]:
+    """The toggles of a screen that the task names and that are not yet as the task wants them."""
+    out = []
+    for e in elements:
+        if e.id in skip or role(e) != "toggle" or coverage(label(e), task.words) < OPTION_MIN:
+            continue
+        if task.want_on is not None and ("checked" in e.flags) == task.want_on:
+            continue
+        out.append(e)
+    return out
+
+
+def _fits(e: Element, value: Value, text_of: str) -> bool:
+    name = " ".join((label(e), e.resource_id.rsplit("/", 1)[-1], e.content_desc))
+    if value.kind in NUMERIC and NUMBER_FIELD.search(name):
+        return value.kind != "new" or bool(re.search(r"\d", value.text))
+    if value.kind in TEXTUAL and (TEXT_FIELD.search(name) or not NUMBER_FIELD.search(name)):
+        return not text_of or value.kind == "new"
+    return False
+
+
+def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tuple[Element, str, str | None]]:
+    """(field, value, slot) for each field of the screen that a task value fits, each value used once."""
+    inputs = [e for e in elements if role(e) == "input"]
+    free = [v for v in task.values if v.text not in used]
+    out: list[tuple[Element, str, str | None]] = []
+    for old in task.old:  # "from X to Y": the field showing X gets Y
+        new = next((v for v in free if v.kind == "new"), None)
+        shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None)
+        target = shown or next((e for e in inputs if new and _fits(e, new, "")), None)
+        if new and target:
+            out.append((replace(target, text=old), new.text, "value"))
+            free.remove(new)
+            inputs.remove(target)
+    name = next((v for v in free if v.kind == "name" and " " in v.text), None)
+    first = next((e for e in inputs if FIRST_NAME.search(label(e))), None)
+    last = next((e for e in inputs if LAST_NAME.search(label(e))), None)
+    if name and first and last:  # a person's name over first-name and surname fields
+        given, family = name.text.split(" ", 1)
+        out += [(first, given, "value"), (last, family, "value")]
+        free.remove(name)
+        inputs = [e for e in inputs if e not in (first, last)]
+    for e in inputs:
+        value = next((v for v in free if _fits(e, v, "")), None)
+        if value is None and len(inputs) == 1 and not out:
+            value = next((v for v in free if v.kind in TEXTUAL), None)
+        if value is not None:
+            out.append((e, value.text, "value"))
+            free.remove(value)
+    order = {e.id: k for k, e in enumerate(elements)}
+    return sorted(out, key=lambda a: order.get(a[0].id, 0))
+
+
+def confirm(elements: list[Element], skip: set[str]) -> Element | None:
+    return next((e for e in elements if e.id not in skip and role(e) == "tap" and is_confirm(e)), None)
+
+
+def item_template(row: Element, value: str) -> Element:
+    """A list row as a slot: the row showing `value`, with locators built for that text."""
+    literal = xpath_literal(value)
+    locators = [f"//*[@text={literal}]", f"//*[starts-with(@text, {literal})]"]
+    if row.resource_id:
+        locators.insert(0, f"//*[@resource-id={xpath_literal(row.resource_id)} and @text={literal}]")
+    return replace(row, text=value, content_desc="", locators=locators)
