@@ -19,13 +19,15 @@ from dataclasses import dataclass, field
 
 from agent.appgraph import AppGraph, Edge
 from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
-from agent.taskparse import ParsedTask, content_stems, stem
+from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
+from semantic.ranking import STOPWORDS
 from graph.model import ActionType, Element, PlanStep
 
 COVER_W = 0.3
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
+OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
 @dataclass
@@ -35,6 +37,12 @@ class Anchor:
     row: Element
     value: str
     opens: str
+
+    def same_rows(self, e: Element) -> bool:
+        """`e` is the anchor's row or another row of its list (same screen, container and class)."""
+        return e.id == self.row.id or (e.screen_id == self.row.screen_id and e.class_name == self.row.class_name
+                                       and e.key.rsplit("/", 1)[0] == self.row.key.rsplit("/", 1)[0]
+                                       and not e.content_desc)
 
 
 @dataclass
@@ -58,6 +66,8 @@ class Composer:
         self.steps: list[PlanStep] = []
         self.acted: set[str] = set()
         self.values: set[str] = set()
+        self.reserved: set[str] = set()  # values that name an item: not typed into any field
+        self.forms: list[str] = []  # forms the plan filled and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
               confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
@@ -75,31 +85,45 @@ class Composer:
         self._step(e, _action(e), e.screen_id, text, to=edge.target if edge else e.screen_id,
                    confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
 
-    def work(self, screen: str, leave_by: str = "") -> int:
-        """The task's options and fields on `screen` (not the element that leaves it); how many steps."""
+    def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
+        """The task's options and fields on `screen` (not the element that leaves it); how many steps.
+        A screen the plan only passes through (`form` False) gets only the fields the task names."""
         elements = self.graph.screen_elements(screen)
         before = len(self.steps)
         for e in options(elements, self.task, self.acted | {leave_by}):
             self._act(e)
         for e, value, slot in fields(elements, self.task, self.values):
-            if e.id != leave_by:
+            named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
+            if e.id != leave_by and (named or (form and value not in self.reserved)):
                 self.values.add(value)
                 self._act(e, value, slot)
         return len(self.steps) - before
 
+    def is_form(self, screen: str) -> bool:
+        """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
+        return confirm(self.graph.screen_elements(screen), set()) is not None
+
+    def item(self, anchor: Anchor) -> None:
+        """Select the row that shows the task's item: a slot step with the value and a locator template."""
+        row = anchor.row
+        self.work(row.screen_id, row.id, form=self.is_form(row.screen_id))
+        self._step(item_template(row, anchor.value), _action(row), row.screen_id, anchor.value,
+                   to=anchor.opens, confidence=GUESS, slot="item")
+
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
-        self.work(edge.source, edge.element_id)
         element = self.graph.elements.get(edge.element_id)
+        if self.work(edge.source, edge.element_id, form=self.is_form(edge.source)) and self.is_form(edge.source):
+            self.forms.append(edge.source)
         text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
-        if anchor is not None and element is not None and element.id == anchor.row.id:
-            element, text, slot = item_template(anchor.row, anchor.value), anchor.value, "item"
+        if anchor is not None and element is not None and anchor.same_rows(element):
+            element, text, slot = item_template(element, anchor.value), anchor.value, "item"
         elif edge.action == "input":
             text = next((v for v in (x.text for x in self.task.values) if v not in self.values), text)
         self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
                    confidence=edge.reliability, slot=slot, stale=edge.stale)
 
     def finish(self, target: Element) -> None:
-        changed = self.work(target.screen_id, target.id)
+        changed = self.work(target.screen_id, target.id, form=self.is_form(target.screen_id))
         if target.id not in self.acted:
             value = ""
             if role(target) == "input":
@@ -119,30 +143,38 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed:
             self._act(ok)
+        for form in self.forms[::-1]:  # back on a form filled on the way (a dialog of it is done): submit it
+            if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
+                self._act(ok)
+                break
 
 
-def compose(graph: AppGraph, task: ParsedTask, target: Element, retrieval: float,
+def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
             segments: list[list[Edge]], anchor: Anchor | None = None) -> Candidate:
-    """A plan along `segments` (one route, or route to the anchor's row + route from its detail screen)."""
+    """A plan along `segments`: one route to `target`; or, with an anchor, the route to its row, the row
+    as a slot step, and the route from the item's screen to `target` (none: the item is the goal)."""
     c = Composer(graph, task)
+    if anchor is not None:
+        c.reserved.add(anchor.value)  # the item's name is selected, typed only where the task names the field
     hops: list[Edge] = []
     for k, segment in enumerate(segments):
-        if k and anchor is not None:  # the row itself: a slot step between the two routes
-            c.work(anchor.row.screen_id, anchor.row.id)
-            c._step(item_template(anchor.row, anchor.value), _action(anchor.row), anchor.row.screen_id,
-                    anchor.value, to=anchor.opens, confidence=GUESS, slot="item")
+        if k:
+            c.item(anchor)
         for edge in segment:
             c.hop(edge, anchor)
         hops += segment
-    c.finish(target)
-    return Candidate(target, retrieval, c.steps, hops)
+    if target is None:
+        c.item(anchor)
+    else:
+        c.finish(target)
+    return Candidate(target or anchor.row, retrieval, c.steps, hops)
 
 
 def score(candidate: Candidate, task: ParsedTask) -> float:
-    words = {stem(w) for w in task.words}
-    said = {s for step in candidate.steps for s in content_stems(
+    words = {stem(w) for w in task.words if w not in STOPWORDS}
+    spoken = {s for step in candidate.steps for s in content_stems(
         " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
                   step.input)))}
-    cover = len(words & said) / len(words) if words else 0.0
+    cover = said(words, spoken)
     reliable = sum(math.log(h.reliability) for h in candidate.hops)
     return candidate.retrieval + COVER_W * cover - STEP_COST * len(candidate.steps) + REL_W * reliable

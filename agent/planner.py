@@ -71,13 +71,22 @@ class Planner:
         parsed = parse_task(task)
         starts, where = self._starts(graph, packages, start)
         anchors = self._anchors(graph, parsed, start, where)
-        anchor_ids = {a.row.id for a in anchors}
-        targets = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
-                   if h.payload.get("element_id") in graph.elements and h.payload["element_id"] not in anchor_ids]
+        found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
+                 if h.payload.get("element_id") in graph.elements]
+        # recorded list rows are items, never targets by themselves: a named one is reached as a slot
+        targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)]
+        finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
         best: Candidate | None = None
         for origin in starts:
             for target, retrieval in targets:
                 for candidate in self._candidates(graph, parsed, origin, target, retrieval, anchors):
+                    candidate.score = score(candidate, parsed)
+                    if best is None or candidate.score > best.score:
+                        best = candidate
+            for anchor in anchors:  # the task may be about the item itself ("open Diary.pdf")
+                to_row = graph.route(origin, anchor.row.screen_id)
+                if anchor.row.id in finals and to_row is not None:
+                    candidate = compose(graph, parsed, None, finals[anchor.row.id], [to_row], anchor)
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
@@ -96,6 +105,8 @@ class Planner:
         if route is not None:
             out.append(compose(graph, parsed, target, retrieval, [route]))
         for anchor in anchors:
+            if route is not None:  # a route over a row of the anchor's list takes the named row instead
+                out.append(compose(graph, parsed, target, retrieval, [route], anchor))
             to_row = graph.route(origin, anchor.row.screen_id)
             from_row = graph.route(anchor.opens, target.screen_id)
             if to_row is not None and from_row is not None:

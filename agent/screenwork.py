@@ -15,7 +15,7 @@ Words for field kinds are generic UI vocabulary, not any benchmark's.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from agent.taskparse import ParsedTask, Value, coverage
 from graph.model import Element
@@ -27,6 +27,7 @@ NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
                         r"content|comment|tag|group|event|task)\b", re.I)
+NAME_FIELD = re.compile(r"\bname\b", re.I)
 FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
 LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
@@ -50,14 +51,6 @@ def is_confirm(e: Element) -> bool:
     return humanize(e.text or e.content_desc).lower() in CONFIRM_WORDS or label(e).lower() in CONFIRM_WORDS
 
 
-@dataclass
-class Work:
-    """The steps a screen needs: (element, input, slot) in order; the values they used."""
-
-    acts: list[tuple[Element, str, str | None]] = field(default_factory=list)
-    used: set[str] = field(default_factory=set)
-
-
 def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[Element]:
     """The toggles of a screen that the task names and that are not yet as the task wants them."""
     out = []
@@ -70,12 +63,14 @@ def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[E
     return out
 
 
-def _fits(e: Element, value: Value, text_of: str) -> bool:
+def _fits(e: Element, value: Value) -> bool:
     name = " ".join((label(e), e.resource_id.rsplit("/", 1)[-1], e.content_desc))
     if value.kind in NUMERIC and NUMBER_FIELD.search(name):
         return value.kind != "new" or bool(re.search(r"\d", value.text))
+    if value.kind == "name":  # a capitalised name from the task's prose: only into a name field
+        return bool(NAME_FIELD.search(name))
     if value.kind in TEXTUAL and (TEXT_FIELD.search(name) or not NUMBER_FIELD.search(name)):
-        return not text_of or value.kind == "new"
+        return True
     return False
 
 
@@ -87,7 +82,7 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
     for old in task.old:  # "from X to Y": the field showing X gets Y
         new = next((v for v in free if v.kind == "new"), None)
         shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None)
-        target = shown or next((e for e in inputs if new and _fits(e, new, "")), None)
+        target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
             out.append((replace(target, text=old), new.text, "value"))
             free.remove(new)
@@ -101,7 +96,7 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
         free.remove(name)
         inputs = [e for e in inputs if e not in (first, last)]
     for e in inputs:
-        value = next((v for v in free if _fits(e, v, "")), None)
+        value = next((v for v in free if _fits(e, v)), None)
         if value is None and len(inputs) == 1 and not out:
             value = next((v for v in free if v.kind in TEXTUAL), None)
         if value is not None:

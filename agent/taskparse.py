@@ -7,6 +7,7 @@ a field it fits (agent/screenwork.py); the same words also name options.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ OFF = re.compile(r"\b(?:disable|deactivate|turn(?:ing)?\s+off|switch\s+off|unche
                  r"no\s+longer|without)\b", re.I)
 ON = re.compile(r"\b(?:enable|activate|turn(?:ing)?\s+on|switch\s+on|check|show|use|allow|always)\b", re.I)
 WORD = re.compile(r"[a-z0-9%]+")
+APP_NAME = re.compile(r"\s+(?:app|application)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ def parse_task(text: str) -> ParsedTask:
         for m in pattern.finditer(text):
             add(m, 1 if pattern.groups else 0, kind)
     for m in PROPER.finditer(text):
-        if m.start() > 0:  # the first word of a sentence is capitalised anyway
+        # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
+        if m.start() > 0 and not APP_NAME.match(text, m.end()):
             add(m, 0, "name")
     task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
     off, on = OFF.search(text), ON.search(text)
@@ -96,12 +99,27 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
+def alike(a: str, b: str) -> bool:
+    """Two stems name the same thing: equal, one abbreviates the other ('min', 'minutes'), or they share
+    a long beginning ('vibrate', 'vibration'). Numbers only when equal."""
+    if a == b:
+        return True
+    if a.isdigit() or b.isdigit() or min(len(a), len(b)) < 3:
+        return False
+    return a.startswith(b) or b.startswith(a) or os.path.commonprefix([a, b]).__len__() >= 5
+
+
 def coverage(label: str, words: list[str]) -> float:
-    """The share of a label's content words that the task says (a task word may abbreviate: 'min' → 'minutes')."""
+    """The share of a label's content words that the task says."""
     stems = content_stems(label)
     if not stems:
         return 0.0
     task = {stem(w) for w in words}
-    prefixes = [w for w in task if len(w) >= 3 and not w.isdigit()]
-    hit = sum(1 for s in stems if s in task or (not s.isdigit() and any(s.startswith(p) for p in prefixes)))
-    return hit / len(stems)
+    return sum(1 for s in stems if any(alike(s, t) for t in task)) / len(stems)
+
+
+def said(task_stems: set[str], text_stems: set[str]) -> float:
+    """The share of the task's stems that `text_stems` say."""
+    if not task_stems:
+        return 0.0
+    return sum(1 for t in task_stems if any(alike(t, s) for s in text_stems)) / len(task_stems)
