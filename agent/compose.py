@@ -112,7 +112,8 @@ class Composer:
 
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
         element = self.graph.elements.get(edge.element_id)
-        if self.work(edge.source, edge.element_id, form=self.is_form(edge.source)) and self.is_form(edge.source):
+        self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
+        if self.is_form(edge.source) and not (element is not None and is_confirm(element)):
             self.forms.append(edge.source)
         text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
         if anchor is not None and element is not None and anchor.same_rows(element):
@@ -133,20 +134,30 @@ class Composer:
         if is_confirm(target):
             return
         opened = self.graph.opens(target)
-        if opened and role(target) == "tap":
-            screen, changed = opened, self.work(opened)
-            # a bare confirmation ("Delete all events?" YES / NO) is confirmed as it is
-            changed += not any(role(e) in ("toggle", "input") for e in self.graph.screen_elements(opened))
+        if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
+            self.work(opened)
+            screen, changed = opened, 1
         else:
             screen, changed = target.screen_id, changed + (role(target) in ("toggle", "input"))
         closed = self.steps[-1].to_screen != screen
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed:
             self._act(ok)
-        for form in self.forms[::-1]:  # back on a form filled on the way (a dialog of it is done): submit it
+        for form in self.forms[::-1]:  # back on a form passed on the way (a dialog of it is done): submit it
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
                 self._act(ok)
                 break
+        self._fill_rest()
+
+    def _fill_rest(self) -> None:
+        """Values the task still names ("… and type '123456'") go into the fields of the screen the plan ends on."""
+        rest = [v for v in self.task.values if v.kind in ("quoted", "named", "new")
+                and v.text not in self.values and v.text not in self.reserved]
+        end = self.steps[-1].to_screen if self.steps else ""
+        if rest and end:
+            for e, value, slot in fields(self.graph.screen_elements(end), self.task, self.values | self.reserved):
+                self.values.add(value)
+                self._act(e, value, slot)
 
 
 def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,

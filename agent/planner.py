@@ -16,6 +16,8 @@ the memory changed).
 """
 from __future__ import annotations
 
+import re
+
 from agent.appgraph import AppGraph
 from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
@@ -32,6 +34,7 @@ from semantic.vectors import VectorStore
 CANDIDATES = 10
 ENTRY_SCREENS = 3
 ALTERNATIVES = 5
+PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
 class PlanningError(AppmemError):
@@ -74,7 +77,8 @@ class Planner:
         found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
                  if h.payload.get("element_id") in graph.elements]
         # recorded list rows are items, never targets by themselves: a named one is reached as a slot
-        targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)]
+        targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
+                   and not PLACEHOLDER.search(e.text + e.content_desc)]
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
         best: Candidate | None = None
         for origin in starts:
