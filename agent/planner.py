@@ -2,8 +2,8 @@
 
 1. The start: the agent's screen located in memory (agent/locate.py: exact,
    similar), or where recorded runs entered the app.
-2. Targets: the k elements that best match the task by meaning
-   (semantic.ranking.search_elements). A list row showing an item the task
+2. Targets: the k elements that best match the task by meaning, ranked as
+   semantic.ranking.search_elements ranks them. A list row showing an item the task
    names is an *anchor* (a slot to select on the way), never a target.
 3. Candidates: for every start and target, the most reliable route
    (agent/appgraph.py), through an anchor when the task names an item, with
@@ -11,14 +11,15 @@
    candidate is scored as a whole plan and the best one is answered.
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
-The app's UTG is read once per package set and kept (`forget` drops it after
-the memory changed).
+The app's UTG and element vectors are read once per package set and kept
+(agent/appgraph.py, agent/index.py; `forget` drops them after the memory changed).
 """
 from __future__ import annotations
 
 import re
 
 from agent.appgraph import AppGraph
+from agent.index import ElementIndex
 from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
 from agent.screenwork import role
@@ -28,7 +29,6 @@ from graph.model import Element, Plan, UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.ranking import search_elements
 from semantic.vectors import VectorStore
 
 CANDIDATES = 10
@@ -54,6 +54,7 @@ class Planner:
         self.embedder = embedder
         self.k = k
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
+        self._indexes: dict[tuple[str, ...], ElementIndex] = {}
 
     def graph(self, packages: list[str]) -> AppGraph:
         key = tuple(sorted(packages))
@@ -61,14 +62,22 @@ class Planner:
             self._graphs[key] = AppGraph.load(self.store, list(key))
         return self._graphs[key]
 
+    def index(self, packages: list[str]) -> ElementIndex:
+        key = tuple(sorted(packages))
+        if key not in self._indexes:
+            self._indexes[key] = ElementIndex.load(self.vectors, list(key))
+        return self._indexes[key]
+
     def forget(self) -> None:
+        """Drop what was read of the memory (after an import or `summarize`)."""
         self._graphs.clear()
+        self._indexes.clear()
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
         if not task.strip():
             raise PlanningError("the task is empty")
         graph = self.graph(packages)
-        hits = search_elements(self.vectors, self.embedder.embed([task])[0], task, k or self.k, packages)
+        hits = self.index(packages).search(self.embedder.embed([task])[0], task, k or self.k)
         if not hits or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
         parsed = parse_task(task)

@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack  # noqa: E402
 
 import agent.compose as compose  # noqa: E402
-import agent.planner as planner_module  # noqa: E402
 import agent.screenwork as screenwork  # noqa: E402
 from agent.locate import state_from_html  # noqa: E402
 from agent.planjson import plan_to_dict  # noqa: E402
@@ -61,7 +60,7 @@ def load_tasks() -> dict[str, list[dict]]:
 def baseline(planner: Planner, text: str, packages: list[str], start) -> Plan:
     """Top-1 target, cheapest route, no screen work."""
     graph, package = planner.graph(packages), packages[0]
-    hits = planner_module.search_elements(planner.vectors, planner.embedder.embed([text])[0], text, 1, packages)
+    hits = planner.index(packages).search(planner.embedder.embed([text])[0], text, 1)
     origin = planner._starts(graph, packages, start)[0]
     target = graph.elements.get(hits[0].payload["element_id"]) if hits else None
     route = graph.route(origin[0], target.screen_id) if target and origin else None
@@ -161,17 +160,13 @@ def main() -> int:
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
             planner = Planner(store, vectors, embedder)
-            for package in packages.values():
-                planner.graph([package])  # the UTG cache: what a long-running planner holds
+            for package in packages.values():  # what a long-running planner holds: UTG and element vectors
+                planner.graph([package])
+                planner.index([package])
             plans, times = run_all(planner.plan, tasks, packages)
             base_plans, base_times = run_all(lambda t, p, s: baseline(planner, t, p, s), tasks, packages)
-            search = planner_module.search_elements
-            planner_module.search_elements = lru_cache(maxsize=None)(
-                lambda v, vec, text, k, pk: search(v, vec, text, k, list(pk)))
             cached_embed = lru_cache(maxsize=None)(lambda text: embedder.embed([text])[0])
             planner.embedder = type("Cached", (), {"embed": staticmethod(lambda texts: [cached_embed(texts[0])])})()
-            original_plan = planner.plan
-            planner.plan = lambda t, p, s: original_plan(t, tuple(p), s)  # hashable packages for the cache
             result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
                       "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
                                      "baseline_p50": statistics.median(base_times)}}
