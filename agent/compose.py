@@ -9,7 +9,8 @@ there and the memory does not show the change closing it (a radio row whose
 recorded tap left the dialog needs no OK).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
-the share of the task's words that the plan's labels and inputs say, minus
+the share of the task's words that the plan's labels and inputs say, plus
+VALUE_W × the share of the task's values the plan types or selects, minus
 STEP_COST per step, plus REL_W × ln(product of the hops' reliabilities).
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from semantic.ranking import STOPWORDS
 from graph.model import ActionType, Element, PlanStep
 
 COVER_W = 0.3
+VALUE_W = 0.3
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
@@ -135,6 +137,8 @@ class Composer:
             return
         opened = self.graph.opens(target)
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
+            if self.is_form(target.screen_id):
+                self.forms.append(target.screen_id)
             self.work(opened)
             screen, changed = opened, 1
         else:
@@ -187,5 +191,8 @@ def score(candidate: Candidate, task: ParsedTask) -> float:
         " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
                   step.input)))}
     cover = said(words, spoken)
+    typed = " ".join(s.input for s in candidate.steps).lower()
+    used = sum(v.text.lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
     reliable = sum(math.log(h.reliability) for h in candidate.hops)
-    return candidate.retrieval + COVER_W * cover - STEP_COST * len(candidate.steps) + REL_W * reliable
+    return (candidate.retrieval + COVER_W * cover + VALUE_W * used - STEP_COST * len(candidate.steps)
+            + REL_W * reliable)

@@ -22,18 +22,20 @@ from agent.appgraph import AppGraph
 from agent.index import ElementIndex
 from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
-from agent.screenwork import role
+from agent.screenwork import confirm, fields, role
 from agent.taskparse import ParsedTask, parse_task
 from appmem.errors import AppmemError, InputFormatError
 from graph.model import Element, Plan, UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.vectors import VectorStore
+from semantic.ranking import POOL
+from semantic.vectors import Hit, VectorStore
 
 CANDIDATES = 10
 ENTRY_SCREENS = 3
 ALTERNATIVES = 5
+FORM_VALUES = 1
 PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
@@ -77,10 +79,11 @@ class Planner:
         if not task.strip():
             raise PlanningError("the task is empty")
         graph = self.graph(packages)
-        hits = self.index(packages).search(self.embedder.embed([task])[0], task, k or self.k)
-        if not hits or not graph.elements:
+        ranked = self.index(packages).search(self.embedder.embed([task])[0], task, POOL)
+        if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
         parsed = parse_task(task)
+        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked)
         starts, where = self._starts(graph, packages, start)
         anchors = self._anchors(graph, parsed, start, where)
         found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
@@ -124,6 +127,21 @@ class Planner:
             from_row = graph.route(anchor.opens, target.screen_id)
             if to_row is not None and from_row is not None:
                 out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
+        return out
+
+    @staticmethod
+    def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
+        """Confirm buttons of the forms that take FORM_VALUES or more of the task's values: a task that
+        states several values is done on the form that fits them, whatever its words say."""
+        if len(parsed.values) < FORM_VALUES:
+            return []
+        by_id = {h.payload.get("element_id"): h for h in ranked}
+        out = []
+        for screen in graph.on_screen:
+            elements = graph.screen_elements(screen)
+            ok = confirm(elements, set())
+            if ok is not None and ok.id in by_id and len(fields(elements, parsed, set())) >= FORM_VALUES:
+                out.append(by_id[ok.id])
         return out
 
     def _starts(self, graph: AppGraph, packages: list[str], start: str | UIState | None) -> tuple[list[str], dict]:

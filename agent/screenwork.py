@@ -63,8 +63,16 @@ def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[E
     return out
 
 
+def field_name(e: Element) -> str:
+    """What a field is for: its label, id and description, and its text when that reads as a hint
+    (no digits: 'First name', not '222222')."""
+    text = e.text.strip().split("\n", 1)[0]
+    hint = "" if re.search(r"\d|@", text) else text
+    return " ".join((label(e), hint, e.resource_id.rsplit("/", 1)[-1], e.content_desc))
+
+
 def _fits(e: Element, value: Value) -> bool:
-    name = " ".join((label(e), e.resource_id.rsplit("/", 1)[-1], e.content_desc))
+    name = field_name(e)
     if value.kind in NUMERIC and NUMBER_FIELD.search(name):
         return value.kind != "new" or bool(re.search(r"\d", value.text))
     if value.kind == "name":  # a capitalised name from the task's prose: only into a name field
@@ -81,15 +89,16 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
     out: list[tuple[Element, str, str | None]] = []
     for old in task.old:  # "from X to Y": the field showing X gets Y
         new = next((v for v in free if v.kind == "new"), None)
-        shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None)
+        shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None) or next(
+            (e for e in inputs if _shape(e.text) == _shape(old)), None)
         target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
             out.append((replace(target, text=old), new.text, "value"))
             free.remove(new)
             inputs.remove(target)
     name = next((v for v in free if v.kind == "name" and " " in v.text), None)
-    first = next((e for e in inputs if FIRST_NAME.search(label(e))), None)
-    last = next((e for e in inputs if LAST_NAME.search(label(e))), None)
+    first = next((e for e in inputs if FIRST_NAME.search(field_name(e))), None)
+    last = next((e for e in inputs if LAST_NAME.search(field_name(e))), None)
     if name and first and last:  # a person's name over first-name and surname fields
         given, family = name.text.split(" ", 1)
         out += [(first, given, "value"), (last, family, "value")]
@@ -98,12 +107,18 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
     for e in inputs:
         value = next((v for v in free if _fits(e, v)), None)
         if value is None and len(inputs) == 1 and not out:
-            value = next((v for v in free if v.kind in TEXTUAL), None)
+            value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
         if value is not None:
             out.append((e, value.text, "value"))
             free.remove(value)
     order = {e.id: k for k, e in enumerate(elements)}
     return sorted(out, key=lambda a: order.get(a[0].id, 0))
+
+
+def _shape(text: str) -> str:
+    """A value's kind of characters: 'digits', 'letters' or 'mixed' ('222222' is shaped like '111111')."""
+    text = re.sub(r"[\s+().-]", "", text.strip())
+    return "digits" if text.isdigit() else "letters" if text.isalpha() else "mixed"
 
 
 def confirm(elements: list[Element], skip: set[str]) -> Element | None:

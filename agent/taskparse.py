@@ -82,7 +82,9 @@ def parse_task(text: str) -> ParsedTask:
             add(m, 1 if pattern.groups else 0, kind)
     for m in PROPER.finditer(text):
         # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
-        if m.start() > 0 and not APP_NAME.match(text, m.end()):
+        if m.start() == 0:
+            m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())
+        if m is not None and not APP_NAME.match(text, m.end()):
             add(m, 0, "name")
     task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
     off, on = OFF.search(text), ON.search(text)

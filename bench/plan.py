@@ -14,7 +14,7 @@ Baseline, same run and memory: the top retrieved target and the cheapest
 route to it, without screen work, items or whole-plan scoring (the planner of
 main before this change, started from the same screen).
 
-The planner's constants (OPTION_MIN, COVER_W, STEP_COST) are chosen
+The planner's constants (OPTION_MIN, COVER_W, VALUE_W) are chosen
 leave-one-app-out: for each app, the grid point best on the other five apps
 (success, then target) is scored on it. The LOAO figures are the honest ones;
 the default constants' figures are printed too. Plan latency (p50/p99) is
@@ -49,8 +49,8 @@ from graph.model import ActionType, Plan, PlanStep  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
-GRID = {"OPTION_MIN": (0.5, 0.67, 0.75, 1.0), "COVER_W": (0.0, 0.15, 0.3, 0.6), "STEP_COST": (0.0, 0.03, 0.08)}
-OWNER = {"OPTION_MIN": screenwork, "COVER_W": compose, "STEP_COST": compose}
+GRID = {"OPTION_MIN": (0.6, 0.75, 1.0), "COVER_W": (0.0, 0.15, 0.3, 0.6), "VALUE_W": (0.0, 0.3, 0.6)}
+OWNER = {"OPTION_MIN": screenwork, "COVER_W": compose, "VALUE_W": compose}
 
 
 def load_tasks() -> dict[str, list[dict]]:
