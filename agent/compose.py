@@ -158,7 +158,7 @@ class Composer:
         rest = [v for v in self.task.values if v.kind in ("quoted", "named", "new")
                 and v.text not in self.values and v.text not in self.reserved]
         end = self.steps[-1].to_screen if self.steps else ""
-        if rest and end:
+        if rest and end and end != self.steps[-1].screen_id:  # only on a screen the plan moved on to
             for e, value, slot in fields(self.graph.screen_elements(end), self.task, self.values | self.reserved):
                 self.values.add(value)
                 self._act(e, value, slot)

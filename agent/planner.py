@@ -35,7 +35,7 @@ from semantic.vectors import Hit, VectorStore
 CANDIDATES = 10
 ENTRY_SCREENS = 3
 ALTERNATIVES = 5
-FORM_VALUES = 1
+FORM_VALUES = 2
 PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
@@ -133,7 +133,7 @@ class Planner:
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
         """Confirm buttons of the forms that take FORM_VALUES or more of the task's values: a task that
         states several values is done on the form that fits them, whatever its words say."""
-        if len(parsed.values) < FORM_VALUES:
+        if len(parsed.values) < FORM_VALUES and not parsed.old:  # "from X to Y" edits a field: one suffices
             return []
         by_id = {h.payload.get("element_id"): h for h in ranked}
         out = []

@@ -15,7 +15,8 @@ from semantic.ranking import STOPWORDS, stem
 
 # An opening quote follows a non-word character and a closing one precedes it: "Bob's" opens nothing.
 QUOTED = re.compile(r"""(?<!\w)["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""")
-FROM_TO = re.compile(r"""\bfrom\s+(["“'‘][^"”'’]+["”'’]|\S+)\s+(?:to|into|with)\s+(["“'‘][^"”'’]+["”'’]|[^,;]+?)\s*(?:[,.;]|$| and | then )""", re.I)
+FROM_TO = re.compile(r"""\bfrom\s+(["“'‘][^"”'’]+["”'’]|\S+)\s+(?:to|into|with)\s+(["“'‘][^"”'’]+["”'’]|[^,;]+?)\s*(?:[,.;]|$| and | then )"""
+                     r"""|(?<!\w)(["“'‘][^"”'’]+["”'’])\s+(?:to|into)\s+(["“'‘][^"”'’]+["”'’])""", re.I)
 NAMED = re.compile(r"""\b(?:named|called|titled|entitled|as|to)\s+(["“'‘][^"”'’]+["”'’]|[A-Z][\w.:-]*(?:\s+[A-Z][\w.-]*)*)""")
 PHONE = re.compile(r"(?<![\w:.])\+?\d[\d\s().-]{5,}\d(?![\w:])")
 TIME = re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?!\d)", re.I)
@@ -72,10 +73,11 @@ def parse_task(text: str) -> ParsedTask:
             seen.add(value.lower())
             task.values.append(Value(value, kind))
 
-    for m in FROM_TO.finditer(text):
-        task.old.append(_unquote(m.group(1)))
-        taken.append(m.span(1))
-        add(m, 2, "new")
+    for m in FROM_TO.finditer(text):  # "from X to Y", "'X' to 'Y'": X is there now, Y is wanted
+        old, new = (1, 2) if m.group(1) else (3, 4)
+        task.old.append(_unquote(m.group(old)))
+        taken.append(m.span(old))
+        add(m, new, "new")
     for pattern, kind in ((QUOTED, "quoted"), (NAMED, "named"), (TIME, "time"), (PERCENT, "percent"),
                           (SIZE, "size"), (PHONE, "phone"), (FILE, "file"), (NUMBER, "number")):
         for m in pattern.finditer(text):
