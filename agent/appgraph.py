@@ -15,16 +15,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.model import Bounds, Element
-from graph.store import GraphStore
+from graph.model import Element, reliability
+from graph.store import GraphStore, element_of
 
 HOP = 1.0
 STALE = 0.5
-
-
-def reliability(successes: int, failures: int) -> float:
-    """How likely an edge works again (CONTRACTS §1; graph.model gets the shared copy at merge)."""
-    return (successes + 1) / (successes + failures + 2)
 
 
 @dataclass(frozen=True)
@@ -48,13 +43,6 @@ class Edge:
         return HOP - math.log(self.reliability) + (STALE if self.stale else 0.0)
 
 
-def element_of(row: dict[str, Any]) -> Element:
-    return Element(id=row["id"], screen_id=row["screen_id"], key=row["key"], class_name=row["class_name"] or "",
-                   resource_id=row["resource_id"] or "", text=row["text"] or "", content_desc=row["content_desc"] or "",
-                   bounds=Bounds(*(row["bounds"] or [0, 0, 0, 0])), flags=list(row["flags"] or []),
-                   locators=list(row["locators"] or []))
-
-
 @dataclass
 class AppGraph:
     packages: tuple[str, ...]
@@ -69,7 +57,7 @@ class AppGraph:
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
         screens = {r["id"]: r for r in store.read("planner_app_screens", packages=packages)}
         elements, risky, on_screen = {}, set(), {}
-        for row in store.read("planner_app_elements", packages=packages):
+        for row in store.elements(screen_ids=[s for s, r in screens.items() if r["package"] in packages]):
             element = elements[row["id"]] = element_of(row)
             on_screen.setdefault(element.screen_id, []).append(element.id)
             if row["risky"]:
@@ -132,3 +120,16 @@ class AppGraph:
                     via[edge.target] = edge
                     heapq.heappush(queue, (nd, edge.target))
         return dist, via
+
+
+def route_hops(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:
+    """The planner's route between two screens as hops ({action, element_id, detail, target, successes,
+    failures, stale}), for the app map; None when there is none or the source is unknown."""
+    rows = store.read("planner_screen_package", screen_id=source_id)
+    if not rows:
+        return None
+    hops = AppGraph.load(store, [rows[0]["package"]]).route(source_id, target_id)
+    if hops is None:
+        return None
+    return [{"action": h.action, "element_id": h.element_id, "detail": h.detail, "target": h.target,
+             "successes": h.successes, "failures": h.failures, "stale": h.stale} for h in hops]

@@ -20,7 +20,7 @@ from dataclasses import replace
 from agent.taskparse import ParsedTask, Value, coverage
 from graph.model import Element
 from graph.screens import xpath_literal
-from semantic.summaries import CONFIRM_WORDS, ElementInfo, head, humanize, label_of, role_of
+from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
 
 OPTION_MIN = 0.75  # chosen leave-one-app-out by bench/plan.py (see README)
 NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
@@ -34,17 +34,13 @@ NUMERIC = ("phone", "number", "new", "percent", "size", "time")
 TEXTUAL = ("new", "quoted", "named", "file", "name")
 
 
-def info(e: Element) -> ElementInfo:
-    return ElementInfo(e.id, e.screen_id, e.class_name, e.resource_id, e.text, e.content_desc, list(e.flags))
-
-
 def label(e: Element) -> str:
     """The element's name for matching: its label's first line (a second line is a value)."""
-    return head(label_of(info(e)))
+    return head(label_of(e))
 
 
 def role(e: Element) -> str:
-    return role_of(info(e))
+    return e.role
 
 
 def is_confirm(e: Element) -> bool:

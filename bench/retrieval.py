@@ -49,7 +49,8 @@ def evaluate(store, index_of, embedder: Embedder, scorer, packages: dict[str, st
         package = packages[app]
         index = index_of(package)
         known = set()
-        for row in store.read("planner_app_elements", packages=[package]):
+        screens = [r["id"] for r in store.read("planner_app_screens", packages=[package])]
+        for row in store.elements(screen_ids=screens):
             known |= labels_of(scorer, row)
         tasks = [t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if scorer.gold_steps(t)]
         vecs = embedder.embed([t["task"] for t in tasks])
@@ -80,7 +81,8 @@ def evaluate(store, index_of, embedder: Embedder, scorer, packages: dict[str, st
 
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
     """Best of `rounds` passes over every element's simulated task (what `summarize` embeds)."""
-    texts = [r["simulated_task"] for r in store.read("semantic_elements", packages=None) if r["simulated_task"]]
+    screens = [s["id"] for s in store.read("semantic_screens", packages=None)]
+    texts = [r["simulated_task"] for r in store.elements(screen_ids=screens) if r["simulated_task"]]
     best = 0.0
     for _ in range(rounds):
         started = time.perf_counter()
