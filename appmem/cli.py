@@ -14,7 +14,8 @@ from typing import Any, Callable
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
-COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands")
+COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
+                   "api.commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -177,6 +177,7 @@ class Step:
     target_state: str
     ok: bool = True
     at: str = ""
+    outcome: str = "ok"  # ok | no_effect | crash | missed (CONTRACTS §1); `ok` is outcome == "ok"
 
 
 @dataclass
