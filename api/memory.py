@@ -158,6 +158,9 @@ class Memory:
             if located["match"] == "unknown":
                 start = {**start, "match": "unknown"}
         out = plan_to_dict(Planner(self.store, self.vectors, self.embedder).plan(task, packages, start["screen_id"]))
+        if "," in out["package"] and out["steps"]:  # planned over every app: name the one the target is in
+            rows = self.store.read("planner_screen", screen_id=out["steps"][-1]["screen_id"])
+            out["package"] = rows[0]["package"] if rows else out["package"]
         out.setdefault("source", "memory")
         out.setdefault("route", "found" if out["steps"] else "none")
         out.setdefault("start", start)
