@@ -42,14 +42,9 @@ def confirmer(yes: bool):
 
 
 def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
-    from ingest.pipeline import ingest_tasks, ingest_trace
-    from ingest.run import run_trace, validate_run
+    from ingest.run import ingest_run, validate_run
 
-    trace, task = run_trace(validate_run(run, "run"), contributor="local")
-    ingest_trace(memory.store, trace, settings.ingest_chunk_steps)
-    if task is not None:
-        ingest_tasks(memory.store, [task], trace)
-    return trace.id
+    return ingest_run(memory.store, validate_run(run, "run"), "local", settings.ingest_chunk_steps)[0]["trace_id"]
 
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:

@@ -161,6 +161,11 @@ class Memory:
         if "," in out["package"] and out["steps"]:  # planned over every app: name the one the target is in
             rows = self.store.read("planner_screen", screen_id=out["steps"][-1]["screen_id"])
             out["package"] = rows[0]["package"] if rows else out["package"]
+        last = out["steps"][-1] if out["steps"] else None
+        if last and last.get("element") and "to_screen" not in last:  # until the plan JSON names it (§4)
+            rows = self.store.read("serve_step_target", screen_id=last["screen_id"],
+                                   element_id=last["element"].get("id"), action=last["action"])
+            last["to_screen"] = rows[0]["screen_id"] if rows else None
         out.setdefault("source", "memory")
         out.setdefault("route", "found" if out["steps"] else "none")
         out.setdefault("start", start)

@@ -85,20 +85,16 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.clients import open_graph
-    from ingest.pipeline import ingest_tasks, ingest_trace
-    from ingest.run import read_run, run_trace
+    from ingest.run import ingest_run, read_run
 
-    trace, task = run_trace(read_run(args.file))
+    run = read_run(args.file)
     store = open_graph(settings)
     try:
         store.ensure_schema()
-        report = ingest_trace(store, trace, settings.ingest_chunk_steps).as_dict()
-        tasks = ingest_tasks(store, [task], trace) if task else 0
+        report, _ = ingest_run(store, run, chunk_steps=settings.ingest_chunk_steps)
     finally:
         store.driver.close()
-    failed = sum(not step.ok for step in trace.steps)
-    result = {**report, "tasks": tasks, "failed_steps": failed}
-    emit(args, result, lambda r: f"{_describe(r)}; {failed} failed steps; tasks: {tasks}")
+    emit(args, report, lambda r: f"{_describe(r)}; {r['failed_steps']} failed steps; task: {r['task'] or 'none'}")
     return 0
 
 

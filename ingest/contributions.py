@@ -31,9 +31,9 @@ from appmem.errors import AppmemError, InputFormatError, TransientError
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
-from ingest.pipeline import ingest_tasks, ingest_trace, scrub_trace
+from ingest.pipeline import ingest_trace, scrub_trace
 from ingest.privacy import scrub_text
-from ingest.run import RunTrace, run_trace, validate_run
+from ingest.run import RunTrace, ingest_run, validate_run
 
 log = logging.getLogger(__name__)
 
@@ -168,18 +168,19 @@ def _ingest(store: GraphStore, kind: str, contributor: str, body: bytes, chunk_s
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
             folder = safe_extract(body, Path(tmp))
             trace = recording_trace(read_recording(folder), device=f"contributor:{contributor}")
-        task = None
+        missed = []
+        store.ensure_schema()
+        report = ingest_trace(store, trace, chunk_steps).as_dict()
     else:
+        store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
-        trace, task = run_trace(run, contributor=f"{kind}:{contributor}")
-    store.ensure_schema()
-    report = ingest_trace(store, trace, chunk_steps).as_dict()
-    if task is not None:
-        ingest_tasks(store, [task], trace)
+        report, imported = ingest_run(store, run, f"{kind}:{contributor}", chunk_steps)
+        trace, missed = imported.trace, imported.missed_edges
     clean = scrub_trace(trace)
     rows = build_rows(clean, clean.steps, list(clean.states.values())).transitions
+    rows += [{**m, "successes": 0, "failures": 1} for m in missed]
     votes = store.write("merge_votes", trace_id=trace.id, contributor=f"{kind}:{contributor}", weight=weight,
                         rows=vote_rows(trace.id, f"{kind}:{contributor}", rows))
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows)
-    return {**report, "task": task.id if task else None, "graph_trace_id": trace.id}
+    return {**report, "graph_trace_id": trace.id}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from appmem.errors import InputFormatError
 from graph.model import Action, ActionType, Step, Task, TaskStep, Trace, UIState, View, stable_id
-from graph.screens import view_paths
+from graph.screens import screen_of, view_paths
 from workers.uixml import parse_hierarchy
 
 FORMAT = "appmem-run/1"
@@ -100,12 +101,40 @@ def _view_index(state: UIState, element: RunElement) -> int | None:
     return best.index if best is not None and score(best)[0] >= 3 else None
 
 
-def run_trace(run: RunTrace, contributor: str = "local") -> tuple[Trace, Task | None]:
-    """The run as a Trace (source "agent") and, for a done run, its Task."""
+@dataclass
+class RunImport:
+    trace: Trace
+    task: Task | None
+    # Edges a step was meant to take and missed: merge_failures rows (key, source, target).
+    missed_edges: list[dict] = field(default_factory=list)
+
+
+def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: int = 200) -> tuple[dict, RunImport]:
+    """Write a run into the graph: its trace, its Task when done, failures on the edges it missed.
+    Returns the report and what was imported."""
+    from ingest.pipeline import ingest_tasks, ingest_trace
+
+    imported = run_trace(run, contributor)
+    report = ingest_trace(store, imported.trace, chunk_steps).as_dict()
+    if imported.task is not None:
+        ingest_tasks(store, [imported.task], imported.trace)
+    failed = store.write("merge_failures", trace_id=imported.trace.id, rows=imported.missed_edges)
+    return {**report, "task": imported.task.id if imported.task else None,
+            "failed_steps": sum(s.outcome != "ok" for s in run.steps),
+            "missed_edges": failed[0]["failed"] if failed else 0}, imported
+
+
+def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
+    """The run as a Trace (source "agent"), its Task for a done run, and the edges its failed steps missed.
+
+    A failed step with an `expected_screen` is a failure of the edge to that screen;
+    where it really went is still an observation (ok when the screen changed).
+    A failed step without one is a failure of the edge it took."""
     trace_id = stable_id("trace", "agent", contributor, run.package, run.device, run.started, run.task)
     states: dict[str, UIState] = {}
     steps: list[Step] = []
     task_steps: list[TaskStep] = []
+    missed: list[dict] = []
 
     def state_of(xml: str, activity: str, where: str) -> UIState:
         try:  # the dump's own package: a step may leave the app (launcher, share sheet)
@@ -128,8 +157,13 @@ def run_trace(run: RunTrace, contributor: str = "local") -> tuple[Trace, Task | 
                 raise InputFormatError(where, "its element is not in its before_xml dump")
             action.element_key = view_paths(before.views)[index]
         ok = step.outcome == "ok"
-        steps.append(Step(step.index, before.state_id, action, after.state_id, ok=ok, at=run.ended,
-                          outcome=step.outcome))
+        if not ok and step.expected_screen:
+            source = screen_of(before, run.package, run.app_version).id
+            missed.append({"key": stable_id("transition", source, action.signature, step.expected_screen),
+                           "source": source, "target": step.expected_screen})
+        observed_ok = ok or bool(step.expected_screen and before.state_id != after.state_id)
+        steps.append(Step(step.index, before.state_id, action, after.state_id, ok=observed_ok, at=run.ended,
+                          outcome="ok" if observed_ok else step.outcome))
         if ok:
             task_steps.append(TaskStep(before.state_id, action))
     trace = Trace(id=trace_id, source="agent", package=run.package, app_version=run.app_version, device=run.device,
@@ -138,4 +172,4 @@ def run_trace(run: RunTrace, contributor: str = "local") -> tuple[Trace, Task | 
     if run.status == "done" and task_steps:
         task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
                     source="agent", steps=task_steps)
-    return trace, task
+    return RunImport(trace, task, missed)
