@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from appmem.settings import Settings
 from graph.model import ActionType
-from semantic.summaries import is_risky
+from graph.vocabulary import is_risky
 from workers.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "

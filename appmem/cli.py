@@ -15,7 +15,7 @@ from appmem.errors import AppmemError
 from appmem.settings import Settings
 
 COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
-                   "api.commands", "agent.run_commands")
+                   "twins.commands", "graph.commands", "api.commands", "agent.run_commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -168,17 +168,15 @@ def _ingest(store: GraphStore, kind: str, contributor: str, body: bytes, chunk_s
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
             folder = safe_extract(body, Path(tmp))
             trace = recording_trace(read_recording(folder), device=f"contributor:{contributor}")
-        missed = []
         store.ensure_schema()
         report = ingest_trace(store, trace, chunk_steps).as_dict()
     else:
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
         report, imported = ingest_run(store, run, f"{kind}:{contributor}", chunk_steps)
-        trace, missed = imported.trace, imported.missed_edges
+        trace = imported.trace
     clean = scrub_trace(trace)
     rows = build_rows(clean, clean.steps, list(clean.states.values())).transitions
-    rows += [{**m, "successes": 0, "failures": 1} for m in missed]
     votes = store.write("merge_votes", trace_id=trace.id, contributor=f"{kind}:{contributor}", weight=weight,
                         rows=vote_rows(trace.id, f"{kind}:{contributor}", rows))
     if votes and votes[0]["votes"]:

@@ -12,25 +12,27 @@ crawled and imported ones. Each step's states come from its uiautomator dumps;
 its element is found in the `before` dump by resource id, texts and bounds. A
 step whose outcome is not "ok" becomes a failure on its edge. A "done" run is
 also a demonstration: a Task (source "agent") of its successful steps.
+A failed step that names its `expected_screen` counts as a failure of the edge
+to that screen (the one the plan meant), not of the one the device took.
 """
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Step, Task, TaskStep, Trace, UIState, View, stable_id
-from graph.screens import screen_of, view_paths
+from graph.model import Action, ActionType, Outcome, Step, Task, TaskStep, Trace, UIState, View, stable_id
+from graph.screens import view_paths
 from workers.uixml import parse_hierarchy
 
 FORMAT = "appmem-run/1"
 MAX_STEPS = 1000
-Outcome = Literal["ok", "no_effect", "crash", "missed"]
+OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
 
 
 class Strict(BaseModel):
@@ -56,7 +58,7 @@ class RunStep(Strict):
     after_activity: str = Field("", max_length=500)
     expected_screen: str | None = Field(None, max_length=200)
     reached_screen: str | None = Field(None, max_length=200)
-    outcome: Outcome = "ok"
+    outcome: OutcomeName = "ok"
 
 
 class RunTrace(Strict):
@@ -105,8 +107,6 @@ def _view_index(state: UIState, element: RunElement) -> int | None:
 class RunImport:
     trace: Trace
     task: Task | None
-    # Edges a step was meant to take and missed: merge_failures rows (key, source, target).
-    missed_edges: list[dict] = field(default_factory=list)
 
 
 def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: int = 200) -> tuple[dict, RunImport]:
@@ -118,23 +118,18 @@ def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: in
     report = ingest_trace(store, imported.trace, chunk_steps).as_dict()
     if imported.task is not None:
         ingest_tasks(store, [imported.task], imported.trace)
-    failed = store.write("merge_failures", trace_id=imported.trace.id, rows=imported.missed_edges)
     return {**report, "task": imported.task.id if imported.task else None,
             "failed_steps": sum(s.outcome != "ok" for s in run.steps),
-            "missed_edges": failed[0]["failed"] if failed else 0}, imported
+            "missed_edges": sum(s.outcome != "ok" and bool(s.expected_screen) for s in run.steps)}, imported
 
 
 def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
-    """The run as a Trace (source "agent"), its Task for a done run, and the edges its failed steps missed.
-
-    A failed step with an `expected_screen` is a failure of the edge to that screen;
-    where it really went is still an observation (ok when the screen changed).
-    A failed step without one is a failure of the edge it took."""
+    """The run as a Trace (source "agent") and its Task for a done run. A failed step with an
+    `expected_screen` is a failure of the edge to that screen (graph/rows.py), else of the edge it took."""
     trace_id = stable_id("trace", "agent", contributor, run.package, run.device, run.started, run.task)
     states: dict[str, UIState] = {}
     steps: list[Step] = []
     task_steps: list[TaskStep] = []
-    missed: list[dict] = []
 
     def state_of(xml: str, activity: str, where: str) -> UIState:
         try:  # the dump's own package: a step may leave the app (launcher, share sheet)
@@ -156,15 +151,9 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
             if index is None:
                 raise InputFormatError(where, "its element is not in its before_xml dump")
             action.element_key = view_paths(before.views)[index]
-        ok = step.outcome == "ok"
-        if not ok and step.expected_screen:
-            source = screen_of(before, run.package, run.app_version).id
-            missed.append({"key": stable_id("transition", source, action.signature, step.expected_screen),
-                           "source": source, "target": step.expected_screen})
-        observed_ok = ok or bool(step.expected_screen and before.state_id != after.state_id)
-        steps.append(Step(step.index, before.state_id, action, after.state_id, ok=observed_ok, at=run.ended,
-                          outcome="ok" if observed_ok else step.outcome))
-        if ok:
+        steps.append(Step(step.index, before.state_id, action, after.state_id, outcome=Outcome(step.outcome),
+                          at=run.ended, expected_screen=step.expected_screen or ""))
+        if step.outcome == "ok":
             task_steps.append(TaskStep(before.state_id, action))
     trace = Trace(id=trace_id, source="agent", package=run.package, app_version=run.app_version, device=run.device,
                   explorer="appmem-run", started=run.started, ended=run.ended, states=states, steps=steps)
@@ -172,4 +161,4 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
     if run.status == "done" and task_steps:
         task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
                     source="agent", steps=task_steps)
-    return RunImport(trace, task, missed)
+    return RunImport(trace, task)

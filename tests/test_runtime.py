@@ -32,8 +32,8 @@ from tests.twin_tasks import recorded_tasks
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from workers.driver import DeviceDriver
-from workers.twin.adb_server import TwinServer
-from workers.twin.device import build_fleet
+from twins.adb_server import TwinServer
+from twins.device import build_fleet
 
 ACRYLIC = "anupam.acrylic"
 APPS = (ACRYLIC, "com.lolo.io.onelist")
