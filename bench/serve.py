@@ -97,7 +97,8 @@ def http_bench(requests: int) -> None:
         store = open_graph(settings)
         store.ensure_schema()
         for app in TWIN_APPS:
-            ingest_trace(store, recording_trace(read_recording(DROIDBOT / app)), settings.ingest_chunk_steps)
+            ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version="1.0"),
+                         settings.ingest_chunk_steps)
         memory = Memory.open(settings)
         summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
                   list(TWIN_APPS))

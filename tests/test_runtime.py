@@ -33,6 +33,7 @@ from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from workers.driver import DeviceDriver
 from twins.adb_server import TwinServer
+from twins.app import TwinApp
 from twins.device import build_fleet
 
 ACRYLIC = "anupam.acrylic"
@@ -43,8 +44,9 @@ APPS = (ACRYLIC, "com.lolo.io.onelist")
 def memory(store, settings):
     while store.write("delete_all")[0]["deleted"]:
         pass
-    for app in APPS:
-        ingest_trace(store, recording_trace(read_recording(DROIDBOT / app)), 200)
+    for app in APPS:  # imported under the version the twins report, as a device's own runs are
+        version = TwinApp.from_droidbot(DROIDBOT / app).version
+        ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version=version), 200)
     memory = Memory.open(settings)
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), list(APPS))
     yield memory
@@ -173,29 +175,51 @@ def test_appmem_run_against_the_api_reaches_the_target_and_its_trace_is_ingested
     assert json.loads(ingested.stdout)["task"]
 
 
-def missed_step_run(memory, twins, task_text: str, hop: int) -> tuple[dict, dict]:
-    """A real run of the task, and a copy whose step `hop` did nothing (its expected screen missed)."""
+def missed_step_run(memory, twins, task_text: str, step: int) -> tuple[dict, dict]:
+    """A real run of the task, and a copy cut at its step `step`, which did nothing (its expected screen missed)."""
     result = runtime(twins, memory, "twin-0001").run(task_text, ACRYLIC)
     run = result["run"]
-    failed = dict(run["steps"][hop], after_xml=run["steps"][hop]["before_xml"],
-                  after_activity=run["steps"][hop]["before_activity"], outcome="no_effect")
-    return run, {**run, "status": "failed", "steps": run["steps"][:hop] + [failed]}
+    failed = dict(run["steps"][step], after_xml=run["steps"][step]["before_xml"],
+                  after_activity=run["steps"][step]["before_activity"], outcome="no_effect")
+    return run, {**run, "status": "failed", "steps": run["steps"][:step] + [failed]}
+
+
+def failed_edge(memory, run: dict) -> dict:
+    """serve_edge's parameters for the edge the run's last step was expected to take."""
+    step = run_trace(validate_run(run, "test")).trace.steps[-1]
+    source = memory.locate(ACRYLIC, run["steps"][-1]["before_xml"], None, run["steps"][-1]["before_activity"])
+    return {"source": source["screen_id"],
+            "key": stable_id("transition", source["screen_id"], step.action.signature, step.expected_screen)}
 
 
 def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, memory):
+    """From a screen with equally short ways to the target, the plan takes the most reliable one; a
+    contributed run whose step on that way did nothing makes the next plan take another."""
     url, key = server
-    task = "tap Erase background only"
-    before = memory.plan(task, ACRYLIC)
-    # the run's step 0 launches the app: its step k is the plan's step k - 1; fail the plan's last hop
-    _, failing = missed_step_run(memory, twins, task, len(before["steps"]) - 1)
-    assert failing["steps"][-1]["expected_screen"] == before["steps"][-1]["screen_id"]
+
+    def fork_of(task: str) -> str | None:
+        """The first screen of the task's plan with several equally short ways on to its target."""
+        steps = memory.plan(task, ACRYLIC)["steps"]
+        for step in steps:
+            paths = memory.store.read("planner_paths", source_id=step["screen_id"], target_id=steps[-1]["screen_id"])
+            if len({p["hops"][0]["element_id"] for p in paths if p["hops"]}) > 1:
+                return step["screen_id"]
+        return None
+    task, fork = next((t["task"], f) for t in recorded_tasks(memory.store, ACRYLIC, 30) if (f := fork_of(t["task"])))
+    before = memory.plan(task, ACRYLIC, screen_id=fork)
+    run, _ = missed_step_run(memory, twins, task, 0)
+    at_fork = next(k for k, s in enumerate(run["steps"]) if k and run["steps"][k - 1]["reached_screen"] == fork)
+    _, failing = missed_step_run(memory, twins, task, at_fork)
+    assert failing["steps"][-1]["element"]["text"] == before["steps"][0]["element"]["text"]
     with ApiClient(url, key) as api:
         accepted = api.contribute({**failing, "started": "2026-01-01T00:00:00Z"})
         assert accepted["status_url"].endswith(accepted["trace_id"])
         status = api.wait_trace(accepted["trace_id"], 60)
     assert status["status"] == "done" and status["report"]["missed_edges"] == 1, status
-    after = memory.plan(task, ACRYLIC)
-    assert after["steps"][-2]["element"]["id"] != before["steps"][-2]["element"]["id"]
+    assert memory.store.read("serve_edge", **failed_edge(memory, failing))[0]["failures"] == 1
+    after = memory.plan(task, ACRYLIC, screen_id=fork)
+    assert after["steps"][0]["element"]["id"] != before["steps"][0]["element"]["id"]
+    assert after["steps"][-1]["element"]["id"] == before["steps"][-1]["element"]["id"]
 
 
 def test_one_keys_flood_counts_as_one_contributor(server, twins, memory, settings):
@@ -203,7 +227,7 @@ def test_one_keys_flood_counts_as_one_contributor(server, twins, memory, setting
     keys = KeyStore(open_redis(Stack(settings).redis_url()))
     _, flooder = keys.create("flood", "contribute")
     _, run = missed_step_run(memory, twins, "tap Color palette", 2)
-    edge = run_trace(validate_run(run, "test")).missed_edges[0]
+    edge = failed_edge(memory, run)
     with ApiClient(url, flooder) as api:
         ids = [api.contribute({**run, "started": f"2026-02-0{i}T00:00:00Z"})["trace_id"] for i in range(1, 6)]
         statuses = [api.wait_trace(i, 60)["status"] for i in ids]
