@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.keys import KeyStore
 from api.limits import LimitsMiddleware
-from api.memory import Memory
+from api.memory import GENERATION_KEY, Memory
 from api.metrics import Metrics
 from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
 from appmem.settings import Settings
@@ -53,7 +53,9 @@ def open_services(settings: Settings, memory: Memory | None = None) -> Services:
     r = open_redis(url)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    return Services(settings, memory or Memory.open(settings), r, KeyStore(r), Contributions(r), celery, Metrics())
+    memory = memory or Memory.open(settings)
+    memory.generation = lambda: r.get(GENERATION_KEY) or "0"  # bumped by every ingested contribution
+    return Services(settings, memory, r, KeyStore(r), Contributions(r), celery, Metrics())
 
 
 def _error(status: int, code: str, detail: Any, headers: dict | None = None) -> JSONResponse:

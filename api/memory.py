@@ -9,20 +9,26 @@ the overlap of its element keys with the screens in memory.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from appmem.errors import ConfigError, InputFormatError
 from appmem.settings import Settings
 from graph.model import UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
+from ingest.contributions import GENERATION_KEY  # noqa: F401  (re-exported for the API)
 
 # A dumped screen whose elements overlap a remembered screen's this much is "similar".
 SIMILAR = 0.5
 SCREEN_CACHE_S = 30.0
+PLAN_CACHE = 4096
 
 
 def parse_screen(package: str | None, activity: str | None, xml: str | None, html: str | None) -> UIState:
@@ -91,11 +97,17 @@ def screen_hints(memory: "Memory", task: str, package: str, state: UIState) -> l
 
 @dataclass
 class Memory:
+    """`generation()` names the memory's current contents (the API reads a counter in Redis that
+    every ingested contribution bumps): plans are memoised per (request, generation), so agents
+    asking the same task from the same screen get the stored answer until the memory changes."""
+
     store: GraphStore
     vectors: Any
     embedder: Any
     settings: Settings
+    generation: Callable[[], str] = lambda: "0"
     _cache: dict[str, tuple[float, Any]] = field(default_factory=dict)
+    _plans: OrderedDict = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -124,9 +136,10 @@ class Memory:
         return value
 
     def forget(self) -> None:
-        """Drop cached reads (after a contribution changed the memory)."""
+        """Drop cached reads and plans (after the memory changed in this process)."""
         with self._lock:
             self._cache.clear()
+            self._plans.clear()
 
     def versions(self) -> dict[str, list[str]]:
         return self._cached("versions", lambda: {r["package"]: sorted(r["versions"])
@@ -147,6 +160,21 @@ class Memory:
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None) -> dict[str, Any]:
+        key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity,
+                                         self.generation()]).encode()).hexdigest()
+        with self._lock:
+            if key in self._plans:
+                self._plans.move_to_end(key)
+                return copy.deepcopy(self._plans[key])
+        out = self._plan(task, app, screen_id, screen_xml, screen_html, activity)
+        with self._lock:
+            self._plans[key] = copy.deepcopy(out)
+            while len(self._plans) > PLAN_CACHE:
+                self._plans.popitem(last=False)
+        return out
+
+    def _plan(self, task: str, app: str | None, screen_id: str | None, screen_xml: str | None,
+              screen_html: str | None, activity: str | None) -> dict[str, Any]:
         from agent.planner import Planner, plan_to_dict
 
         packages = self.packages(app)

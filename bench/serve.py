@@ -4,10 +4,12 @@ Part 1 (HTTP): a private stack holds two twin apps' recorded memories
 (DroidBot recordings of anupam.acrylic and com.lolo.io.onelist, summarised and
 embedded with the real model). `appmem serve` runs as its own process; this
 process sends POST /v1/plan over loopback from 1, 8 and 32 concurrent clients
-(threads with one httpx client each), `--requests` requests per level, tasks
-built from the recorded graphs (tests/twin_tasks.py) in turn. It prints
-throughput and p50/p99 latency per level, and the same tasks planned in process
-(the baseline: what HTTP, auth and rate limiting add).
+(threads with one httpx client each), tasks built from the recorded graphs
+(tests/twin_tasks.py) in turn: `--requests` requests per level of tasks other
+agents already asked (answered from the memoised plans, as long as the memory
+has not changed), then half as many whose texts are all new (planned from
+scratch). It prints throughput and p50/p99 latency per level, and the tasks
+planned in process first (the baseline: what HTTP, auth and rate limiting add).
 
 Part 2 (in process): synthetic memories of 10, 100, 1000 apps (`--apps`), each
 `--screens` screens with 5 elements and `--transitions` transitions, ingested
@@ -66,7 +68,9 @@ def line(name: str, latencies: list[float], seconds: float) -> str:
 
 
 # ---- part 1: HTTP ---------------------------------------------------------------------------
-def load(url: str, key: str, tasks: list[dict], clients: int, requests: int) -> tuple[list[float], float, int]:
+def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
+         unique: bool = False) -> tuple[list[float], float, int]:
+    """`requests` POST /v1/plan from `clients` threads; `unique` makes every task text new (no memoised plan)."""
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -77,7 +81,8 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int) -> 
             for i in counter:
                 task = tasks[i % len(tasks)]
                 t0 = time.perf_counter()
-                r = http.post("/v1/plan", json={"task": task["task"], "app": task["app"]})
+                text = f"{task['task']} (request {i})" if unique else task["task"]
+                r = http.post("/v1/plan", json={"task": text, "app": task["app"]})
                 dt = time.perf_counter() - t0
                 with lock:
                     latencies.append(dt)
@@ -129,10 +134,13 @@ def http_bench(requests: int) -> None:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.3)
-            load(url, key, tasks, 4, 40)  # warm-up
+            load(url, key, tasks, 4, 40)  # warm-up: also memoises the tasks' plans
             for clients in (1, 8, 32):
                 latencies, seconds, errors = load(url, key, tasks, clients, requests)
-                print(line(f"HTTP, {clients} clients", latencies, seconds) + f"  errors {errors}")
+                print(line(f"HTTP, {clients} clients, repeated", latencies, seconds) + f"  errors {errors}")
+            for clients in (1, 8, 32):
+                latencies, seconds, errors = load(url, key, tasks, clients, requests // 2, unique=True)
+                print(line(f"HTTP, {clients} clients, new tasks", latencies, seconds) + f"  errors {errors}")
         finally:
             server.terminate()
             server.wait(timeout=30)

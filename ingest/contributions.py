@@ -44,6 +44,7 @@ MAX_MEMBERS = 20_000
 MAX_UNPACKED = 256 * 1024 * 1024
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
+GENERATION_KEY = "appmem:memory:generation"  # api/memory.py reads it
 KINDS = ("run", "droidbot", "correction")
 
 
@@ -157,6 +158,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps
         board.finish(cid, reason=str(exc))
         return {"status": "failed", "reason": str(exc)}
     board.finish(cid, report=report)
+    r.incr(GENERATION_KEY)  # the memory changed: API replicas stop answering from their memoised plans
     return {"status": "done", **report}
 
 
