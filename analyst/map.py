@@ -21,6 +21,7 @@ from typing import Any, Callable
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 
+from graph.model import reliability
 from graph.store import GraphStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -28,18 +29,11 @@ CYTOSCAPE = Path(__file__).resolve().parents[1] / "tools" / "js" / "node_modules
 SCREEN = (1080, 1920)  # drawing size when a screen's elements do not say
 
 
-def reliability(successes: int, failures: int) -> float:
-    """(successes + 1) / (successes + failures + 2): CONTRACTS §1; graph.model.reliability at merge."""
-    return (successes + 1) / (successes + failures + 2)
-
-
 def planner_route(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:
-    """The planner's route between two screens: its path query and its choice among equally
-    short paths (the most reliable). Re-point here when the planner grows a route method."""
-    from agent.planner import reliability
+    """The planner's route between two screens (agent/appgraph.py: the cheapest by length and reliability)."""
+    from agent.appgraph import route_hops
 
-    paths = [row["hops"] for row in store.read("planner_paths", source_id=source_id, target_id=target_id)]
-    return max(paths, key=reliability) if paths else None
+    return route_hops(store, source_id, target_id)
 
 
 def thumbnail(elements: list[dict[str, Any]]) -> str:

@@ -283,16 +283,6 @@ class Transition:
         self.last_seen = max(self.last_seen, at)
 
 
-def path_preference(hops: list[dict]) -> tuple[int, float]:
-    """How a planner ranks candidate paths (hops as planner_paths returns them), higher is
-    better: fewer stale edges first (a route re-observed in the newest version beats one
-    that was not), then the product of the edges' reliabilities."""
-    score = 1.0
-    for hop in hops:
-        score *= reliability(hop.get("successes") or 0, hop.get("failures") or 0)
-    return -sum(1 for hop in hops if hop.get("stale")), score
-
-
 def reliability(successes: int, failures: int) -> float:
     """How likely an edge works: the Laplace estimate (s + 1) / (s + f + 2), so an edge
     never tried is 0.5 and one observation moves it only part of the way."""
@@ -306,6 +296,10 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
+    to_screen: str = ""  # the screen expected after the step ("" when unknown)
+    confidence: float = 1.0  # how likely the step works: the edge's reliability, lower for guesses
+    slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
+    stale: bool = False  # the edge was not re-observed in the app's newest explored version
 
 
 @dataclass
@@ -314,3 +308,7 @@ class Plan:
     package: str
     steps: list[PlanStep]
     llm_calls: int = 0
+    source: str = "memory"  # memory | recall | none
+    route: str = "found"  # found | none: no route from the start screen to any target
+    start: dict | None = None  # {"screen_id", "match", "score"}
+    alternatives: list[dict] = field(default_factory=list)  # other targets: {"screen_id", "label", "score"}

@@ -91,7 +91,8 @@ def two_button_states(version_text=""):
 
 
 def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans_avoid_it(empty_graph):
-    from graph.model import Action, ActionType, Step, Trace, path_preference
+    from agent.appgraph import AppGraph
+    from graph.model import Action, ActionType, Step, Trace
     from graph.screens import screen_of
 
     tap_x = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/x]#0")
@@ -103,8 +104,10 @@ def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans
                                   Step(3, "b", back, "a"), Step(4, "a", tap_y, "b")], version_code=1)
     ingest_trace(empty_graph, v1, chunk_size=10)
     a_id, b_id = screen_of(a, v1.package, "1.0").id, screen_of(b, v1.package, "1.0").id
-    paths = [r["hops"] for r in empty_graph.read("planner_paths", source_id=a_id, target_id=b_id)]
-    assert len(paths) == 2 and max(paths, key=path_preference)[0]["element_key"] == tap_x.element_key
+    tap_x_id = next(e for e in empty_graph.elements(screen_ids=[a_id]) if e["key"] == tap_x.element_key)["id"]
+    tap_y_id = next(e for e in empty_graph.elements(screen_ids=[a_id]) if e["key"] == tap_y.element_key)["id"]
+    route = AppGraph.load(empty_graph, ["org.example.app"]).route(a_id, b_id)
+    assert [h.element_id for h in route] == [tap_x_id]  # tapped twice: the more reliable edge
 
     a2, b2 = two_button_states("2")  # the same screens, seen by another device in version 2
     v2 = Trace("v2", "explorer", "org.example.app", "2.0", "dev2", "test", "2026-02-01T00:00:00Z", "",
@@ -114,11 +117,13 @@ def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans
     screens = {r["id"]: r["versions"] for r in cypher_rows(
         empty_graph, "MATCH (s:Screen {package: 'org.example.app'}) RETURN s.id AS id, s.versions AS versions")}
     assert screens == {a_id: ["1.0", "2.0"], b_id: ["1.0", "2.0"]}
-    paths = [r["hops"] for r in empty_graph.read("planner_paths", source_id=a_id, target_id=b_id)]
-    by_key = {p[0]["element_key"]: p[0] for p in paths}
-    assert by_key[tap_x.element_key]["stale"] and by_key[tap_x.element_key]["versions"] == ["1.0"]
-    assert not by_key[tap_y.element_key]["stale"] and by_key[tap_y.element_key]["versions"] == ["1.0", "2.0"]
-    assert max(paths, key=path_preference)[0]["element_key"] == tap_y.element_key  # the plan avoids it
+    edges = {r["element_key"]: r for r in cypher_rows(
+        empty_graph, "MATCH (:Screen {id: $a})-[t:TRANSITION]->(:Screen {id: $b}) "
+                     "RETURN t.element_key AS element_key, t.stale AS stale, t.versions AS versions", a=a_id, b=b_id)}
+    assert edges[tap_x.element_key]["stale"] and edges[tap_x.element_key]["versions"] == ["1.0"]
+    assert not edges[tap_y.element_key]["stale"] and edges[tap_y.element_key]["versions"] == ["1.0", "2.0"]
+    route = AppGraph.load(empty_graph, ["org.example.app"]).route(a_id, b_id)
+    assert [h.element_id for h in route] == [tap_y_id] and not route[0].stale  # the plan avoids the stale edge
 
     # An import of unknown version that matches version 2's screens attaches to it, under its alias.
     a3, b3 = two_button_states("3")

@@ -57,6 +57,11 @@ class DeviceDriver:
 
     def observe(self) -> UIState:
         """The current screen: foreground package/activity, then the uiautomator dump."""
+        package, activity, xml = self.dump()
+        return parse_hierarchy(xml, package, activity, where=f"dump of {self.name}")
+
+    def dump(self) -> tuple[str, str, str]:
+        """(foreground package, activity, raw uiautomator XML) of the current screen."""
         package, activity = self.foreground()
         out = self.shell(["uiautomator", "dump", DUMP_PATH])
         if "ERROR" in out:
@@ -66,7 +71,7 @@ class DeviceDriver:
         except (adbutils.AdbError, OSError) as exc:
             raise DeviceError(f"device {self.name}: reading the dump failed: {exc}") from exc
         self.touched = time.monotonic()
-        return parse_hierarchy(xml, package, activity, where=f"dump of {self.name}")
+        return package, activity, xml
 
     def foreground(self) -> tuple[str, str]:
         """(package, activity) of the focused window (adbutils' app_current, with a timeout)."""
