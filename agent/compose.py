@@ -25,7 +25,7 @@ from semantic.ranking import STOPWORDS
 from graph.model import ActionType, Element, PlanStep
 
 COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
-VALUE_W = 0.3
+VALUE_W = 0.0
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
@@ -98,7 +98,7 @@ class Composer:
 
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
-        return confirm(self.graph.screen_elements(screen), set()) is not None
+        return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
 
     def item(self, anchor: Anchor) -> None:
         """Select the row that shows the task's item: a slot step with the value and a locator template."""
