@@ -5,8 +5,10 @@ planner loads them once per package (three Cypher reads) and routes in code:
 Dijkstra over transitions, where a hop costs HOP plus -ln(reliability), with an
 edge's reliability (successes + 1) / (successes + failures + 2) (CONTRACTS §1).
 So a shorter route wins, and among equally long routes the one whose
-transitions worked most often; a stale edge (not re-observed in the newest
-explored version) costs STALE more.
+transitions worked most often. A stale edge (not re-observed in the newest
+explored version) costs STALE more, more than any plausible fresh detour, so a
+plan avoids stale edges whenever a fresh route exists and takes (and flags) them
+only when none does.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from graph.model import Element, reliability
 from graph.store import GraphStore, element_of
 
 HOP = 1.0
-STALE = 0.5
+STALE = 20.0
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 - GraphML (networkx writes it; Gephi, yEd and networkx read it): node attribute `labels`
   (":Screen", as APOC writes it), edge attribute `label` (the relationship type), a
-  TRANSITION's `key` as the GraphML edge id; list properties as JSON text, named in the
-  graph attributes `json_node_keys`/`json_edge_keys`.
+  TRANSITION's `key` as the GraphML edge id; list properties as JSON text and datetimes as
+  ISO-8601 text, named in the graph attributes `json_node_keys`/`json_edge_keys`/`datetime_keys`.
 - CSV in the header format of `neo4j-admin database import full`: a nodes file per label
   (`id:ID`, `:LABEL`, typed properties like `observations:long`, `locators:string[]`) and a
   relationships file per type (`:START_ID`, `:END_ID`, `:TYPE`), plus `import.sh` with the
@@ -62,10 +62,12 @@ def write_graphml(sub: Subgraph, out: Path) -> list[Path]:
     import networkx as nx
 
     g = nx.MultiDiGraph()
-    node_json, edge_json = set(), set()
+    node_json, edge_json, times = set(), set(), set()
     for labels, props in sub.nodes:
         attrs = {"labels": "".join(f":{x}" for x in labels)}
         for k, v in props.items():
+            if isinstance(v, neo4j.time.DateTime):
+                times.add(k)
             if isinstance(v, (list, dict)):
                 node_json.add(k)
                 v = json.dumps(v, default=_scalar)
@@ -80,6 +82,8 @@ def write_graphml(sub: Subgraph, out: Path) -> list[Path]:
             keyed.add(rtype)
         key = props.get("key", f"e{n}")
         for k, v in props.items():
+            if isinstance(v, neo4j.time.DateTime):
+                times.add(k)
             if isinstance(v, (list, dict)):
                 edge_json.add(k)
                 v = json.dumps(v, default=_scalar)
@@ -87,6 +91,7 @@ def write_graphml(sub: Subgraph, out: Path) -> list[Path]:
                 attrs[k] = _scalar(v)
         g.add_edge(start, end, key=key, **attrs)
     g.graph["keyed_edge_types"] = ",".join(sorted(keyed))
+    g.graph["datetime_keys"] = ",".join(sorted(times))
     g.graph["json_node_keys"] = ",".join(sorted(node_json))
     g.graph["json_edge_keys"] = ",".join(sorted(edge_json))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -100,14 +105,21 @@ def read_graphml(path: Path) -> Subgraph:
     g = nx.read_graphml(path, force_multigraph=True)
     node_json = set(filter(None, g.graph.get("json_node_keys", "").split(",")))
     edge_json = set(filter(None, g.graph.get("json_edge_keys", "").split(",")))
+    keyed = set(filter(None, g.graph.get("keyed_edge_types", "").split(",")))
+    times = set(filter(None, g.graph.get("datetime_keys", "").split(",")))
+
+    def value(k: str, v: Any, as_json: set[str]) -> Any:
+        if k in as_json:
+            return json.loads(v)
+        return neo4j.time.DateTime.from_iso_format(v) if k in times and isinstance(v, str) else v
+
     labels_of = {n: tuple(filter(None, a["labels"].split(":"))) for n, a in g.nodes(data=True)}
     sub = Subgraph()
     for n, attrs in g.nodes(data=True):
-        props = {k: json.loads(v) if k in node_json else v for k, v in attrs.items() if k != "labels"}
+        props = {k: value(k, v, node_json) for k, v in attrs.items() if k != "labels"}
         sub.nodes.append((labels_of[n], props))
-    keyed = set(filter(None, g.graph.get("keyed_edge_types", "").split(",")))
     for s, e, key, attrs in g.edges(keys=True, data=True):
-        props = {k: json.loads(v) if k in edge_json else v for k, v in attrs.items() if k not in ("label", "id")}
+        props = {k: value(k, v, edge_json) for k, v in attrs.items() if k not in ("label", "id")}
         if attrs["label"] in keyed:
             props["key"] = key
         sub.relationships.append((attrs["label"], s, labels_of[s][0], e, labels_of[e][0], props))

@@ -21,16 +21,12 @@ from typing import Any, Callable
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 
+from graph.model import reliability
 from graph.store import GraphStore
 
 STATIC = Path(__file__).resolve().parent / "static"
 CYTOSCAPE = Path(__file__).resolve().parents[1] / "tools" / "js" / "node_modules" / "cytoscape" / "dist"
 SCREEN = (1080, 1920)  # drawing size when a screen's elements do not say
-
-
-def reliability(successes: int, failures: int) -> float:
-    """(successes + 1) / (successes + failures + 2): CONTRACTS §1; graph.model.reliability at merge."""
-    return (successes + 1) / (successes + failures + 2)
 
 
 def planner_route(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:

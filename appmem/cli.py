@@ -15,7 +15,7 @@ from appmem.errors import AppmemError
 from appmem.settings import Settings
 
 COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
-                   "graph.commands", "cypher.commands", "analyst.commands")
+                   "graph.commands", "cypher.commands", "analyst.commands", "api.commands", "agent.run_commands")
 # The production image leaves the app twins out (.dockerignore): their commands register when present.
 OPTIONAL_COMMAND_MODULES = ("twins.commands",)
 

@@ -229,6 +229,7 @@ class Trace:
     ended: str
     states: dict[str, UIState] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
 
 
 @dataclass

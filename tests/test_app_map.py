@@ -155,3 +155,15 @@ def test_cytoscape_and_the_guide_are_served(served):
     status, body = get(f"{served['url']}/guides/appmem.html")
     assert status == 200 and b'<article class="guide">' in body
     assert get(f"{served['url']}/static/map/../../etc/passwd")[0] == 404
+
+
+def test_thumbnails_escape_hostile_ui_text():
+    import urllib.parse
+
+    from analyst.map import thumbnail
+
+    svg = urllib.parse.unquote(thumbnail([{"bounds": [0, 0, 500, 100], "class_name": "android.widget.Button",
+                                           "label": '<script>alert(1)</script>"&'},
+                                          {"bounds": None, "class_name": "x", "label": "no bounds"}]))
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert svg.count("<rect") == 2  # the frame and the one element with bounds

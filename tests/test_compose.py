@@ -92,3 +92,41 @@ def test_env_example_documents_every_variable_the_compose_files_read():
         used = {m.group(1) for m in _VAR.finditer(text) if m.group(1)}
         assert used <= documented, f"{name} reads undocumented {sorted(used - documented)}"
     assert "ANDROID_ADB_SERVER_HOST" not in (REPO / "docker" / "docker-compose.yml").read_text()
+
+
+def test_the_image_content_runs_the_cli_without_twins_tests_or_benchmarks(tmp_path):
+    """What docker/Dockerfile copies (the repository less .dockerignore) runs every production command."""
+    import fnmatch
+    import shutil
+    import subprocess
+    import sys
+
+    patterns = [p.strip() for p in (REPO / ".dockerignore").read_text().splitlines()
+                if p.strip() and not p.startswith("#")]
+
+    def ignored(rel: str) -> bool:
+        parts = Path(rel).parts
+        prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        return any(fnmatch.fnmatch(p, pat) or fnmatch.fnmatch(p, pat.removeprefix("**/")) or
+                   fnmatch.fnmatch(Path(p).name, pat.removeprefix("**/")) for p in prefixes for pat in patterns)
+
+    image = tmp_path / "image"
+
+    def skip(folder: str, names: list[str]) -> list[str]:
+        rel = Path(folder).relative_to(REPO)
+        return [n for n in names if ignored(str(rel / n)) or n == "test-output"]
+
+    shutil.copytree(REPO, image, ignore=skip, symlinks=True)
+    assert not (image / "twins").exists() and not (image / "tests").exists()
+    assert (image / "scripts" / "setup").exists() and (image / "tools" / "js" / "package-lock.json").exists()
+    # Only the copy's packages: drop the development checkout's editable-install finder.
+    run_cli = ("import sys, runpy; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in "
+               "getattr(f, '__module__', '')]; sys.argv[0] = 'appmem'; runpy.run_module('appmem.cli', "
+               "run_name='__main__')")
+    for command in (["--help"], ["worker", "--help"], ["export", "--help"], ["cypher", "check", "--help"],
+                    ["up", "--help"], ["devices", "--help"]):
+        done = subprocess.run([sys.executable, "-c", run_cli, *command], cwd=image, capture_output=True,
+                              text=True, env={"PYTHONPATH": str(image), "PATH": "/usr/bin:/bin"})
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+        if command == ["--help"]:
+            assert "twins" not in done.stdout.split("positional")[0], done.stdout

@@ -19,7 +19,7 @@ APPS = ("de.szalkowski.activitylauncher", "anupam.acrylic", "bluepie.ad_silence"
 
 
 def canon(items) -> list[str]:
-    return sorted(json.dumps(x, sort_keys=True, default=str) for x in items)
+    return sorted(json.dumps(x, sort_keys=True, default=lambda v: f"{type(v).__name__}:{v}") for x in items)
 
 
 def empty(store):
