@@ -80,7 +80,7 @@ def _human(p: dict) -> str:
         return "no route from the start screen; best targets:\n" + "\n".join(
             f"  {a['label']} on {a['screen'] or a['screen_id']} ({a['score']})" for a in p["alternatives"])
     return "\n".join(
-        f"{i}. {s['action']} {(s['element'] or {}).get('label') or ''}"
+        f"{i}. {s['action']} {(s['element'] or {}).get('label') or (s['element'] or {}).get('text') or ''}"
         + (f" ← {s['input']!r}" if s["input"] else "") + (f" [{s['slot']}]" if s["slot"] else "")
         + ("  [confirm: risky]" if s["risky"] else "") for i, s in enumerate(p["steps"], 1))
 

@@ -175,7 +175,8 @@ class Memory:
 
     def _plan(self, task: str, app: str | None, screen_id: str | None, screen_xml: str | None,
               screen_html: str | None, activity: str | None) -> dict[str, Any]:
-        from agent.planner import Planner, plan_to_dict
+        from agent.planjson import plan_to_dict
+        from agent.planner import Planner
 
         packages = self.packages(app)
         start = {"screen_id": screen_id, "match": "exact" if screen_id else "entry", "score": 1.0 if screen_id else 0.0}
