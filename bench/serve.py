@@ -81,7 +81,7 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
             for i in counter:
                 task = tasks[i % len(tasks)]
                 t0 = time.perf_counter()
-                text = f"{task['task']} (request {i})" if unique else task["task"]
+                text = f"{task['task']} (client pool {clients}, request {i})" if unique else task["task"]
                 r = http.post("/v1/plan", json={"task": text, "app": task["app"]})
                 dt = time.perf_counter() - t0
                 with lock:
@@ -110,12 +110,12 @@ def http_bench(requests: int) -> None:
         tasks = [{**t, "app": app} for app in TWIN_APPS for t in recorded_tasks(store, app, 20)]
         base = []
         t0 = time.perf_counter()
-        for i in range(min(requests, 100)):
+        for i in range(min(requests, 60)):  # new task texts: planned from scratch, as the HTTP "new tasks"
             s = time.perf_counter()
-            memory.plan(tasks[i % len(tasks)]["task"], tasks[i % len(tasks)]["app"])
+            memory.plan(f"{tasks[i % len(tasks)]['task']} (request {i})", tasks[i % len(tasks)]["app"])
             base.append(time.perf_counter() - s)
         print(f"{len(tasks)} tasks over {len(TWIN_APPS)} apps")
-        print(line("in process (baseline)", base, time.perf_counter() - t0))
+        print(line("in process, new tasks", base, time.perf_counter() - t0))
         memory.close()  # the server process owns the vectors from here on
         store.driver.close()
         _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=100_000)
