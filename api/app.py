@@ -25,6 +25,7 @@ from api.keys import KeyStore
 from api.limits import LimitsMiddleware
 from api.memory import GENERATION_KEY, Memory
 from api.metrics import Metrics
+from mcp.server.transport_security import TransportSecuritySettings
 from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
@@ -102,7 +103,11 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
 
     services = open_services(settings, memory)
     mcp = build_mcp(lambda: services.memory)
-    mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
+    # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
+    # the SDK's Host-header check would refuse the API's own public host name.
+    mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True,
+                                      transport_security=TransportSecuritySettings(
+                                          enable_dns_rebinding_protection=False))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):
