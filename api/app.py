@@ -16,20 +16,20 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.keys import KeyStore
 from api.limits import LimitsMiddleware
-from api.memory import GENERATION_KEY, Memory
+from api.memory import Memory
 from api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
 from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
-from ingest.contributions import Contributions
+from ingest.contributions import GENERATION_KEY, Contributions
 
 log = logging.getLogger("appmem.api")
 

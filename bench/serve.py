@@ -18,6 +18,12 @@ embeddings of the labels (a vocabulary of distinct labels embedded once).
 Plans for random apps' elements' labels give p50/p99 per size.
 
     .venv/bin/python bench/serve.py [--requests 300] [--apps 10,100,1000] [--screens 300] [--transitions 1000]
+
+Where the time goes: a plan for a new task spends ≈ 80 % in Qdrant's local mode,
+which filters payloads in Python over every point (linear in the number of
+element vectors: ≈ 0.75 s at 3,000 points under load); the path queries come
+next. A Qdrant server (QDRANT_URL) answers the same filtered search from an HNSW
+index with payload indexes; the graph's path queries stay per app.
 """
 from __future__ import annotations
 
