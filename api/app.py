@@ -98,6 +98,7 @@ def install_errors(app: FastAPI) -> None:
 
 
 def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
+    from analyst.map import map_router
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
@@ -125,6 +126,7 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
+    app.include_router(map_router(lambda: services.memory.store))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
     @app.get("/healthz", tags=["ops"], summary="graph, Redis and vectors answer")

@@ -69,7 +69,7 @@ def conflicts(traces: list[Trace]) -> dict:
                     if not is_data(text, view.editable):
                         texts.setdefault(element.id, set()).add(("t:" if text == element.text else "d:") + text)
             for v in state.views:
-                if v.visible and v.resource_id == "android:id/alertTitle" and v.text:
+                if v.visible and v.resource_id.endswith(":id/alertTitle") and v.text:
                     titles.setdefault(screen.id, set()).add(v.text)
     def kinds(variants: set[str], kind: str) -> int:
         return len({v for v in variants if v.startswith(kind)})

@@ -6,3 +6,5 @@ ON CREATE SET t.source = $source, t.device = $device, t.explorer = $explorer, t.
               t.app_version = $app_version, t.started = datetime($started), t.chunks = []
 SET t.ended = coalesce(datetime($ended), t.ended), t.entry_screen = coalesce($entry_screen, t.entry_screen)
 MERGE (t)-[:OF_APP]->(a)
+WITH a, coalesce(datetime($ended), datetime($started)) AS at
+SET a.explored = CASE WHEN at IS NOT NULL AND (a.explored IS NULL OR at > a.explored) THEN at ELSE a.explored END

@@ -3,6 +3,9 @@
 Idempotent: each step finds only what is still in the old form.
 - times: string times (`2023-10-19_025206`, `2023-10-19 02:52:06`, ISO) → Neo4j
   datetimes in UTC, converted by `graph.times.utc_iso` (the one converter).
+Screen ids lost their app version (graph/screens.py): a graph written before that
+cannot be converted in place (the signatures need the views); re-import its traces
+into a fresh graph (`appmem ingest …`, `appmem crawl …`).
 """
 from __future__ import annotations
 

@@ -229,6 +229,7 @@ class Trace:
     ended: str
     states: dict[str, UIState] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
 
 
 @dataclass
@@ -295,6 +296,10 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
+    to_screen: str = ""  # the screen expected after the step ("" when unknown)
+    confidence: float = 1.0  # how likely the step works: the edge's reliability, lower for guesses
+    slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
+    stale: bool = False  # the edge was not re-observed in the app's newest explored version
 
 
 @dataclass
@@ -303,3 +308,7 @@ class Plan:
     package: str
     steps: list[PlanStep]
     llm_calls: int = 0
+    source: str = "memory"  # memory | recall | none
+    route: str = "found"  # found | none: no route from the start screen to any target
+    start: dict | None = None  # {"screen_id", "match", "score"}
+    alternatives: list[dict] = field(default_factory=list)  # other targets: {"screen_id", "label", "score"}

@@ -100,6 +100,7 @@ class GraphStore:
             for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
                     tx.run(cypher.load(name), rows=batch_rows[i:i + BATCH], trace_id=trace.id).consume()
+            tx.run(cypher.load("refresh_stale"), package=trace.package).consume()
             tx.run(cypher.load("mark_chunk"), trace_id=trace.id, chunk=chunk).consume()
             return True
 

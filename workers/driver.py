@@ -17,7 +17,7 @@ import adbutils
 
 from appmem.errors import DeviceError
 from graph.model import Action, ActionType, Bounds, UIState
-from workers.uixml import parse_hierarchy, version_name
+from workers.uixml import parse_hierarchy, version_code, version_name
 
 FOCUS_RE = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ (?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
 DUMP_PATH = "/data/local/tmp/appmem_dump.xml"
@@ -47,11 +47,13 @@ class DeviceDriver:
         if self.shell(["echo", "ok"]).strip() != "ok":
             raise DeviceError(f"device {self.name}: echo answered nonsense")
 
-    def app_version(self, package: str) -> str:
-        version = version_name(self.shell(["dumpsys", "package", package]))
+    def app_version(self, package: str) -> tuple[str, int | None]:
+        """(versionName, versionCode) as the device reports them."""
+        out = self.shell(["dumpsys", "package", package])
+        version = version_name(out)
         if not version:
             raise DeviceError(f"device {self.name}: package {package} is not installed (no versionName)")
-        return version
+        return version, version_code(out)
 
     def observe(self) -> UIState:
         """The current screen: foreground package/activity, then the uiautomator dump."""

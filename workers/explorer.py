@@ -211,9 +211,10 @@ class Explorer:
         done_chunks = self.sink.written(tid)
         chunk = max(done_chunks) + 1 if done_chunks else 0
         step_index = chunk * job.chunk_steps
-        version = self.driver.app_version(job.package)
+        version, code = self.driver.app_version(job.package)
         trace = Trace(id=tid, source="explorer", package=job.package, app_version=version,
-                      device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="")
+                      device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="",
+                      version_code=code)
         budget = job.max_actions - step_index
         deadline = started + max(0.0, job.max_seconds - seconds_spent)
         if chunk:
