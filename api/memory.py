@@ -23,7 +23,6 @@ from appmem.settings import Settings
 from graph.model import UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
-from ingest.contributions import GENERATION_KEY  # noqa: F401  (re-exported for the API)
 
 # A dumped screen whose elements overlap a remembered screen's this much is "similar".
 SIMILAR = 0.5
