@@ -1,8 +1,13 @@
-// merge_tasks: demonstrations (gold traces, human demos) with their ordered
-// steps as STEP edges to the elements acted on.
+// merge_tasks: demonstrations (gold traces, human demos, agent runs) with their ordered
+// steps as STEP edges to the elements acted on. Provenance: the trace that showed the
+// task and the devices it was done on; `successes` / `failures` count executed runs.
 UNWIND $rows AS r
 MERGE (k:Task {id: r.id})
-SET k.description = r.description, k.package = r.package, k.source = r.source, k.steps = r.steps
+ON CREATE SET k.successes = 0, k.failures = 0, k.devices = []
+SET k.description = r.description, k.package = r.package, k.source = r.source, k.steps = r.steps,
+    k.trace_id = coalesce(r.trace_id, k.trace_id),
+    k.devices = CASE WHEN r.device IS NULL OR r.device IN coalesce(k.devices, []) THEN coalesce(k.devices, [])
+                     ELSE coalesce(k.devices, []) + r.device END
 WITH k, r
 UNWIND r.step_rows AS s
 MATCH (e:Element {id: s.element_id})

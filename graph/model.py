@@ -248,6 +248,9 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
+    package: str = ""  # the app the step acts in (plans may switch apps)
+    slot: str | None = None  # "item" | "value": a recalled step adapted to the task's parameter
+    to_screen: str = ""
 
 
 @dataclass
@@ -256,3 +259,4 @@ class Plan:
     package: str
     steps: list[PlanStep]
     llm_calls: int = 0
+    source: str = "memory"  # memory | recall | none

@@ -112,8 +112,10 @@ class GraphStore:
         return self.read("app_stats", package=package)
 
 
-def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
-    """Tasks → merge_tasks rows; element_ids maps (state id, element key) → Element id."""
+def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str],
+              trace: Trace | None = None) -> list[dict[str, Any]]:
+    """Tasks → merge_tasks rows; element_ids maps (state id, element key) → Element id;
+    `trace` (the run that demonstrated them) is their provenance."""
     out = []
     for task in tasks:
         step_rows = []
@@ -123,5 +125,6 @@ def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str]) -> lis
                 step_rows.append({"index": i, "element_id": element_id, "action": step.action.type.value,
                                   "input": step.action.text})
         out.append({"id": task.id, "description": task.description, "package": task.package,
-                    "source": task.source, "steps": len(task.steps), "step_rows": step_rows})
+                    "source": task.source, "steps": len(task.steps), "step_rows": step_rows,
+                    "trace_id": trace.id if trace else None, "device": trace.device if trace else None})
     return out

@@ -99,5 +99,5 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
                 screen = screen_of(state, demo_trace.package, demo_trace.app_version)
                 element_ids[(step.state_id, step.action.element_key)] = stable_id("element", screen.id,
                                                                                   step.action.element_key)
-    store.write_tasks(task_rows(tasks, element_ids))
+    store.write_tasks(task_rows(tasks, element_ids, demo_trace))
     return len(tasks)
