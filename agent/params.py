@@ -42,7 +42,7 @@ class Token:
 
     @property
     def is_value(self) -> bool:
-        return self.kind != "word" or any(c.isdigit() for c in self.text)
+        return self.kind != "word" or any(c.isdigit() for c in self.text) or "." in self.text.strip(".")
 
     @property
     def is_name(self) -> bool:
@@ -131,3 +131,12 @@ def substitute(text: str, param: Param) -> str | None:
             if old and text.strip().lower() == old.lower():
                 return new
     return None
+
+
+def values(task: str) -> list[str]:
+    """The values a task states (quoted texts, numbers, file names), each followed by its parts."""
+    out: list[str] = []
+    for t in tokens(task):
+        if t.is_value:
+            out += [t.text] + [p for p in PARTS.split(t.text) if p and p != t.text]
+    return out

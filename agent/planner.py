@@ -188,6 +188,10 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "class_name": e.class_name, "resource_id": e.resource_id, "bounds": e.bounds.as_list(),
                 "locators": e.locators}
 
-    return {"task": plan.task, "package": plan.package, "llm_calls": plan.llm_calls,
-            "steps": [{"action": s.action.value, "screen_id": s.screen_id, "element": element(s.element),
-                       "input": s.input, "risky": s.risky} for s in plan.steps]}
+    out = {"task": plan.task, "package": plan.package, "source": plan.source, "llm_calls": plan.llm_calls,
+           "steps": [{"action": s.action.value, "package": s.package, "screen_id": s.screen_id,
+                      "element": element(s.element), "input": s.input, "slot": s.slot, "to_screen": s.to_screen,
+                      "risky": s.risky} for s in plan.steps]}
+    if plan.recalled is not None:  # recall (agent/recall.py): which stored task, and from where it was re-planned
+        out.update(recalled=plan.recalled, replanned_from=plan.replanned_from)
+    return out

@@ -1,5 +1,5 @@
 // merge_tasks: demonstrations (gold traces, human demos, agent runs) with their ordered
-// steps as STEP edges to the elements acted on. Provenance: the trace that showed the
+// steps as STEP edges to the elements acted on, with what the element showed then. Provenance: the trace that showed the
 // task and the devices it was done on; `successes` / `failures` count executed runs.
 UNWIND $rows AS r
 MERGE (k:Task {id: r.id})
@@ -12,4 +12,5 @@ WITH k, r
 UNWIND r.step_rows AS s
 MATCH (e:Element {id: s.element_id})
 MERGE (k)-[st:STEP {index: s.index}]->(e)
-SET st.action = s.action, st.input = s.input
+SET st.action = s.action, st.input = s.input, st.text = s.text, st.content_desc = s.content_desc,
+    st.locators = s.locators

@@ -260,3 +260,5 @@ class Plan:
     steps: list[PlanStep]
     llm_calls: int = 0
     source: str = "memory"  # memory | recall | none
+    recalled: dict | None = None  # the stored task a recall answered with: provenance, score, parameters
+    replanned_from: int | None = None  # recall: the step from which the planner took over (an element gone)

@@ -11,7 +11,7 @@ from typing import Callable
 
 from graph.model import Action, ActionType, Step, Task, Trace, UIState, stable_id
 from graph.rows import build_rows, chunk_states, chunk_steps
-from graph.screens import screen_of
+from graph.screens import locators, screen_of, view_locations
 from graph.store import ChunkResult, GraphStore, task_rows
 from ingest.privacy import scrub_state, scrub_text
 
@@ -89,9 +89,12 @@ def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
 
 def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int:
     """Store demonstrations; their steps point at the elements of `demo_trace`'s
-    screens (ingest that trace first, so those elements exist)."""
+    screens (ingest that trace first, so those elements exist) and keep what the
+    demonstration saw on them (text, description, locators: an Element keeps only
+    its latest observation)."""
     tasks = [scrub_task(task) for task in tasks]
     element_ids: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], dict] = {}
     for task in tasks:
         for step in task.steps:
             state = demo_trace.states.get(step.state_id)
@@ -99,5 +102,14 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
                 screen = screen_of(state, demo_trace.package, demo_trace.app_version)
                 element_ids[(step.state_id, step.action.element_key)] = stable_id("element", screen.id,
                                                                                   step.action.element_key)
-    store.write_tasks(task_rows(tasks, element_ids, demo_trace))
+                seen.setdefault((step.state_id, step.action.element_key), _seen(scrub_state(state), step.action.element_key))
+    store.write_tasks(task_rows(tasks, element_ids, demo_trace, seen))
     return len(tasks)
+
+
+def _seen(state: UIState, key: str) -> dict:
+    located = view_locations(state.views)
+    for view in state.views:
+        if located.get(view.index, ("",))[0] == key:
+            return {"text": view.text, "content_desc": view.content_desc, "locators": locators(view, located[view.index][1])}
+    return {}
