@@ -193,8 +193,12 @@ class Recall:
         """The recalled steps so far, then the planner's steps from the screen where an element is gone."""
         if self.planner is None:
             return None
+        start = self._current_screen(step)
+        if start is None and done and done[-1].element is not None:  # where the last recalled step leads now
+            opened = self.store.read("planner_opens", screen_id=done[-1].screen_id, element_id=done[-1].element.id)
+            start = opened[0]["screen_id"] if opened else None
         try:
-            rest = self.planner.plan(task, [match.row["package"]], self._current_screen(step))
+            rest = self.planner.plan(task, [match.row["package"]], start)
         except AppmemError:  # the planner has no answer either: recall has none
             return None
         steps = done + rest.steps
