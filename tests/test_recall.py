@@ -130,10 +130,11 @@ def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
     start = store.read("planner_entry_screens", packages=[ACRYLIC])[0]["screen_id"]
     target = planner.plan("open the settings", [CLOCK24])
     plan = plan_to_dict(connect(store, target, start))
-    actions = [(s["action"], s["package"]) for s in plan["steps"]]
-    assert actions[:2] == [("home", ACRYLIC), ("start_app", LAUNCHER)]
-    assert plan["steps"][1]["input"] == CLOCK24 and plan["steps"][-1]["package"] == CLOCK24
-    assert all(s["package"] for s in plan["steps"])
+    steps = plan["steps"]
+    launch = [i for i, s in enumerate(steps) if s["action"] == "start_app"]
+    assert len(launch) == 1 and steps[launch[0]]["package"] == LAUNCHER and steps[launch[0]]["input"] == CLOCK24
+    assert steps[0]["package"] == ACRYLIC and {s["package"] for s in steps[launch[0] + 1:]} == {CLOCK24}
+    assert steps[0]["screen_id"] == start and all(s["to_screen"] for s in steps[:launch[0] + 1])
 
 
 def test_a_plan_follows_an_observed_edge_into_another_app(memory, store):
