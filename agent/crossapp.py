@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from graph.model import ActionType, Plan, PlanStep
-from graph.store import GraphStore
+from graph.store import GraphStore, element_of
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
 LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
@@ -37,10 +37,8 @@ def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any
 
 
 def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:
-    from agent.planner import element_of
-
     ids = sorted({h["element_id"] for h in hops if h.get("element_id")})
-    elements = {r["id"]: (element_of(r), r["risky"]) for r in store.read("planner_elements", ids=ids)} if ids else {}
+    elements = {r["id"]: (element_of(r), r["risky"]) for r in store.elements(ids=ids)} if ids else {}
     steps, screen = [], source
     for hop in hops:
         element, risky = elements.get(hop.get("element_id") or "", (None, False))

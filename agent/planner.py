@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from appmem.errors import AppmemError
-from graph.model import ActionType, Bounds, Element, Plan, PlanStep
-from graph.store import GraphStore
+from graph.model import ActionType, Element, Plan, PlanStep
+from graph.store import GraphStore, element_of
+from graph.vocabulary import CONFIRM_WORDS
 from semantic.embedder import Embedder
 from semantic.ranking import search_elements
-from semantic.summaries import CONFIRM_WORDS
 from semantic.vectors import Hit, VectorStore
 
 # A hop must buy more than this much retrieval score to be worth taking.
@@ -53,21 +53,6 @@ def reliability(hops: list[dict[str, Any]]) -> float:
     for hop in hops:
         out *= ((hop.get("successes") or 0) + 1) / ((hop.get("observations") or 0) + 2)
     return out
-
-
-def element_of(row: dict[str, Any]) -> Element:
-    return Element(id=row["id"], screen_id=row["screen_id"], key=row["key"], class_name=row["class_name"],
-                   resource_id=row["resource_id"] or "", text=row["text"] or "", content_desc=row["content_desc"] or "",
-                   bounds=Bounds(*(row["bounds"] or [0, 0, 0, 0])), flags=list(row["flags"] or []),
-                   locators=list(row["locators"] or []))
-
-
-def target_action(element: Element) -> ActionType:
-    if "editable" in element.flags:
-        return ActionType.INPUT
-    if "long_clickable" in element.flags and "clickable" not in element.flags:
-        return ActionType.LONG_TAP
-    return ActionType.TAP
 
 
 @dataclass
@@ -119,7 +104,7 @@ class Planner:
         return None
 
     def _screen_elements(self, screen_id: str) -> list[tuple[Element, bool]]:
-        return [(element_of(r), r["risky"]) for r in self.store.read("planner_screen_elements", screen_id=screen_id)]
+        return [(element_of(r), r["risky"]) for r in self.store.elements(screen_ids=[screen_id])]
 
     def _finish(self, target: Element, value: str) -> list[PlanStep]:
         """An action is done when its dialog is: a target that opens a dialog with a
@@ -135,7 +120,7 @@ class Planner:
     def _steps(self, task: str, packages: list[str], route: Route) -> Plan:
         target_id = route.hit.payload["element_id"]
         ids = sorted({h["element_id"] for h in route.hops if h.get("element_id")} | {target_id})
-        rows = self.store.read("planner_elements", ids=ids)
+        rows = self.store.elements(ids=ids)
         elements = {r["id"]: (element_of(r), r["risky"]) for r in rows}
         value = task_input(task)
         steps: list[PlanStep] = []
@@ -152,7 +137,7 @@ class Planner:
         if target_id not in elements:
             raise PlanningError(f"element {target_id} is in the vectors but not in the graph: rerun `appmem summarize`")
         element, risky = elements[target_id]
-        action = target_action(element)
+        action = element.action
         if is_confirm(element) and value:  # a form's Save: fill its field with the task's value first
             steps.extend(_fill(self._screen_elements(element.screen_id), value))
         steps.append(PlanStep(action, element, element.screen_id, value if action is ActionType.INPUT else "", risky))

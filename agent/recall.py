@@ -30,9 +30,9 @@ from typing import Any
 from agent.crossapp import connect
 from appmem.errors import AppmemError
 from agent.params import Param, align, substitute, values
-from graph.model import ActionType, Element, Plan, PlanStep, stable_id
+from graph.model import ActionType, Element, Plan, PlanStep, reliability, stable_id
 from graph.screens import xpath_literal
-from graph.store import GraphStore
+from graph.store import GraphStore, element_of
 from ingest.privacy import scrub_text
 from semantic.embedder import Embedder
 from semantic.vectors import VectorStore
@@ -40,10 +40,6 @@ from semantic.vectors import VectorStore
 THRESHOLD = 0.6
 PLACEHOLDER = re.compile(r"<[A-Z]+>")
 CANDIDATES = 8
-
-
-def reliability(successes: int, failures: int) -> float:
-    return (successes + 1) / (successes + failures + 2)
 
 
 @dataclass
@@ -137,11 +133,9 @@ class Recall:
                 for s in steps]
 
     def adapt(self, match: Match, task: str) -> Plan | None:
-        from agent.planner import element_of
-
         stored = match.row["steps"]
         ids = self._current_ids(stored)
-        rows = self.store.read("planner_elements", ids=ids)
+        rows = self.store.elements(ids=ids)
         elements = {r["id"]: (element_of(r), r["risky"]) for r in rows}
         steps: list[PlanStep] = []
         carried: set[Param] = set()
@@ -176,15 +170,13 @@ class Recall:
 
     def _choose(self, element: Element, param: Param) -> Element | None:
         """The element of the same screen that shows the new value where `element` shows the old one."""
-        from agent.planner import element_of
-
         label = element.label
         wanted = substitute(label, param)
         if wanted is None or wanted == label:
             return None
-        for r in self.store.read("planner_screen_elements", screen_id=element.screen_id):
-            if (r["label"] or "").strip().lower() == wanted.strip().lower():
-                return element_of(r)
+        for other in map(element_of, self.store.elements(screen_ids=[element.screen_id])):
+            if other.label.strip().lower() == wanted.strip().lower():
+                return other
         if label.strip().lower() == param.old.lower():
             return with_text(element, param.old, param.new)
         return None

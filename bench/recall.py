@@ -36,6 +36,7 @@ from agent.params import align  # noqa: E402
 from agent.planner import Planner, PlanningError, plan_to_dict  # noqa: E402
 from agent.recall import Match, Recall, used_texts  # noqa: E402
 from appmem.clients import open_graph  # noqa: E402
+from graph.store import element_of  # noqa: E402
 from ingest.autodroid import read_autodroid  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
@@ -107,8 +108,8 @@ def variants(store, app_package: str, exploration_inputs: list[str]) -> list[dic
             if step["action"] == "input":
                 pool = typed
             else:
-                pool = [r["label"] for r in store.read("planner_screen_elements", screen_id=_screen(store, step))
-                        if r["label"] and "\n" not in r["label"]]
+                pool = [e.label for e in map(element_of, store.elements(screen_ids=[_screen(store, step)]))
+                        if e.label and "\n" not in e.label]
             new = next((v for v in pool if v.lower() != old.lower() and v.lower() not in text.lower()
                         and re.fullmatch(r"[\w .-]{1,40}", v)), None)
             if new:
@@ -121,7 +122,7 @@ def variants(store, app_package: str, exploration_inputs: list[str]) -> list[dic
 
 
 def _screen(store, step: dict) -> str:
-    rows = store.read("planner_elements", ids=[step["element_id"]])
+    rows = store.elements(ids=[step["element_id"]])
     return rows[0]["screen_id"] if rows else ""
 
 

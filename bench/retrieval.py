@@ -66,7 +66,8 @@ def evaluate(store, vectors: VectorStore, embedder: Embedder, k: int, misses: bo
 
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
     """Best of `rounds` passes over every element's simulated task (what `summarize` embeds)."""
-    texts = [r["simulated_task"] for r in store.read("semantic_elements", packages=None) if r["simulated_task"]]
+    screens = [s["id"] for s in store.read("semantic_screens", packages=None)]
+    texts = [r["simulated_task"] for r in store.elements(screen_ids=screens) if r["simulated_task"]]
     best = 0.0
     for _ in range(rounds):
         started = time.perf_counter()

@@ -1,6 +1,7 @@
 // merge_tasks: demonstrations (gold traces, human demos, agent runs) with their ordered
-// steps as STEP edges to the elements acted on, with what the element showed then. Provenance: the trace that showed the
-// task and the devices it was done on; `successes` / `failures` count executed runs.
+// steps as STEP edges to the elements acted on, with what each element showed then.
+// Provenance: the trace that showed the task and the devices it was done on;
+// `successes` / `failures` count executed runs (cypher/task_run_outcome.cypher).
 UNWIND $rows AS r
 MERGE (k:Task {id: r.id})
 ON CREATE SET k.successes = 0, k.failures = 0, k.devices = []

@@ -5,5 +5,5 @@ MATCH (a:Screen {id: $source_id}), (b:Screen {id: $target_id})
 MATCH p = allShortestPaths((a)-[:TRANSITION*..12]->(b))
 RETURN [t IN relationships(p) | {action: t.action, element_id: t.element_id, detail: t.detail,
         input_template: t.input_template, target: endNode(t).id, observations: t.observations,
-        successes: t.successes}] AS hops
+        successes: t.successes, failures: t.failures}] AS hops
 LIMIT 25

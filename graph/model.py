@@ -13,6 +13,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
+from graph.vocabulary import label_of, role_of
+
 
 def stable_id(*parts: object) -> str:
     """Deterministic id from parts: the same inputs always give the same id,
@@ -116,25 +118,43 @@ class UIState:
     # structure string; when set, it replaces the (class, resource id) set in the signature.
     structure: str = ""
 
+    @property
+    def crashed(self) -> bool:
+        """Android's crash or ANR dialog is on screen (its framework ids `android:id/aerr_*`)."""
+        return any(v.resource_id.startswith("android:id/aerr_") for v in self.views if v.visible)
+
 
 @dataclass
 class Element:
-    """An interactive view of a Screen, keyed within it by its structural path."""
+    """An interactive view of a Screen, keyed within it by its structural path.
+    The one element model: ingest writes it, the summarizer and the planner read it.
+    Its label and role come from graph/vocabulary.py."""
 
     id: str
     screen_id: str
-    key: str
-    class_name: str
-    resource_id: str
-    text: str
-    content_desc: str
-    bounds: Bounds
-    flags: list[str]
-    locators: list[str]  # XPath queries, most precise first (AutoDroid-V2's queue)
+    key: str = ""
+    class_name: str = ""
+    resource_id: str = ""
+    text: str = ""
+    content_desc: str = ""
+    bounds: Bounds = Bounds(0, 0, 0, 0)
+    flags: list[str] = field(default_factory=list)
+    locators: list[str] = field(default_factory=list)  # XPath queries, most precise first (AutoDroid-V2's queue)
 
     @property
     def label(self) -> str:
-        return self.text or self.content_desc or self.resource_id.rsplit("/", 1)[-1]
+        return label_of(self)
+
+    @property
+    def role(self) -> str:
+        """input | toggle | scroll | long_tap | tap."""
+        return role_of(self)
+
+    @property
+    def action(self) -> ActionType:
+        """What acting on the element as a target means: typing into an input,
+        long-pressing what only long-clicks, else a tap (toggles and rows too)."""
+        return {"input": ActionType.INPUT, "long_tap": ActionType.LONG_TAP}.get(self.role, ActionType.TAP)
 
 
 @dataclass
@@ -167,16 +187,32 @@ class Action:
         return f"{self.type.value}|{self.element_key}|{self.detail}"
 
 
+class Outcome(str, Enum):
+    """What an action achieved. Anything but OK is a failure of the edge it was expected to take."""
+
+    OK = "ok"
+    NO_EFFECT = "no_effect"  # nothing changed where the memory expected a move
+    CRASH = "crash"  # the app crashed or stopped responding (Android's crash/ANR dialog)
+    MISSED = "missed"  # a runtime step reached another screen than the plan expected
+
+
 @dataclass
 class Step:
-    """One action in a trace, from one concrete state to the next."""
+    """One action in a trace, from one concrete state to the next. `expected_screen` (a
+    Screen id) is where the memory said the action leads, when the step did not get there:
+    its failure is counted on that edge, not on the one the device took."""
 
     index: int
     source_state: str
     action: Action
     target_state: str
-    ok: bool = True
+    outcome: Outcome = Outcome.OK
     at: str = ""
+    expected_screen: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
 
 
 @dataclass
@@ -231,14 +267,25 @@ class Transition:
     def key(self) -> str:
         return stable_id("transition", self.source_screen, self.action.signature, self.target_screen)
 
+    @property
+    def reliability(self) -> float:
+        return reliability(self.successes, self.failures)
+
     def observe(self, ok: bool, at: str) -> None:
+        """One attempt of the edge (times are canonical UTC strings: graph/times.py)."""
         self.observations += 1
         if ok:
             self.successes += 1
         else:
             self.failures += 1
-        self.first_seen = min(self.first_seen, at)
+        self.first_seen = min(self.first_seen, at) if self.first_seen else at
         self.last_seen = max(self.last_seen, at)
+
+
+def reliability(successes: int, failures: int) -> float:
+    """How likely an edge works: the Laplace estimate (s + 1) / (s + f + 2), so an edge
+    never tried is 0.5 and one observation moves it only part of the way."""
+    return (successes + 1) / (successes + failures + 2)
 
 
 @dataclass

@@ -7,10 +7,10 @@ UTG transitions (counts per chunk) and ETG edges.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from graph.model import ActionType, Element, Screen, Step, Trace, Transition, UIState, stable_id
 from graph.screens import elements_of, screen_of
+from graph.times import now_iso
 
 
 def app_id(package: str, version: str) -> str:
@@ -19,10 +19,6 @@ def app_id(package: str, version: str) -> str:
 
 def state_node_id(state: UIState) -> str:
     return stable_id("state", state.package, state.state_id)
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -79,6 +75,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         if step.action.element_key:
             acted.setdefault(step.source_state, set()).add(step.action.element_key)
 
+    by_state = {state.state_id: state for state in states}
     screens: dict[str, Screen] = {}  # by state id
     elements: dict[str, dict[str, Element]] = {}  # by state id: key → element
     apps: dict[str, dict] = {}
@@ -96,7 +93,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
             "seen": state.observed_at or default_seen,
         }
         rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
-                            "package": state.package, "observed_at": state.observed_at})
+                            "package": state.package, "observed_at": state.observed_at or None})
         els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
         elements[state.state_id] = {e.key: e for e in els.values()}
         for e in els.values():
@@ -128,11 +125,14 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         action = step.action
         element = elements[step.source_state].get(action.element_key) if action.element_key else None
         seen = step.at or default_seen
-        edge = Transition(src.id, dst.id, action, element.id if element else "", first_seen=seen, last_seen=seen,
+        ok = step.ok and not by_state[step.target_state].crashed
+        # A failed step counts against the edge the memory expected, when it names one.
+        target = dst.id if ok or not step.expected_screen else step.expected_screen
+        edge = Transition(src.id, target, action, element.id if element else "", first_seen=seen, last_seen=seen,
                           devices=[trace.device])
         edge = transitions.setdefault(edge.key, edge)
-        edge.observe(step.ok, seen)
-        if element is not None and src.id != dst.id:
+        edge.observe(ok, seen)
+        if ok and element is not None and src.id != dst.id:
             before = set(elements[step.source_state])
             for target in elements[step.target_state].values():
                 if target.key in before:

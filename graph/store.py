@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import neo4j
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
 
 import cypher
 from appmem.errors import GraphError, TransientError
-from graph.model import Task, Trace
+from graph.model import Bounds, Element, Task, Trace
 from graph.rows import ChunkRows, app_id
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,12 @@ class GraphStore:
                     return session.execute_read(work)
                 return session.execute_write(work)
 
+    def run_text(self, query: str, **params: Any) -> None:
+        """One statement of a multi-statement file (`cypher.statements`), written."""
+        with translated_errors("graph statement"):
+            with self.driver.session(database=self.database) as session:
+                session.execute_write(lambda tx: tx.run(query, params).consume())
+
     def ensure_schema(self) -> None:
         with self.driver.session(database=self.database) as session:
             for statement in cypher.statements("schema"):
@@ -89,7 +95,7 @@ class GraphStore:
             tx.run(cypher.load("merge_apps"), rows=rows.apps).consume()
             tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,
                    source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
-                   app_version=trace.app_version, started=trace.started, ended=trace.ended,
+                   app_version=trace.app_version, started=trace.started or None, ended=trace.ended or None,
                    entry_screen=rows.entry_screen).consume()
             for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
@@ -108,8 +114,21 @@ class GraphStore:
     def write_tasks(self, tasks: list[dict[str, Any]]) -> None:
         self.write("merge_tasks", rows=tasks)
 
+    def elements(self, ids: Iterable[str] = (), screen_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """The rows of cypher/elements.cypher: the elements with these ids or on these screens.
+        `element_of` makes a row an Element; rows also carry `package`, `risky`, `simulated_task`."""
+        return self.read("elements", ids=list(ids), screen_ids=list(screen_ids))
+
     def stats(self, package: str | None = None) -> list[dict[str, Any]]:
         return self.read("app_stats", package=package)
+
+
+def element_of(row: dict[str, Any]) -> Element:
+    """A row of the `elements` statement → the Element."""
+    return Element(id=row["id"], screen_id=row["screen_id"], key=row["key"], class_name=row["class_name"],
+                   resource_id=row["resource_id"], text=row["text"], content_desc=row["content_desc"],
+                   bounds=Bounds(*(row["bounds"] or [0, 0, 0, 0])), flags=list(row["flags"]),
+                   locators=list(row["locators"]))
 
 
 def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str], trace: Trace | None = None,

@@ -102,14 +102,17 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
                 screen = screen_of(state, demo_trace.package, demo_trace.app_version)
                 element_ids[(step.state_id, step.action.element_key)] = stable_id("element", screen.id,
                                                                                   step.action.element_key)
-                seen.setdefault((step.state_id, step.action.element_key), _seen(scrub_state(state), step.action.element_key))
+                seen.setdefault((step.state_id, step.action.element_key),
+                                _seen(scrub_state(state), step.action.element_key))
     store.write_tasks(task_rows(tasks, element_ids, demo_trace, seen))
     return len(tasks)
 
 
 def _seen(state: UIState, key: str) -> dict:
+    """What the view with structural key `key` showed in `state`: text, description, locators."""
     located = view_locations(state.views)
     for view in state.views:
         if located.get(view.index, ("",))[0] == key:
-            return {"text": view.text, "content_desc": view.content_desc, "locators": locators(view, located[view.index][1])}
+            return {"text": view.text, "content_desc": view.content_desc,
+                    "locators": locators(view, located[view.index][1])}
     return {}

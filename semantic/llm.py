@@ -25,8 +25,9 @@ from tenacity import before_sleep_log, retry, retry_if_exception_type, stop_afte
 
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
-from semantic.summaries import (DeterministicSummarizer, ScreenContext, ScreenSummary, SummarizerStats, label_of,
-                                role_of)
+from graph.vocabulary import label_of, role_of
+from semantic.contexts import ScreenContext
+from semantic.summaries import DeterministicSummarizer, ScreenSummary, SummarizerStats
 
 log = logging.getLogger(__name__)
 

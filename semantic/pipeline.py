@@ -21,16 +21,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from graph.store import GraphStore
+from graph.model import Element
+from graph.store import GraphStore, element_of
+from graph.vocabulary import BACK_WORDS, label_of
+from semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
 from semantic.embedder import Embedder
 from semantic.ranking import terms
-from semantic.summaries import (BACK_WORDS, DeterministicSummarizer, ElementInfo, ElementSummary, ScreenContext,
-                                ScreenRow, ScreenSummary, Summarizer, TransitionRow, build_contexts, label_of)
+from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.vectors import VectorPoint, VectorStore
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/3"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/4"  # bump to redo every summary after a change of the summarizer
 
 
 @dataclass
@@ -62,9 +64,7 @@ class SummarizeReport:
 def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[ScreenContext], dict[str, str | None]]:
     """The UTG contexts of the screens of `packages` (all when None), and each screen's stored hash."""
     screen_rows = store.read("semantic_screens", packages=packages)
-    elements = [ElementInfo(id=r["id"], screen_id=r["screen_id"], class_name=r["class_name"],
-                            resource_id=r["resource_id"], text=r["text"], content_desc=r["content_desc"],
-                            flags=list(r["flags"] or [])) for r in store.read("semantic_elements", packages=packages)]
+    elements = [element_of(r) for r in store.elements(screen_ids=[r["id"] for r in screen_rows])]
     transitions = [TransitionRow(r["source"], r["target"], r["element_id"], r["action"] or "tap")
                    for r in store.read("semantic_transitions", packages=packages)]
     screens = [ScreenRow(r["id"], r["package"], r["app_version"] or "", r["activity"] or "", r["title"])
@@ -76,7 +76,7 @@ def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
     return hashlib.sha256(f"{FORMAT_VERSION}|{summarizer.kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
 
 
-def element_point(ctx: ScreenContext, summary: ScreenSummary, e: ElementInfo, vector: list[float],
+def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector: list[float],
                   text: str, es: ElementSummary, variant: int = 0) -> VectorPoint:
     """Variant 0 embeds the element's simulated task, the others a task it completes (`text`).
     Every variant carries the element's lexical terms (semantic/ranking.py)."""

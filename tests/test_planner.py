@@ -58,7 +58,7 @@ def test_a_form_is_filled_with_the_tasks_value_before_it_is_saved(planner):
     steps = plan_to_dict(planner.plan("create a new event, the task is 'laundry', save it", [package]))["steps"]
     assert [(s["action"], s["input"]) for s in steps] == [("tap", ""), ("input", "laundry"), ("tap", "")]
     assert [steps[0]["element"]["label"], steps[2]["element"]["label"]] == ["New Event", "Save"]
-    assert "editable" in planner.store.read("planner_elements", ids=[steps[1]["element"]["id"]])[0]["flags"]
+    assert "editable" in planner.store.elements(ids=[steps[1]["element"]["id"]])[0]["flags"]
 
 
 def test_a_plan_from_the_agents_current_screen_and_bad_requests(planner, store):

@@ -12,8 +12,9 @@ import openai
 import pytest
 
 from appmem.errors import TransientError
+from graph.model import Element
+from semantic.contexts import ScreenContext
 from semantic.llm import LLMSummarizer, SummaryCache
-from semantic.summaries import ElementInfo, ScreenContext
 
 
 class FakeLLM:
@@ -87,8 +88,9 @@ def contexts(n: int = 3, tag: str = "") -> list[ScreenContext]:
     for i in range(n):
         sid = f"s{i}{tag}"
         out.append(ScreenContext(sid, "com.app", "1", "com.app.Main", f"Screen {i}", [
-            ElementInfo(f"{sid}-a", sid, "android.widget.Button", "", "Delete all", "", ["clickable"]),
-            ElementInfo(f"{sid}-b", sid, "android.widget.EditText", "com.app:id/title", "", "", ["editable"]),
+            Element(f"{sid}-a", sid, class_name="android.widget.Button", text="Delete all", flags=["clickable"]),
+            Element(f"{sid}-b", sid, class_name="android.widget.EditText", resource_id="com.app:id/title",
+                    flags=["editable"]),
         ]))
     return out
 

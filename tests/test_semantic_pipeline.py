@@ -77,7 +77,8 @@ def test_summarize_is_incremental_and_resumes(loaded, vectors, embedder):
     assert report.tasks == report.tasks_done == 17
     again = summarize(store, vectors, embedder, DeterministicSummarizer(), CALENDAR)
     assert again.screens_done == 0 and again.tasks_done == 0 and again.embedded_texts == 0
-    rows = store.read("semantic_elements", packages=[CALENDAR])
+    screens = store.read("semantic_screens", packages=[CALENDAR])
+    rows = store.elements(screen_ids=[s["id"] for s in screens])
     assert all(r["simulated_task"] for r in rows)
 
 
@@ -98,8 +99,8 @@ def test_search_finds_delete_all_events(loaded, vectors, embedder):
 def test_no_personal_data_in_graph_or_vectors(loaded, vectors, embedder):
     report = summarize(loaded, vectors, embedder, DeterministicSummarizer(), "com.simplemobiletools.contacts.pro")
     assert report.screens > 0
-    texts = [json.dumps(r) for name in ("semantic_elements", "semantic_screens")
-             for r in loaded.read(name, packages=None)]
+    screens = loaded.read("semantic_screens", packages=None)
+    texts = [json.dumps(r) for r in loaded.elements(screen_ids=[s["id"] for s in screens]) + screens]
     points, _ = vectors.client.scroll("elements", limit=10000, with_payload=True)
     texts += [json.dumps(p.payload) for p in points]
     blob = "\n".join(texts)

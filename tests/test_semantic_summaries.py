@@ -3,13 +3,15 @@ sub-tasks) and the lexical part of the hybrid ranking."""
 from __future__ import annotations
 
 from semantic.ranking import rerank, terms
-from semantic.summaries import (DeterministicSummarizer, ElementInfo, ScreenRow, TransitionRow, build_contexts,
-                                humanize, id_words, label_of, role_of)
+from graph.model import Element
+from graph.vocabulary import humanize, id_words, is_risky, label_of, role_of
+from semantic.contexts import ScreenRow, TransitionRow, build_contexts
+from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import Hit
 
 
 def el(eid, screen, cls="android.widget.Button", rid="", text="", desc="", flags=("clickable",)):
-    return ElementInfo(eid, screen, cls, rid, text, desc, list(flags))
+    return Element(eid, screen, class_name=cls, resource_id=rid, text=text, content_desc=desc, flags=list(flags))
 
 
 def test_words_from_ids_and_texts():

@@ -25,11 +25,11 @@ Policies are deterministic given their seed, what they observe and the claims.
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from graph import vocabulary
 from graph.model import Action, ActionType, Bounds, Element, Screen, UIState
 from graph.screens import view_paths
 
@@ -80,9 +80,9 @@ def label_text(state: UIState, index: int) -> str:
 
 
 def is_risky(state: UIState, index: int, risky_words: tuple[str, ...]) -> bool:
-    """Whether the element's label holds a risky word or phrase (as whole words)."""
-    label = label_text(state, index)
-    return any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", label) for word in risky_words)
+    """Whether the view's texts hold one of the never-touch words, matched as
+    everywhere (graph.vocabulary.is_risky: whole words, inflected or not)."""
+    return vocabulary.is_risky(label_text(state, index), words=risky_words)
 
 
 def leaf_keys(state: UIState) -> frozenset[str]:

@@ -26,6 +26,7 @@ from pathlib import Path
 from appmem.errors import InputFormatError
 from graph.model import ActionType, Bounds, Step, UIState, View
 from graph.screens import view_paths
+from twins.profiles import Profile, Update, update
 from ingest.droidbot import default_version, read_recording, recording_steps
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class TwinApp:
     """One installed app of a twin device. Build it with `from_droidbot` or `from_steps`."""
 
     package: str
-    version: str
+    version: str  # versionName, as `dumpsys package` reports it
     label: str
     states: dict[str, UIState]
     transitions: dict[tuple[str, str], tuple[str, ...]]  # (state id, Action.signature) → recorded targets
@@ -60,19 +61,29 @@ class TwinApp:
     placed: dict[str, list[PlacedView]] = field(repr=False)
     acted: dict[tuple[str, ActionType], frozenset[str]] = field(repr=False)  # element keys with a recorded action
     renders: dict[str, str | bytes] = field(default_factory=dict, repr=False)  # XML/PNG per state, filled lazily
+    version_code: int = 1
+    sha256: str = ""  # the recorded APK's hash ("sha256:..." as DroidBot imports name it), when known
+    profile: Profile = Profile()
+    updates: list[Update] = field(default_factory=list, repr=False)
 
     @classmethod
-    def from_droidbot(cls, folder: Path | str, label: str | None = None) -> "TwinApp":
-        """Load a DroidBot output folder (read in place, never copied)."""
+    def from_droidbot(cls, folder: Path | str, label: str | None = None, profile: Profile = Profile(),
+                      version: int = 1) -> "TwinApp":
+        """Load a DroidBot output folder (read in place, never copied), as `profile` shows it,
+        updated to `version` (1: the recorded app)."""
         rec = read_recording(Path(folder))
         if not rec.package:
             raise InputFormatError(str(Path(folder) / "utg.js"), "no app_package: cannot install it as a twin")
-        return cls.from_steps(rec.package, default_version(rec.meta), rec.states, recording_steps(rec), label=label)
+        states, steps, updates = update(rec.package, rec.states, recording_steps(rec), version, profile.seed)
+        app = cls.from_steps(rec.package, f"{version}.0", states, steps, label=label, profile=profile)
+        app.version_code, app.sha256, app.updates = version, default_version(rec.meta), updates
+        return app
 
     @classmethod
     def from_steps(cls, package: str, version: str, states: dict[str, UIState], steps: list[Step],
-                   label: str | None = None) -> "TwinApp":
-        """Build a twin from recorded states and steps (in the order they were taken)."""
+                   label: str | None = None, profile: Profile = Profile()) -> "TwinApp":
+        """Build a twin from recorded states and steps (in the order they were taken),
+        shown as `profile` shows them."""
         if not states:
             raise InputFormatError(package, "a twin app needs at least one state")
 
@@ -98,6 +109,8 @@ class TwinApp:
         if not app_states:
             raise InputFormatError(package, "every recorded state is a launcher screen")
         width, height = _screen_size(app_states.values())
+        app_states = profile.apply(app_states, width, height)
+        width, height = profile.display[:2] if profile.display else (width, height)
         return cls(
             package=package,
             version=version,
@@ -109,6 +122,7 @@ class TwinApp:
             height=height,
             placed={sid: place_views(s) for sid, s in app_states.items()},
             acted={k: frozenset(v) for k, v in acted.items()},
+            profile=profile,
         )
 
     @property

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph.model import stable_id
-from workers.twin.app import LAUNCHER_PACKAGE
-from workers.twin.device import TwinDevice
+from twins.app import LAUNCHER_PACKAGE
+from twins.device import TwinDevice
 
 SH = "/system/bin/sh"
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
@@ -267,7 +267,7 @@ def _dumpsys(device: TwinDevice, args: list[str], stdin: bytes) -> ShellResult:
         return ShellResult.ok(
             f"Packages:\n  Package [{app.package}] ({token}):\n    userId=10100\n"
             f"    pkg=Package{{{token} {app.package}}}\n    codePath=/data/app/{app.package}-1\n"
-            f"    versionCode=1 minSdk=21 targetSdk={device.sdk}\n    versionName={app.version}\n"
+            f"    versionCode={app.version_code} minSdk=21 targetSdk={device.sdk}\n    versionName={app.version}\n"
             f"    pkgFlags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ]\n"
             f"    firstInstallTime=2024-01-01 00:00:00\n    lastUpdateTime=2024-01-01 00:00:00\n")
     if service == "power":
@@ -284,13 +284,14 @@ def _wm(device: TwinDevice, args: list[str], stdin: bytes) -> ShellResult:
     if args[:1] == ["size"]:
         return ShellResult.ok(f"Physical size: {device.width}x{device.height}\n")
     if args[:1] == ["density"]:
-        return ShellResult.ok("Physical density: 420\n")
+        return ShellResult.ok(f"Physical density: {device.density}\n")
     return ShellResult.error("usage: wm [size|density]")
 
 
 def _props(device: TwinDevice) -> dict[str, str]:
     return {
         "ro.build.version.sdk": str(device.sdk),
+        "ro.sf.lcd_density": str(device.density),
         "ro.build.version.release": {29: "10", 30: "11", 31: "12", 33: "13", 34: "14"}.get(device.sdk, "10"),
         "ro.product.model": "appmem twin",
         "ro.product.name": "appmem_twin",

@@ -38,10 +38,11 @@ from dataclasses import dataclass
 
 from appmem.errors import DeviceError
 from graph.model import Action, ActionType, UIState
-from workers.twin.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
+from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
-from workers.twin.render import hierarchy_xml, screenshot_png
-from workers.twin.vfs import VirtualFS
+from twins.profiles import RECORDED_DENSITY, Profile
+from twins.render import hierarchy_xml, screenshot_png
+from twins.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class TwinDevice:
         self.sdk = sdk
         first = next(iter(self.apps.values()), None)
         self.width, self.height = (first.width, first.height) if first else DEFAULT_SIZE
+        self.density = first.profile.density if first else RECORDED_DENSITY
         self._launcher, self._launcher_keys = launcher_state(list(self.apps.values()), self.width, self.height)
         self._launcher_placed = place_views(self._launcher)
         self._launcher_renders: dict[str, str | bytes] = {}
@@ -288,8 +290,10 @@ class TwinDevice:
         self.visited.add((LAUNCHER_PACKAGE, LAUNCHER_STATE))
 
 
-def build_fleet(app_folders: Iterable[str | Path], n_devices: int, prefix: str = "twin-") -> dict[str, TwinDevice]:
-    """`n_devices` twin devices (serials twin-0001, ...), each with every app installed.
-    Each folder is read once; the apps are shared, the device state is not."""
-    apps = [TwinApp.from_droidbot(folder) for folder in app_folders]
+def build_fleet(app_folders: Iterable[str | Path], n_devices: int, prefix: str = "twin-",
+                profile: Profile = Profile(), version: int = 1) -> dict[str, TwinDevice]:
+    """`n_devices` twin devices (serials twin-0001, ...), each with every app installed, as
+    `profile` shows them, at app `version` (twins/profiles.py). Each folder is read once;
+    the apps are shared, the device state is not."""
+    apps = [TwinApp.from_droidbot(folder, profile=profile, version=version) for folder in app_folders]
     return {f"{prefix}{i:04d}": TwinDevice(f"{prefix}{i:04d}", apps) for i in range(1, n_devices + 1)}

@@ -33,8 +33,8 @@ import threading
 from types import TracebackType
 
 from appmem.errors import DeviceError
-from workers.twin.device import TwinDevice
-from workers.twin.shell import execute
+from twins.device import TwinDevice
+from twins.shell import execute
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,13 @@
+// elements: the elements with ids $ids or on the screens $screen_ids (two lists; empty: none),
+// with everything a plan step or a summary reads of them. Both filters use Element's own
+// indexes (id, screen_id): a `$x IS NULL OR ...` filter here made the server scan every element.
+// Ordered by screen, then structural key (the order of the screen's view tree).
+MATCH (e:Element)
+WHERE e.id IN $ids OR e.screen_id IN $screen_ids
+MATCH (s:Screen)-[:HAS_ELEMENT]->(e)
+RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
+       coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,
+       coalesce(e.text, '') AS text, coalesce(e.content_desc, '') AS content_desc, e.bounds AS bounds,
+       coalesce(e.flags, []) AS flags, coalesce(e.locators, []) AS locators, coalesce(e.risky, false) AS risky,
+       coalesce(e.simulated_task, '') AS simulated_task
+ORDER BY screen_id, key

@@ -1,0 +1,158 @@
+"""The vocabulary of UI elements, defined once: word lists, the label, the role, what "risky" means.
+
+Every package reads an element through these functions (ingest and the
+explorer through `graph.model.Element`, the summarizer, the planner), so they
+agree on what an element is called, what acting on it means and whether an
+agent must confirm it:
+
+- `label_of`: the element's human label — its text, else its content
+  description, else the words of its resource id; an input's typed content is
+  never its label (only a hint-like text is).
+- `role_of`: input | toggle | scroll | long_tap | tap, from flags and class.
+- `is_risky`: acting on it deletes, sends, calls, pays or changes something
+  irreversibly: a word or phrase of `RISKY_WORDS` (plus the deployment's
+  APPMEM_RISKY_WORDS) appears as whole words, inflections included
+  ("delete", "deleted", "deleting"; not "Information" for "format").
+  The summarizer flags such elements for confirmation; the explorer never
+  touches those matching APPMEM_RISKY_WORDS (its smaller, stricter list).
+- `clip`: UI text bounded for a model's field, so no app content is too long.
+
+The functions take any object with `class_name`, `resource_id`, `text`,
+`content_desc` and `flags` (a graph.model.Element, a row). No list here is
+drawn from benchmark task texts.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from typing import Protocol, Sequence
+
+
+class Labelled(Protocol):
+    class_name: str
+    resource_id: str
+    text: str
+    content_desc: str
+    flags: Sequence[str]
+
+
+# -- word lists ----------------------------------------------------------------------------------
+# The privacy scrubber's placeholders (ingest/privacy.py), read as words.
+PLACEHOLDER_WORDS = {"<ITEM>": "an item", "<EMAIL>": "an e-mail address", "<PHONE>": "a phone number",
+                     "<NUMBER>": "a number", "<URL>": "a link", "<CARD>": "a card number", "<IP>": "an address",
+                     "<SECRET>": "a password"}
+# Parts of resource ids that name the kind of view, not what it does.
+GENERIC_IDS = {"id", "btn", "button", "text", "txt", "view", "image", "img", "icon", "layout", "item", "title",
+               "container", "content", "root", "main", "action", "menu", "android", "widget", "label", "value",
+               "holder", "wrapper", "frame", "row", "et", "tv", "iv", "ib", "fab", "ll", "rl"}
+RISKY_WORDS = ("delete", "remove", "erase", "wipe", "clear", "reset", "uninstall", "format", "send", "call",
+               "dial", "pay", "purchase", "buy", "order", "transfer", "discard", "empty trash", "sign out",
+               "log out", "logout", "block", "unsubscribe", "restore", "overwrite", "factory")
+BACK_WORDS = {"go back", "back", "navigate up", "close", "cancel", "no", "dismiss", "not now", "later", "skip"}
+# Buttons that only carry out what their screen was opened for: their meaning is the screen's purpose.
+CONFIRM_WORDS = {"ok", "yes", "save", "done", "apply", "confirm", "allow", "accept", "continue", "got it",
+                 "proceed", "set", "select", "submit", "finish", "next", "start"}
+# Buttons that name an action and also carry out their dialog's purpose ("Delete" in "Delete note?").
+ACTION_WORDS = {"delete", "remove", "send", "create", "add", "rename", "print", "export", "import", "move",
+                "copy", "update", "overwrite", "share", "call", "clear", "reset", "discard"}
+HINT = re.compile(r"(…|\.\.\.)$|^(insert|enter|type|search|add|write|find|label|name|title|note|message)\b", re.I)
+ON_OFF = re.compile(r"\s+(ON|OFF)$")
+INFLECTIONS = r"(?:s|es|d|ed|ing)?"
+# Characters no model, JSON encoder or database driver should get: controls, lone surrogates, noncharacters.
+UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+# -- text ----------------------------------------------------------------------------------------
+def clean(text: str) -> str:
+    """`text` without the characters that break encoders (controls, lone surrogates), NFC-normalised."""
+    return unicodedata.normalize("NFC", UNSAFE.sub("", text))
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cleaned and cut to at most `limit` characters, at a word boundary where one is near, with '…'."""
+    text = clean(text)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:/") + "…"
+
+
+def humanize(raw: str) -> str:
+    """UI text / ids → plain words: `<br>` and newlines join as ' / ', placeholders read as words."""
+    text = re.sub(r"\s*(<br>|\n)\s*", " / ", clean(raw).strip())
+    for placeholder, words in PLACEHOLDER_WORDS.items():
+        text = text.replace(placeholder, words)
+    text = re.sub(r"\s+", " ", text)
+    return text.strip(" /")
+
+
+def id_words(resource_id: str) -> str:
+    """`com.app:id/btnDeleteAll_events` → `delete all events` (generic parts dropped)."""
+    name = resource_id.rsplit("/", 1)[-1]
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    words = [w.lower() for w in re.split(r"[\W_]+", name) if w]
+    return " ".join(w for w in words if w not in GENERIC_IDS and not w.isdigit())
+
+
+def head(label: str) -> str:
+    """The name part of a label that shows a value too: 'Reminder sound / Default (Pixie)' → 'Reminder sound',
+    'Use 24-hour time format OFF' → 'Use 24-hour time format'."""
+    return ON_OFF.sub("", label.split(" / ", 1)[0]).strip()
+
+
+def snake(text: str) -> str:
+    """A snake_case name of at most five words ('value' when `text` has none)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return "_".join(words[:5]) or "value"
+
+
+# -- elements ------------------------------------------------------------------------------------
+def role_of(e: Labelled) -> str:
+    """input | toggle | scroll | long_tap | tap."""
+    cls = e.class_name.lower()
+    flags = set(e.flags)
+    if "editable" in flags or "edittext" in cls or cls.endswith("input") or "autocomplete" in cls:
+        return "input"
+    if "checkable" in flags or any(k in cls for k in ("checkbox", "switch", "radiobutton", "togglebutton",
+                                                        "checkedtextview")):
+        return "toggle"
+    if ("scrollable" in flags and "clickable" not in flags) or any(
+            k in cls for k in ("scroller", "scrollview", "recyclerview", "listview")):
+        return "scroll"
+    if "long_clickable" in flags and "clickable" not in flags:
+        return "long_tap"
+    return "tap"
+
+
+def label_of(e: Labelled) -> str:
+    """The element's human label: its text, else its content description, else
+    its id's words. An input's text is what was typed there unless it reads
+    like a hint ("Search…", "Insert text here"), so for inputs the description,
+    the id and a hint-like text come first, and typed content is never a label."""
+    if role_of(e) == "input":
+        text = humanize(e.text)
+        candidates = (humanize(e.content_desc), id_words(e.resource_id), text if HINT.search(text) else "")
+    else:
+        candidates = (humanize(e.text), humanize(e.content_desc), id_words(e.resource_id))
+    return next((c for c in candidates if c), "")
+
+
+@cache
+def _risky_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    alternatives = []
+    for word in words:
+        w = re.escape(word.lower())
+        # "delete" → "deleting": a final e drops before -ing
+        alternatives.append(f"{w}{INFLECTIONS}" + (f"|{re.escape(word.lower()[:-1])}ing" if word.endswith("e") else ""))
+    return re.compile(rf"(?<!\w)(?:{'|'.join(alternatives)})(?!\w)") if alternatives else None
+
+
+def is_risky(*texts: str, words: tuple[str, ...] = RISKY_WORDS, extra: tuple[str, ...] = ()) -> bool:
+    """Whether any of `texts` holds a word or phrase of `words` + `extra` as whole words (inflected or not)."""
+    pattern = _risky_pattern(tuple(dict.fromkeys((*words, *extra))))
+    hay = " ".join(clean(t).lower() for t in texts if t)
+    return pattern is not None and pattern.search(hay) is not None

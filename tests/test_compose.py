@@ -1,0 +1,94 @@
+"""The compose files validate against the Compose Specification's JSON schema, as vendored by the PyPI
+package check-jsonschema (`builtin_schemas/vendor/compose-spec.json`, with its sha256 and licence),
+after the variable interpolation that compose itself does before validating."""
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+# What a user sets in docker/.env (.env.example lists them); the rest takes the files' defaults.
+ENV = {"NEO4J_PASSWORD": "secret-pass", "FLOWER_PASSWORD": "flower-pass", "NEO4J_URI": "bolt://central:7687",
+       "REDIS_URL": "redis://central:6379/0", "QDRANT_URL": "http://central:6333",
+       "APPMEM_HOST_QUEUE": "host-10-0-0-5", "APPMEM_WORKER_REPLICAS": "3"}
+_VAR = re.compile(r"\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}")
+
+
+def interpolate(value, env: dict[str, str], typed: bool = False):
+    """Compose's variable substitution: ${V}, ${V:-default}, ${V-default}, ${V:?error}, $$. A mapping's
+    value that is one whole variable takes the type YAML reads in it (replicas: ${N} is a number);
+    list items (command words) stay strings."""
+    if isinstance(value, dict):
+        return {k: interpolate(v, env, typed=True) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, env) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def sub(m: re.Match) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name, op, arg = m.groups()
+        got = env.get(name)
+        if op in (":-", "-"):
+            return got if got or (op == "-" and got is not None) else arg
+        if op == ":?" and not got:
+            raise KeyError(f"{name}: {arg}")
+        return got or ""
+
+    whole = _VAR.fullmatch(value)
+    out = _VAR.sub(sub, value)
+    return yaml.safe_load(out) if typed and whole and out.strip() else out
+
+
+def schema_validator() -> jsonschema.protocols.Validator:
+    text = resources.files("check_jsonschema.builtin_schemas.vendor").joinpath("compose-spec.json").read_text()
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+@pytest.mark.parametrize("name", ["docker-compose.yml", "worker-host.yml"])
+def test_compose_file_validates_against_the_compose_specification(name):
+    raw = yaml.safe_load((REPO / "docker" / name).read_text())
+    config = interpolate({k: v for k, v in raw.items() if not k.startswith("x-")}, ENV)
+    errors = sorted(schema_validator().iter_errors(config), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+
+
+def test_central_stack_has_every_service_with_health_checks_and_ordered_start():
+    config = interpolate(yaml.safe_load((REPO / "docker" / "docker-compose.yml").read_text()), ENV)
+    services = config["services"]
+    assert {"neo4j", "qdrant", "redis", "worker", "api", "flower"} <= set(services)
+    for name in ("neo4j", "qdrant", "redis", "worker", "api", "flower"):
+        assert services[name].get("healthcheck", {}).get("test"), f"{name} has no health check"
+    assert services["worker"]["deploy"]["replicas"] == 3
+    assert services["api"]["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert services["api"]["depends_on"]["schema"]["condition"] == "service_completed_successfully"
+    assert "--appendonly" in services["redis"]["command"]
+    assert "apoc" in services["neo4j"]["environment"]["NEO4J_PLUGINS"]
+    assert services["neo4j"]["environment"]["NEO4J_AUTH"] == "neo4j/secret-pass"
+    # A required secret left unset is an error, as compose reports it.
+    with pytest.raises(KeyError, match="NEO4J_PASSWORD"):
+        interpolate(yaml.safe_load((REPO / "docker" / "docker-compose.yml").read_text()), {})
+
+
+def test_a_broken_compose_file_fails_the_schema():
+    config = {"services": {"api": {"image": "appmem", "depends_on": {"neo4j": {"condition": "when_ready"}},
+                                   "healthcheck": {"interval": 10}}}}
+    assert len(list(schema_validator().iter_errors(config))) >= 1
+
+
+def test_env_example_documents_every_variable_the_compose_files_read():
+    documented = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.M))
+    for name in ("docker-compose.yml", "worker-host.yml"):
+        text = (REPO / "docker" / name).read_text()
+        used = {m.group(1) for m in _VAR.finditer(text) if m.group(1)}
+        assert used <= documented, f"{name} reads undocumented {sorted(used - documented)}"
+    assert "ANDROID_ADB_SERVER_HOST" not in (REPO / "docker" / "docker-compose.yml").read_text()
