@@ -69,8 +69,9 @@ def app_doc(store: GraphStore, package: str, count, budget: int = BUDGET) -> dic
         raise DocError(f"no app {package!r} in memory")
     version = versions[0]["app_version"]
     rows = store.read("appdoc_elements", package=package, version=version)
-    entries = store.read("planner_entry_screens", packages=[package])
-    way = ways_in(entries[0]["screen_id"] if entries else None, rows)
+    mine = {r["screen_id"] for r in rows}
+    entries = [e["screen_id"] for e in store.read("planner_entry_screens", packages=[package]) if e["screen_id"] in mine]
+    way = ways_in(entries[0] if entries else None, rows)  # where runs of this version entered the app
     screens: dict[str, dict[str, Any]] = {}
     titles = {r["screen_id"]: r["title"] for r in rows}
     labels: dict[str, list[str]] = {}

@@ -96,34 +96,34 @@ def replan(recall: Recall, planner: Planner, gold, packages) -> None:
 
 
 def variants(store, app_package: str, exploration_inputs: list[str]) -> list[dict]:
-    """Gold tasks with one parameter changed to another value of the same app's memory."""
+    """Gold tasks with one parameter changed to another value of the same app's memory: a typed
+    text the app's exploration typed, or another item of the same list (an element of the same
+    screen whose structural key differs only in its position among its siblings)."""
     out = []
-    for row in store.read("task_steps", package=app_package):
+    ids = [r["id"] for r in store.read("task_steps", package=app_package)]
+    for row in store.read("recall_tasks", ids=ids):
         text = row["description"]
-        typed = [s["input"] for s in row["path"] if s["input"]] + exploration_inputs
-        for i, step in enumerate(row["path"]):
-            old = step["input"] if step["action"] == "input" else step["element"]
+        typed = [s["input"] for s in row["steps"] if s["input"]] + exploration_inputs
+        for step in row["steps"]:
+            shown = step["text"] or step["content_desc"] or ""
+            old = step["input"] if step["action"] == "input" else shown
             if not old or old.startswith("<") or not re.search(rf"(?<!\w){re.escape(old)}(?!\w)", text, re.I):
                 continue
             if step["action"] == "input":
                 pool = typed
             else:
-                pool = [e.label for e in map(element_of, store.elements(screen_ids=[_screen(store, step)]))
-                        if e.label and "\n" not in e.label]
-            new = next((v for v in pool if v.lower() != old.lower() and v.lower() not in text.lower()
+                siblings = [element_of(r) for r in store.elements(screen_ids=[step["screen_id"]])]
+                prefix = step["key"].rsplit("#", 1)[0]
+                pool = [e.label for e in siblings if e.key.rsplit("#", 1)[0] == prefix and e.key != step["key"]]
+            new = next((v for v in pool if v and v.lower() != old.lower() and v.lower() not in text.lower()
                         and re.fullmatch(r"[\w .-]{1,40}", v)), None)
             if new:
                 changed = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", lambda _: new, text, flags=re.I)
-                used = [j for j, s in enumerate(row["path"]) if old.lower() in (s["input"] or "").lower()
-                        or (s["element"] or "").lower() == old.lower()]
+                used = [j for j, s in enumerate(row["steps"]) if old.lower() in (s["input"] or "").lower()
+                        or (s["text"] or s["content_desc"] or "").lower() == old.lower()]
                 out.append({"task": changed, "old": old, "new": new, "steps": used, "from": text})
                 break
     return out
-
-
-def _screen(store, step: dict) -> str:
-    rows = store.elements(ids=[step["element_id"]])
-    return rows[0]["screen_id"] if rows else ""
 
 
 def changed_parameters(recall: Recall, store, gold, packages) -> None:
