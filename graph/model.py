@@ -296,11 +296,11 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
-    package: str = ""  # the app the step acts in (plans may switch apps)
     to_screen: str = ""  # the screen expected after the step ("" when unknown)
     confidence: float = 1.0  # how likely the step works: the edge's reliability, lower for guesses
     slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
     stale: bool = False  # the edge was not re-observed in the app's newest explored version
+    package: str = ""  # the app the step acts in (plans may switch apps)
 
 
 @dataclass
