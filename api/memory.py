@@ -15,17 +15,14 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from appmem.errors import ConfigError, InputFormatError
 from appmem.settings import Settings
 from graph.model import UIState
-from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 
-# A dumped screen whose elements overlap a remembered screen's this much is "similar".
-SIMILAR = 0.5
 SCREEN_CACHE_S = 30.0
 PLAN_CACHE = 4096
 
@@ -59,26 +56,11 @@ def parse_screen(package: str | None, activity: str | None, xml: str | None, htm
 
 
 def locate_screen(memory: "Memory", package: str, state: UIState) -> dict[str, Any]:
-    """{"screen_id","match","score","candidates"} for a dumped screen (contract §4's locate)."""
-    versions = memory.versions().get(package, [])
-    known = memory.screen_keys(package)
-    # A dump without its activity could be any of the app's activities: the signature includes it.
-    activities = [state.activity] if state.activity else sorted({a for a, _ in known.values()})
-    for version in versions:
-        for activity in activities:
-            sid = screen_of(replace(state, activity=activity), package, version).id
-            if sid in known:
-                return {"screen_id": sid, "match": "exact", "score": 1.0,
-                        "candidates": [{"screen_id": sid, "score": 1.0}]}
-    keys = {e.key for e in elements_of(state, screen_of(state, package, versions[0] if versions else "")).values()}
-    scored = sorted(((len(keys & k) / max(1, len(keys | k)), sid) for sid, (_, k) in known.items()),
-                    reverse=True)[:5]
-    candidates = [{"screen_id": sid, "score": round(score, 3)} for score, sid in scored]
-    if scored and scored[0][0] >= SIMILAR:
-        return {"screen_id": scored[0][1], "match": "similar", "score": round(scored[0][0], 3),
-                "candidates": candidates}
-    return {"screen_id": None, "match": "unknown", "score": round(scored[0][0], 3) if scored else 0.0,
-            "candidates": candidates}
+    """{"screen_id","match","score","candidates"} for a dumped screen (agent/locate.py over the planner's
+    cached graph of the app)."""
+    from agent.locate import locate
+
+    return locate(memory.store, package, state, memory.planner.graph([package]))
 
 
 def screen_hints(memory: "Memory", task: str, package: str, state: UIState) -> list[dict[str, Any]]:
@@ -108,6 +90,12 @@ class Memory:
     _cache: dict[str, tuple[float, Any]] = field(default_factory=dict)
     _plans: OrderedDict = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _seen_generation: str = "0"
+
+    def __post_init__(self) -> None:
+        from agent.planner import Planner
+
+        self.planner = Planner(self.store, self.vectors, self.embedder)
 
     @classmethod
     def open(cls, settings: Settings) -> "Memory":
@@ -139,15 +127,11 @@ class Memory:
         with self._lock:
             self._cache.clear()
             self._plans.clear()
+        self.planner.forget()
 
     def versions(self) -> dict[str, list[str]]:
         return self._cached("versions", lambda: {r["package"]: sorted(r["versions"])
                                                  for r in self.store.read("serve_app_versions", package=None)})
-
-    def screen_keys(self, package: str) -> dict[str, tuple[str, set[str]]]:
-        """Screen id → (activity, element keys) of a package's screens."""
-        return self._cached("keys:" + package, lambda: {r["screen_id"]: (r["activity"], set(r["keys"])) for r in
-                                                        self.store.read("serve_screen_keys", packages=[package])})
 
     def packages(self, app: str | None) -> list[str]:
         from semantic.commands import resolve_app
@@ -159,8 +143,12 @@ class Memory:
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None) -> dict[str, Any]:
+        generation = self.generation()
+        if generation != self._seen_generation:  # the memory changed: re-read graphs and indexes
+            self._seen_generation = generation
+            self.forget()
         key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity,
-                                         self.generation()]).encode()).hexdigest()
+                                         generation]).encode()).hexdigest()
         with self._lock:
             if key in self._plans:
                 self._plans.move_to_end(key)
@@ -174,29 +162,15 @@ class Memory:
 
     def _plan(self, task: str, app: str | None, screen_id: str | None, screen_xml: str | None,
               screen_html: str | None, activity: str | None) -> dict[str, Any]:
-        from agent.planner import Planner, plan_to_dict
+        from agent.planjson import plan_to_dict
 
         packages = self.packages(app)
-        start = {"screen_id": screen_id, "match": "exact" if screen_id else "entry", "score": 1.0 if screen_id else 0.0}
+        start: str | UIState | None = screen_id
         if screen_xml or screen_html:
-            state = parse_screen(packages[0] if app else None, activity, screen_xml, screen_html)
-            located = locate_screen(self, state.package, state)
-            start = {k: located[k] for k in ("screen_id", "match", "score")}
-            if located["match"] == "unknown":
-                start = {**start, "match": "unknown"}
-        out = plan_to_dict(Planner(self.store, self.vectors, self.embedder).plan(task, packages, start["screen_id"]))
-        if "," in out["package"] and out["steps"]:  # planned over every app: name the one the target is in
-            rows = self.store.read("planner_screen", screen_id=out["steps"][-1]["screen_id"])
-            out["package"] = rows[0]["package"] if rows else out["package"]
-        last = out["steps"][-1] if out["steps"] else None
-        if last and last.get("element") and "to_screen" not in last:  # until the plan JSON names it (§4)
-            rows = self.store.read("serve_step_target", screen_id=last["screen_id"],
-                                   element_id=last["element"].get("id"), action=last["action"])
-            last["to_screen"] = rows[0]["screen_id"] if rows else None
-        out.setdefault("source", "memory")
-        out.setdefault("route", "found" if out["steps"] else "none")
-        out.setdefault("start", start)
-        return out
+            start = parse_screen(packages[0] if app else None, activity, screen_xml, screen_html)
+            if start.package not in packages:  # not a screen of the app (the launcher): plan from its entry
+                start = None
+        return plan_to_dict(self.planner.plan(task, packages, start))
 
     def locate(self, app: str | None, screen_xml: str | None, screen_html: str | None,
                activity: str | None = None) -> dict[str, Any]:
