@@ -107,7 +107,7 @@ class Runtime:
 
     def _version(self, package: str) -> str:
         try:
-            return self.driver.app_version(package)
+            return self.driver.app_version(package)[0]  # (versionName, versionCode)
         except DeviceError:
             return "unknown"
 

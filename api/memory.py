@@ -100,6 +100,7 @@ class Memory:
         with self._lock:
             self._cache.clear()
             self._plans.clear()
+            self._answerer = None
 
     def versions(self) -> dict[str, list[str]]:
         return self._cached("versions", lambda: {r["package"]: sorted(r["versions"])
@@ -115,8 +116,9 @@ class Memory:
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None) -> dict[str, Any]:
+        generation = self.generation()
         key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity,
-                                         self.generation()]).encode()).hexdigest()
+                                         generation]).encode()).hexdigest()
         with self._lock:
             if key in self._plans:
                 self._plans.move_to_end(key)
@@ -146,7 +148,9 @@ class Memory:
         start: str | UIState | None = screen_id
         if screen_xml or screen_html:
             start = parse_screen(self.packages(app)[0] if app else None, activity, screen_xml, screen_html)
-            app = app or start.package
+            if app and start.package not in self.packages(app):  # not a screen of the app (the launcher)
+                start = None  # plan from the app's entry
+            app = app or start.package if start is not None else app
         plan, choice = self.answers().plan(task, app, start)
         out = plan_to_dict(plan)
         if choice is not None:
