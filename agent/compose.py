@@ -64,7 +64,7 @@ class Composer:
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
-        self.forms: list[str] = []  # forms passed on the way and left by another element than their confirm
+        self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
               confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
@@ -109,9 +109,9 @@ class Composer:
 
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
         element = self.graph.elements.get(edge.element_id)
-        self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
-        if self.is_form(edge.source) and not (element is not None and is_confirm(element)):
-            self.forms.append(edge.source)
+        changed = self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
+        if changed and self.is_form(edge.source) and not (element is not None and is_confirm(element)):
+            self.forms.append(edge.source)  # filled here, left by another element than its confirm
         text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
         if anchor is not None and element is not None and anchor.same_rows(element):
             element, text, slot = item_template(element, anchor.value), anchor.value, "item"
@@ -132,7 +132,7 @@ class Composer:
             return
         opened = self.graph.opens(target)
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
-            if self.is_form(target.screen_id):
+            if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)
             self.work(opened)
             screen, changed = opened, 1
@@ -142,7 +142,7 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed:
             self._act(ok)
-        for form in self.forms[::-1]:  # back on a form passed on the way (a dialog of it is done): submit it
+        for form in self.forms[::-1]:  # back on a form filled on the way (a dialog of it is done): submit it
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
                 self._act(ok)
                 break
