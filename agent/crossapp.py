@@ -11,10 +11,11 @@ installed app from any screen) to the app's entry. Every step names its package.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
-from graph.model import ActionType, Plan, PlanStep
+from graph.model import ActionType, Plan, PlanStep, reliability
 from graph.store import GraphStore, element_of
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
@@ -28,12 +29,16 @@ def packages_of(store: GraphStore, screen_ids: list[str]) -> dict[str, str]:
 
 def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any]] | None:
     """The most reliable shortest stored path between two screens ([] when they are one), or None."""
-    from agent.planner import reliability
-
     if source == target:
         return []
     paths = [r["hops"] for r in store.read("planner_paths", source_id=source, target_id=target)]
-    return max(paths, key=reliability) if paths else None
+    return max(paths, key=path_preference) if paths else None
+
+
+def path_preference(hops: list[dict[str, Any]]) -> tuple[int, float]:
+    """Fewer stale edges first, then the product of the edges' reliabilities."""
+    return -sum(1 for h in hops if h.get("stale")), math.prod(
+        reliability(h.get("successes") or 0, h.get("failures") or 0) for h in hops)
 
 
 def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:
