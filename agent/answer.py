@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.apps import choose_app
-from agent.crossapp import connect
+from agent.crossapp import connect, packages_of
 from agent.hints import hints
 from agent.locate import locate
 from agent.planner import Planner, PlanningError
@@ -58,7 +58,14 @@ class Answerer:
         start_id = start if isinstance(start, str) or start is None else self.locate(packages[0], start)["screen_id"]
         plan = self.recall.recall(task, packages, start_id)
         if plan is None:
-            plan = connect(self.store, self.planner.plan(task, packages, start, k), start_id)
+            # From another app's screen, the app's own plan starts at its entry; connect() puts
+            # the switch in front (an observed cross-app path, else the launcher).
+            here = packages_of(self.store, [start]).get(start) if isinstance(start, str) else None
+            elsewhere = here is not None and here not in packages
+            plan = self.planner.plan(task, packages, None if elsewhere else start, k)
+            if elsewhere and plan.route == "none":  # the app has no entry of its own: go from the start's app
+                plan = self.planner.plan(task, packages + [here], start, k)
+            plan = connect(self.store, plan, start_id)
         return plan, (choice.as_dict() if choice else None)
 
     def locate(self, package: str, state: UIState | str) -> dict[str, Any]:

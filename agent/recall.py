@@ -30,7 +30,7 @@ from typing import Any
 from agent.crossapp import connect
 from appmem.errors import AppmemError
 from agent.params import Param, align, substitute, values
-from graph.model import ActionType, Element, Plan, PlanStep, reliability, stable_id
+from graph.model import ActionType, Element, Plan, PlanStep, reliability
 from graph.screens import xpath_literal
 from graph.store import GraphStore, element_of
 from ingest.privacy import scrub_text
@@ -128,14 +128,25 @@ class Recall:
         return None
 
     def _current_ids(self, steps: list[dict[str, Any]]) -> list[str]:
-        """Each step's element id in the current version of its app (by screen signature and key)."""
-        rows = self.store.read("recall_versions", packages=sorted({s["package"] for s in steps}))
+        """Each step's element id where its screen was seen in the current version of its app,
+        else "" (the element is gone: screen ids do not change across versions, and a screen
+        that changed in what it shows or names is another screen)."""
+        current = self._current_versions(sorted({s["package"] for s in steps}))
+        return [s["element_id"] if self._is_current(s, current) else "" for s in steps]
+
+    def _current_versions(self, packages: list[str]) -> dict[str, str]:
         current: dict[str, str] = {}
-        for r in rows:
+        for r in self.store.read("recall_versions", packages=packages):
             current.setdefault(r["package"], r["app_version"] or "")
-        return [s["element_id"] if s["app_version"] == current.get(s["package"], s["app_version"]) else
-                stable_id("element", stable_id("screen", s["package"], current[s["package"]], s["signature"]), s["key"])
-                for s in steps]
+        return current
+
+    @staticmethod
+    def _is_current(step: dict[str, Any], current: dict[str, str]) -> bool:
+        version = current.get(step["package"])
+        if version is None:
+            return True
+        # A screen seen only under an unknown (alias) version names no versions: its first one decides.
+        return version in step["versions"] if step["versions"] else step["app_version"] == version
 
     def adapt(self, match: Match, task: str) -> Plan | None:
         stored = match.row["steps"]
@@ -192,8 +203,7 @@ class Recall:
             return None
         start = self._current_screen(step)
         if start is None and done and done[-1].element is not None:  # where the last recalled step leads now
-            opened = self.store.read("planner_opens", screen_id=done[-1].screen_id, element_id=done[-1].element.id)
-            start = opened[0]["screen_id"] if opened else None
+            start = self.planner.graph([match.row["package"]]).opens(done[-1].element)
         try:
             rest = self.planner.plan(task, [match.row["package"]], start)
         except AppmemError:  # the planner has no answer either: recall has none
@@ -206,7 +216,5 @@ class Recall:
         return plan
 
     def _current_screen(self, step: dict[str, Any]) -> str | None:
-        rows = self.store.read("recall_versions", packages=[step["package"]])
-        version = rows[0]["app_version"] if rows else step["app_version"]
-        screen_id = stable_id("screen", step["package"], version, step["signature"])
-        return screen_id if self.store.read("recall_screens", ids=[screen_id]) else None
+        """The step's screen if the current version of its app still shows it."""
+        return step["screen_id"] if self._is_current(step, self._current_versions([step["package"]])) else None

@@ -1,6 +1,7 @@
-// appdoc_elements: an app version's screens and their elements with what acting on each
+// appdoc_elements: the screens seen in an app version and their elements with what acting on each
 // opens (screens other than its own) and how often that was seen: the app document.
-MATCH (s:Screen {package: $package, app_version: $version})-[:HAS_ELEMENT]->(e:Element)
+MATCH (s:Screen {package: $package})-[:HAS_ELEMENT]->(e:Element)
+WHERE $version IN coalesce(s.versions, []) OR s.app_version = $version
 OPTIONAL MATCH (s)-[t:TRANSITION {element_id: e.id}]->(d:Screen)
 WHERE d.id <> s.id
 RETURN s.id AS screen_id, s.title AS title, s.summary AS summary, e.id AS element_id, e.label AS label,

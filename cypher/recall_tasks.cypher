@@ -1,5 +1,5 @@
 // recall_tasks: stored demonstrations by id, with provenance, run counts and their
-// ordered steps: the element acted on, its screen (package, version, signature)
+// ordered steps: the element acted on, its screen (package, versions seen in, signature)
 // and what it showed when the demonstration acted on it (text, description, locators).
 MATCH (k:Task)
 WHERE k.id IN $ids
@@ -11,5 +11,6 @@ RETURN k.id AS id, k.description AS description, k.package AS package, k.source 
        [x IN collect({index: st.index, action: st.action, input: st.input, element_id: e.id, key: e.key,
                       label: e.label, text: st.text, content_desc: st.content_desc,
                       locators: st.locators,
-                      screen_id: s.id, package: s.package, app_version: s.app_version, signature: s.signature})
+                      screen_id: s.id, package: s.package, app_version: s.app_version, signature: s.signature,
+                      versions: coalesce(s.versions, [])})
         WHERE x.element_id IS NOT NULL] AS steps

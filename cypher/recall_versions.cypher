@@ -1,6 +1,9 @@
-// recall_versions: per package, its versions in the graph, most recently seen first
-// (the first is the current version: recalled steps are checked against it).
-MATCH (s:Screen)
-WHERE s.package IN $packages
-RETURN s.package AS package, s.app_version AS app_version, max(s.last_seen) AS last_seen
-ORDER BY package, last_seen DESC, app_version DESC
+// recall_versions: per package, its explored versions, newest first as refresh_stale orders
+// them (highest versionCode, then the latest explored): the first is the current version,
+// which recalled steps and the app document are read against.
+MATCH (a:App)<-[:OF_APP]-(:Trace)
+WHERE a.package IN $packages
+WITH DISTINCT a
+RETURN a.package AS package, a.version AS app_version
+ORDER BY package, coalesce(a.version_code, -1) DESC,
+         coalesce(a.explored, datetime('1970-01-01T00:00:00Z')) DESC, app_version DESC

@@ -201,7 +201,7 @@ def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, mem
 
     def fork_of(task: str) -> str | None:
         """The first screen of the task's plan where other elements lead to the same next screen."""
-        graph = memory.planner.graph([ACRYLIC])
+        graph = memory.answers().planner.graph([ACRYLIC])
         for step in memory.plan(task, ACRYLIC)["steps"]:
             if len({e.element_id for e in graph.edges.get(step["screen_id"], []) if e.target == step["to_screen"]}) > 1:
                 return step["screen_id"]
