@@ -1,178 +1,190 @@
-"""Shortcut plans: a task and a start screen → executable steps over the app memory.
+"""Plans for agents: a task and where the agent is → executable steps over the app memory, no LLM.
 
-The planner retrieves the elements that best match the task by meaning
-(`semantic.ranking.search_elements`), finds the UTG paths from the start
-screen (the agent's current screen, or where recorded runs entered the app)
-to each candidate's screen, and picks the candidate with the best score:
-retrieval score minus a small cost per hop. Among equally short paths it takes
-the one whose transitions most reliably worked (successes / observations),
-ranked here in code because Neo4j and ArcadeDB filter paths differently.
-Each step carries the element's locators (most precise first) and a `risky`
-flag, so an agent can ask for confirmation before deleting, sending or paying.
-No LLM is called: `llm_calls` is 0.
+1. The start: the agent's screen located in memory (agent/locate.py: exact,
+   similar), or where recorded runs entered the app.
+2. Targets: the k elements that best match the task by meaning, ranked as
+   semantic.ranking.search_elements ranks them. A list row showing an item the task
+   names is an *anchor* (a slot to select on the way), never a target.
+3. Candidates: for every start and target, the most reliable route
+   (agent/appgraph.py), through an anchor when the task names an item, with
+   the screen work the task asks on the way (agent/compose.py); every
+   candidate is scored as a whole plan and the best one is answered.
+4. No route from the start to any target: `route` "none", no steps, and the
+   best targets with their screens as alternatives. Nothing is invented.
+The app's UTG and element vectors are read once per package set and kept
+(agent/appgraph.py, agent/index.py; `forget` drops them after the memory changed).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
-from appmem.errors import AppmemError
-from graph.model import ActionType, Element, Plan, PlanStep
-from graph.store import GraphStore, element_of
-from graph.vocabulary import CONFIRM_WORDS
+from agent.appgraph import AppGraph
+from agent.index import ElementIndex
+from agent.compose import Anchor, Candidate, compose, score
+from agent.locate import locate
+from agent.screenwork import confirm, fields, role
+from agent.taskparse import ParsedTask, parse_task
+from appmem.errors import AppmemError, InputFormatError
+from graph.model import Element, Plan, UIState
+from graph.screens import elements_of, screen_of
+from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.ranking import search_elements
+from semantic.ranking import POOL
 from semantic.vectors import Hit, VectorStore
 
-# A hop must buy more than this much retrieval score to be worth taking.
-HOP_COST = 0.03
-CANDIDATES = 5
+CANDIDATES = 10
 ENTRY_SCREENS = 3
-QUOTED = re.compile(r"""["“'‘]([^"”'’]{1,200})["”'’]""")
-NAMED = re.compile(r"\b(?:named|called|titled|saying|with (?:the )?(?:name|title|text|content|label))\s+(.+?)\s*(?:[,.;]|$| and | then )",
-                   re.I)
+ALTERNATIVES = 5
+FORM_VALUES = 2
+PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
 class PlanningError(AppmemError):
-    """No plan can be made: nothing in memory for the app, or an unknown start screen."""
+    """No plan can be made: an empty task, nothing in memory for the app, or a start screen it does not know."""
 
 
-def task_input(task: str) -> str:
-    """The text a task asks to type, if it states one: quoted, or after 'named' / 'called' / 'titled'."""
-    if m := QUOTED.search(task):
-        return m.group(1)
-    if m := NAMED.search(task):
-        return m.group(1).strip()
-    return ""
-
-
-def reliability(hops: list[dict[str, Any]]) -> float:
-    """How likely a path's transitions work again: product of (successes + 1) / (observations + 2)."""
-    out = 1.0
-    for hop in hops:
-        out *= ((hop.get("successes") or 0) + 1) / ((hop.get("observations") or 0) + 2)
-    return out
-
-
-@dataclass
-class Route:
-    hit: Hit
-    start: str
-    hops: list[dict[str, Any]]
-
-    @property
-    def score(self) -> float:
-        return self.hit.score - HOP_COST * len(self.hops)
+def _first_line(e: Element) -> str:
+    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
 
 
 class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
-    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder):
+    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES):
         self.store = store
         self.vectors = vectors
         self.embedder = embedder
+        self.k = k
+        self._graphs: dict[tuple[str, ...], AppGraph] = {}
+        self._indexes: dict[tuple[str, ...], ElementIndex] = {}
 
-    def plan(self, task: str, packages: list[str], start_screen: str | None = None) -> Plan:
+    def graph(self, packages: list[str]) -> AppGraph:
+        key = tuple(sorted(packages))
+        if key not in self._graphs:
+            self._graphs[key] = AppGraph.load(self.store, list(key))
+        return self._graphs[key]
+
+    def index(self, packages: list[str]) -> ElementIndex:
+        key = tuple(sorted(packages))
+        if key not in self._indexes:
+            self._indexes[key] = ElementIndex.load(self.vectors, list(key))
+        return self._indexes[key]
+
+    def forget(self) -> None:
+        """Drop what was read of the memory (after an import or `summarize`)."""
+        self._graphs.clear()
+        self._indexes.clear()
+
+    def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
         if not task.strip():
             raise PlanningError("the task is empty")
-        hits = search_elements(self.vectors, self.embedder.embed([task])[0], task, CANDIDATES, packages)
-        if not hits:
+        graph = self.graph(packages)
+        ranked = self.index(packages).search(self.embedder.embed([task])[0], task, POOL)
+        if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        starts = self._starts(packages, start_screen)
-        routes = [route for hit in hits if (route := self._route(hit, starts)) is not None]
-        best = max(routes, key=lambda r: r.score) if routes else Route(hits[0], start_screen or "", [])
-        return self._steps(task, packages, best)
+        parsed = parse_task(task)
+        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked)
+        starts, where = self._starts(graph, packages, start)
+        anchors = self._anchors(graph, parsed, start, where)
+        found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
+                 if h.payload.get("element_id") in graph.elements]
+        # recorded list rows are items, never targets by themselves: a named one is reached as a slot
+        targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
+                   and not PLACEHOLDER.search(e.text + e.content_desc)]
+        finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
+        best: Candidate | None = None
+        for origin in starts:
+            for target, retrieval in targets:
+                for candidate in self._candidates(graph, parsed, origin, target, retrieval, anchors):
+                    candidate.score = score(candidate, parsed)
+                    if best is None or candidate.score > best.score:
+                        best = candidate
+            for anchor in anchors:  # the task may be about the item itself ("open Diary.pdf")
+                to_row = graph.route(origin, anchor.row.screen_id)
+                if anchor.row.id in finals and to_row is not None:
+                    candidate = compose(graph, parsed, None, finals[anchor.row.id], [to_row], anchor)
+                    candidate.score = score(candidate, parsed)
+                    if best is None or candidate.score > best.score:
+                        best = candidate
+        package = packages[0] if len(packages) == 1 else ",".join(packages)
+        alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
+                         "label": t.label, "score": round(s, 4)}
+                        for t, s in targets if best is None or t.id != best.target.id][:ALTERNATIVES]
+        if best is None:
+            return Plan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
+        return Plan(task, package, best.steps, start=where, alternatives=alternatives)
 
-    def _starts(self, packages: list[str], start_screen: str | None) -> list[str]:
-        if start_screen:
-            if not self.store.read("planner_screen", screen_id=start_screen):
-                raise PlanningError(f"unknown start screen {start_screen!r}")
-            return [start_screen]
-        rows = self.store.read("planner_entry_screens", packages=packages)
-        return [r["screen_id"] for r in rows[:ENTRY_SCREENS]]
+    def _candidates(self, graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
+                    anchors: list[Anchor]) -> list[Candidate]:
+        out = []
+        route = graph.route(origin, target.screen_id)
+        if route is not None:
+            out.append(compose(graph, parsed, target, retrieval, [route]))
+        for anchor in anchors:
+            if route is not None:  # a route over a row of the anchor's list takes the named row instead
+                out.append(compose(graph, parsed, target, retrieval, [route], anchor))
+            to_row = graph.route(origin, anchor.row.screen_id)
+            from_row = graph.route(anchor.opens, target.screen_id)
+            if to_row is not None and from_row is not None:
+                out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
+        return out
 
-    def _route(self, hit: Hit, starts: list[str]) -> Route | None:
-        target = hit.payload.get("screen_id")
-        for start in starts:
-            if start == target:
-                return Route(hit, start, [])
-            paths = [row["hops"] for row in self.store.read("planner_paths", source_id=start, target_id=target)]
-            if paths:
-                return Route(hit, start, max(paths, key=reliability))
-        return None
-
-    def _screen_elements(self, screen_id: str) -> list[tuple[Element, bool]]:
-        return [(element_of(r), r["risky"]) for r in self.store.elements(screen_ids=[screen_id])]
-
-    def _finish(self, target: Element, value: str) -> list[PlanStep]:
-        """An action is done when its dialog is: a target that opens a dialog with a
-        confirm button (Delete all events → YES) gets the dialog's input and confirm;
-        a target inside such a dialog (an option) gets the confirm."""
-        if is_confirm(target):
+    @staticmethod
+    def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
+        """Confirm buttons of the forms that take FORM_VALUES or more of the task's values: a task that
+        states several values is done on the form that fits them, whatever its words say."""
+        if len(parsed.values) < FORM_VALUES and not parsed.old:  # "from X to Y" edits a field: one suffices
             return []
-        opened = self.store.read("planner_opens", screen_id=target.screen_id, element_id=target.id)
-        if opened:
-            return _finish_dialog(self._screen_elements(opened[0]["screen_id"]), value, None)
-        return _finish_dialog(self._screen_elements(target.screen_id), value, target)
+        by_id = {h.payload.get("element_id"): h for h in ranked}
+        out = []
+        for screen in graph.on_screen:
+            elements = graph.screen_elements(screen)
+            ok = confirm(elements, set())
+            if ok is not None and ok.id in by_id and len(fields(elements, parsed, set())) >= FORM_VALUES:
+                out.append(by_id[ok.id])
+        return out
 
-    def _steps(self, task: str, packages: list[str], route: Route) -> Plan:
-        target_id = route.hit.payload["element_id"]
-        ids = sorted({h["element_id"] for h in route.hops if h.get("element_id")} | {target_id})
-        rows = self.store.elements(ids=ids)
-        elements = {r["id"]: (element_of(r), r["risky"]) for r in rows}
-        value = task_input(task)
-        steps: list[PlanStep] = []
-        screen = route.start
-        for hop in route.hops:
-            element, risky = elements.get(hop.get("element_id") or "", (None, False))
-            action = ActionType(hop["action"])
-            if action is ActionType.INPUT:
-                text = value or hop.get("input_template") or ""
-            else:
-                text = hop.get("detail") or ""
-            steps.append(PlanStep(action, element, screen, text, risky))
-            screen = hop["target"]
-        if target_id not in elements:
-            raise PlanningError(f"element {target_id} is in the vectors but not in the graph: rerun `appmem summarize`")
-        element, risky = elements[target_id]
-        action = element.action
-        if is_confirm(element) and value:  # a form's Save: fill its field with the task's value first
-            steps.extend(_fill(self._screen_elements(element.screen_id), value))
-        steps.append(PlanStep(action, element, element.screen_id, value if action is ActionType.INPUT else "", risky))
-        steps.extend(self._finish(element, value))
-        return Plan(task=task, package=packages[0] if len(packages) == 1 else ",".join(packages), steps=steps)
+    def _starts(self, graph: AppGraph, packages: list[str], start: str | UIState | None) -> tuple[list[str], dict]:
+        if start is None:
+            rows = self.store.read("planner_entry_screens", packages=packages)
+            starts = [r["screen_id"] for r in rows[:ENTRY_SCREENS] if r["screen_id"] in graph.screens]
+            return starts, {"screen_id": starts[0] if starts else None, "match": "entry", "score": 1.0}
+        try:
+            found = locate(self.store, packages[0], start, graph)
+        except InputFormatError as exc:
+            raise PlanningError(f"unknown start screen: {exc}") from None
+        if found["screen_id"] is not None:
+            return [found["screen_id"]], {k: found[k] for k in ("screen_id", "match", "score")}
+        # unknown: plan from the nearest screens, and say so in `start`
+        nearest = [c["screen_id"] for c in found["candidates"][:ENTRY_SCREENS]]
+        return nearest, {"screen_id": None, "match": "unknown", "score": found["score"]}
 
+    def _anchors(self, graph: AppGraph, parsed: ParsedTask, start: str | UIState | None, where: dict) -> list[Anchor]:
+        """List rows showing an item the task names, on the live screen or anywhere in memory."""
+        if not parsed.entities:
+            return []
+        wanted = {e.lower(): e for e in parsed.entities}
+        rows: list[Element] = [e for e in graph.elements.values() if _first_line(e) in wanted]
+        if isinstance(start, UIState) and where.get("screen_id"):
+            screen = screen_of(start, start.package, "")
+            screen.id = where["screen_id"]
+            rows += [e for e in elements_of(start, screen).values() if _first_line(e) in wanted]
+        out, seen = [], set()
+        for row in rows:
+            if row.content_desc or role(row) != "tap" or (row.screen_id, row.key) in seen:
+                continue
+            opens = graph.opens(row) or self._sibling_opens(graph, row)
+            if opens:
+                seen.add((row.screen_id, row.key))
+                out.append(Anchor(row, wanted[_first_line(row)], opens))
+        return out
 
-def is_confirm(element: Element) -> bool:
-    return element.label.strip().lower() in CONFIRM_WORDS
-
-
-def _fill(screen_elements: list[tuple[Element, bool]], value: str) -> list[PlanStep]:
-    """Typing the task's value into the screen's first text field, if it has one."""
-    return [PlanStep(ActionType.INPUT, e, e.screen_id, value, r)
-            for e, r in screen_elements if value and "editable" in e.flags][:1]
-
-
-def _finish_dialog(screen_elements: list[tuple[Element, bool]], value: str,
-                   skip: Element | None) -> list[PlanStep]:
-    """Steps that complete a dialog: type the task's value into its field, then confirm."""
-    confirm = next(((e, r) for e, r in screen_elements if is_confirm(e) and e is not skip), None)
-    if confirm is None:
-        return []
-    return _fill(screen_elements, value) + [PlanStep(ActionType.TAP, confirm[0], confirm[0].screen_id, "", confirm[1])]
-
-
-def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The plan as JSON for agents (and `../shared/eval/droidtask_score.py`)."""
-    def element(e: Element | None) -> dict[str, Any] | None:
-        if e is None:
-            return None
-        return {"id": e.id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
-                "class_name": e.class_name, "resource_id": e.resource_id, "bounds": e.bounds.as_list(),
-                "locators": e.locators}
-
-    return {"task": plan.task, "package": plan.package, "llm_calls": plan.llm_calls,
-            "steps": [{"action": s.action.value, "screen_id": s.screen_id, "element": element(s.element),
-                       "input": s.input, "risky": s.risky} for s in plan.steps]}
+    @staticmethod
+    def _sibling_opens(graph: AppGraph, row: Element) -> str | None:
+        """Where the rows next to `row` (same container, same class) lead: the item's detail screen."""
+        parent = row.key.rsplit("/", 1)[0]
+        for e in graph.screen_elements(row.screen_id):
+            if e.id != row.id and e.class_name == row.class_name and e.key.rsplit("/", 1)[0] == parent \
+                    and not e.content_desc and (opened := graph.opens(e)):
+                return opened
+        return None

@@ -14,17 +14,24 @@ from typing import Any, Callable
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
-COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands")
+COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
+                   "graph.commands", "cypher.commands", "analyst.commands", "api.commands", "agent.run_commands")
+# The production image leaves the app twins out (.dockerignore): their commands register when present.
+OPTIONAL_COMMAND_MODULES = ("twins.commands",)
 
 
 def build_parser() -> argparse.ArgumentParser:
     import importlib
+    import importlib.util
 
     parser = argparse.ArgumentParser(prog="appmem", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for name in OPTIONAL_COMMAND_MODULES:
+        if importlib.util.find_spec(name.split(".")[0]) is not None:
+            importlib.import_module(name).register(sub)
     return parser
 
 

@@ -63,8 +63,10 @@ def run_stats(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def format_stats(rows: list[dict]) -> str:
-    cols = ("screens", "states", "elements", "transitions", "observations", "traces", "tasks")
-    lines = [f"{'app':45} {'version':22} " + " ".join(f"{c:>12}" for c in cols)]
+    cols = ("screens", "states", "elements", "transitions", "stale", "observations", "traces", "tasks")
+    lines = [f"{'app':45} {'version (code)':22} " + " ".join(f"{c:>12}" for c in cols)]
     for r in rows:
-        lines.append(f"{r['package'][:45]:45} {str(r['version'])[:22]:22} " + " ".join(f"{r[c]:>12}" for c in cols))
+        version = f"{r['version']} ({r['version_code']})" if r.get("version_code") is not None else str(r["version"])
+        lines.append(f"{r['package'][:45]:45} {version[:22]:22} " + " ".join(f"{r[c]:>12}" for c in cols)
+                     + (f"  aka {', '.join(r['aliases'])}" if r.get("aliases") else ""))
     return "\n".join(lines)

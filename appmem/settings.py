@@ -41,6 +41,8 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout_s: int = 60
     ingest_chunk_steps: int = 200
+    rate_limit: int = 50  # API requests per second per key, unless the key sets its own
+    max_body_bytes: int = 2 * 1024 * 1024
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
@@ -69,6 +71,8 @@ class Settings:
             llm_api_key=env.get("APPMEM_LLM_API_KEY") or None,
             llm_timeout_s=_int(env, "APPMEM_LLM_TIMEOUT_S", 60),
             ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
+            rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
+            max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
             risky_words=tuple(w.strip().lower() for w in risky.split(",") if w.strip()) if risky
             else cls.__dataclass_fields__["risky_words"].default,
         )

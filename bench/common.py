@@ -27,10 +27,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def private_stack() -> Iterator[Settings]:
-    """Settings of a freshly started embedded stack, stopped and deleted afterwards."""
-    with tempfile.TemporaryDirectory(prefix="appmem-bench-") as home:
-        settings = Settings.from_env({**os.environ, "APPMEM_HOME": home,
+def private_stack(home: Path | None = None) -> Iterator[Settings]:
+    """Settings of a freshly started embedded stack, stopped and deleted afterwards
+    (with `home`: that folder, kept, so a later run reuses what it holds)."""
+    with tempfile.TemporaryDirectory(prefix="appmem-bench-") as tmp:
+        settings = Settings.from_env({**os.environ, "APPMEM_HOME": str(home or tmp),
                                       "APPMEM_ARCADEDB_BOLT_PORT": str(free_port()),
                                       "APPMEM_ARCADEDB_HTTP_PORT": str(free_port()),
                                       "APPMEM_REDIS_PORT": str(free_port())})
@@ -40,3 +41,31 @@ def private_stack() -> Iterator[Settings]:
             yield settings
         finally:
             stack.down()
+
+
+def exploration_memory(store, vectors, embedder, settings: Settings) -> dict[str, str]:
+    """The six DroidTask apps' AutoDroid exploration memory (utg.yaml only: no gold demonstration)
+    imported and summarised (skipped when the graph already holds it) → {app: package}."""
+    from ingest.autodroid import read_autodroid
+    from ingest.pipeline import ingest_trace
+    from semantic.pipeline import summarize
+    from semantic.summaries import DeterministicSummarizer
+
+    store.ensure_schema()
+    packages = {}
+    for app in DROIDTASK_APPS:
+        imported = read_autodroid(DROIDTASK / app, app, None)
+        packages[app] = imported.trace.package
+        ingest_trace(store, imported.trace, settings.ingest_chunk_steps)  # a no-op when already written
+    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words))  # incremental
+    return packages
+
+
+def load_scorer():
+    """../shared/eval/droidtask_score.py as a module (its score_task is what the CLI scorer runs)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("droidtask_score", SHARED / "eval" / "droidtask_score.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

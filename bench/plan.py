@@ -1,98 +1,214 @@
-"""Benchmark: shortcut plans for the DroidTask gold tasks, scored by ../shared/eval/droidtask_score.py.
+"""Benchmark: plans for every shared DroidTask task from its first gold screen, exploration memory only.
 
-For each gold task of the six shared apps, `Planner.plan` (what `appmem plan`
-runs) plans from where recorded runs entered the app, with no LLM; the plans
-are written as `<app>/<task_id>.json` and scored by the shared scorer
-(success: the gold steps occur in order; target: the last gold element is in
-the plan; rrr: gold length / plan length on successes).
+The memory is AutoDroid's exploration (utg.yaml) of the six shared apps; no
+gold demonstration is in it. Each task is planned in-process from its first
+gold screen (what `appmem plan --screen-html` does), with no LLM, and scored by
+../shared/eval/droidtask_score.py (success: the gold steps in order; target:
+the last gold element in the plan; rrr: gold length / plan length on
+successes; input_ok: every gold input value typed). Failure kinds:
+  route_none    the plan says no route exists from the start
+  wrong_target  the gold target is not in the plan
+  missing_step  target reached, but a choice, value, item or confirm is missing or out of order
+  wrong_input   a gold input value is not typed (counted on every task with inputs)
+Baseline, same run and memory: the top retrieved target and the cheapest
+route to it, without screen work, items or whole-plan scoring (the planner of
+main before this change, started from the same screen).
 
-Two memories, built on a private embedded stack:
-  exploration  AutoDroid's exploration memory (utg.yaml) only: the honest setting
-  +demos       plus the gold demonstrations themselves (an upper bound: the
-               gold paths are then in the UTG)
+The planner's constants (OPTION_MIN, COVER_W, VALUE_W) are chosen
+leave-one-app-out: for each app, the grid point best on the other five apps
+(success, then target) is scored on it. The LOAO figures are the honest ones;
+the default constants' figures are printed too. Plan latency (p50/p99) is
+measured on the first pass, nothing cached but the app's UTG.
 
-    .venv/bin/python bench/plan.py [--memory exploration|all] [--keep DIR]
+    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--json]
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDTASK, DROIDTASK_APPS, SHARED, private_stack  # noqa: E402
+from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack  # noqa: E402
 
-from agent.planner import Planner, PlanningError, plan_to_dict  # noqa: E402
+import agent.compose as compose  # noqa: E402
+import agent.screenwork as screenwork  # noqa: E402
+from agent.locate import state_from_html  # noqa: E402
+from agent.planjson import plan_to_dict  # noqa: E402
+from agent.planner import Planner  # noqa: E402
 from appmem.clients import open_graph  # noqa: E402
-from ingest.autodroid import read_autodroid  # noqa: E402
-from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
+from graph.model import ActionType, Plan, PlanStep  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
+GRID = {"OPTION_MIN": (0.6, 0.75, 1.0), "COVER_W": (0.0, 0.15, 0.3, 0.6), "VALUE_W": (0.0, 0.3, 0.6)}
+OWNER = {"OPTION_MIN": screenwork, "COVER_W": compose, "VALUE_W": compose}
 
-def run(memory: str, out: Path) -> dict:
-    with private_stack() as settings:
-        store = open_graph(settings)
-        client = open_qdrant(settings)
-        try:
-            store.ensure_schema()
-            packages = {}
-            for app in DROIDTASK_APPS:
-                imported = read_autodroid(DROIDTASK / app, app, None)
-                packages[app] = imported.trace.package
-                ingest_trace(store, imported.trace, settings.ingest_chunk_steps)
-                if memory == "all":
-                    ingest_trace(store, imported.demo_trace, settings.ingest_chunk_steps)
-                    ingest_tasks(store, imported.tasks, imported.demo_trace)
-            embedder = Embedder(settings.home)
-            vectors = VectorStore(client, embedder.dim)
-            summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words))
-            planner = Planner(store, vectors, embedder)
-            started, planned, failed = time.perf_counter(), 0, 0
-            for app in DROIDTASK_APPS:
-                (out / app).mkdir(parents=True, exist_ok=True)
-                for task in json.loads((DROIDTASK / app / "tasks.json").read_text()):
-                    try:
-                        plan = plan_to_dict(planner.plan(task["task"], [packages[app]]))
-                        planned += 1
-                    except PlanningError as exc:
-                        plan = {"steps": [], "llm_calls": 0, "error": str(exc)}
-                        failed += 1
-                    (out / app / f"{task['task_id']}.json").write_text(json.dumps(plan))
-            seconds = time.perf_counter() - started
-        finally:
-            client.close()
-            store.driver.close()
-    scored = subprocess.run([sys.executable, str(SHARED / "eval" / "droidtask_score.py"), str(DROIDTASK), str(out),
-                             "--json"], capture_output=True, text=True, check=True)
-    summary = json.loads(scored.stdout)["summary"]
-    summary.update(planned=planned, refused=failed, ms_per_plan=round(1000 * seconds / max(1, planned), 1))
-    return summary
+
+def load_tasks() -> dict[str, list[dict]]:
+    return {app: json.loads((DROIDTASK / app / "tasks.json").read_text()) for app in DROIDTASK_APPS}
+
+
+def baseline(planner: Planner, text: str, packages: list[str], start) -> Plan:
+    """Top-1 target, cheapest route, no screen work."""
+    graph, package = planner.graph(packages), packages[0]
+    hits = planner.index(packages).search(planner.embedder.embed([text])[0], text, 1)
+    origin = planner._starts(graph, packages, start)[0]
+    target = graph.elements.get(hits[0].payload["element_id"]) if hits else None
+    route = graph.route(origin[0], target.screen_id) if target and origin else None
+    if route is None:
+        return Plan(text, package, [], route="none")
+    steps = [PlanStep(ActionType(e.action), graph.elements.get(e.element_id), e.source, e.detail) for e in route]
+    action = ActionType.INPUT if "editable" in target.flags else ActionType.TAP
+    return Plan(text, package, steps + [PlanStep(action, target, target.screen_id)])
+
+
+def run_all(make_plan, tasks, packages) -> tuple[dict, list[float]]:
+    plans, times = {}, []
+    for app, items in tasks.items():
+        for task in items:
+            start = state_from_html(task["profile"][0]["state"], packages[app])
+            began = time.perf_counter()
+            plan = make_plan(task["task"], [packages[app]], start)
+            times.append(1000 * (time.perf_counter() - began))
+            plans[(app, task["task_id"])] = plan_to_dict(plan)
+    return plans, times
+
+
+def score(scorer, tasks, plans) -> dict:
+    rows = []
+    for app, items in tasks.items():
+        for task in items:
+            plan = plans[(app, task["task_id"])]
+            r = scorer.score_task(task, plan)
+            r.update(app=app, route=plan.get("route", "found"))
+            rows.append(r)
+    return summarise(rows)
+
+
+def summarise(rows: list[dict]) -> dict:
+    def block(rs: list[dict]) -> dict:
+        n = len(rs) or 1
+        rrr = [r["rrr"] for r in rs if r["rrr"] is not None]
+        inputs = [r["input_ok"] for r in rs if r["input_ok"] is not None]
+        kinds = {"route_none": sum(r["route"] == "none" for r in rs),
+                 "wrong_target": sum(not r["target"] and r["route"] != "none" for r in rs),
+                 "missing_step": sum(r["target"] and not r["success"] for r in rs),
+                 "wrong_input": sum(r["input_ok"] is False for r in rs)}
+        return {"tasks": len(rs), "success": sum(r["success"] for r in rs) / n, "target": sum(r["target"] for r in rs) / n,
+                "rrr": sum(rrr) / len(rrr) if rrr else None, "input_ok": sum(inputs) / len(inputs) if inputs else None,
+                "successes": sum(r["success"] for r in rs), "targets": sum(r["target"] for r in rs),
+                "failures": kinds}
+    return {"all": block(rows), "apps": {app: block([r for r in rows if r["app"] == app]) for app in DROIDTASK_APPS}}
+
+
+def loao(scorer, tasks, packages, planner: Planner) -> dict:
+    """Leave-one-app-out over GRID: per held-out app, the other apps' best constants."""
+    defaults = {name: getattr(OWNER[name], name) for name in GRID}
+    results = {}
+    for values in itertools.product(*GRID.values()):
+        for name, value in zip(GRID, values):
+            setattr(OWNER[name], name, value)
+        plans, _ = run_all(planner.plan, tasks, packages)
+        results[values] = score(scorer, tasks, plans)["apps"]
+    for name, value in defaults.items():
+        setattr(OWNER[name], name, value)
+    held = {}
+    for app in DROIDTASK_APPS:
+        def others(values):
+            rs = [results[values][a] for a in DROIDTASK_APPS if a != app]
+            return (sum(r["successes"] for r in rs), sum(r["targets"] for r in rs))
+        chosen = max(results, key=others)
+        held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
+    n = sum(h["tasks"] for h in held.values())
+    rrrs = [h["rrr"] * h["successes"] for h in held.values() if h["rrr"] is not None]
+    return {"apps": held, "success": sum(h["successes"] for h in held.values()) / n,
+            "target": sum(h["targets"] for h in held.values()) / n,
+            "rrr": sum(rrrs) / max(1, sum(h["successes"] for h in held.values() if h["rrr"] is not None))}
+
+
+def official(tasks, plans, out: Path) -> dict:
+    """The shared scorer's own CLI over the written plans (the figure others re-measure)."""
+    for (app, task_id), plan in plans.items():
+        (out / app).mkdir(parents=True, exist_ok=True)
+        (out / app / f"{task_id}.json").write_text(json.dumps(plan))
+    done = subprocess.run([sys.executable, str(SHARED / "eval" / "droidtask_score.py"), str(DROIDTASK), str(out),
+                           "--json"], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)["summary"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memory", choices=("exploration", "all", "both"), default="both")
-    parser.add_argument("--keep", type=Path, help="keep the plan files in this folder")
+    parser.add_argument("--home", type=Path, help="reuse (or build) the memory in this folder")
+    parser.add_argument("--keep", type=Path, help="write the plans here")
+    parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    memories = ("exploration", "all") if args.memory == "both" else (args.memory,)
-    for memory in memories:
-        with tempfile.TemporaryDirectory(prefix="appmem-plans-") as tmp:
-            out = args.keep / memory if args.keep else Path(tmp)
-            s = run(memory, out)
-        label = "exploration memory" if memory == "exploration" else "exploration + gold demonstrations"
-        print(f"{label}: success {s['success_rate']:.1%}, target {s['target_rate']:.1%}, "
-              f"rrr {s['mean_rrr_on_success']}, tasks {s['tasks']}, llm calls {s['llm_calls']}, "
-              f"{s['ms_per_plan']} ms/plan, refused {s['refused']}")
-        print("  per app: " + ", ".join(f"{app} {rate:.0%}" for app, rate in s["per_app"].items()))
+    scorer, tasks = load_scorer(), load_tasks()
+    with private_stack(args.home) as settings:
+        store, client = open_graph(settings), open_qdrant(settings)
+        try:
+            embedder = Embedder(settings.home)
+            vectors = VectorStore(client, embedder.dim)
+            packages = exploration_memory(store, vectors, embedder, settings)
+            planner = Planner(store, vectors, embedder)
+            for package in packages.values():  # what a long-running planner holds: UTG and element vectors
+                planner.graph([package])
+                planner.index([package])
+            plans, times = run_all(planner.plan, tasks, packages)
+            base_plans, base_times = run_all(lambda t, p, s: baseline(planner, t, p, s), tasks, packages)
+            cached_embed = lru_cache(maxsize=None)(lambda text: embedder.embed([text])[0])
+            planner.embedder = type("Cached", (), {"embed": staticmethod(lambda texts: [cached_embed(texts[0])])})()
+            result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
+                      "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
+                                     "baseline_p50": statistics.median(base_times)}}
+            if not args.no_loao:
+                result["loao"] = loao(scorer, tasks, packages, planner)
+        finally:
+            client.close()
+            store.driver.close()
+    with tempfile.TemporaryDirectory(prefix="appmem-plans-") as tmp:
+        result["official"] = official(tasks, plans, args.keep or Path(tmp))
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+        return 0
+    report(result)
     return 0
+
+
+def report(result: dict) -> None:
+    def line(name: str, s: dict) -> str:
+        rrr = f"{s['rrr']:.2f}" if s["rrr"] is not None else "-"
+        inp = f"{s['input_ok']:.0%}" if s.get("input_ok") is not None else "-"
+        return f"{name:<12} {s['tasks']:>5} {s['success']:>8.1%} {s['target']:>7.1%} {rrr:>5} {inp:>6}  {s['failures']}"
+
+    for which in ("baseline", "planner"):
+        print(f"== {which} (default constants)")
+        print(f"{'app':<12} {'tasks':>5} {'success':>8} {'target':>7} {'rrr':>5} {'input':>6}  failures")
+        for app, s in result[which]["apps"].items():
+            print(line(app, s))
+        print(line("all", result[which]["all"]))
+    b, p = result["baseline"]["all"], result["planner"]["all"]
+    print(f"planner / baseline: success {p['success'] / max(b['success'], 1e-9):.2f}x, "
+          f"target {p['target'] / max(b['target'], 1e-9):.2f}x")
+    lat = result["latency_ms"]
+    print(f"latency: p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms (baseline p50 {lat['baseline_p50']:.1f} ms)")
+    if "loao" in result:
+        lo = result["loao"]
+        print(f"== leave-one-app-out: success {lo['success']:.1%}, target {lo['target']:.1%}, rrr {lo['rrr']:.2f}")
+        for app, s in lo["apps"].items():
+            print(f"  {app:<12} success {s['success']:.1%} target {s['target']:.1%} constants {s['constants']}")
+    o = result["official"]
+    print(f"shared scorer (default constants): success {o['success_rate']:.1%}, target {o['target_rate']:.1%}, "
+          f"rrr {o['mean_rrr_on_success']}, llm calls {o['llm_calls']}")
 
 
 if __name__ == "__main__":

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import adbutils  # noqa: E402
 
 from graph.model import ActionType  # noqa: E402
-from workers.twin.adb_server import TwinServer  # noqa: E402
-from workers.twin.app import TwinApp  # noqa: E402
-from workers.twin.device import TwinDevice  # noqa: E402
-from workers.twin.shell import execute  # noqa: E402
+from twins.adb_server import TwinServer  # noqa: E402
+from twins.app import TwinApp  # noqa: E402
+from twins.device import TwinDevice  # noqa: E402
+from twins.shell import execute  # noqa: E402
 
 DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
 

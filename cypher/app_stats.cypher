@@ -1,5 +1,7 @@
 // app_stats: per app version, what the memory holds. States and screens count
-// everything the app's traces saw (launcher and system screens included).
+// everything the app's traces saw (launcher and system screens included); transitions
+// touch the version's screens (shared by the versions that saw them), `stale` of them
+// not re-observed in the app's newest explored version; aliases are other names of it.
 MATCH (a:App)<-[:OF_APP]-(:Trace)
 WHERE $package IS NULL OR a.package = $package
 WITH DISTINCT a
@@ -19,12 +21,14 @@ CALL (a) {
   MATCH (a)-[:HAS_SCREEN]->(s:Screen)
   OPTIONAL MATCH (s)-[t:TRANSITION]-(:Screen)
   WITH DISTINCT t
-  RETURN count(t) AS transitions, coalesce(sum(t.observations), 0) AS observations
+  RETURN count(t) AS transitions, coalesce(sum(t.observations), 0) AS observations,
+         sum(CASE WHEN t.stale THEN 1 ELSE 0 END) AS stale
 }
 CALL (a) {
   OPTIONAL MATCH (k:Task {package: a.package})
   RETURN count(k) AS tasks
 }
-RETURN a.package AS package, a.version AS version, traces, states, screens, elements, transitions,
-       observations, tasks
+RETURN a.package AS package, a.version AS version, a.version_code AS version_code,
+       coalesce(a.aliases, []) AS aliases, traces, states, screens, elements, transitions, observations, stale,
+       tasks
 ORDER BY package, version

@@ -1,5 +1,6 @@
 // merge_elements: interactive views of a screen, keyed by their structural
-// path; texts are the latest (privacy-scrubbed) observation.
+// path; `text`/`content_desc` are the latest (privacy-scrubbed) observation, every
+// variant with its count is in `texts`/`text_counts` (merge_element_texts).
 UNWIND $rows AS r
 MATCH (s:Screen {id: r.screen_id})
 MERGE (e:Element {id: r.id})

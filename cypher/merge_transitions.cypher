@@ -1,14 +1,18 @@
 // merge_transitions: the UTG. One edge per (source screen, action signature,
-// target screen); counts, devices and freshness accumulate across traces.
+// target screen); counts, devices, app versions and freshness accumulate across traces
+// (staleness: refresh_stale).
 UNWIND $rows AS r
 MATCH (a:Screen {id: r.source}), (b:Screen {id: r.target})
 MERGE (a)-[t:TRANSITION {key: r.key}]->(b)
 ON CREATE SET t.action = r.action, t.element_id = r.element_id, t.element_key = r.element_key,
               t.detail = r.detail, t.input_template = r.input_template, t.observations = 0,
-              t.successes = 0, t.failures = 0, t.devices = [], t.first_seen = r.first_seen
+              t.successes = 0, t.failures = 0, t.devices = [], t.versions = [], t.stale = false,
+              t.first_seen = datetime(r.first_seen)
 SET t.observations = t.observations + r.observations,
     t.successes = t.successes + r.successes,
     t.failures = t.failures + r.failures,
-    t.last_seen = CASE WHEN t.last_seen IS NULL OR r.last_seen > t.last_seen THEN r.last_seen ELSE t.last_seen END,
-    t.first_seen = CASE WHEN r.first_seen < t.first_seen THEN r.first_seen ELSE t.first_seen END,
-    t.devices = CASE WHEN r.device IN t.devices THEN t.devices ELSE t.devices + r.device END
+    t.last_seen = CASE WHEN t.last_seen IS NULL OR datetime(r.last_seen) > t.last_seen THEN datetime(r.last_seen)
+                       ELSE t.last_seen END,
+    t.first_seen = CASE WHEN datetime(r.first_seen) < t.first_seen THEN datetime(r.first_seen) ELSE t.first_seen END,
+    t.devices = CASE WHEN r.device IN t.devices THEN t.devices ELSE t.devices + r.device END,
+    t.versions = CASE WHEN r.version IN t.versions THEN t.versions ELSE t.versions + r.version END

@@ -118,6 +118,11 @@ class UIState:
     # structure string; when set, it replaces the (class, resource id) set in the signature.
     structure: str = ""
 
+    @property
+    def crashed(self) -> bool:
+        """Android's crash or ANR dialog is on screen (its framework ids `android:id/aerr_*`)."""
+        return any(v.resource_id.startswith("android:id/aerr_") for v in self.views if v.visible)
+
 
 @dataclass
 class Element:
@@ -182,16 +187,32 @@ class Action:
         return f"{self.type.value}|{self.element_key}|{self.detail}"
 
 
+class Outcome(str, Enum):
+    """What an action achieved. Anything but OK is a failure of the edge it was expected to take."""
+
+    OK = "ok"
+    NO_EFFECT = "no_effect"  # nothing changed where the memory expected a move
+    CRASH = "crash"  # the app crashed or stopped responding (Android's crash/ANR dialog)
+    MISSED = "missed"  # a runtime step reached another screen than the plan expected
+
+
 @dataclass
 class Step:
-    """One action in a trace, from one concrete state to the next."""
+    """One action in a trace, from one concrete state to the next. `expected_screen` (a
+    Screen id) is where the memory said the action leads, when the step did not get there:
+    its failure is counted on that edge, not on the one the device took."""
 
     index: int
     source_state: str
     action: Action
     target_state: str
-    ok: bool = True
+    outcome: Outcome = Outcome.OK
     at: str = ""
+    expected_screen: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
 
 
 @dataclass
@@ -208,6 +229,7 @@ class Trace:
     ended: str
     states: dict[str, UIState] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
 
 
 @dataclass
@@ -246,14 +268,25 @@ class Transition:
     def key(self) -> str:
         return stable_id("transition", self.source_screen, self.action.signature, self.target_screen)
 
+    @property
+    def reliability(self) -> float:
+        return reliability(self.successes, self.failures)
+
     def observe(self, ok: bool, at: str) -> None:
+        """One attempt of the edge (times are canonical UTC strings: graph/times.py)."""
         self.observations += 1
         if ok:
             self.successes += 1
         else:
             self.failures += 1
-        self.first_seen = min(self.first_seen, at)
+        self.first_seen = min(self.first_seen, at) if self.first_seen else at
         self.last_seen = max(self.last_seen, at)
+
+
+def reliability(successes: int, failures: int) -> float:
+    """How likely an edge works: the Laplace estimate (s + 1) / (s + f + 2), so an edge
+    never tried is 0.5 and one observation moves it only part of the way."""
+    return (successes + 1) / (successes + failures + 2)
 
 
 @dataclass
@@ -263,6 +296,10 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
+    to_screen: str = ""  # the screen expected after the step ("" when unknown)
+    confidence: float = 1.0  # how likely the step works: the edge's reliability, lower for guesses
+    slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
+    stale: bool = False  # the edge was not re-observed in the app's newest explored version
 
 
 @dataclass
@@ -271,3 +308,7 @@ class Plan:
     package: str
     steps: list[PlanStep]
     llm_calls: int = 0
+    source: str = "memory"  # memory | recall | none
+    route: str = "found"  # found | none: no route from the start screen to any target
+    start: dict | None = None  # {"screen_id", "match", "score"}
+    alternatives: list[dict] = field(default_factory=list)  # other targets: {"screen_id", "label", "score"}

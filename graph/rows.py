@@ -7,10 +7,10 @@ UTG transitions (counts per chunk) and ETG edges.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from graph.model import ActionType, Element, Screen, Step, Trace, Transition, UIState, stable_id
 from graph.screens import elements_of, screen_of
+from graph.times import now_iso
 
 
 def app_id(package: str, version: str) -> str:
@@ -21,10 +21,6 @@ def state_node_id(state: UIState) -> str:
     return stable_id("state", state.package, state.state_id)
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 @dataclass
 class ChunkRows:
     apps: list[dict] = field(default_factory=list)
@@ -33,23 +29,25 @@ class ChunkRows:
     elements: list[dict] = field(default_factory=list)
     transitions: list[dict] = field(default_factory=list)
     leads_to: list[dict] = field(default_factory=list)
+    element_texts: list[dict] = field(default_factory=list)  # per element: its text variants and counts
     # Where the run entered the app: the screen of its first step on one of the
     # app's own screens (known to the chunk holding that step, else None).
     entry_screen: str | None = None
 
     def batches(self) -> list[tuple[str, list[dict]]]:
         """(statement, rows) in write order: nodes before the edges that match them."""
-        return [("merge_screens", self.screens), ("merge_elements", self.elements), ("merge_states", self.states),
+        return [("merge_screens", self.screens), ("merge_elements", self.elements),
+                ("merge_element_texts", self.element_texts), ("merge_states", self.states),
                 ("merge_transitions", self.transitions), ("merge_leads_to", self.leads_to)]
 
 
-def transition_row(t: Transition) -> dict:
-    """A Transition as a merge_transitions row (one device: the trace's)."""
+def transition_row(t: Transition, version: str) -> dict:
+    """A Transition as a merge_transitions row (one device and one app version: the trace's)."""
     return {"key": t.key, "source": t.source_screen, "target": t.target_screen, "action": t.action.type.value,
             "element_id": t.element_id, "element_key": t.action.element_key, "detail": t.action.detail,
             "input_template": t.action.text if t.action.type is ActionType.INPUT else "",
             "observations": t.observations, "successes": t.successes, "failures": t.failures,
-            "first_seen": t.first_seen, "last_seen": t.last_seen, "device": t.devices[0]}
+            "first_seen": t.first_seen, "last_seen": t.last_seen, "device": t.devices[0], "version": version}
 
 
 def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
@@ -70,35 +68,45 @@ def chunk_states(trace: Trace, steps: list[Step], first: bool) -> list[UIState]:
 
 
 def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
-               written_elements: set[str] | None = None) -> ChunkRows:
+               written_elements: set[str] | None = None, counted_states: set[str] | None = None) -> ChunkRows:
     """Rows of one chunk. `written_elements` (element ids an earlier chunk of the
-    same load already wrote) is updated in place, and those rows are not resent."""
+    same load already wrote) is updated in place, and those rows are not resent;
+    likewise `counted_states`: states whose element texts an earlier chunk counted."""
     rows = ChunkRows()
     acted: dict[str, set[str]] = {}
     for step in steps:
         if step.action.element_key:
             acted.setdefault(step.source_state, set()).add(step.action.element_key)
 
+    by_state = {state.state_id: state for state in states}
     screens: dict[str, Screen] = {}  # by state id
     elements: dict[str, dict[str, Element]] = {}  # by state id: key → element
     apps: dict[str, dict] = {}
     screen_rows: dict[str, dict] = {}
     element_rows: dict[str, dict] = {}
+    texts: dict[str, dict[str, int]] = {}  # element id → text variant → observations
     default_seen = trace.started or now_iso()
     for state in states:
         screen = screen_of(state, trace.package, trace.app_version)
         screens[state.state_id] = screen
         aid = app_id(screen.package, screen.app_version)
-        apps[aid] = {"id": aid, "package": screen.package, "version": screen.app_version}
+        apps[aid] = {"id": aid, "package": screen.package, "version": screen.app_version, "version_code": None}
         screen_rows[screen.id] = {
             "id": screen.id, "app_id": aid, "package": screen.package, "app_version": screen.app_version,
             "activity": screen.activity, "signature": screen.signature, "title": screen.title,
-            "seen": state.observed_at or default_seen,
+            "seen": state.observed_at or default_seen, "version": screen.app_version,
         }
         rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
-                            "package": state.package, "observed_at": state.observed_at})
+                            "package": state.package, "observed_at": state.observed_at or None})
         els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
         elements[state.state_id] = {e.key: e for e in els.values()}
+        if counted_states is None or state.state_id not in counted_states:
+            for e in els.values():
+                if e.text or e.content_desc:
+                    variants = texts.setdefault(e.id, {})
+                    variants[e.text or e.content_desc] = variants.get(e.text or e.content_desc, 0) + 1
+            if counted_states is not None:
+                counted_states.add(state.state_id)
         for e in els.values():
             if written_elements is not None and e.id in written_elements:
                 continue
@@ -108,10 +116,12 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators,
             }
     own = app_id(trace.package, trace.app_version)
-    apps.setdefault(own, {"id": own, "package": trace.package, "version": trace.app_version})
+    apps[own] = {"id": own, "package": trace.package, "version": trace.app_version,
+                 "version_code": trace.version_code}
     rows.apps = list(apps.values())
     rows.screens = list(screen_rows.values())
     rows.elements = list(element_rows.values())
+    rows.element_texts = [{"id": eid, "texts": list(v), "counts": list(v.values())} for eid, v in texts.items()]
     if written_elements is not None:
         written_elements.update(element_rows)
 
@@ -128,11 +138,14 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         action = step.action
         element = elements[step.source_state].get(action.element_key) if action.element_key else None
         seen = step.at or default_seen
-        edge = Transition(src.id, dst.id, action, element.id if element else "", first_seen=seen, last_seen=seen,
+        ok = step.ok and not by_state[step.target_state].crashed
+        # A failed step counts against the edge the memory expected, when it names one.
+        target = dst.id if ok or not step.expected_screen else step.expected_screen
+        edge = Transition(src.id, target, action, element.id if element else "", first_seen=seen, last_seen=seen,
                           devices=[trace.device])
         edge = transitions.setdefault(edge.key, edge)
-        edge.observe(step.ok, seen)
-        if element is not None and src.id != dst.id:
+        edge.observe(ok, seen)
+        if ok and element is not None and src.id != dst.id:
             before = set(elements[step.source_state])
             for target in elements[step.target_state].values():
                 if target.key in before:
@@ -141,7 +154,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 lead = leads.setdefault(lk, {"source": element.id, "target": target.id,
                                              "action": action.type.value, "observations": 0})
                 lead["observations"] += 1
-    rows.transitions = [transition_row(t) for t in transitions.values()]
+    rows.transitions = [transition_row(t, trace.app_version) for t in transitions.values()]
     rows.leads_to = list(leads.values())
     return rows
 

@@ -1,36 +1,135 @@
 """From a concrete UI state to its abstract Screen and its Elements.
 
-The screen signature is content-free (DroidBot's `structure_str` idea): the
-foreground activity plus the set of (class, resource id) of the visible views.
-Texts are left out, so the same screen showing other data, at another time or on
-another device, merges; a different layout does not. Elements are keyed by
-their structural path in the tree, so they merge across observations too.
+Screen identity (the signature) is the foreground activity, the set of (class,
+resource id) of the visible views (DroidBot's `structure_str` idea: layout, not
+content) and the set of the screen's *naming texts*: the static text that says
+what the screen is. A naming text is the text (or content description) of
+- a dialog title (`…:id/alertTitle`) or a view directly in a toolbar/action bar;
+- a row of a framework menu or choice dialog, or a preference title
+  (`android:id/title`, `android:id/text1`: the app's fixed options);
+- an interactive view that is not editable (buttons, options, checkboxes: fixed labels),
+  the last two only outside scrolling containers (what a scrolled list shows depends on
+  where it is scrolled) and not a switch's text (its ON/OFF state),
+unless it is data: empty, with a digit (dates, times, counters, sizes), longer
+than `LABEL_MAX`, changed by the privacy scrubber (e-mail, URL with a query,
+placeholders), or a dynamic list item (`ingest.privacy.dynamic_item_views`).
+So the same screen on another display size, with another user's content, or seen
+before and after an update that did not touch it, merges; two dialogs sharing a
+layout but titled or optioned differently do not. The version is not part of a
+screen's id: an unchanged screen is one node across versions (its `versions`).
+Formats without resource ids (AutoDroid's HTML) bring their own content-free
+structure string (with its static labels), which replaces the layout part.
+
+Elements are keyed by their structural path in the tree, so they merge across
+observations; their id adds their naming text (`element_names`), so a fixed label
+and a data row at one path (CANCEL vs "Android 3 items") never share an element.
 """
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from graph.model import Element, Screen, UIState, View, stable_id
+from ingest.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
 
 # Packages that are the device, not an app: their screens carry no app version.
 UNVERSIONED = ""
+LABEL_MAX = 40  # a fixed label is short; longer texts are content (messages, descriptions)
+TITLE_ENTRY = "alertTitle"  # dialog titles: android:id/alertTitle, and AppCompat's <app>:id/alertTitle
+BAR_CLASSES = ("Toolbar", "ActionBar")
+SWITCH_CLASSES = ("Switch", "SwitchCompat", "SwitchMaterial", "ToggleButton")
+
+
+def is_title_id(resource_id: str) -> bool:
+    return resource_id.rsplit("/", 1)[-1] == TITLE_ENTRY
+
+
+def is_data_text(text: str) -> bool:
+    """Text that is content, not a fixed label (see module doc)."""
+    label = text.strip()
+    return (not label or len(label) > LABEL_MAX or any(c.isdigit() for c in label)
+            or ("<" in label and ">" in label) or scrub_text(label) != label)
+
+
+def naming_texts(state: UIState) -> dict[int, str]:
+    """View index → its naming text, for the views that name the screen (module doc)."""
+    if state.structure:
+        return {}
+    shown = shown_views(state.views)
+    by_index = {v.index: v for v in shown}
+    # List rows are told apart on what is shown, as a uiautomator dump has it (no invisible subtrees).
+    items = dynamic_item_views(replace(state, views=shown))
+    out: dict[int, str] = {}
+    for v in shown:
+        # Editable by class, as a uiautomator dump can tell it (workers/uixml.py): DroidBot
+        # also marks some TextViews editable, and the same screen must name itself alike.
+        if "EditText" in v.class_name or v.password or v.index in items:
+            continue
+        parent = by_index.get(v.parent)
+        title = is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))
+        label = v.resource_id in MENU_TEXT_IDS or v.clickable or v.long_clickable or v.checkable
+        # What a scrolling container shows depends on where it is scrolled; a switch's text is its state.
+        if not (title or (label and not in_scroller(v, by_index) and not v.short_class.endswith(SWITCH_CLASSES))):
+            continue
+        text = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
+        if text:
+            out[v.index] = text
+    return out
+
+
+def element_names(state: UIState) -> dict[int, str]:
+    """What an element's id adds to its path: its naming text. Formats with their own
+    structure (AutoDroid's HTML) have no list structure to tell items from labels, and their
+    paths count positions in document order: there every interactive view's non-data text
+    (its label) is added, so a button that moved does not merge with another label."""
+    if not state.structure:
+        return naming_texts(state)
+    out: dict[int, str] = {}
+    for v in state.views:
+        label = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
+        if label and (v.clickable or v.checkable) and not v.editable:  # HTML inputs are editable, exactly
+            out[v.index] = label
+    return out
+
+
+def shown_views(views: list[View]) -> list[View]:
+    """The visible views under visible parents, children lists cut to those."""
+    by_index = {v.index: v for v in views}
+    keep: set[int] = set()
+    todo = [v for v in views if (v.parent < 0 or v.parent not in by_index) and v.visible]
+    while todo:
+        view = todo.pop()
+        keep.add(view.index)
+        todo.extend(by_index[c] for c in view.children if c in by_index and by_index[c].visible and c not in keep)
+    return [replace(v, children=[c for c in v.children if c in keep]) for v in views if v.index in keep]
+
+
+def in_scroller(view: View, by_index: dict[int, View]) -> bool:
+    parent = by_index.get(view.parent)
+    while parent is not None:
+        if parent.scrollable:
+            return True
+        parent = by_index.get(parent.parent)
+    return False
 
 
 def screen_signature(state: UIState) -> str:
     if state.structure:
         return stable_id(state.activity, state.structure)
     parts = sorted({f"{v.class_name}|{v.resource_id}" for v in state.views if v.visible})
-    return stable_id(state.activity, *parts)
+    names = sorted({f"text|{t}" for t in naming_texts(state).values()})
+    return stable_id(state.activity, *parts, *names)
 
 
 def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
     """The abstract screen of a state. A screen of another package than the app
     under study belongs to *that* package (unversioned), shared by every app
-    that reaches it."""
+    that reaches it. `app_version` is the version this observation was made in;
+    it is not part of the id."""
     version = app_version if state.package == app_package else UNVERSIONED
     signature = screen_signature(state)
     return Screen(
-        id=stable_id("screen", state.package, version, signature),
+        id=stable_id("screen", state.package, signature),
         package=state.package,
         app_version=version,
         activity=state.activity,
@@ -40,7 +139,14 @@ def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
 
 
 def screen_title(state: UIState) -> str:
-    """A human hint for the screen: the first visible short text near the top."""
+    """A human hint for the screen: its dialog or toolbar title, else the first visible
+    short text near the top."""
+    by_index = {v.index: v for v in state.views}
+    for v in state.views:
+        parent = by_index.get(v.parent)
+        if v.visible and v.text and not is_data_text(v.text) and (
+                is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))):
+            return v.text.strip()
     for v in sorted((v for v in state.views if v.visible and v.text), key=lambda v: (v.bounds.top, v.bounds.left)):
         text = v.text.strip()
         if 0 < len(text) <= 60:
@@ -110,6 +216,7 @@ def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = fro
     """Interactive views of a state, plus the views whose key is in
     `acted_keys` (a recorded action used them), as Elements of its screen, by view index."""
     located = view_locations(state.views)
+    names = element_names(state)
     out: dict[int, Element] = {}
     for v in state.views:
         if v.index not in located:
@@ -118,7 +225,7 @@ def elements_of(state: UIState, screen: Screen, acted_keys: frozenset[str] = fro
         if not (v.interactive or key in acted_keys):
             continue
         out[v.index] = Element(
-            id=stable_id("element", screen.id, key),
+            id=stable_id("element", screen.id, key, names.get(v.index, "")),
             screen_id=screen.id,
             key=key,
             class_name=v.class_name,

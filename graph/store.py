@@ -74,6 +74,12 @@ class GraphStore:
                     return session.execute_read(work)
                 return session.execute_write(work)
 
+    def run_text(self, query: str, **params: Any) -> None:
+        """One statement of a multi-statement file (`cypher.statements`), written."""
+        with translated_errors("graph statement"):
+            with self.driver.session(database=self.database) as session:
+                session.execute_write(lambda tx: tx.run(query, params).consume())
+
     def ensure_schema(self) -> None:
         with self.driver.session(database=self.database) as session:
             for statement in cypher.statements("schema"):
@@ -89,11 +95,12 @@ class GraphStore:
             tx.run(cypher.load("merge_apps"), rows=rows.apps).consume()
             tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,
                    source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
-                   app_version=trace.app_version, started=trace.started, ended=trace.ended,
+                   app_version=trace.app_version, started=trace.started or None, ended=trace.ended or None,
                    entry_screen=rows.entry_screen).consume()
             for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
                     tx.run(cypher.load(name), rows=batch_rows[i:i + BATCH], trace_id=trace.id).consume()
+            tx.run(cypher.load("refresh_stale"), package=trace.package).consume()
             tx.run(cypher.load("mark_chunk"), trace_id=trace.id, chunk=chunk).consume()
             return True
 

@@ -1,4 +1,4 @@
-"""CLI: `appmem ingest droidbot|autodroid ...` (formats in)."""
+"""CLI: `appmem ingest droidbot|autodroid|run ...` (formats in)."""
 from __future__ import annotations
 
 import argparse
@@ -35,6 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     ad.add_argument("--app-version")
     ad.add_argument("--json", action="store_true")
     ad.set_defaults(handler=run_autodroid)
+
+    run = formats.add_parser("run", help="an executed agent run (appmem-run/1 trace JSON, `appmem run` writes it)")
+    run.add_argument("file", type=Path, metavar="FILE")
+    run.add_argument("--json", action="store_true")
+    run.set_defaults(handler=run_run)
 
 
 def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
@@ -84,6 +89,21 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
     result = {"traces": traces, "tasks": tasks, "problems": [str(p) for p in imported.problems]}
     emit(args, result, lambda r: "\n".join([*(_describe(t) for t in r["traces"]), f"tasks: {r['tasks']}"]))
     return 1 if imported.problems else 0
+
+
+def run_run(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.clients import open_graph
+    from ingest.run import ingest_run, read_run
+
+    run = read_run(args.file)
+    store = open_graph(settings)
+    try:
+        store.ensure_schema()
+        report, _ = ingest_run(store, run, chunk_steps=settings.ingest_chunk_steps)
+    finally:
+        store.driver.close()
+    emit(args, report, lambda r: f"{_describe(r)}; {r['failed_steps']} failed steps; task: {r['task'] or 'none'}")
+    return 0
 
 
 def _describe(report: dict) -> str:

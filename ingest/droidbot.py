@@ -15,6 +15,7 @@ from typing import Any
 from appmem.errors import InputFormatError
 from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id
 from graph.screens import view_paths
+from graph.times import utc_iso
 from graph.vocabulary import clean_all
 
 EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
@@ -127,7 +128,7 @@ def state_from_droidbot(raw: dict[str, Any], where: str) -> tuple[UIState, dict[
         width=int(raw.get("width") or 1080),
         height=int(raw.get("height") or 1920),
         state_id=state_str,
-        observed_at=str(raw.get("tag") or ""),
+        observed_at=utc_iso(raw.get("tag"), where),
     )
     return state, view_strs
 
@@ -257,9 +258,10 @@ def recording_trace(rec: Recording, package: str | None = None, app_version: str
         raise InputFormatError(str(rec.folder / "utg.js"), "no app_package; pass --package")
     version = app_version or default_version(rec.meta)
     device = device or str(rec.meta.get("device_serial") or rec.meta.get("device_model_number") or "unknown")
-    started = str(rec.meta.get("test_date") or "")
+    test_date = str(rec.meta.get("test_date") or "")  # the id keeps the raw form: re-imports stay no-ops
+    started = utc_iso(test_date, str(rec.folder / "utg.js"))
     trace = Trace(
-        id=stable_id("trace", "droidbot", package, version, device, started, rec.meta.get("num_transitions")),
+        id=stable_id("trace", "droidbot", package, version, device, test_date, rec.meta.get("num_transitions")),
         source="droidbot",
         package=package,
         app_version=version,

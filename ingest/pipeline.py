@@ -9,10 +9,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from graph.model import Action, ActionType, Step, Task, Trace, UIState, stable_id
+from graph.model import Action, ActionType, Step, Task, Trace, UIState
 from graph.rows import build_rows, chunk_states, chunk_steps
-from graph.screens import screen_of
+from graph.screens import elements_of, screen_of
 from graph.store import ChunkResult, GraphStore, task_rows
+from graph.versions import resolve_version
 from ingest.privacy import scrub_state, scrub_text
 
 Progress = Callable[[int, int], None]
@@ -62,12 +63,13 @@ def scrub_task(task: Task) -> Task:
 
 def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None) -> IngestReport:
     started = time.perf_counter()
-    clean = scrub_trace(trace)
+    clean = resolve_version(store, scrub_trace(trace))
     chunks = chunk_steps(clean, chunk_size)
     report = IngestReport(trace.id, trace.package, chunks=len(chunks))
     written_elements: set[str] = set()
+    counted_states: set[str] = set()
     for index, steps in enumerate(chunks):
-        report.results.append(write_chunk(store, clean, index, steps, written_elements))
+        report.results.append(write_chunk(store, clean, index, steps, written_elements, counted_states))
         if progress:
             progress(index + 1, len(chunks))
     report.chunks_written = sum(r.written for r in report.results)
@@ -79,11 +81,11 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
 
 
 def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
-                written_elements: set[str] | None = None) -> ChunkResult:
+                written_elements: set[str] | None = None, counted_states: set[str] | None = None) -> ChunkResult:
     """Write chunk `index` of an already scrubbed trace (its `steps`, the states they
-    touch). Pass the same `written_elements` set to consecutive chunks of one load so
-    element rows are sent once."""
-    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements)
+    touch). Pass the same `written_elements` and `counted_states` sets to consecutive
+    chunks of one load so element rows are sent, and element texts counted, once."""
+    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements, counted_states)
     return store.write_chunk(trace, index, rows)
 
 
@@ -97,7 +99,9 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
             state = demo_trace.states.get(step.state_id)
             if state is not None and step.action.element_key:
                 screen = screen_of(state, demo_trace.package, demo_trace.app_version)
-                element_ids[(step.state_id, step.action.element_key)] = stable_id("element", screen.id,
-                                                                                  step.action.element_key)
+                key = step.action.element_key
+                element = next((e for e in elements_of(state, screen, frozenset({key})).values() if e.key == key), None)
+                if element is not None:
+                    element_ids[(step.state_id, key)] = element.id
     store.write_tasks(task_rows(tasks, element_ids))
     return len(tasks)

@@ -18,8 +18,8 @@ from workers.devices import DevicePool, DeviceRecord
 from workers.explorer import JobSpec, trace_id
 from workers.jobs import WorkerClients, run_job
 from workers.policies import GreedyPolicy, NoKnowledge, Seen, candidates, leaf_keys
-from workers.twin.adb_server import TwinServer
-from workers.twin.device import build_fleet
+from twins.adb_server import TwinServer
+from twins.device import build_fleet
 from workers.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"

@@ -18,8 +18,8 @@ from workers.celery_app import create_app
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
 from workers.devices import DevicePool, DeviceRecord, JobBoard, key
 from workers.explorer import is_home, trace_id
-from workers.twin.adb_server import TwinServer
-from workers.twin.device import build_fleet
+from twins.adb_server import TwinServer
+from twins.device import build_fleet
 
 LAUNCHER_APP = DROIDBOT / "de.szalkowski.activitylauncher"
 ACRYLIC = DROIDBOT / "anupam.acrylic"

@@ -1,10 +1,18 @@
-"""Shortcut plans over the real graph, vectors and embedding model (calendar from DroidTask)."""
+"""Plans and locate over the real graph, vectors and embedding model: DroidTask calendar and contacts,
+exploration memory only (utg.yaml: no gold demonstration is in the graph)."""
 from __future__ import annotations
 
-import pytest
+import json
 
-from agent.planner import Planner, PlanningError, plan_to_dict, task_input
-from ingest.autodroid import read_autodroid
+import pytest
+import yaml
+
+from agent.locate import locate, state_from_html, state_from_xml
+from agent.planjson import plan_to_dict
+from agent.planner import Planner, PlanningError
+from agent.taskparse import parse_task
+from graph.model import Trace
+from ingest.autodroid import package_of, read_autodroid
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
@@ -12,74 +20,126 @@ from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
 
+CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
+
 
 @pytest.fixture(scope="module")
 def planner(store, settings):
-    """Calendar's exploration memory only (utg.yaml): no gold demonstration is in the graph."""
     while store.write("delete_all")[0]["deleted"]:
         pass
-    imported = read_autodroid(DROIDTASK / "calendar", "calendar")
-    ingest_trace(store, imported.trace, chunk_size=100)
+    for app in ("calendar", "contacts"):
+        ingest_trace(store, read_autodroid(DROIDTASK / app, app).trace, chunk_size=100)
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
     vectors = VectorStore(client, embedder.dim)
-    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [imported.trace.package])
-    yield Planner(store, vectors, embedder), imported.trace.package
+    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR, CONTACTS])
+    yield Planner(store, vectors, embedder)
     client.close()
 
 
-def labels(plan) -> list[tuple[str, str]]:
-    return [(s["action"], (s["element"] or {}).get("label", "")) for s in plan_to_dict(plan)["steps"]]
+def first_screen(app: str, needle: str):
+    """The first gold screen of the DroidTask task whose text contains `needle`, as the agent would see it."""
+    task = next(t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if needle in t["task"])
+    return state_from_html(task["profile"][0]["state"], package_of(app))
 
 
-def test_plan_walks_the_utg_from_the_entry_screen_to_the_target(planner):
-    planner, package = planner
-    plan = planner.plan("change the view from monthly to yearly", [package])
-    assert labels(plan) == [("tap", "Change view"), ("tap", "Yearly view")]
-    steps = plan_to_dict(plan)["steps"]
-    assert all(s["element"]["locators"] for s in steps) and plan_to_dict(plan)["llm_calls"] == 0
+def steps(plan) -> list[tuple[str, str, str]]:
+    return [(s["action"], (s["element"] or {}).get("label", ""), s["input"]) for s in plan_to_dict(plan)["steps"]]
 
 
-def test_risky_targets_are_flagged_for_confirmation(planner):
-    planner, package = planner
-    plan = plan_to_dict(planner.plan("delete all events", [package]))
-    assert [s["element"]["label"] for s in plan["steps"]] == ["More options", "Settings", "Delete all events", "YES"]
-    assert [s["risky"] for s in plan["steps"]] == [False, False, True, True]
+def test_plan_json_follows_the_contract(planner):
+    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR]))
+    assert {"task", "package", "source", "route", "llm_calls", "start", "steps", "alternatives"} <= plan.keys()
+    assert (plan["source"], plan["route"], plan["llm_calls"], plan["start"]["match"]) == ("memory", "found", 0, "entry")
+    assert [s["element"]["label"] for s in plan["steps"]][-2:] == ["Delete all events", "YES"]
+    assert [s["risky"] for s in plan["steps"]][-2:] == [True, True]
+    for step in plan["steps"]:
+        assert {"action", "element", "input", "slot", "screen_id", "to_screen", "risky", "confidence"} <= step.keys()
+        assert step["element"]["locators"] and 0 < step["confidence"] <= 1 and step["to_screen"]
+    assert plan["steps"][0]["element"]["html"] == "<button text='More options'></button>"
 
 
-def test_an_option_in_a_dialog_is_confirmed(planner):
-    planner, package = planner
-    plan = planner.plan("change the event reminder sound to adara", [package])
-    assert labels(plan)[-2:] == [("tap", "Adara"), ("tap", "OK")]
+def test_multi_goal_task_fills_chooses_and_saves(planner):
+    """Title, then the repetition option in its dialog, then back on the form: Save."""
+    task = "create an event of 'homework' with daily repetition and save it"
+    plan = planner.plan(task, [CALENDAR], first_screen("calendar", "daily repetition"))
+    got = steps(plan)
+    assert got[0][:2] == ("tap", "New Event")
+    assert ("input", "homework") in [(a, i) for a, _, i in got]
+    assert [label for _, label, _ in got][-3:] == ["No repetition", "Daily", "Save"]
+    assert plan.start["match"] == "exact"
 
 
-def test_a_form_is_filled_with_the_tasks_value_before_it_is_saved(planner):
-    planner, package = planner
-    steps = plan_to_dict(planner.plan("create a new event, the task is 'laundry', save it", [package]))["steps"]
-    assert [(s["action"], s["input"]) for s in steps] == [("tap", ""), ("input", "laundry"), ("tap", "")]
-    assert [steps[0]["element"]["label"], steps[2]["element"]["label"]] == ["New Event", "Save"]
-    assert "editable" in planner.store.elements(ids=[steps[1]["element"]["id"]])[0]["flags"]
+def test_an_item_task_selects_the_named_row_as_a_slot(planner):
+    plan = plan_to_dict(planner.plan("Delete contact Bob", [CONTACTS], first_screen("contacts", "Delete contact Bob")))
+    item = plan["steps"][0]
+    assert (item["slot"], item["input"], item["element"]["text"]) == ("item", "Bob", "Bob")
+    assert item["element"]["locators"][0] == "//*[@text='Bob']"
+    assert plan["steps"][-1]["risky"] and "Delete" in [s["element"]["label"] for s in plan["steps"]]
 
 
-def test_a_plan_from_the_agents_current_screen_and_bad_requests(planner, store):
-    planner, package = planner
-    settings_screen = plan_to_dict(planner.plan("delete all events", [package]))["steps"][2]["screen_id"]
-    plan = planner.plan("delete all events", [package], start_screen=settings_screen)
-    assert [s.element.label for s in plan.steps] == ["Delete all events", "YES"]
-    assert plan.steps[0].element.screen_id == settings_screen
-    with pytest.raises(PlanningError, match="unknown start screen"):
-        planner.plan("delete all events", [package], start_screen="no-such-screen")
+def test_a_two_value_form_gets_each_value_in_the_field_it_fits(planner):
+    task = "Create a new contact Stephen Bob, mobile number 12345678900"
+    plan = plan_to_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
+    typed = {s["element"]["label"]: s["input"] for s in plan["steps"] if s["action"] == "input"}
+    assert typed == {"First name": "Stephen", "Surname": "Bob", "Number": "12345678900"}
+    assert plan["steps"][-1]["element"]["label"] == "Save"
+
+
+def test_no_route_says_so_with_the_best_targets(planner, store):
+    """A screen the memory holds but from which no recorded transition leads anywhere."""
+    html = "<p id=0>Isolated screen</p>\n<button id=1 text='Nowhere icon'></button>"
+    state = state_from_html(html, CALENDAR)
+    trace = Trace(id="isolated-screen-trace", source="test", package=CALENDAR, app_version="unknown", device="t",
+                  explorer="t", started="", ended="", states={state.state_id: state})
+    ingest_trace(store, trace, chunk_size=100)
+    planner.forget()
+    dead_end = locate(store, CALENDAR, state)
+    assert dead_end["match"] == "exact"
+    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR], dead_end["screen_id"]))
+    assert (plan["route"], plan["source"], plan["steps"]) == ("none", "none", [])
+    assert plan["alternatives"] and all({"screen_id", "label", "score"} <= a.keys() for a in plan["alternatives"])
+
+
+def test_locate_exact_similar_unknown(planner, store):
+    records = yaml.safe_load((DROIDTASK / "calendar" / "utg.yaml").read_text())["records"]
+    html = records[0]["State"]
+    exact = locate(store, CALENDAR, state_from_html(html, CALENDAR))
+    assert exact["match"] == "exact" and exact["score"] == 1.0
+    lines = html.strip().splitlines()
+    changed = "\n".join(lines[:-2] + ["<button id=900 text='Some new icon'></button>"] + lines[-1:])
+    similar = locate(store, CALENDAR, state_from_html(changed, CALENDAR))
+    assert similar["match"] == "similar" and 0.5 <= similar["score"] < 1
+    stranger = "<p id=0>Nothing like it</p>\n<input id=1>Your unrelated text</input>\n<checkbox id=2>Other</checkbox>"
+    unknown = locate(store, CALENDAR, state_from_html(stranger, CALENDAR))
+    assert unknown["match"] == "unknown" and unknown["screen_id"] is None and unknown["candidates"]
+    xml = ("<hierarchy rotation='0'><node index='0' text='' resource-id='' class='android.widget.FrameLayout' "
+           "package='com.x' content-desc='' checkable='false' checked='false' clickable='true' enabled='true' "
+           "focusable='false' focused='false' scrollable='false' long-clickable='false' password='false' "
+           "selected='false' bounds='[0,0][100,100]' /></hierarchy>")
+    assert locate(store, CALENDAR, state_from_xml(xml, CALENDAR))["match"] == "unknown"
+
+
+def test_bad_requests_get_clear_errors(planner):
     with pytest.raises(PlanningError, match="empty"):
-        planner.plan("   ", [package])
+        planner.plan("   ", [CALENDAR])
     with pytest.raises(PlanningError, match="no element memory"):
         planner.plan("delete all events", ["com.example.unknown"])
+    with pytest.raises(PlanningError, match="unknown start screen"):
+        planner.plan("delete all events", [CALENDAR], "no-such-screen")
 
 
-@pytest.mark.parametrize("task, value", [
-    ("create a new event named Dentist", "Dentist"),
-    ("add a note 'buy milk' to the list", "buy milk"),
-    ("rename the group to “Family”", "Family"),
-    ("change the view from monthly to yearly", ""),
+@pytest.mark.parametrize("task, values, old", [
+    ("Change Bob's mobile number from '222222' to '12345678900'", [("12345678900", "new"), ("Bob", "name")],
+     ["222222"]),
+    ("Rename the note 'diary' to 'events'", [("events", "new")], ["diary"]),
+    ("Create a new contact Stephen Bob, mobile number 12345678900",
+     [("12345678900", "phone"), ("Stephen Bob", "name")], []),
+    ("set bitrate to 96 kbps", [("96 kbps", "size")], []),
+    ("turn on the '7:00 am' alarm", [("7:00 am", "quoted")], []),
+    ("Adjust the font size of the Notes app to 125%", [("125%", "percent")], []),
+    ("create a new event named Dentist", [("Dentist", "named")], []),
 ])
-def test_task_input_extraction(task, value):
-    assert task_input(task) == value
+def test_task_values(task, values, old):
+    parsed = parse_task(task)
+    assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old

@@ -15,7 +15,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from agent.planner import Planner, PlanningError, task_input
+from agent.planner import Planner, PlanningError
+from agent.taskparse import ParsedTask, parse_task
 from graph.model import Action, ActionType, Bounds, Element, Step, Trace, UIState, View
 from graph.rows import build_rows
 from graph.screens import elements_of, screen_of
@@ -160,8 +161,8 @@ def test_an_llm_reply_of_any_length_is_cut_to_the_schema(text, n):
 
 @settings(max_examples=80, deadline=None)
 @given(task=TEXT)
-def test_any_task_text_gives_an_input_or_none(task):
-    assert isinstance(task_input(task), str)
+def test_any_task_text_parses(task):
+    assert isinstance(parse_task(task), ParsedTask)
 
 
 # -- end to end on the real stack --------------------------------------------------------------

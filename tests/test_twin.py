@@ -14,12 +14,12 @@ import pytest
 from adbutils.errors import AdbTimeout
 from PIL import Image
 
-from appmem.errors import DeviceError
+from appmem.errors import DeviceError, InputFormatError
 from graph.model import ActionType, Bounds, UIState, View
-from workers.twin.adb_server import TwinServer
-from workers.twin.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
-from workers.twin.device import TwinDevice
-from workers.twin.shell import execute
+from twins.adb_server import TwinServer
+from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
+from twins.device import TwinDevice
+from twins.shell import execute
 
 DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
 ACRYLIC = "anupam.acrylic"
@@ -358,10 +358,10 @@ def test_a_tap_at_a_recorded_centre_reaches_its_recorded_targets(apps):
     assert covered >= 10
 
 
-def test_app_info_version_matches_import(device, apps):
+def test_app_info_reports_the_twin_version_like_a_device(device, apps):
     info = device.app_info(ADFREE)
-    assert info.version_name == apps[ADFREE].version
-    assert info.version_name.startswith("sha256:")
+    assert (info.version_name, info.version_code) == ("1.0", 1) == (apps[ADFREE].version, apps[ADFREE].version_code)
+    assert apps[ADFREE].sha256.startswith("sha256:")  # the import's name for it: an alias (graph/versions.py)
     assert device.app_info("com.not.installed") is None
 
 
@@ -489,3 +489,24 @@ def test_real_adb_binary(server):
     assert run("-s", SERIALS[1], "shell", "nosuch").returncode == 127
     png = run("-s", SERIALS[1], "exec-out", "screencap -p").stdout
     assert Image.open(io.BytesIO(png)).size == (1080, 1920)
+
+
+def test_profiles_and_updates_are_seeded_and_agree_across_dumpsys_wm_and_dumps():
+    from twins.profiles import Profile
+    from workers.uixml import parse_hierarchy
+
+    folder = DROIDBOT / "de.szalkowski.activitylauncher"
+    small = TwinApp.from_droidbot(folder, profile=Profile.parse("small,dynamic"), version=2)
+    again = TwinApp.from_droidbot(folder, profile=Profile.parse("dynamic,small"), version=2)
+    assert [v.text for v in small.states[small.entry].views] == [v.text for v in again.states[again.entry].views]
+    assert small.updates[0].changed_states and small.updates[0].renamed and small.updates[0].removed
+    with pytest.raises(InputFormatError):
+        Profile.parse("small,huge")
+    with TwinServer({"twin-small": TwinDevice("twin-small", [small])}) as server:
+        d = adbutils.AdbClient("127.0.0.1", server.port).device("twin-small")
+        assert tuple(d.window_size()) == (720, 1280)
+        assert d.shell("wm density").strip() == "Physical density: 280"
+        assert (d.app_info(small.package).version_name, d.app_info(small.package).version_code) == ("2.0", 2)
+        d.app_start(small.package)
+        state = parse_hierarchy(d.dump_hierarchy(), small.package, ".Main")
+        assert state.views and all(v.bounds.right <= 720 and v.bounds.bottom <= 1280 for v in state.views)

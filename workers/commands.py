@@ -1,4 +1,4 @@
-"""CLI: `appmem crawl` (a fleet crawl over twins or a real adb server), `appmem worker`, `appmem twins serve`."""
+"""CLI: `appmem crawl` (a fleet crawl over twins or a real adb server), `appmem worker`, `appmem devices`."""
 from __future__ import annotations
 
 import argparse
@@ -13,9 +13,6 @@ from workers.policies import POLICIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from workers.twin.cli import add_twins_command
-
-    add_twins_command(sub)
     crawl = sub.add_parser("crawl", help="explore apps on a fleet of devices with Celery workers")
     src = crawl.add_argument_group("devices")
     src.add_argument("--twins", nargs="+", type=Path, metavar="DIR", help="DroidBot folders served as app twins")
@@ -103,10 +100,10 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
         store.ensure_schema()
         recorded = None
         if args.twins:
-            from workers.twin.adb_server import TwinServer
-            from workers.twin.device import build_fleet
+            from twins.adb_server import TwinServer
+            from twins.commands import twin_fleet
 
-            fleet = build_fleet(args.twins, args.devices)
+            fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed)
             server = TwinServer(fleet)
             host, port = "127.0.0.1", server.start()
             serials = list(fleet)

@@ -34,7 +34,7 @@ from celery import Celery
 
 from appmem.errors import StackError
 from graph.model import stable_id
-from graph.rows import now_iso
+from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import JobBoard
 from workers.explorer import JobSpec, is_home, trace_id

@@ -17,7 +17,7 @@ import adbutils
 
 from appmem.errors import DeviceError
 from graph.model import Action, ActionType, Bounds, UIState
-from workers.uixml import parse_hierarchy, version_name
+from workers.uixml import parse_hierarchy, version_code, version_name
 
 FOCUS_RE = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ (?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
 DUMP_PATH = "/data/local/tmp/appmem_dump.xml"
@@ -47,14 +47,21 @@ class DeviceDriver:
         if self.shell(["echo", "ok"]).strip() != "ok":
             raise DeviceError(f"device {self.name}: echo answered nonsense")
 
-    def app_version(self, package: str) -> str:
-        version = version_name(self.shell(["dumpsys", "package", package]))
+    def app_version(self, package: str) -> tuple[str, int | None]:
+        """(versionName, versionCode) as the device reports them."""
+        out = self.shell(["dumpsys", "package", package])
+        version = version_name(out)
         if not version:
             raise DeviceError(f"device {self.name}: package {package} is not installed (no versionName)")
-        return version
+        return version, version_code(out)
 
     def observe(self) -> UIState:
         """The current screen: foreground package/activity, then the uiautomator dump."""
+        package, activity, xml = self.dump()
+        return parse_hierarchy(xml, package, activity, where=f"dump of {self.name}")
+
+    def dump(self) -> tuple[str, str, str]:
+        """(foreground package, activity, raw uiautomator XML) of the current screen."""
         package, activity = self.foreground()
         out = self.shell(["uiautomator", "dump", DUMP_PATH])
         if "ERROR" in out:
@@ -64,7 +71,7 @@ class DeviceDriver:
         except (adbutils.AdbError, OSError) as exc:
             raise DeviceError(f"device {self.name}: reading the dump failed: {exc}") from exc
         self.touched = time.monotonic()
-        return parse_hierarchy(xml, package, activity, where=f"dump of {self.name}")
+        return package, activity, xml
 
     def foreground(self) -> tuple[str, str]:
         """(package, activity) of the focused window (adbutils' app_current, with a timeout)."""

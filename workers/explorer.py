@@ -40,8 +40,8 @@ from typing import Protocol
 import redis
 
 from appmem.errors import LeaseError
-from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, stable_id
-from graph.rows import now_iso
+from graph.model import Action, ActionType, Bounds, Outcome, Step, Trace, UIState, stable_id
+from graph.times import now_iso
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from ingest.pipeline import scrub_trace, write_chunk
@@ -152,14 +152,26 @@ class FleetKnowledge:
     run_started: str  # ISO time: the graph's knowledge from before the run
     _graph: dict[str, dict[str, int]] = field(default_factory=dict)
 
+    _moves: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
+
     def acted(self, screen_id: str) -> dict[str, int]:
         if screen_id not in self._graph:
             out: dict[str, int] = {}
+            moves: dict[str, tuple[int, str]] = {}
             for row in self.store.read("explore_acted", screen_id=screen_id, before=self.run_started):
                 signature = f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}"
                 out[signature] = out.get(signature, 0) + int(row["observations"] or 0)
+                if row["target"] != screen_id and (row["successes"] or 0) > moves.get(signature, (0, ""))[0]:
+                    moves[signature] = (row["successes"], row["target"])
             self._graph[screen_id] = out
+            self._moves[screen_id] = moves
         return self._graph[screen_id]
+
+    def expected(self, screen_id: str, signature: str) -> str | None:
+        """The screen the memory says this action leads to (its most successful move elsewhere)."""
+        self.acted(screen_id)
+        move = self._moves[screen_id].get(signature)
+        return move[1] if move else None
 
     def _claims_key(self, state_id: str) -> str:
         return key("run", self.run_id, "claimed", state_id)
@@ -184,6 +196,8 @@ class Explorer:
     sink: ChunkSink
     risky_words: tuple[str, ...]
     alive: Callable[[], None]  # raises when the job must stop (lease lost)
+    # Where the shared memory says (screen id, action signature) leads; None = no expectation.
+    expected: Callable[[str, str], str | None] = lambda screen_id, signature: None
 
     def observe(self, version: str) -> Seen:
         state = self.driver.observe()
@@ -197,9 +211,10 @@ class Explorer:
         done_chunks = self.sink.written(tid)
         chunk = max(done_chunks) + 1 if done_chunks else 0
         step_index = chunk * job.chunk_steps
-        version = self.driver.app_version(job.package)
+        version, code = self.driver.app_version(job.package)
         trace = Trace(id=tid, source="explorer", package=job.package, app_version=version,
-                      device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="")
+                      device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="",
+                      version_code=code)
         budget = job.max_actions - step_index
         deadline = started + max(0.0, job.max_seconds - seconds_spent)
         if chunk:
@@ -208,6 +223,7 @@ class Explorer:
         states: dict[str, UIState] = {}
         app_states: set[str] = set()
         taken = restarts = outside = unchanged = 0
+        moves: dict[tuple[str, str], str] = {}  # (screen id, action signature) → where it led in this run
         stopped = "actions"
 
         def flush() -> None:
@@ -238,8 +254,8 @@ class Explorer:
                 app_states.add(target.state.state_id)
             log.debug("job %s step %d: %s %s %s -> %s %s", job.job_id, step_index, current.state.package, current.state.state_id[:8],
                       action.signature, target.state.package, target.state.state_id[:8])
-            pending.append(Step(step_index, current.state.state_id, action, target.state.state_id,
-                                ok=True, at=target.state.observed_at))
+            pending.append(self.judged(Step(step_index, current.state.state_id, action, target.state.state_id,
+                                            at=target.state.observed_at), current, target, moves))
             if not is_home(current.state.package):
                 self.policy.record(current, action, target)
             relaunched = action.type in (ActionType.START_APP, ActionType.STOP_APP)
@@ -256,6 +272,26 @@ class Explorer:
                              device=self.driver.name, actions=step_index, new_actions=taken, chunks=chunk,
                              states=len(app_states), restarts=restarts,
                              seconds=round(time.monotonic() - started, 3), stopped=stopped)
+
+    def judged(self, step: Step, current: Seen, target: Seen, moves: dict[tuple[str, str], str]) -> Step:
+        """The step with its outcome: a crash/ANR dialog is a crash; a tap on a clickable
+        element that changed nothing, where this run or the shared memory saw it move
+        elsewhere, is no_effect on that expected edge. `moves` learns the step's move."""
+        here, signature = current.screen.id, step.action.signature
+        if target.state.crashed:
+            step.outcome = Outcome.CRASH
+        elif step.target_state == step.source_state and step.action.type is ActionType.TAP \
+                and self.clickable(current, step.action.element_key):
+            expected = moves.get((here, signature)) or self.expected(here, signature)
+            if expected:
+                step.outcome, step.expected_screen = Outcome.NO_EFFECT, expected
+        elif target.screen.id != here:
+            moves[(here, signature)] = target.screen.id
+        return step
+
+    @staticmethod
+    def clickable(seen: Seen, key: str) -> bool:
+        return any(e.key == key and "clickable" in e.flags for e in seen.elements.values())
 
     def decide(self, current: Seen, outside: int, unchanged: int) -> tuple[Action, Bounds | None]:
         package, patience = self.job.package, self.job.foreign_patience

@@ -33,7 +33,7 @@ import adbutils
 import redis
 
 from appmem.errors import DeviceError, LeaseError
-from graph.rows import now_iso
+from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
 from workers.driver import DeviceDriver
@@ -152,7 +152,7 @@ def _explore(clients: WorkerClients, spec: JobSpec, board: JobBoard, job_lease: 
 
     sink = GraphChunkSink(clients.store, clients.r, job_lease, lock_wait_s=spec.lock_wait_s, on_written=progress)
     explorer = Explorer(driver, spec, make_policy(spec.policy, spec.seed, knowledge), sink, clients.risky_words,
-                        alive=heartbeat.check)
+                        alive=heartbeat.check, expected=knowledge.expected)
     try:
         result = explorer.run(seconds_spent)
     except DeviceError as exc:

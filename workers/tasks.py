@@ -4,6 +4,8 @@
 (see workers/jobs.py for ownership, leases, resume). Retried on TransientError
 only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
 a job that fails for good is marked failed on the job board with its error.
+`ingest_contribution(contribution_id)` ingests one contribution the API parked
+(queue `ingest`; same retry rule).
 """
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import logging
 from celery import Task
 
 from appmem.errors import TransientError
-from workers.celery_app import app, clients
+from ingest import contributions
+from ingest.contributions import INGEST_TASK
+from workers.celery_app import app, clients, settings
 from workers.devices import JobBoard
 from workers.crawl import EXPLORE_TASK
 from workers.explorer import JobSpec
@@ -36,3 +40,11 @@ def explore(self, job_id: str, package: str, policy: str, budget: int, **options
     spec = JobSpec.from_dict({**options, "job_id": job_id, "package": package, "policy": policy,
                               "max_actions": budget})
     return run_job(clients(), spec)
+
+
+@app.task(name=INGEST_TASK, autoretry_for=(TransientError,), max_retries=MAX_RETRIES, retry_backoff=1,
+          retry_backoff_max=15, retry_jitter=True)
+def ingest_contribution(contribution_id: str) -> dict:
+    """A contribution parked by the API (ingest/contributions.py): ingest it, record its status."""
+    c = clients()
+    return contributions.ingest_contribution(c.store, c.r, contribution_id, settings.ingest_chunk_steps)

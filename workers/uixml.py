@@ -27,6 +27,7 @@ from graph.model import Bounds, UIState, View
 
 BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 VERSION_RE = re.compile(r"versionName=(?P<name>\S+)")
+VERSION_CODE_RE = re.compile(r"versionCode=(?P<code>\d+)")
 # DroidBot leaves texts longer than this out of the state hash (they are content).
 STATE_TEXT_MAX = 50
 
@@ -123,6 +124,12 @@ def shown_views(state: UIState) -> list[View]:
 def shown_state_id(state: UIState) -> str:
     """The id a crawl gives a recorded state when it sees it through a dump."""
     return content_state_id(state.activity, shown_views(state))
+
+
+def version_code(dumpsys_package: str) -> int | None:
+    """`versionCode=` of `dumpsys package PKG` output; None when absent."""
+    m = VERSION_CODE_RE.search(dumpsys_package)
+    return int(m.group("code")) if m else None
 
 
 def version_name(dumpsys_package: str) -> str:

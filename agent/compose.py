@@ -1,0 +1,198 @@
+"""One candidate plan: a route (and maybe a list item on the way) to a target, with the screen work around it.
+
+`compose` walks the route; on each screen it passes it first does what the
+task asks there (agent/screenwork.py: options, fields), then takes the hop.
+A hop on the row the task names (an item anchor) becomes a slot step. At the
+target screen the target is acted on; if it opens a dialog or form, that
+screen's work follows, then its confirm button when the plan changed something
+there and the memory does not show the change closing it (a radio row whose
+recorded tap left the dialog needs no OK).
+
+`score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
+the share of the task's words that the plan's labels and inputs say, plus
+VALUE_W × the share of the task's values the plan types or selects, minus
+STEP_COST per step, plus REL_W × ln(product of the hops' reliabilities).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from agent.appgraph import AppGraph, Edge
+from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
+from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
+from semantic.ranking import STOPWORDS
+from graph.model import ActionType, Element, PlanStep
+
+COVER_W = 0.3
+VALUE_W = 0.3
+STEP_COST = 0.03
+REL_W = 0.05
+GUESS = 0.5  # confidence of a step no recorded transition backs
+OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
+
+
+@dataclass
+class Anchor:
+    """A list row that shows an item the task names: select it (as a slot) to reach its detail screen."""
+
+    row: Element
+    value: str
+    opens: str
+
+    def same_rows(self, e: Element) -> bool:
+        """`e` is the anchor's row or another row of its list (same screen, container and class)."""
+        return e.id == self.row.id or (e.screen_id == self.row.screen_id and e.class_name == self.row.class_name
+                                       and e.key.rsplit("/", 1)[0] == self.row.key.rsplit("/", 1)[0]
+                                       and not e.content_desc)
+
+
+@dataclass
+class Candidate:
+    target: Element
+    retrieval: float
+    steps: list[PlanStep]
+    hops: list[Edge] = field(default_factory=list)
+    score: float = 0.0
+
+
+def _action(e: Element) -> ActionType:
+    r = role(e)
+    return ActionType.INPUT if r == "input" else ActionType.LONG_TAP if r == "long_tap" else ActionType.TAP
+
+
+class Composer:
+    def __init__(self, graph: AppGraph, task: ParsedTask):
+        self.graph = graph
+        self.task = task
+        self.steps: list[PlanStep] = []
+        self.acted: set[str] = set()
+        self.values: set[str] = set()
+        self.reserved: set[str] = set()  # values that name an item: not typed into any field
+        self.forms: list[str] = []  # forms the plan filled and left by another element than their confirm
+
+    def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
+              confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
+        if e is not None:
+            self.acted.add(e.id)
+        risky = e is not None and e.id in self.graph.risky
+        self.steps.append(PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale))
+
+    def _edge(self, e: Element) -> Edge | None:
+        out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]
+        return max(out, key=lambda x: (x.reliability, x.successes)) if out else None
+
+    def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
+        edge = self._edge(e)
+        self._step(e, _action(e), e.screen_id, text, to=edge.target if edge else e.screen_id,
+                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
+
+    def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
+        """The task's options and fields on `screen` (not the element that leaves it); how many steps.
+        A screen the plan only passes through (`form` False) gets only the fields the task names."""
+        elements = self.graph.screen_elements(screen)
+        before = len(self.steps)
+        for e in options(elements, self.task, self.acted | {leave_by}):
+            self._act(e)
+        for e, value, slot in fields(elements, self.task, self.values):
+            named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
+            if e.id != leave_by and (named or (form and value not in self.reserved)):
+                self.values.add(value)
+                self._act(e, value, slot)
+        return len(self.steps) - before
+
+    def is_form(self, screen: str) -> bool:
+        """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
+        return confirm(self.graph.screen_elements(screen), set()) is not None
+
+    def item(self, anchor: Anchor) -> None:
+        """Select the row that shows the task's item: a slot step with the value and a locator template."""
+        row = anchor.row
+        self.work(row.screen_id, row.id, form=self.is_form(row.screen_id))
+        self._step(item_template(row, anchor.value), _action(row), row.screen_id, anchor.value,
+                   to=anchor.opens, confidence=GUESS, slot="item")
+
+    def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
+        element = self.graph.elements.get(edge.element_id)
+        self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
+        if self.is_form(edge.source) and not (element is not None and is_confirm(element)):
+            self.forms.append(edge.source)
+        text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
+        if anchor is not None and element is not None and anchor.same_rows(element):
+            element, text, slot = item_template(element, anchor.value), anchor.value, "item"
+        elif edge.action == "input":
+            text = next((v for v in (x.text for x in self.task.values) if v not in self.values), text)
+        self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
+                   confidence=edge.reliability, slot=slot, stale=edge.stale)
+
+    def finish(self, target: Element) -> None:
+        changed = self.work(target.screen_id, target.id, form=self.is_form(target.screen_id))
+        if target.id not in self.acted:
+            value = ""
+            if role(target) == "input":
+                value = next((v.text for v in self.task.values if v.text not in self.values), "")
+                self.values.add(value)
+            self._act(target, value)
+        if is_confirm(target):
+            return
+        opened = self.graph.opens(target)
+        if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
+            if self.is_form(target.screen_id):
+                self.forms.append(target.screen_id)
+            self.work(opened)
+            screen, changed = opened, 1
+        else:
+            screen, changed = target.screen_id, changed + (role(target) in ("toggle", "input"))
+        closed = self.steps[-1].to_screen != screen
+        ok = confirm(self.graph.screen_elements(screen), self.acted)
+        if changed and ok is not None and not closed:
+            self._act(ok)
+        for form in self.forms[::-1]:  # back on a form passed on the way (a dialog of it is done): submit it
+            if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
+                self._act(ok)
+                break
+        self._fill_rest()
+
+    def _fill_rest(self) -> None:
+        """Values the task still names ("… and type '123456'") go into the fields of the screen the plan ends on."""
+        rest = [v for v in self.task.values if v.kind in ("quoted", "named", "new")
+                and v.text not in self.values and v.text not in self.reserved]
+        end = self.steps[-1].to_screen if self.steps else ""
+        if rest and end and end != self.steps[-1].screen_id:  # only on a screen the plan moved on to
+            for e, value, slot in fields(self.graph.screen_elements(end), self.task, self.values | self.reserved):
+                self.values.add(value)
+                self._act(e, value, slot)
+
+
+def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
+            segments: list[list[Edge]], anchor: Anchor | None = None) -> Candidate:
+    """A plan along `segments`: one route to `target`; or, with an anchor, the route to its row, the row
+    as a slot step, and the route from the item's screen to `target` (none: the item is the goal)."""
+    c = Composer(graph, task)
+    if anchor is not None:
+        c.reserved.add(anchor.value)  # the item's name is selected, typed only where the task names the field
+    hops: list[Edge] = []
+    for k, segment in enumerate(segments):
+        if k:
+            c.item(anchor)
+        for edge in segment:
+            c.hop(edge, anchor)
+        hops += segment
+    if target is None:
+        c.item(anchor)
+    else:
+        c.finish(target)
+    return Candidate(target or anchor.row, retrieval, c.steps, hops)
+
+
+def score(candidate: Candidate, task: ParsedTask) -> float:
+    words = {stem(w) for w in task.words if w not in STOPWORDS}
+    spoken = {s for step in candidate.steps for s in content_stems(
+        " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
+                  step.input)))}
+    cover = said(words, spoken)
+    typed = " ".join(s.input for s in candidate.steps).lower()
+    used = sum(v.text.lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
+    reliable = sum(math.log(h.reliability) for h in candidate.hops)
+    return (candidate.retrieval + COVER_W * cover + VALUE_W * used - STEP_COST * len(candidate.steps)
+            + REL_W * reliable)

@@ -1,0 +1,89 @@
+"""Locate an agent's screen in an app's memory: exact signature, else the most similar screen, else unknown.
+
+Input is a uiautomator XML dump (workers/uixml.py), an AutoDroid HTML state
+(ingest/autodroid_html.py), or a screen id. The exact match recomputes the
+content-free signature the importers store (graph/screens.py); a dump does not
+name its activity, so each activity of the app is tried. Otherwise the state's
+element set is compared with every screen of the app: the Jaccard similarity
+of (class, resource id, static label) tokens, plus ACTIVITY_BONUS when the
+activity agrees. At least SIMILAR_MIN is `similar`; below, `unknown` with the
+nearest candidates and their scores.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.appgraph import AppGraph
+from appmem.errors import InputFormatError
+from graph.model import Element, UIState
+from graph.screens import elements_of, screen_of, screen_signature
+from graph.store import GraphStore
+from ingest.autodroid import activity_of
+from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from workers.uixml import parse_hierarchy
+
+SIMILAR_MIN = 0.5
+ACTIVITY_BONUS = 0.1
+CANDIDATES = 5
+DATA = re.compile(r"\d|@")
+LABEL_MAX = 40
+
+
+def state_from_html(html: str, package: str, where: str = "HTML state") -> UIState:
+    try:
+        return state_from_elements(parse_html(html), package, activity_of(package))
+    except HtmlSyntaxError as exc:
+        raise InputFormatError(where, f"unparsable AutoDroid state: {exc}") from None
+
+
+def state_from_xml(xml: str, package: str, where: str = "uiautomator dump") -> UIState:
+    """A dump names no activity: the state gets none (locate tries the app's activities)."""
+    return parse_hierarchy(xml, package, "", where)
+
+
+def token(e: Element) -> str:
+    """What identifies an element across observations: class, id and a label that is not data."""
+    first = (e.content_desc or e.text).strip().split("\n", 1)[0].strip().lower()
+    static = "" if DATA.search(first) or len(first) > LABEL_MAX or "editable" in e.flags else first
+    return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
+
+
+def tokens_of_state(state: UIState) -> set[str]:
+    screen = screen_of(state, state.package, "")
+    return {token(e) for e in elements_of(state, screen).values()}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGraph | None = None) -> dict[str, Any]:
+    """{"screen_id", "match": exact|similar|unknown, "score", "candidates": [{"screen_id", "score"}]}."""
+    graph = graph or AppGraph.load(store, [package])
+    own = {sid: row for sid, row in graph.screens.items() if row.get("package") == package and row.get("signature")}
+    if not own:
+        raise InputFormatError(package, "no screens in memory for this app: import or crawl it first")
+    if isinstance(screen, str):
+        if screen not in graph.screens:
+            raise InputFormatError(screen, f"not a screen of {package}")
+        return {"screen_id": screen, "match": "exact", "score": 1.0, "candidates": []}
+    activities = [screen.activity] if screen.activity else sorted({r["activity"] for r in own.values()})
+    by_signature = {r["signature"]: sid for sid, r in own.items()}
+    for activity in activities:
+        signature = screen_signature(UIState(screen.package, activity, screen.views, structure=screen.structure))
+        if signature in by_signature:
+            return {"screen_id": by_signature[signature], "match": "exact", "score": 1.0, "candidates": []}
+    mine = tokens_of_state(screen)
+    scored = []
+    for sid, row in own.items():
+        score = jaccard(mine, {token(e) for e in graph.screen_elements(sid)})
+        if screen.activity and row["activity"] == screen.activity:
+            score += ACTIVITY_BONUS
+        scored.append((round(min(1.0, score), 4), sid))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    candidates = [{"screen_id": sid, "score": score} for score, sid in scored[:CANDIDATES]]
+    best_score, best = scored[0]
+    if best_score >= SIMILAR_MIN:
+        return {"screen_id": best, "match": "similar", "score": best_score, "candidates": candidates}
+    return {"screen_id": None, "match": "unknown", "score": best_score, "candidates": candidates}

@@ -1,0 +1,130 @@
+"""What a task asks on one screen besides leaving it: options to select, fields to fill, the confirm button.
+
+MobileGPT's sub-tasks without an LLM. On every screen a plan passes (settings
+pages, dialogs, forms):
+- an option (radio row, checkbox, switch) is selected when the task says at
+  least OPTION_MIN of its label's content words; a toggle already in the state
+  the task wants ("disable …" on an unchecked switch) is left alone;
+- each field gets at most one value, the one that fits it: a field that shows
+  the X of "from X to Y" gets Y; a number / phone field the task's number;
+  a name or title field the quoted or named text; a lone field the first value;
+- a screen with a confirm button (OK, Save, Done …) is confirmed when the plan
+  changed something on it.
+Words for field kinds are generic UI vocabulary, not any benchmark's.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agent.taskparse import ParsedTask, Value, coverage
+from graph.model import Element
+from graph.screens import xpath_literal
+from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
+
+OPTION_MIN = 0.75  # chosen leave-one-app-out by bench/plan.py (see README)
+NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
+                          r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
+TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
+                        r"content|comment|tag|group|event|task)\b", re.I)
+NAME_FIELD = re.compile(r"\bname\b", re.I)
+FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
+LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
+NUMERIC = ("phone", "number", "new", "percent", "size", "time")
+TEXTUAL = ("new", "quoted", "named", "file", "name")
+
+
+def label(e: Element) -> str:
+    """The element's name for matching: its label's first line (a second line is a value)."""
+    return head(label_of(e))
+
+
+def role(e: Element) -> str:
+    return e.role
+
+
+def is_confirm(e: Element) -> bool:
+    return humanize(e.text or e.content_desc).lower() in CONFIRM_WORDS or label(e).lower() in CONFIRM_WORDS
+
+
+def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[Element]:
+    """The toggles of a screen that the task names and that are not yet as the task wants them."""
+    out = []
+    for e in elements:
+        if e.id in skip or role(e) != "toggle" or coverage(label(e), task.words) < OPTION_MIN:
+            continue
+        if task.want_on is not None and ("checked" in e.flags) == task.want_on:
+            continue
+        out.append(e)
+    return out
+
+
+def field_name(e: Element) -> str:
+    """What a field is for: its label, id and description, and its text when that reads as a hint
+    (no digits: 'First name', not '222222')."""
+    text = e.text.strip().split("\n", 1)[0]
+    hint = "" if re.search(r"\d|@", text) else text
+    return " ".join((label(e), hint, e.resource_id.rsplit("/", 1)[-1], e.content_desc))
+
+
+def _fits(e: Element, value: Value) -> bool:
+    name = field_name(e)
+    if value.kind in NUMERIC and NUMBER_FIELD.search(name):
+        return value.kind != "new" or bool(re.search(r"\d", value.text))
+    if value.kind == "name":  # a capitalised name from the task's prose: only into a name field
+        return bool(NAME_FIELD.search(name))
+    if value.kind in TEXTUAL and (TEXT_FIELD.search(name) or not NUMBER_FIELD.search(name)):
+        return True
+    return False
+
+
+def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tuple[Element, str, str | None]]:
+    """(field, value, slot) for each field of the screen that a task value fits, each value used once."""
+    inputs = [e for e in elements if role(e) == "input"]
+    free = [v for v in task.values if v.text not in used]
+    out: list[tuple[Element, str, str | None]] = []
+    for old in task.old:  # "from X to Y": the field showing X gets Y
+        new = next((v for v in free if v.kind == "new"), None)
+        shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None) or next(
+            (e for e in inputs if _shape(e.text) == _shape(old)), None)
+        target = shown or next((e for e in inputs if new and _fits(e, new)), None)
+        if new and target:
+            out.append((replace(target, text=old), new.text, "value"))
+            free.remove(new)
+            inputs.remove(target)
+    name = next((v for v in free if v.kind == "name" and " " in v.text), None)
+    first = next((e for e in inputs if FIRST_NAME.search(field_name(e))), None)
+    last = next((e for e in inputs if LAST_NAME.search(field_name(e))), None)
+    if name and first and last:  # a person's name over first-name and surname fields
+        given, family = name.text.split(" ", 1)
+        out += [(first, given, "value"), (last, family, "value")]
+        free.remove(name)
+        inputs = [e for e in inputs if e not in (first, last)]
+    for e in inputs:
+        value = next((v for v in free if _fits(e, v)), None)
+        if value is None and len(inputs) == 1 and not out:
+            value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
+        if value is not None:
+            out.append((e, value.text, "value"))
+            free.remove(value)
+    order = {e.id: k for k, e in enumerate(elements)}
+    return sorted(out, key=lambda a: order.get(a[0].id, 0))
+
+
+def _shape(text: str) -> str:
+    """A value's kind of characters: 'digits', 'letters' or 'mixed' ('222222' is shaped like '111111')."""
+    text = re.sub(r"[\s+().-]", "", text.strip())
+    return "digits" if text.isdigit() else "letters" if text.isalpha() else "mixed"
+
+
+def confirm(elements: list[Element], skip: set[str]) -> Element | None:
+    return next((e for e in elements if e.id not in skip and role(e) == "tap" and is_confirm(e)), None)
+
+
+def item_template(row: Element, value: str) -> Element:
+    """A list row as a slot: the row showing `value`, with locators built for that text."""
+    literal = xpath_literal(value)
+    locators = [f"//*[@text={literal}]", f"//*[starts-with(@text, {literal})]"]
+    if row.resource_id:
+        locators.insert(0, f"//*[@resource-id={xpath_literal(row.resource_id)} and @text={literal}]")
+    return replace(row, text=value, content_desc="", locators=locators)

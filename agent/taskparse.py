@@ -1,0 +1,129 @@
+"""A task's text → what it names: values to type, items to select, the wanted state of toggles, its words.
+
+Generic UI vocabulary only (quotes, "named/called/titled", "from X to Y",
+numbers, phone numbers, times, percentages, sizes, on/off verbs); nothing is
+drawn from any benchmark's task texts. A value is typed only where a screen has
+a field it fits (agent/screenwork.py); the same words also name options.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from semantic.ranking import STOPWORDS, stem
+
+# An opening quote follows a non-word character and a closing one precedes it: "Bob's" opens nothing.
+QUOTED = re.compile(r"""(?<!\w)["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""")
+FROM_TO = re.compile(r"""\bfrom\s+(["“'‘][^"”'’]+["”'’]|\S+)\s+(?:to|into|with)\s+(["“'‘][^"”'’]+["”'’]|[^,;]+?)\s*(?:[,.;]|$| and | then )"""
+                     r"""|(?<!\w)(["“'‘][^"”'’]+["”'’])\s+(?:to|into)\s+(["“'‘][^"”'’]+["”'’])""", re.I)
+NAMED = re.compile(r"""\b(?:named|called|titled|entitled|as|to)\s+(["“'‘][^"”'’]+["”'’]|[A-Z][\w.:-]*(?:\s+[A-Z][\w.-]*)*)""")
+PHONE = re.compile(r"(?<![\w:.])\+?\d[\d\s().-]{5,}\d(?![\w:])")
+TIME = re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?!\d)", re.I)
+PERCENT = re.compile(r"\b\d+(?:[.,]\d+)?\s?%")
+SIZE = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:[kmgt]i?b|bytes?|kbps|mbps|px|dp|pt|hz|khz|mp)\b", re.I)
+NUMBER = re.compile(r"(?<![\w:.])\d+(?:[.,:]\d+)?(?![\w:%])")
+FILE = re.compile(r"\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+PROPER = re.compile(r"(?<![\w'])[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)*")
+OFF = re.compile(r"\b(?:disable|deactivate|turn(?:ing)?\s+off|switch\s+off|uncheck|hide|stop|don'?t|do\s+not|never|"
+                 r"no\s+longer|without)\b", re.I)
+ON = re.compile(r"\b(?:enable|activate|turn(?:ing)?\s+on|switch\s+on|check|show|use|allow|always)\b", re.I)
+WORD = re.compile(r"[a-z0-9%]+")
+APP_NAME = re.compile(r"\s+(?:app|application)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Value:
+    text: str
+    kind: str  # quoted | named | new | phone | number | time | percent | size | file | name
+
+
+@dataclass
+class ParsedTask:
+    text: str
+    values: list[Value] = field(default_factory=list)  # what may be typed, most explicit first
+    old: list[str] = field(default_factory=list)  # the X of "from X to Y": the current value, not the goal
+    entities: list[str] = field(default_factory=list)  # what may name a data item (a row of a list)
+    want_on: bool | None = None  # the wanted state of a named toggle, when the task says
+    words: list[str] = field(default_factory=list)  # lower-case words, old values left out
+
+    def first(self, *kinds: str) -> Value | None:
+        return next((v for v in self.values if v.kind in kinds), None)
+
+
+def _unquote(text: str) -> str:
+    return text.strip().strip("\"“”'‘’").strip()
+
+
+def parse_task(text: str) -> ParsedTask:
+    task = ParsedTask(text=text)
+    seen: set[str] = set()
+    taken: list[tuple[int, int]] = []  # spans already read as a value: a part of one is not another
+
+    def add(m: re.Match[str], group: int, kind: str) -> None:
+        start, end = m.span(group)
+        if any(start < e and s < end for s, e in taken):
+            return
+        taken.append((start, end))
+        value = _unquote(m.group(group)).rstrip(".,;")
+        digits = re.sub(r"\D", "", value)
+        if kind in ("phone", "number") and len(digits) >= 7:
+            kind = "phone"
+        if value and value.lower() not in seen and value not in task.old:
+            seen.add(value.lower())
+            task.values.append(Value(value, kind))
+
+    for m in FROM_TO.finditer(text):  # "from X to Y", "'X' to 'Y'": X is there now, Y is wanted
+        old, new = (1, 2) if m.group(1) else (3, 4)
+        task.old.append(_unquote(m.group(old)))
+        taken.append(m.span(old))
+        add(m, new, "new")
+    for pattern, kind in ((QUOTED, "quoted"), (NAMED, "named"), (TIME, "time"), (PERCENT, "percent"),
+                          (SIZE, "size"), (PHONE, "phone"), (FILE, "file"), (NUMBER, "number")):
+        for m in pattern.finditer(text):
+            add(m, 1 if pattern.groups else 0, kind)
+    for m in PROPER.finditer(text):
+        # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
+        if m.start() == 0:
+            m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())
+        if m is not None and not APP_NAME.match(text, m.end()):
+            add(m, 0, "name")
+    task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
+    off, on = OFF.search(text), ON.search(text)
+    task.want_on = False if off else (True if on else None)
+    lowered = text.lower()
+    for old in task.old:
+        lowered = lowered.replace(old.lower(), " ")
+    task.words = WORD.findall(lowered)
+    return task
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of a label's content words (numbers kept: '30 minutes' is not '5 minutes')."""
+    return [stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+def alike(a: str, b: str) -> bool:
+    """Two stems name the same thing: equal, one abbreviates the other ('min', 'minutes'), or they share
+    a long beginning ('vibrate', 'vibration'). Numbers only when equal."""
+    if a == b:
+        return True
+    if a.isdigit() or b.isdigit() or min(len(a), len(b)) < 3:
+        return False
+    return a.startswith(b) or b.startswith(a) or os.path.commonprefix([a, b]).__len__() >= 5
+
+
+def coverage(label: str, words: list[str]) -> float:
+    """The share of a label's content words that the task says."""
+    stems = content_stems(label)
+    if not stems:
+        return 0.0
+    task = {stem(w) for w in words}
+    return sum(1 for s in stems if any(alike(s, t) for t in task)) / len(stems)
+
+
+def said(task_stems: set[str], text_stems: set[str]) -> float:
+    """The share of the task's stems that `text_stems` say."""
+    if not task_stems:
+        return 0.0
+    return sum(1 for t in task_stems if any(alike(t, s) for s in text_stems)) / len(task_stems)

@@ -1,0 +1,1 @@
+"""For analysts and operators: exports of the memory, the Neo4j Browser guide, and the app map page."""

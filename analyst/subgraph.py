@@ -1,0 +1,125 @@
+"""A piece of the memory as plain rows: read from the graph (one package, or all), written back as Cypher.
+
+`Subgraph` holds nodes (labels, properties) and relationships (type, end node ids and
+labels, properties), what every export format is made from. `cypher_statements`
+renders it as `UNWIND` statements, with the rows as literals (a script for
+cypher-shell or Neo4j Browser) or as a `$rows` parameter (`load`, which writes a
+subgraph into a graph through the driver, as the round-trip test does). These are the
+only statements not kept in cypher/: their labels and types come from the data (checked
+against a strict name pattern); values are parameters or escaped literals.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import neo4j.time
+
+import cypher
+from appmem.errors import InputFormatError
+from graph.store import GraphStore, translated_errors
+
+# Rows per UNWIND statement in scripts and loads.
+BATCH = 500
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass
+class Subgraph:
+    nodes: list[tuple[tuple[str, ...], dict[str, Any]]] = field(default_factory=list)
+    relationships: list[tuple[str, str, str, str, str, dict[str, Any]]] = field(default_factory=list)
+    # (type, start id, start label, end id, end label, properties)
+
+    def node_labels(self) -> dict[str, str]:
+        return {props["id"]: labels[0] for labels, props in self.nodes}
+
+
+def read(store: GraphStore, package: str | None) -> Subgraph:
+    """One package's memory (see cypher/export_app_nodes.cypher), or all of it."""
+    if package is None:
+        nodes = store.read("export_all_nodes")
+        rels = store.read("export_all_relationships")
+    else:
+        nodes = store.read("export_app_nodes", package=package)
+        if not nodes:
+            raise InputFormatError("--app", f"no app {package!r} in the graph")
+        rels = store.read("export_relationships_among", ids=[n["props"]["id"] for n in nodes])
+    sub = Subgraph()
+    for n in nodes:
+        if "id" not in n["props"] or not n["labels"]:
+            raise InputFormatError("graph", f"a node without an id or label cannot be exported: {n['labels']}")
+        sub.nodes.append((tuple(n["labels"]), n["props"]))
+    for r in rels:
+        sub.relationships.append((r["type"], r["start"], r["start_labels"][0], r["end"], r["end_labels"][0],
+                                  r["props"]))
+    sub.nodes.sort(key=lambda n: (n[0], n[1]["id"]))
+    sub.relationships.sort(key=lambda r: (r[0], r[1], r[3], json.dumps(r[5], sort_keys=True, default=str)))
+    return sub
+
+
+def _name(name: str) -> str:
+    if not _NAME.match(name):
+        raise InputFormatError("export", f"not a label or relationship type appmem writes: {name!r}")
+    return f"`{name}`"
+
+
+def literal(value: Any) -> str:
+    """A Cypher literal for a property value (strings escaped as the Cypher grammar reads them)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + "".join(_ESCAPES.get(c, c if c >= " " else f"\\u{ord(c):04x}") for c in value) + "'"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_name(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, neo4j.time.DateTime):
+        return f"datetime({literal(value.iso_format())})"
+    if isinstance(value, neo4j.time.Date):
+        return f"date({literal(value.iso_format())})"
+    raise InputFormatError("export", f"cannot write a {type(value).__name__} property")
+
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def cypher_statements(sub: Subgraph, literals: bool = True) -> Iterator[tuple[str, list[dict]]]:
+    """(statement, rows): with literals the rows are inside the statement (and the list is empty)."""
+    def rows_of(rows: list[dict]) -> tuple[str, list[dict]]:
+        return (literal(rows), []) if literals else ("$rows", rows)
+
+    by_label: dict[tuple[str, ...], list[dict]] = {}
+    for labels, props in sub.nodes:
+        by_label.setdefault(labels, []).append(props)
+    for labels, rows in by_label.items():
+        first, rest = _name(labels[0]), "".join(f":{_name(x)}" for x in labels[1:])
+        for i in range(0, len(rows), BATCH):
+            text, params = rows_of(rows[i:i + BATCH])
+            yield f"UNWIND {text} AS r\nMERGE (n:{first} {{id: r.id}})\nSET n = r{' SET n' + rest if rest else ''}", params
+    by_type: dict[tuple[str, str, str], list[dict]] = {}
+    for rtype, start, slabel, end, elabel, props in sub.relationships:
+        by_type.setdefault((rtype, slabel, elabel), []).append({"s": start, "e": end, "p": props})
+    for (rtype, slabel, elabel), rows in by_type.items():
+        for i in range(0, len(rows), BATCH):
+            text, params = rows_of(rows[i:i + BATCH])
+            yield (f"UNWIND {text} AS r\nMATCH (a:{_name(slabel)} {{id: r.s}}), (b:{_name(elabel)} {{id: r.e}})\n"
+                   f"CREATE (a)-[x:{_name(rtype)}]->(b)\nSET x = r.p"), params
+
+
+def schema_statements() -> list[str]:
+    return cypher.statements("schema")
+
+
+def load(store: GraphStore, sub: Subgraph) -> None:
+    """Write a subgraph into a graph: schema first, then nodes (merged by id), then relationships
+    (created: load into a graph that does not hold them yet)."""
+    store.ensure_schema()
+    with translated_errors("loading an export"), store.driver.session(database=store.database) as session:
+        for statement, rows in cypher_statements(sub, literals=False):
+            session.execute_write(lambda tx: tx.run(statement, rows=rows).consume())

@@ -1,0 +1,167 @@
+"""The API application: `create_app(settings)` builds the FastAPI app over clients opened once.
+
+The process owns the embedder, the graph driver, the vector store (Qdrant's
+local folder allows one owner process: run one API process per folder, or set
+QDRANT_URL for several workers or replicas), a Redis client (keys, rate limits,
+contribution status) and a Celery client (the ingest queue). Tests inject an
+already open `Memory`. Errors: a client's mistake is a 4xx with a JSON body
+naming it (422 names the field); anything else is a 500 with an error id and
+no detail, logged without request content.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from api.keys import KeyStore
+from api.limits import LimitsMiddleware
+from api.memory import GENERATION_KEY, Memory
+from api.metrics import Metrics
+from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
+from appmem.settings import Settings
+from appmem.stack import Stack
+from ingest.contributions import Contributions
+
+log = logging.getLogger("appmem.api")
+
+
+@dataclass
+class Services:
+    settings: Settings
+    memory: Memory
+    redis: Any
+    keys: KeyStore
+    contributions: Contributions
+    celery: Any
+    metrics: Metrics
+
+
+def open_services(settings: Settings, memory: Memory | None = None) -> Services:
+    from celery import Celery
+
+    from workers.devices import open_redis
+
+    url = Stack(settings).redis_url()
+    r = open_redis(url)
+    celery = Celery("appmem-api", broker=url, backend=url)
+    celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
+    memory = memory or Memory.open(settings)
+    memory.generation = lambda: r.get(GENERATION_KEY) or "0"  # bumped by every ingested contribution
+    return Services(settings, memory, r, KeyStore(r), Contributions(r), celery, Metrics())
+
+
+def _error(status: int, code: str, detail: Any, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
+
+
+def _fields(exc: RequestValidationError) -> list[dict[str, str]]:
+    """Each problem with the field it is in; the offending input is not echoed."""
+    return [{"field": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")} for e in exc.errors()]
+
+
+def install_errors(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, "invalid_request", _fields(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+                 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid_request",
+                 429: "rate_limited"}
+        return _error(exc.status_code, codes.get(exc.status_code, "error"), exc.detail, exc.headers)
+
+    @app.exception_handler(AppmemError)
+    async def domain(_: Request, exc: AppmemError) -> JSONResponse:
+        if isinstance(exc, TransientError):
+            return _error(503, "unavailable", "a store is busy or unreachable; retry", {"Retry-After": "1"})
+        if isinstance(exc, InputFormatError):
+            return _error(422, "invalid_request", [{"field": exc.source, "problem": exc.problem}])
+        if isinstance(exc, ConfigError) or exc.__class__.__name__ == "PlanningError":
+            return _error(404, "not_found", str(exc))
+        return _error(400, "bad_request", str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        error_id = secrets.token_hex(6)
+        log.error("error %s on %s %s: %s", error_id, request.method, request.url.path, type(exc).__name__)
+        return _error(500, "internal", f"internal error {error_id}")
+
+
+def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
+    from analyst.map import map_router
+    from api import contrib, routes
+    from api.mcp_server import build_mcp
+
+    services = open_services(settings, memory)
+    mcp = build_mcp(lambda: services.memory)
+    mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        async with mcp.session_manager.run():
+            yield
+        if memory is None:  # what the app opened, it closes; an injected memory belongs to the caller
+            services.memory.close()
+        services.redis.close()
+
+    app = FastAPI(title="appmem", version="1", lifespan=lifespan,
+                  description="A shared memory of mobile apps for LLM GUI agents: plans, locating, hints, "
+                              "contributions. Every /v1 route needs `Authorization: Bearer KEY`.")
+    app.state.services = services
+    app.add_middleware(LimitsMiddleware, max_body=settings.max_body_bytes, metrics=services.metrics)
+    install_errors(app)
+    app.include_router(routes.router)
+    app.include_router(contrib.router)
+    app.include_router(map_router(lambda: services.memory.store))
+    app.mount("/mcp", mcp_guard(mcp_app, services))
+
+    @app.get("/healthz", tags=["ops"], summary="graph, Redis and vectors answer")
+    def healthz() -> JSONResponse:
+        checks = {"graph": _check(lambda: services.memory.store.read("semantic_packages")),
+                  "redis": _check(services.redis.ping),
+                  "vectors": _check(services.memory.vectors.client.get_collections)}
+        ok = all(v == "ok" for v in checks.values())
+        return JSONResponse({"status": "ok" if ok else "degraded", **checks}, status_code=200 if ok else 503)
+
+    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
+    def metrics() -> Response:
+        return Response(services.metrics.text(), media_type="text/plain; version=0.0.4")
+
+    return app
+
+
+def _check(probe) -> str:
+    try:
+        probe()
+        return "ok"
+    except Exception as exc:  # a health check reports any failure as the service's state
+        return f"failing: {type(exc).__name__}"
+
+
+def mcp_guard(inner, services: Services):
+    """The MCP endpoint behind the same keys: a live key with the `plan` scope, within its rate."""
+    async def guarded(scope, receive, send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            auth = headers.get(b"authorization", b"").decode("latin-1")
+            secret = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
+            key, retry = services.keys.check(secret, services.settings.rate_limit) if secret else (None, 0)
+            problem = (401, "unauthorized", "missing, unknown or revoked API key") if key is None else \
+                (429, "rate_limited", "rate limit exceeded") if retry else \
+                (403, "forbidden", "this key lacks the 'plan' scope") \
+                if not {"plan", "admin"} & set(key.scopes) else None
+            if problem:
+                await _error(problem[0], problem[1], problem[2],
+                             {"Retry-After": "1"} if problem[0] == 429 else None)(scope, receive, send)
+                return
+        await inner(scope, receive, send)
+    return guarded

@@ -1,0 +1,98 @@
+"""CLI: `appmem serve`, `appmem keys create|list|revoke`, `appmem mcp`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from appmem.cli import emit
+from appmem.settings import Settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    serve = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs) with the MCP server at /mcp")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8750)
+    serve.set_defaults(handler=run_serve)
+
+    keys = sub.add_parser("keys", help="API keys (stored hashed in Redis)")
+    actions = keys.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="a new key; the key itself is printed only this once")
+    create.add_argument("--name", required=True)
+    create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, admin")
+    create.add_argument("--rate-limit", type=int, default=0,
+                        help="requests per second (default: APPMEM_RATE_LIMIT, 50)")
+    create.add_argument("--json", action="store_true")
+    create.set_defaults(handler=run_keys_create)
+    listing = actions.add_parser("list", help="keys (ids, names, scopes; never the keys)")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=run_keys_list)
+    revoke = actions.add_parser("revoke", help="revoke a key at once on every API replica")
+    revoke.add_argument("id")
+    revoke.add_argument("--json", action="store_true")
+    revoke.set_defaults(handler=run_keys_revoke)
+
+    mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
+    mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
+    mcp.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    mcp.set_defaults(handler=run_mcp)
+
+
+def _keystore(settings: Settings):
+    from api.keys import KeyStore
+    from appmem.stack import Stack
+    from workers.devices import open_redis
+
+    return KeyStore(open_redis(Stack(settings).redis_url()))
+
+
+def run_keys_create(settings: Settings, args: argparse.Namespace) -> int:
+    record, secret = _keystore(settings).create(args.name, args.scopes, args.rate_limit)
+    emit(args, {"id": record.id, "key": secret, "scopes": list(record.scopes), "rate_limit": record.rate_limit},
+         lambda p: f"key {p['id']} ({','.join(p['scopes'])}): {p['key']}\n(shown only this once)")
+    return 0
+
+
+def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
+    emit(args, [k.as_dict() for k in _keystore(settings).list()], lambda ks: "\n".join(
+        f"{k['id']}  {k['name']}  {','.join(k['scopes'])}  rate={k['rate_limit'] or 'default'}"
+        + ("  REVOKED" if k["revoked"] else "") for k in ks) or "no keys")
+    return 0
+
+
+def run_keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
+    emit(args, _keystore(settings).revoke(args.id).as_dict(), lambda k: f"key {k['id']} revoked")
+    return 0
+
+
+def run_serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from api.app import create_app
+
+    print(f"appmem API on http://{args.host}:{args.port} (docs: /docs, MCP: /mcp)", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning", access_log=False)
+    return 0
+
+
+def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
+    import os
+
+    from api.mcp_server import build_mcp
+
+    if args.server:
+        from api.client import ApiClient
+
+        key = args.key or os.environ.get("APPMEM_API_KEY")
+        if not key:
+            print("appmem: --server needs --key (or APPMEM_API_KEY)", file=sys.stderr)
+            return 2
+        backend = ApiClient(args.server, key)
+    else:
+        from api.memory import Memory
+
+        backend = Memory.open(settings)
+    try:
+        build_mcp(lambda: backend).run("stdio")
+    finally:
+        backend.close()
+    return 0

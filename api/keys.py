@@ -1,0 +1,119 @@
+"""API keys and per-key rate limits, kept in Redis so that every API replica sees the same ones.
+
+A key is `am_<id>_<secret>`; only its sha256 is stored (keys are 32 random
+bytes, so a fast hash is enough: there is nothing to brute-force). Each request
+reads the key's record from Redis, so a revoked key fails at once on every
+replica. Rate limits are a fixed one-second window per key (INCR + EXPIRE in
+one round trip); the default limit is `APPMEM_RATE_LIMIT` requests per second.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass
+
+import redis
+
+from appmem.errors import AppmemError
+
+SCOPES = ("plan", "contribute", "admin")
+PREFIX = "appmem:apikey:"
+
+
+class KeyRequestError(AppmemError):
+    """An unknown key id or a bad key request (scopes, name, rate)."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    name: str
+    scopes: tuple[str, ...]
+    rate_limit: int  # requests per second; 0: the server's default
+    created: str
+    revoked: bool = False
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "scopes": list(self.scopes), "rate_limit": self.rate_limit,
+                "created": self.created, "revoked": self.revoked}
+
+
+def digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def parse_scopes(raw: str | list[str]) -> tuple[str, ...]:
+    scopes = [s.strip() for s in (raw.split(",") if isinstance(raw, str) else raw) if s.strip()]
+    unknown = sorted(set(scopes) - set(SCOPES))
+    if unknown or not scopes:
+        raise KeyRequestError(f"scopes must be a non-empty subset of {', '.join(SCOPES)}; got {', '.join(unknown) or 'none'}")
+    return tuple(s for s in SCOPES if s in scopes)
+
+
+class KeyStore:
+    """Keys by digest (what a request looks up) and by id (what an admin lists and revokes)."""
+
+    def __init__(self, r: redis.Redis):
+        self.r = r  # decode_responses=True (workers.devices.open_redis)
+
+    def create(self, name: str, scopes: str | list[str], rate_limit: int = 0) -> tuple[ApiKey, str]:
+        """A new key; the secret is returned only here."""
+        if not name.strip():
+            raise KeyRequestError("a key needs a name")
+        if rate_limit < 0:
+            raise KeyRequestError("--rate-limit must be 0 (server default) or positive")
+        key_id = secrets.token_hex(6)
+        secret = f"am_{key_id}_{secrets.token_urlsafe(32)}"
+        record = ApiKey(key_id, name.strip(), parse_scopes(scopes), rate_limit,
+                        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        pipe = self.r.pipeline()
+        pipe.set(PREFIX + "hash:" + digest(secret), json.dumps(record.as_dict()))
+        pipe.hset(PREFIX + "ids", key_id, digest(secret))
+        pipe.execute()
+        return record, secret
+
+    def list(self) -> list[ApiKey]:
+        out = []
+        for key_id, hashed in sorted(self.r.hgetall(PREFIX + "ids").items()):
+            raw = self.r.get(PREFIX + "hash:" + hashed)
+            if raw is not None:
+                out.append(_record(raw))
+        return out
+
+    def revoke(self, key_id: str) -> ApiKey:
+        hashed = self.r.hget(PREFIX + "ids", key_id)
+        raw = self.r.get(PREFIX + "hash:" + hashed) if hashed else None
+        if raw is None:
+            raise KeyRequestError(f"no key with id {key_id!r}")
+        record = _record(raw)
+        revoked = ApiKey(**{**record.as_dict(), "scopes": record.scopes, "revoked": True})
+        self.r.set(PREFIX + "hash:" + hashed, json.dumps(revoked.as_dict()))
+        return revoked
+
+    def check(self, secret: str, default_rate: int) -> tuple[ApiKey | None, float]:
+        """(the live key or None, seconds until it may retry; 0 when within its rate) in one round trip."""
+        window = int(time.time())
+        hashed = digest(secret)
+        counter = f"{PREFIX}rate:{hashed[:16]}:{window}"
+        pipe = self.r.pipeline(transaction=False)
+        pipe.get(PREFIX + "hash:" + hashed)
+        pipe.incr(counter)
+        pipe.expire(counter, 2)
+        raw, count, _ = pipe.execute()
+        if raw is None:
+            return None, 0.0
+        record = _record(raw)
+        if record.revoked:
+            return None, 0.0
+        limit = record.rate_limit or default_rate
+        if count > limit:
+            return record, max(0.001, window + 1 - time.time())
+        return record, 0.0
+
+
+def _record(raw: str | bytes) -> ApiKey:
+    data = json.loads(raw)
+    return ApiKey(data["id"], data["name"], tuple(data["scopes"]), int(data["rate_limit"]), data["created"],
+                  bool(data.get("revoked")))

@@ -1,0 +1,66 @@
+"""Request bodies of the API: strict (unknown fields are refused), bounded, each field described.
+
+Responses are the JSON documents of CONTRACTS.md (plan §4, run trace §3)
+passed through as they are; run traces are validated by `ingest.run.RunTrace`.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ingest.run import RunElement
+
+SCREEN_MAX = 1_500_000
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScreenInput(Strict):
+    app: str | None = Field(None, min_length=1, max_length=300, description="package or short app name")
+    activity: str | None = Field(None, max_length=500, description="foreground activity of the dump, if known")
+    screen_xml: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="uiautomator dump")
+    screen_html: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="AutoDroid HTML")
+
+
+class PlanRequest(ScreenInput):
+    task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
+    screen_id: str | None = Field(None, min_length=1, max_length=200, description="the current screen's id")
+
+
+class LocateRequest(ScreenInput):
+    pass
+
+
+class HintsRequest(ScreenInput):
+    task: str = Field(min_length=1, max_length=2000)
+
+
+class CorrectionRequest(Strict):
+    """A person fixed a step: on the screen `before_xml`, this action (not the planned one) does the task's step."""
+
+    task: str = Field(min_length=1, max_length=2000)
+    package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
+    app_version: str = Field(min_length=1, max_length=200)
+    action: Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
+    element: RunElement | None = None
+    input: str = Field("", max_length=5000)
+    before_xml: str = Field(min_length=1, max_length=SCREEN_MAX)
+    after_xml: str = Field(min_length=1, max_length=SCREEN_MAX)
+    before_activity: str = Field("", max_length=500)
+    after_activity: str = Field("", max_length=500)
+
+
+class Accepted(BaseModel):
+    trace_id: str
+    status_url: str
+
+
+class TraceStatus(BaseModel):
+    trace_id: str
+    status: Literal["pending", "done", "failed"]
+    kind: str
+    reason: str = ""
+    report: dict | None = None

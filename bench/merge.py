@@ -1,0 +1,244 @@
+"""Merge benchmark: one memory across device profiles and app versions. Prints figures.
+
+For each shared DroidBot app (twins are simulators: every figure here depends on them):
+1. import the recording; its app screens are the reference;
+2. crawl the twins again under `recorded` (the baseline, same run), `small,dynamic` and
+   `tablet,dynamic`: screens a crawl saw that the import did not have are splits
+   (ratio = (imported + new) / imported; the new ones are listed);
+3. conflicts, from the recordings themselves (DroidBot apps and the DroidTask/AutoDroid
+   apps): the share of elements whose non-data texts conflict within one Screen, and
+   the Screens holding dialogs with two different titles. Data here, independently of
+   the identity code: empty, any digit, a privacy placeholder `<…>`, editable fields;
+4. crawl `--twin-version 2`: of the v1 screens the crawl reached unchanged (the twin
+   knows which recorded states the update changed), how many kept their node; of the
+   edges it took between unchanged screens, how many were already in the memory; how
+   many edges are stale afterwards, and whether the edge the update removed is.
+
+    .venv/bin/python bench/merge.py [--budget 150] [--apps a,b] [--import-version V] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import uuid
+from collections import deque
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, private_stack  # noqa: E402  (puts the repository first)
+from appmem.clients import open_graph  # noqa: E402
+from appmem.stack import Stack  # noqa: E402
+from graph.model import Step, Trace  # noqa: E402
+from graph.screens import elements_of, screen_of  # noqa: E402
+from graph.times import now_iso  # noqa: E402
+from ingest.autodroid import read_autodroid  # noqa: E402
+from ingest.droidbot import read_recording, recording_trace  # noqa: E402
+from ingest.pipeline import ingest_trace, scrub_trace  # noqa: E402
+from twins.adb_server import TwinServer  # noqa: E402
+from twins.device import build_fleet  # noqa: E402
+from twins.profiles import Profile  # noqa: E402
+from workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
+from workers.driver import DeviceDriver  # noqa: E402
+from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, is_home, trace_id  # noqa: E402
+from workers.jobs import WorkerClients  # noqa: E402
+from workers.policies import make_policy  # noqa: E402
+from workers.uixml import shown_state_id  # noqa: E402
+
+PROFILES = ("recorded", "small,dynamic", "tablet,dynamic")
+
+
+def is_data(text: str, editable: bool) -> bool:
+    return editable or not text or any(c.isdigit() for c in text) or ("<" in text and ">" in text)
+
+
+def conflicts(traces: list[Trace]) -> dict:
+    """Elements with conflicting non-data texts within one Screen; Screens with two dialog titles."""
+    texts: dict[str, set[str]] = {}
+    titles: dict[str, set[str]] = {}
+    for trace in traces:
+        clean = scrub_trace(trace)
+        for state in clean.states.values():
+            screen = screen_of(state, clean.package, clean.app_version)
+            by_index = {v.index: v for v in state.views}
+            for index, element in elements_of(state, screen).items():
+                view = by_index[index]
+                for text in (element.text, element.content_desc):
+                    if not is_data(text, view.editable):
+                        texts.setdefault(element.id, set()).add(("t:" if text == element.text else "d:") + text)
+            for v in state.views:
+                if v.visible and v.resource_id.endswith(":id/alertTitle") and v.text:
+                    titles.setdefault(screen.id, set()).add(v.text)
+    def kinds(variants: set[str], kind: str) -> int:
+        return len({v for v in variants if v.startswith(kind)})
+    conflicting = sum(1 for v in texts.values() if kinds(v, "t:") > 1 or kinds(v, "d:") > 1)
+    two_dialogs = {s: sorted(t) for s, t in titles.items() if len(t) > 1}
+    return {"elements_with_static_text": len(texts), "conflicting": conflicting,
+            "conflicting_share": round(conflicting / max(1, len(texts)), 4),
+            "screens_with_two_dialog_titles": len(two_dialogs),
+            "examples": [titles for titles in list(two_dialogs.values())[:5]]}
+
+
+class CapturingSink:
+    """The graph sink, remembering the steps and states a crawl wrote (for edge keys)."""
+
+    def __init__(self, inner: GraphChunkSink):
+        self.inner, self.steps, self.states, self.version = inner, [], {}, ""
+
+    def written(self, tid: str) -> list[int]:
+        return self.inner.written(tid)
+
+    def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
+        self.inner.write(trace, index, steps)
+        self.steps += steps
+        self.states.update(trace.states)
+        self.version = trace.app_version
+
+
+def crawl(settings, folders, profile: Profile, version: int, budget: int, devices: int = 2) -> dict[str, dict]:
+    """One in-process frontier job per app on twins of this profile/version: per package
+    its trace id, the recorded states the twin showed, and the captured steps/states."""
+    store = open_graph(settings)
+    r = open_redis(Stack(settings).redis_url())
+    fleet = build_fleet(folders, devices, profile=profile, version=version)
+    server = TwinServer(fleet)
+    port = server.start()
+    clients = WorkerClients(store, r, settings.risky_words)
+    todo, out, lock = deque(folders), {}, threading.Lock()
+
+    def work(serial: str) -> None:
+        device, twin = DeviceRecord(serial, "127.0.0.1", port), fleet[serial]
+        while True:
+            with lock:
+                if not todo:
+                    return
+                folder = todo.popleft()
+            package = read_recording(folder).package
+            spec = JobSpec(job_id=f"merge-{uuid.uuid4().hex[:8]}", run_id=f"merge-{uuid.uuid4().hex[:8]}",
+                           package=package, policy="frontier", max_actions=budget, max_seconds=900)
+            lease = acquire(r, key("job", spec.job_id, "lease"), 900, "bench")
+            driver = DeviceDriver(clients.adb("127.0.0.1", port, 10.0).device(serial), device.id)
+            sink = CapturingSink(GraphChunkSink(store, r, lease))
+            knowledge = FleetKnowledge(store, r, spec.run_id, now_iso())
+            twin.visited.clear()
+            beat = Heartbeat([lease], 60, lambda: True, lambda: None)
+            Explorer(driver, spec, make_policy("frontier", 0, knowledge), sink, settings.risky_words, beat.check,
+                     expected=knowledge.expected).run()
+            lease.release()
+            visited = {sid for pkg, sid in twin.visited if pkg == package}
+            with lock:
+                out[package] = {"trace": trace_id(spec.job_id), "visited": visited, "sink": sink,
+                                "app": twin.apps[package]}
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in fleet]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    server.stop()
+    r.close()
+    store.driver.close()
+    return out
+
+
+def crawled_screens(sink: CapturingSink, package: str) -> set[str]:
+    """The screen ids of what a crawl saw, as the identity code names them (a State node
+    shown alike in two versions is one node, so the graph's OF_SCREEN would mix them)."""
+    clean = scrub_trace(Trace("x", "explorer", package, sink.version, "", "", "", "", sink.states, []))
+    return {screen_of(s, package, sink.version).id for s in clean.states.values()}
+
+
+def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str]]:
+    """Transition key → (source state, target state) of the steps a crawl took (crawled state ids)."""
+    from graph.model import Transition
+
+    clean = scrub_trace(Trace("x", "explorer", package, sink.version, "", "", "", "", sink.states, []))
+    screens = {sid: screen_of(s, package, sink.version) for sid, s in clean.states.items()}
+    out = {}
+    for step in sink.steps:
+        if step.ok and step.source_state in screens and step.target_state in screens:
+            a, b = screens[step.source_state].id, screens[step.target_state].id
+            out[Transition(a, b, step.action, "").key] = (step.source_state, step.target_state)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=150, help="actions per app and crawl (default 150)")
+    parser.add_argument("--apps", help="comma-separated packages (default: all 11)")
+    parser.add_argument("--import-version", help="import the recordings as this version (default: their sha256 alias)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir() and (not args.apps or p.name in args.apps.split(",")))
+    report: dict = {"budget": args.budget, "apps": {}}
+    traces = [recording_trace(read_recording(f), app_version=args.import_version) for f in folders]
+    autodroid = [t for app in DROIDTASK_APPS for t in (read_autodroid(DROIDTASK / app, app).trace,) if t]
+    report["conflicts_droidbot"] = conflicts(traces)
+    report["conflicts_droidtask"] = conflicts(autodroid)
+    with private_stack() as settings:
+        store = open_graph(settings)
+        store.ensure_schema()
+        imported: dict[str, dict[str, str]] = {}  # package → recorded state id → screen id
+        for trace in traces:
+            ingest_trace(store, trace, chunk_size=100)
+            rows = store.read("bench_trace_screens", trace_id=trace.id)
+            imported[trace.package] = {r["state_id"]: r["screen_id"] for r in rows if r["package"] == trace.package}
+        for profile in PROFILES:
+            runs = crawl(settings, folders, Profile.parse(profile), 1, args.budget)
+            for package, run in runs.items():
+                ref = set(imported[package].values())
+                seen = {r["screen_id"]: r["title"] for r in store.read("bench_trace_screens", trace_id=run["trace"])
+                        if r["package"] == package}
+                new = {s: t for s, t in seen.items() if s not in ref}
+                report["apps"].setdefault(package, {"imported_screens": len(ref)})[profile] = {
+                    "seen": len(seen), "new": len(new), "ratio": round((len(ref) + len(new)) / max(1, len(ref)), 3),
+                    "split_titles": sorted(set(new.values()))[:6]}
+        before_edges = {p: {e["key"] for e in store.read("bench_app_edges", package=p)} for p in imported}
+        runs = crawl(settings, folders, Profile(), 2, args.budget)
+        for package, run in runs.items():
+            app, ref = run["app"], imported[package]
+            changed = set().union(*(u.changed_states for u in app.updates))
+            unchanged_screens = {ref[s] for s in run["visited"] if s in ref and s not in changed}
+            unchanged_screens -= {ref[s] for s in changed if s in ref}
+            seen = crawled_screens(run["sink"], package)
+            recorded_of = {shown_state_id(st): sid for sid, st in app.states.items()}
+            same = {sid for sid in ref if sid not in changed}
+            taken = {k: ab for k, ab in edge_keys(run["sink"], package).items()
+                     if recorded_of.get(ab[0]) in same and recorded_of.get(ab[1]) in same}
+            edges = store.read("bench_app_edges", package=package)
+            removed = app.updates[0].removed
+            removed_edges = [e for e in edges if removed and ref.get(removed[0]) == e["source"]
+                             and f"{e['action']}|{e['element_key'] or ''}|{e['detail'] or ''}" == removed[1]]
+            report["apps"][package]["update"] = {
+                "crawled_version": run["sink"].version, "visited": len(run["visited"]),
+                "unchanged_screens_reached": len(unchanged_screens),
+                "kept_node": len(unchanged_screens & seen),
+                "kept_node_share": round(len(unchanged_screens & seen) / max(1, len(unchanged_screens)), 3),
+                "edges_taken_between_unchanged": len(taken),
+                "kept_edges": len(set(taken) & before_edges[package]),
+                "kept_edges_share": round(len(set(taken) & before_edges[package]) / max(1, len(taken)), 3),
+                "changed_screens": len({ref[s] for s in changed if s in ref}),
+                "edges": len(edges), "stale": sum(1 for e in edges if e["stale"]),
+                "removed_edge_stale": [e["stale"] for e in removed_edges]}
+        store.driver.close()
+    totals = {}
+    for profile in PROFILES:
+        ref = sum(a["imported_screens"] for a in report["apps"].values())
+        new = sum(a[profile]["new"] for a in report["apps"].values())
+        totals[profile] = {"imported": ref, "new": new, "ratio": round((ref + new) / max(1, ref), 3)}
+    upd = [a["update"] for a in report["apps"].values()]
+    totals["update"] = {k: sum(u[k] for u in upd) for k in ("unchanged_screens_reached", "kept_node",
+                                                             "edges_taken_between_unchanged", "kept_edges",
+                                                             "changed_screens", "edges", "stale")}
+    totals["update"]["kept_node_share"] = round(totals["update"]["kept_node"] /
+                                                max(1, totals["update"]["unchanged_screens_reached"]), 3)
+    totals["update"]["kept_edges_share"] = round(totals["update"]["kept_edges"] /
+                                                 max(1, totals["update"]["edges_taken_between_unchanged"]), 3)
+    report["totals"] = totals
+    print(json.dumps(report, indent=2, sort_keys=True, default=sorted))
+
+
+if __name__ == "__main__":
+    main()

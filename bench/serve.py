@@ -1,0 +1,230 @@
+"""Benchmark: the plan API under concurrent load, and in-process planning on large synthetic memories.
+
+Part 1 (HTTP): a private stack holds two twin apps' recorded memories
+(DroidBot recordings of anupam.acrylic and com.lolo.io.onelist, summarised and
+embedded with the real model). `appmem serve` runs as its own process; this
+process sends POST /v1/plan over loopback from 1, 8 and 32 concurrent clients
+(threads with one httpx client each), tasks built from the recorded graphs
+(tests/twin_tasks.py) in turn: `--requests` requests per level of tasks other
+agents already asked (answered from the memoised plans, as long as the memory
+has not changed), then half as many whose texts are all new (planned from
+scratch). It prints throughput and p50/p99 latency per level, and the tasks
+planned in process first (the baseline: what HTTP, auth and rate limiting add).
+
+Part 2 (in process): synthetic memories of 10, 100, 1000 apps (`--apps`), each
+`--screens` screens with 5 elements and `--transitions` transitions, ingested
+through the ordinary trace pipeline; element vectors are the real model's
+embeddings of the labels (a vocabulary of distinct labels embedded once).
+Plans for random apps' elements' labels give p50/p99 per size.
+
+    .venv/bin/python bench/serve.py [--requests 300] [--apps 10,100,1000] [--screens 300] [--transitions 1000]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DROIDBOT, free_port, private_stack  # noqa: E402
+
+import httpx  # noqa: E402
+
+from api.keys import KeyStore  # noqa: E402
+from api.memory import Memory  # noqa: E402
+from appmem.clients import open_graph  # noqa: E402
+from appmem.stack import Stack  # noqa: E402
+from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id  # noqa: E402
+from graph.screens import elements_of, screen_of  # noqa: E402
+from ingest.droidbot import read_recording, recording_trace  # noqa: E402
+from ingest.pipeline import ingest_trace  # noqa: E402
+from semantic.pipeline import summarize  # noqa: E402
+from semantic.summaries import DeterministicSummarizer  # noqa: E402
+from semantic.vectors import VectorPoint  # noqa: E402
+from tests.twin_tasks import recorded_tasks  # noqa: E402
+from workers.devices import open_redis  # noqa: E402
+
+TWIN_APPS = ("anupam.acrylic", "com.lolo.io.onelist")
+ELEMENTS_PER_SCREEN = 5
+WORDS = ("open", "settings", "account", "photo", "alarm", "note", "share", "contact", "message", "folder", "list",
+         "timer", "event", "color", "brush", "search", "export", "import", "theme", "backup", "filter", "sort")
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def line(name: str, latencies: list[float], seconds: float) -> str:
+    return (f"{name:>28}: {len(latencies) / seconds:7.1f} req/s  p50 {1000 * statistics.median(latencies):6.1f} ms"
+            f"  p99 {1000 * pct(latencies, 99):6.1f} ms  (n={len(latencies)})")
+
+
+# ---- part 1: HTTP ---------------------------------------------------------------------------
+def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
+         unique: bool = False) -> tuple[list[float], float, int]:
+    """`requests` POST /v1/plan from `clients` threads; `unique` makes every task text new (no memoised plan)."""
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    counter = iter(range(requests))
+
+    def client() -> None:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=30) as http:
+            for i in counter:
+                task = tasks[i % len(tasks)]
+                t0 = time.perf_counter()
+                text = f"{task['task']} (request {i})" if unique else task["task"]
+                r = http.post("/v1/plan", json={"task": text, "app": task["app"]})
+                dt = time.perf_counter() - t0
+                with lock:
+                    latencies.append(dt)
+                    errors[0] += r.status_code != 200
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, time.perf_counter() - started, errors[0]
+
+
+def http_bench(requests: int) -> None:
+    with private_stack() as settings:
+        store = open_graph(settings)
+        store.ensure_schema()
+        for app in TWIN_APPS:
+            ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version="1.0"),
+                         settings.ingest_chunk_steps)
+        memory = Memory.open(settings)
+        summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
+                  list(TWIN_APPS))
+        tasks = [{**t, "app": app} for app in TWIN_APPS for t in recorded_tasks(store, app, 20)]
+        base = []
+        t0 = time.perf_counter()
+        for i in range(min(requests, 100)):
+            s = time.perf_counter()
+            memory.plan(tasks[i % len(tasks)]["task"], tasks[i % len(tasks)]["app"])
+            base.append(time.perf_counter() - s)
+        print(f"{len(tasks)} tasks over {len(TWIN_APPS)} apps")
+        print(line("in process (baseline)", base, time.perf_counter() - t0))
+        memory.close()  # the server process owns the vectors from here on
+        store.driver.close()
+        _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=100_000)
+        port = free_port()
+        env = {**os.environ, "APPMEM_HOME": str(settings.home),
+               "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
+               "APPMEM_REDIS_PORT": str(settings.redis_port)}
+        server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port)], env=env,
+                                  cwd=Path(__file__).resolve().parents[1], stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                try:
+                    if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.3)
+            load(url, key, tasks, 4, 40)  # warm-up: also memoises the tasks' plans
+            for clients in (1, 8, 32):
+                latencies, seconds, errors = load(url, key, tasks, clients, requests)
+                print(line(f"HTTP, {clients} clients, repeated", latencies, seconds) + f"  errors {errors}")
+            for clients in (1, 8, 32):
+                latencies, seconds, errors = load(url, key, tasks, clients, requests // 2, unique=True)
+                print(line(f"HTTP, {clients} clients, new tasks", latencies, seconds) + f"  errors {errors}")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+# ---- part 2: synthetic memories -------------------------------------------------------------
+def synthetic_trace(app: int, screens: int, transitions: int, labels: list[str], rng: random.Random) -> Trace:
+    package = f"org.synthetic.app{app:04d}"
+    states: dict[str, UIState] = {}
+    for s in range(screens):
+        views = [View(index=0, parent=-1, children=list(range(1, ELEMENTS_PER_SCREEN + 1)),
+                      class_name="android.widget.FrameLayout", package=package, bounds=Bounds(0, 0, 1080, 1920))]
+        for e in range(ELEMENTS_PER_SCREEN):
+            views.append(View(index=e + 1, parent=0, children=[], class_name="android.widget.Button", package=package,
+                              resource_id=f"{package}:id/s{s}_e{e}", text=rng.choice(labels),
+                              bounds=Bounds(0, 200 * e, 1080, 200 * e + 180), clickable=True))
+        state = UIState(package=package, activity=f"{package}.Screen{s % 20}", views=views, state_id=f"{package}-{s}")
+        states[state.state_id] = state
+    ids = list(states)
+    steps = [Step(0, ids[0], Action(ActionType.START_APP, text=package), ids[0])]
+    for i in range(1, transitions):  # a spanning chain first (every screen reachable), then random edges
+        src = ids[(i - 1) % screens] if i < screens else rng.choice(ids)
+        dst = ids[i % screens] if i < screens else rng.choice(ids)
+        element = rng.randrange(ELEMENTS_PER_SCREEN)
+        key = f"/FrameLayout[]#0/Button[{package}:id/s{ids.index(src)}_e{element}]#0"
+        steps.append(Step(i, src, Action(ActionType.TAP, element_key=key), dst))
+    return Trace(id=stable_id("trace", "synthetic", package), source="synthetic", package=package, app_version="1",
+                 device="bench", explorer="bench", started="2026-01-01T00:00:00Z", ended="2026-01-01T00:00:00Z",
+                 states=states, steps=steps)
+
+
+def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int) -> None:
+    rng = random.Random(7)
+    labels = sorted({f"{a} {b}" for a in WORDS for b in WORDS if a != b})
+    with private_stack() as settings:
+        store = open_graph(settings)
+        store.ensure_schema()
+        memory = Memory.open(settings)
+        vectors = dict(zip(labels, memory.embedder.embed(labels)))
+        made = 0
+        for size in sizes:
+            t0 = time.perf_counter()
+            for app in range(made, size):
+                trace = synthetic_trace(app, screens, transitions, labels, rng)
+                ingest_trace(store, trace, 1000)
+                points = []
+                for state in trace.states.values():
+                    screen = screen_of(state, trace.package, trace.app_version)
+                    for e in elements_of(state, screen).values():
+                        points.append(VectorPoint(object_id=e.id, vector=list(vectors[e.text]), package=trace.package,
+                                                  app_version="1", screen_id=screen.id, element_id=e.id, text=e.text))
+                memory.vectors.upsert("elements", points)
+            built = time.perf_counter() - t0
+            made = size
+            memory.forget()
+            latencies = []
+            for _ in range(plans):
+                app = rng.randrange(size)
+                t0 = time.perf_counter()
+                memory.plan(rng.choice(labels), f"org.synthetic.app{app:04d}")
+                latencies.append(time.perf_counter() - t0)
+            print(line(f"in process, {size} apps", latencies, sum(latencies))
+                  + f"  (built +{size} apps' worth in {built:.0f} s)", flush=True)
+        memory.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=300, help="requests per concurrency level")
+    parser.add_argument("--apps", default="10,100,1000", help="synthetic memory sizes (apps), ascending")
+    parser.add_argument("--screens", type=int, default=300)
+    parser.add_argument("--transitions", type=int, default=1000)
+    parser.add_argument("--plans", type=int, default=100, help="plans timed per synthetic size")
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--skip-synthetic", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_http:
+        http_bench(args.requests)
+    if not args.skip_synthetic:
+        print(f"synthetic apps: {args.screens} screens, {args.screens * ELEMENTS_PER_SCREEN} elements, "
+              f"{args.transitions} transitions each")
+        synthetic_bench([int(s) for s in args.apps.split(",")], args.screens, args.transitions, args.plans)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

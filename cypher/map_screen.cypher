@@ -1,0 +1,9 @@
+// map_screen: one screen of an app for the map's side panel: its summary and sub-tasks, and
+// its elements with their simulated tasks and risk flags.
+MATCH (:App {package: $package})-[:HAS_SCREEN]->(s:Screen {id: $screen_id})
+OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
+WITH s, e ORDER BY e.key
+RETURN s.id AS id, s.title AS title, s.activity AS activity, s.app_version AS version, s.summary AS summary,
+       s.subtasks AS subtasks,
+       [x IN collect(e) | {id: x.id, label: x.label, class_name: x.class_name, resource_id: x.resource_id,
+                           simulated_task: x.simulated_task, risky: coalesce(x.risky, false)}] AS elements

@@ -1,0 +1,11 @@
+// planner_app_transitions: the UTG edges that leave screens of $packages (into any package:
+// launcher, system dialogs), with their outcome counts, for routes ranked by reliability.
+// `stale` is absent until versions are tracked: missing means fresh.
+MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
+WHERE a.package IN $packages
+RETURN a.id AS source, b.id AS target, b.package AS target_package, coalesce(b.title, '') AS target_title,
+       t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
+       coalesce(t.input_template, '') AS input_template, coalesce(t.observations, 0) AS observations,
+       coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,
+       coalesce(t.stale, false) AS stale
+ORDER BY source, element_id, target

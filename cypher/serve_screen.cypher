@@ -1,0 +1,9 @@
+// serve_screen: one screen of an app with its elements, for GET /v1/apps/{package}/screens/{id}.
+MATCH (s:Screen {id: $screen_id})
+WHERE s.package = $package
+OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
+WITH s, e ORDER BY e.key
+RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
+       coalesce(s.title, '') AS title, coalesce(s.summary, '') AS summary,
+       [x IN collect(e) | {id: x.id, label: x.label, class_name: x.class_name, resource_id: x.resource_id,
+        flags: x.flags, locators: x.locators, risky: coalesce(x.risky, false)}] AS elements

@@ -1,0 +1,6 @@
+// serve_screen_exits: where a screen's transitions lead, with their counts.
+MATCH (s:Screen {id: $screen_id})-[t:TRANSITION]->(b:Screen)
+RETURN t.action AS action, t.element_id AS element_id, t.detail AS detail, b.id AS to_screen,
+       t.observations AS observations, t.successes AS successes, t.failures AS failures
+ORDER BY t.observations DESC
+LIMIT 200

@@ -1,0 +1,34 @@
+"""Migrations of graphs written by earlier versions of appmem (`appmem migrate`).
+
+Idempotent: each step finds only what is still in the old form.
+- times: string times (`2023-10-19_025206`, `2023-10-19 02:52:06`, ISO) → Neo4j
+  datetimes in UTC, converted by `graph.times.utc_iso` (the one converter).
+Screen ids lost their app version (graph/screens.py): a graph written before that
+cannot be converted in place (the signatures need the views); re-import its traces
+into a fresh graph (`appmem ingest …`, `appmem crawl …`).
+"""
+from __future__ import annotations
+
+import cypher
+from graph.store import GraphStore
+from graph.times import utc_iso
+
+
+def migrate_times(store: GraphStore) -> dict[str, int]:
+    """Convert every time still stored as a string; returns how many nodes/edges per kind."""
+    rows = []
+    for r in store.read("migrate_times_find"):
+        where = f"{r['kind']} {r['id']}"
+        rows.append({"kind": r["kind"], "id": r["id"], "a": utc_iso(r["a"], where) or None,
+                     "b": utc_iso(r["b"], where) or None})
+    for statement in cypher.statements("migrate_times_set"):
+        store.run_text(statement, rows=rows)
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    return counts
+
+
+def migrate(store: GraphStore) -> dict[str, dict[str, int]]:
+    store.ensure_schema()
+    return {"times": migrate_times(store)}

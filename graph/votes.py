@@ -1,0 +1,36 @@
+"""Contributor-weighted edge counts: one key's flood of traces counts as one voice.
+
+Imports and crawls count every observation (`successes`, `failures`). Traces
+contributed through the API also leave one `Vote` per (edge, contributor)
+(cypher/merge_votes.cypher), folded onto the edge by cypher/edge_crowd.cypher:
+`crowd_successes` / `crowd_failures` add, per contributor, its success and
+failure *ratio* times its weight (1 for a run, CORRECTION_WEIGHT for a person's
+correction). `weighted_counts` replaces the contributed raw counts by those, and
+`crowd_reliability` is the edge reliability a planner should rank by.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+CORRECTION_WEIGHT = 3.0
+
+
+def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
+    """(successes, failures) of an edge with each contributor counted once."""
+    s = float(edge.get("successes") or 0) - float(edge.get("contributed_successes") or 0)
+    f = float(edge.get("failures") or 0) - float(edge.get("contributed_failures") or 0)
+    return s + float(edge.get("crowd_successes") or 0), f + float(edge.get("crowd_failures") or 0)
+
+
+def crowd_reliability(edge: Mapping[str, Any]) -> float:
+    """(successes + 1) / (successes + failures + 2) over contributor-weighted counts (CONTRACTS §1)."""
+    s, f = weighted_counts(edge)
+    return (s + 1) / (s + f + 2)
+
+
+def vote_rows(trace_id: str, contributor: str, transitions: list[dict]) -> list[dict]:
+    """merge_votes rows from a chunk's transition rows (key, source, target, successes, failures)."""
+    from graph.model import stable_id
+
+    return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "source": t["source"],
+             "target": t["target"], "successes": t["successes"], "failures": t["failures"]} for t in transitions]

@@ -1,0 +1,164 @@
+"""Executed agent runs (the run trace JSON, CONTRACTS.md §3) → a Trace of source "agent", plus a Task when done.
+
+    {"format": "appmem-run/1", "task", "package", "app_version", "device", "started", "ended",
+     "status": "done|failed|stopped",
+     "steps": [{"index", "action", "element": {"text","content_desc","resource_id","class_name","bounds"} | null,
+                "input", "before_xml", "after_xml", "before_activity"?, "after_activity"?,
+                "expected_screen", "reached_screen", "outcome": "ok|no_effect|crash|missed"}]}
+
+`before_activity` / `after_activity` (optional) are the foreground activities: a
+screen's id includes its activity, so with them a run's screens merge with the
+crawled and imported ones. Each step's states come from its uiautomator dumps;
+its element is found in the `before` dump by resource id, texts and bounds. A
+step whose outcome is not "ok" becomes a failure on its edge. A "done" run is
+also a demonstration: a Task (source "agent") of its successful steps.
+A failed step that names its `expected_screen` counts as a failure of the edge
+to that screen (the one the plan meant), not of the one the device took.
+"""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from appmem.errors import InputFormatError
+from graph.model import Action, ActionType, Outcome, Step, Task, TaskStep, Trace, UIState, View, stable_id
+from graph.screens import view_paths
+from workers.uixml import parse_hierarchy
+
+FORMAT = "appmem-run/1"
+MAX_STEPS = 1000
+OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunElement(Strict):
+    text: str = Field("", max_length=5000)
+    content_desc: str = Field("", max_length=5000)
+    resource_id: str = Field("", max_length=500)
+    class_name: str = Field("", max_length=500)
+    bounds: list[int] = Field(default_factory=lambda: [0, 0, 0, 0], min_length=4, max_length=4)
+
+
+class RunStep(Strict):
+    index: int = Field(ge=0)
+    action: Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
+    element: RunElement | None = None
+    input: str = Field("", max_length=5000)
+    before_xml: str = Field(min_length=1)
+    after_xml: str = Field(min_length=1)
+    before_activity: str = Field("", max_length=500)
+    after_activity: str = Field("", max_length=500)
+    expected_screen: str | None = Field(None, max_length=200)
+    reached_screen: str | None = Field(None, max_length=200)
+    outcome: OutcomeName = "ok"
+
+
+class RunTrace(Strict):
+    format: Literal["appmem-run/1"] = FORMAT
+    task: str = Field(min_length=1, max_length=2000)
+    package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
+    app_version: str = Field(min_length=1, max_length=200)
+    device: str = Field(min_length=1, max_length=200)
+    started: str = Field(max_length=64)
+    ended: str = Field(max_length=64)
+    status: Literal["done", "failed", "stopped"]
+    steps: list[RunStep] = Field(max_length=MAX_STEPS)
+
+
+def read_run(path: Path) -> RunTrace:
+    """A run trace file, validated; problems name the file and the field."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFormatError(str(path), "file is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFormatError(str(path), f"not a JSON file: {exc}") from None
+    return validate_run(raw, str(path))
+
+
+def validate_run(raw: object, source: str) -> RunTrace:
+    try:
+        return RunTrace.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise InputFormatError(source, f"{field}: {first['msg']}") from None
+
+
+def _view_index(state: UIState, element: RunElement) -> int | None:
+    """The view of `state` the step acted on: same resource id, texts and class; the bounds break ties."""
+    def score(v: View) -> tuple[int, int]:
+        same = sum((v.resource_id == element.resource_id, v.text == element.text,
+                    v.content_desc == element.content_desc, v.class_name == element.class_name))
+        return same, -sum(abs(a - b) for a, b in zip(v.bounds.as_list(), element.bounds))
+    best = max(state.views, key=score, default=None)
+    return best.index if best is not None and score(best)[0] >= 3 else None
+
+
+@dataclass
+class RunImport:
+    trace: Trace
+    task: Task | None
+
+
+def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: int = 200) -> tuple[dict, RunImport]:
+    """Write a run into the graph: its trace, its Task when done, failures on the edges it missed.
+    Returns the report and what was imported."""
+    from ingest.pipeline import ingest_tasks, ingest_trace
+
+    imported = run_trace(run, contributor)
+    report = ingest_trace(store, imported.trace, chunk_steps).as_dict()
+    if imported.task is not None:
+        ingest_tasks(store, [imported.task], imported.trace)
+    return {**report, "task": imported.task.id if imported.task else None,
+            "failed_steps": sum(s.outcome != "ok" for s in run.steps),
+            "missed_edges": sum(s.outcome != "ok" and bool(s.expected_screen) for s in run.steps)}, imported
+
+
+def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
+    """The run as a Trace (source "agent") and its Task for a done run. A failed step with an
+    `expected_screen` is a failure of the edge to that screen (graph/rows.py), else of the edge it took."""
+    trace_id = stable_id("trace", "agent", contributor, run.package, run.device, run.started, run.task)
+    states: dict[str, UIState] = {}
+    steps: list[Step] = []
+    task_steps: list[TaskStep] = []
+
+    def state_of(xml: str, activity: str, where: str) -> UIState:
+        try:  # the dump's own package: a step may leave the app (launcher, share sheet)
+            node = next((n for n in ET.fromstring(xml).iter("node") if n.get("package")), None)
+        except ET.ParseError:  # parse_hierarchy reports it with its place
+            node = None
+        state = parse_hierarchy(xml, node.get("package") if node is not None else run.package, activity, where=where)
+        return states.setdefault(state.state_id, state)
+
+    for step in run.steps:
+        where = f"run step {step.index}"
+        before = state_of(step.before_xml, step.before_activity, where + " before_xml")
+        after = state_of(step.after_xml, step.after_activity, where + " after_xml")
+        kind = ActionType(step.action)
+        detail = step.input if kind in (ActionType.INPUT, ActionType.SCROLL, ActionType.START_APP) else ""
+        action = Action(kind, text=detail)
+        if step.element is not None and kind.needs_element:
+            index = _view_index(before, step.element)
+            if index is None:
+                raise InputFormatError(where, "its element is not in its before_xml dump")
+            action.element_key = view_paths(before.views)[index]
+        steps.append(Step(step.index, before.state_id, action, after.state_id, outcome=Outcome(step.outcome),
+                          at=run.ended, expected_screen=step.expected_screen or ""))
+        if step.outcome == "ok":
+            task_steps.append(TaskStep(before.state_id, action))
+    trace = Trace(id=trace_id, source="agent", package=run.package, app_version=run.app_version, device=run.device,
+                  explorer="appmem-run", started=run.started, ended=run.ended, states=states, steps=steps)
+    task = None
+    if run.status == "done" and task_steps:
+        task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
+                    source="agent", steps=task_steps)
+    return RunImport(trace, task)

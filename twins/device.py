@@ -1,0 +1,299 @@
+"""A twin device: installed twin apps, a launcher, a current screen, and the
+input actions that move between recorded screens.
+
+Behaviour, in device terms:
+- replay: an action DroidBot took several times from one state may have led
+  to several states; the device walks an action's recorded targets
+  round-robin, in recorded order (repeats kept, so in the recorded
+  proportions), one step per time it is taken, and so reaches every recorded
+  target deterministically. The turn counters are per device and cleared by
+  `reset` (a reboot).
+- tap: DroidBot taps the centre of a view, so the recorded tap at a point is
+  the one on the view, among those under the point with a recorded action of
+  that kind from the current state, whose centre is nearest (then the smaller);
+  views with the very same bounds are one target, their recorded targets
+  pooled. Without one, the deepest interactive view under the point is the
+  element (an action the recording never made: the screen stays).
+- swipe: a move beyond the touch slop is a SCROLL of the scrollable view under
+  the start point, named like DroidBot names it (finger up = DOWN, finger left =
+  RIGHT); a still swipe of 500 ms or more is a LONG_TAP, a shorter one a tap.
+- text: INPUT on the last tapped editable view (else the focused editable one).
+- BACK follows the recorded BACK transitions; without one it returns to the
+  previous screen of this app session, or to the launcher from the entry screen.
+  HOME (and force-stopping the foreground app) returns to the launcher; ENTER
+  follows its recorded transitions or does nothing.
+- launching an app follows the recorded START_APP targets of the current
+  screen, else the app's recorded launch outcomes (`TwinApp.launches`), round-robin.
+
+Every device counts its input actions and the (app package, state id) pairs it
+has shown, for coverage measurement. All methods are thread-safe.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from dataclasses import dataclass
+
+from appmem.errors import DeviceError
+from graph.model import Action, ActionType, UIState
+from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
+                              launcher_state, place_views)
+from twins.profiles import RECORDED_DENSITY, Profile
+from twins.render import hierarchy_xml, screenshot_png
+from twins.vfs import VirtualFS
+
+log = logging.getLogger(__name__)
+
+TOUCH_SLOP = 10  # px a swipe may move and still be a tap
+LONG_PRESS_MS = 500
+KEY_NAMES = {"KEYCODE_BACK": "BACK", "4": "BACK", "BACK": "BACK",
+             "KEYCODE_HOME": "HOME", "3": "HOME", "HOME": "HOME",
+             "KEYCODE_ENTER": "ENTER", "66": "ENTER", "ENTER": "ENTER"}
+
+
+@dataclass(frozen=True)
+class Foreground:
+    """What `dumpsys window` reports: the focused package and activity, and the state shown."""
+
+    package: str
+    activity: str
+    state_id: str
+
+
+class TwinDevice:
+    """One twin device. `serial` names it on the adb server."""
+
+    def __init__(self, serial: str, apps: Iterable[TwinApp], sdk: int = 29):
+        self.serial = serial
+        self.apps: dict[str, TwinApp] = {}
+        for app in apps:
+            self.apps.setdefault(app.package, app)
+        self.sdk = sdk
+        first = next(iter(self.apps.values()), None)
+        self.width, self.height = (first.width, first.height) if first else DEFAULT_SIZE
+        self.density = first.profile.density if first else RECORDED_DENSITY
+        self._launcher, self._launcher_keys = launcher_state(list(self.apps.values()), self.width, self.height)
+        self._launcher_placed = place_views(self._launcher)
+        self._launcher_renders: dict[str, str | bytes] = {}
+        self.files = VirtualFS()
+        self.lock = threading.RLock()
+        self.actions = 0
+        self.visited: set[tuple[str, str]] = set()
+        self._app: TwinApp | None = None
+        self._state_id = LAUNCHER_STATE
+        self._stack: list[str] = []  # screens of the current app session, for BACK without a recorded transition
+        self._focus_key = ""
+        self._turns: dict[tuple[str, str, tuple[str, ...]], int] = {}  # (package, state, signatures) → next turn
+        self.reset()
+
+    # ---- observation -------------------------------------------------
+    @property
+    def app(self) -> TwinApp | None:
+        """The app in the foreground, None on the launcher."""
+        return self._app
+
+    @property
+    def state(self) -> UIState:
+        return self._launcher if self._app is None else self._app.states[self._state_id]
+
+    @property
+    def foreground(self) -> Foreground:
+        with self.lock:
+            state = self.state
+            return Foreground(state.package, state.activity, self._state_id)
+
+    def hierarchy(self) -> str:
+        """The uiautomator XML of the current screen."""
+        with self.lock:
+            cache, key = self._render_slot("xml")
+            if key not in cache:
+                cache[key] = hierarchy_xml(self.state)
+            return str(cache[key])
+
+    def screenshot(self) -> bytes:
+        """A PNG of the current screen at the display size."""
+        with self.lock:
+            cache, key = self._render_slot("png")
+            if key not in cache:
+                cache[key] = screenshot_png(self.state, self.width, self.height)
+            return bytes(cache[key])
+
+    def _render_slot(self, kind: str) -> tuple[dict[str, str | bytes], str]:
+        if self._app is None:
+            return self._launcher_renders, kind
+        return self._app.renders, f"{kind}|{self._state_id}|{self.width}x{self.height}"
+
+    # ---- control -----------------------------------------------------
+    def reset(self) -> None:
+        """Back to the launcher, as after a reboot: the replay starts over (counters and files are kept)."""
+        with self.lock:
+            self._turns.clear()
+            self._go_launcher()
+
+    def goto(self, package: str, state_id: str) -> None:
+        """Show a recorded state of an installed app directly, as a fresh session
+        (to set up tests and targeted exploration)."""
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None or state_id not in app.states:
+                raise DeviceError(f"{self.serial}: no recorded state {state_id!r} of {package!r}")
+            self._app, self._stack = app, []
+            self._go(state_id)
+
+    def tap(self, x: int, y: int) -> None:
+        with self.lock:
+            self.actions += 1
+            self._touch(ActionType.TAP, x, y)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        with self.lock:
+            self.actions += 1
+            dx, dy = x2 - x1, y2 - y1
+            if abs(dx) <= TOUCH_SLOP and abs(dy) <= TOUCH_SLOP:
+                self._touch(ActionType.LONG_TAP if duration_ms >= LONG_PRESS_MS else ActionType.TAP, x1, y1)
+                return
+            if abs(dy) >= abs(dx):
+                direction = "DOWN" if dy < 0 else "UP"
+            else:
+                direction = "RIGHT" if dx < 0 else "LEFT"
+            if self._app is None:
+                return
+            hits = self._hit(x1, y1, ActionType.SCROLL, lambda v: v.view.scrollable)
+            if hits:
+                self._follow(*(Action(ActionType.SCROLL, hit.key, direction) for hit in hits))
+
+    def input_text(self, text: str) -> None:
+        with self.lock:
+            self.actions += 1
+            if self._app is None:
+                return
+            key = self._focus_key or next(
+                (pv.key for pv in self._app.placed[self._state_id] if pv.view.focused and pv.view.editable), "")
+            if key:
+                self._follow(Action(ActionType.INPUT, key, text))
+
+    def key(self, code: str) -> None:
+        """A key event by name (KEYCODE_BACK, BACK) or number (4); keys that are
+        not BACK/HOME/ENTER change nothing."""
+        with self.lock:
+            self.actions += 1
+            name = KEY_NAMES.get(code.upper(), "")
+            if self._app is None or not name:
+                return
+            if name == "HOME":
+                self._go_launcher()
+            elif name == "ENTER":
+                self._follow(Action(ActionType.ENTER))
+            elif not self._follow(Action(ActionType.BACK)):
+                if self._state_id == self._app.entry or len(self._stack) < 2:
+                    self._go_launcher()
+                else:
+                    self._go(self._stack[-2])
+
+    def start_app(self, package: str) -> bool:
+        """Launch an installed app; False when it is not installed."""
+        with self.lock:
+            app = self.apps.get(package)
+            if app is None:
+                return False
+            self.actions += 1
+            self._launch(app)
+            return True
+
+    def stop_app(self, package: str) -> None:
+        """Force-stop: the launcher shows when the app was in the foreground."""
+        with self.lock:
+            self.actions += 1
+            if self._app is not None and self._app.package == package:
+                self._go_launcher()
+
+    # ---- internals ---------------------------------------------------
+    def _touch(self, kind: ActionType, x: int, y: int) -> None:
+        if self._app is None:
+            if kind == ActionType.TAP:
+                for pv in reversed(self._launcher_placed):
+                    if pv.key in self._launcher_keys and pv.view.bounds.contains(x, y):
+                        self._launch(self.apps[self._launcher_keys[pv.key]])
+                        return
+            return
+        hits = self._hit(x, y, kind, lambda v: v.view.interactive)
+        if not hits:
+            return
+        self._follow(*(Action(kind, hit.key) for hit in hits))
+        hit = next((h for h in hits if h.view.editable), hits[0])
+        if hit.view.editable and any(pv.key == hit.key and pv.view.editable for pv in self._app.placed[self._state_id]):
+            self._focus_key = hit.key  # still there after the tap (often a new state: the keyboard shows)
+
+    def _launch(self, app: TwinApp) -> None:
+        start = Action(ActionType.START_APP, text=app.package).signature
+        targets = app.targets(self._state_id, start) if self._app is app else ()
+        key = (app.package, self._state_id, (start,)) if targets else (app.package, "", (start,))
+        target = self._turn(key, targets or app.launches)
+        self._app, self._stack = app, []
+        self._go(target)
+
+    def _hit(self, x: int, y: int, kind: ActionType, fallback: Callable[[PlacedView], bool]) -> list[PlacedView]:
+        """The views a `kind` action at (x, y) acts on: those with a recorded `kind` action under
+        the point whose centre is nearest to it (then the smallest; all with those very bounds),
+        else the deepest view passing `fallback`; [] when none."""
+        assert self._app is not None
+        acted = self._app.acted.get((self._state_id, kind), frozenset())
+        under = [pv for pv in self._app.placed[self._state_id] if pv.view.bounds.contains(x, y)]
+        recorded = [pv for pv in under if pv.key in acted]
+        if recorded:
+            def rank(pv: PlacedView) -> tuple[int, int]:
+                cx, cy = pv.view.bounds.center
+                return (cx - x) ** 2 + (cy - y) ** 2, pv.view.bounds.area
+            best = min(recorded, key=rank)
+            return [pv for pv in recorded if pv.view.bounds == best.view.bounds]
+        deepest: PlacedView | None = None
+        for pv in under:
+            if fallback(pv) and (deepest is None or pv.depth >= deepest.depth):
+                deepest = pv
+        return [deepest] if deepest else []
+
+    def _follow(self, *actions: Action) -> bool:
+        """Take the next recorded transition of these actions (one physical input) from the
+        current state; False when none was recorded."""
+        assert self._app is not None
+        signatures = tuple(a.signature for a in actions)
+        targets = tuple(t for s in signatures for t in self._app.targets(self._state_id, s))
+        if not targets:
+            return False
+        self._go(self._turn((self._app.package, self._state_id, signatures), targets))
+        return True
+
+    def _turn(self, key: tuple[str, str, tuple[str, ...]], targets: tuple[str, ...]) -> str:
+        """The next of `targets` for this (package, state, action) on this device, round-robin."""
+        turn = self._turns.get(key, 0)
+        self._turns[key] = turn + 1
+        return targets[turn % len(targets)]
+
+    def _go(self, target: str) -> None:
+        if target == LAUNCHER_STATE or self._app is None:
+            self._go_launcher()
+            return
+        if target in self._stack:
+            del self._stack[self._stack.index(target) + 1:]
+        else:
+            self._stack.append(target)
+        if target != self._state_id:
+            self._focus_key = ""
+        self._state_id = target
+        self.visited.add((self._app.package, target))
+
+    def _go_launcher(self) -> None:
+        self._app, self._stack, self._focus_key = None, [], ""
+        self._state_id = LAUNCHER_STATE
+        self.visited.add((LAUNCHER_PACKAGE, LAUNCHER_STATE))
+
+
+def build_fleet(app_folders: Iterable[str | Path], n_devices: int, prefix: str = "twin-",
+                profile: Profile = Profile(), version: int = 1) -> dict[str, TwinDevice]:
+    """`n_devices` twin devices (serials twin-0001, ...), each with every app installed, as
+    `profile` shows them, at app `version` (twins/profiles.py). Each folder is read once;
+    the apps are shared, the device state is not."""
+    apps = [TwinApp.from_droidbot(folder, profile=profile, version=version) for folder in app_folders]
+    return {f"{prefix}{i:04d}": TwinDevice(f"{prefix}{i:04d}", apps) for i in range(1, n_devices + 1)}
