@@ -60,7 +60,7 @@ def read_json(path: Path) -> Any:
             raise InputFormatError(str(path), "no JSON object after 'var utg ='")
         text = text[start:]
     try:
-        return clean_all(json.loads(text))  # a "\\ud800" escape decodes to a lone surrogate: nothing can store it
+        return clean_all(json.loads(text))  # a "\ud800" escape decodes to a lone surrogate: nothing can store it
     except json.JSONDecodeError as exc:
         raise InputFormatError(str(path), f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
