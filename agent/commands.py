@@ -1,7 +1,8 @@
-"""CLI: `appmem plan` (a plan from the memory) and `appmem locate` (where in the memory a screen is)."""
+"""CLI for agents: `appmem plan`, `appmem locate`, `appmem hints`, `appmem doc` (agent/answer.py answers)."""
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 from pathlib import Path
 
 from appmem.cli import emit
@@ -9,8 +10,8 @@ from appmem.errors import InputFormatError
 from appmem.settings import Settings
 
 
-def _screen_args(p: argparse.ArgumentParser, with_id: bool) -> None:
-    group = p.add_mutually_exclusive_group(required=not with_id)
+def _screen_args(p: argparse.ArgumentParser, required: bool, with_id: bool) -> None:
+    group = p.add_mutually_exclusive_group(required=required)
     group.add_argument("--screen-xml", type=Path, help="the agent's screen: a uiautomator XML dump")
     group.add_argument("--screen-html", type=Path, help="the agent's screen: an AutoDroid HTML state")
     if with_id:
@@ -21,16 +22,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="plan a task over the app memory: steps with element locators")
     p.add_argument("task_text", nargs="?", metavar="TASK", help="the task (or --task)")
     p.add_argument("--task", help="the task")
-    p.add_argument("--app", required=True, help="package or short app name")
-    _screen_args(p, with_id=True)
-    p.add_argument("--k", type=int, default=10, help="targets retrieved and planned to (default 10)")
+    p.add_argument("--app", help="package or short app name (default: the app the memory finds for the task)")
+    _screen_args(p, required=False, with_id=True)
+    p.add_argument("--k", type=int, default=None, help="targets retrieved and planned to (default 10)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_plan)
     p = sub.add_parser("locate", help="find the agent's screen in the app memory: exact, similar or unknown")
     p.add_argument("--app", required=True, help="package or short app name")
-    _screen_args(p, with_id=False)
+    _screen_args(p, required=True, with_id=False)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_locate)
+    h = sub.add_parser("hints", help="what each element of the agent's current screen leads to, for a task")
+    h.add_argument("--task", required=True)
+    h.add_argument("--app", required=True, help="package or short app name")
+    _screen_args(h, required=True, with_id=False)
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(handler=run_hints)
+    d = sub.add_parser("doc", help="the app document: screens, elements, effects, locators, ways in")
+    d.add_argument("--app", required=True, help="package or short app name")
+    d.add_argument("--format", choices=("json", "markdown"), default="markdown")
+    d.add_argument("--budget", type=int, default=None, help="token budget (default 4000)")
+    d.set_defaults(handler=run_doc)
+
+
+@contextmanager
+def answerer(settings: Settings, k: int | None = None):
+    from agent.answer import Answerer
+    from appmem.clients import open_graph
+    from semantic.embedder import Embedder
+    from semantic.vectors import VectorStore, open_qdrant
+
+    store = open_graph(settings)
+    client = open_qdrant(settings)
+    try:
+        embedder = Embedder(settings.home)
+        yield Answerer(store, VectorStore(client, embedder.dim), embedder, k)
+    finally:
+        client.close()
+        store.driver.close()
 
 
 def _read(path: Path) -> str:
@@ -52,26 +81,19 @@ def _screen(args: argparse.Namespace, package: str):
 
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     from agent.planjson import plan_to_dict
-    from agent.planner import Planner
-    from appmem.clients import open_graph
-    from semantic.commands import resolve_app
-    from semantic.embedder import Embedder
-    from semantic.vectors import VectorStore, open_qdrant
 
     task = args.task or args.task_text
     if not task:
         raise InputFormatError("appmem plan", "no task given (TASK or --task)")
-    store = open_graph(settings)
-    client = open_qdrant(settings)
-    try:
-        packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
-        embedder = Embedder(settings.home)
-        planner = Planner(store, VectorStore(client, embedder.dim), embedder, k=args.k)
-        plan = planner.plan(task, packages, _screen(args, packages[0]))
-    finally:
-        client.close()
-        store.driver.close()
-    emit(args, plan_to_dict(plan), _human)
+    if (args.screen_xml or args.screen_html) and not args.app:
+        raise InputFormatError("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
+    with answerer(settings, args.k) as answers:
+        start = _screen(args, answers.packages(args.app)[0]) if args.app else args.screen
+        plan, choice = answers.plan(task, args.app, start, args.k)
+    out = plan_to_dict(plan)
+    if choice is not None:
+        out["app_choice"] = choice
+    emit(args, out, _human)
     return 0
 
 
@@ -79,22 +101,39 @@ def _human(p: dict) -> str:
     if p["route"] == "none":
         return "no route from the start screen; best targets:\n" + "\n".join(
             f"  {a['label']} on {a['screen'] or a['screen_id']} ({a['score']})" for a in p["alternatives"])
-    return "\n".join(
-        f"{i}. {s['action']} {(s['element'] or {}).get('label') or ''}"
+    return f"[{p['source']}] {p['package']}\n" + "\n".join(
+        f"{i}. {s['action']} {(s['element'] or {}).get('label') or (s['element'] or {}).get('text') or ''}"
         + (f" ← {s['input']!r}" if s["input"] else "") + (f" [{s['slot']}]" if s["slot"] else "")
+        + (f"  ({s['package']})" if s["package"] != p["package"] else "")
         + ("  [confirm: risky]" if s["risky"] else "") for i, s in enumerate(p["steps"], 1))
 
 
 def run_locate(settings: Settings, args: argparse.Namespace) -> int:
-    from agent.locate import locate
+    with answerer(settings) as answers:
+        package = answers.packages(args.app)[0]
+        found = answers.locate(package, _screen(args, package))
+    emit(args, found, lambda f: f"{f['match']}: {f['screen_id']} ({f['score']})")
+    return 0
+
+
+def run_hints(settings: Settings, args: argparse.Namespace) -> int:
+    with answerer(settings) as answers:
+        package = answers.packages(args.app)[0]
+        out = answers.hints(args.task, package, _screen(args, package))
+    emit(args, out, lambda h: "\n".join(f"- {x['text']}" for x in h["hints"]) or "no hints")
+    return 0
+
+
+def run_doc(settings: Settings, args: argparse.Namespace) -> int:
+    from agent.appdoc import BUDGET, app_doc, render, token_counter
     from appmem.clients import open_graph
     from semantic.commands import resolve_app
 
     store = open_graph(settings)
     try:
-        packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
-        found = locate(store, packages[0], _screen(args, packages[0]))
+        package = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)[0]
+        doc = app_doc(store, package, token_counter(settings.home), args.budget or BUDGET)
     finally:
         store.driver.close()
-    emit(args, found, lambda f: f"{f['match']}: {f['screen_id']} ({f['score']})")
+    print(render(doc, args.format))
     return 0

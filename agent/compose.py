@@ -24,8 +24,8 @@ from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
 from semantic.ranking import STOPWORDS
 from graph.model import ActionType, Element, PlanStep
 
-COVER_W = 0.3
-VALUE_W = 0.3
+COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
+VALUE_W = 0.0
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
@@ -56,11 +56,6 @@ class Candidate:
     score: float = 0.0
 
 
-def _action(e: Element) -> ActionType:
-    r = role(e)
-    return ActionType.INPUT if r == "input" else ActionType.LONG_TAP if r == "long_tap" else ActionType.TAP
-
-
 class Composer:
     def __init__(self, graph: AppGraph, task: ParsedTask):
         self.graph = graph
@@ -69,7 +64,7 @@ class Composer:
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
-        self.forms: list[str] = []  # forms the plan filled and left by another element than their confirm
+        self.forms: list[str] = []  # forms passed on the way and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
               confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
@@ -84,7 +79,7 @@ class Composer:
 
     def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
         edge = self._edge(e)
-        self._step(e, _action(e), e.screen_id, text, to=edge.target if edge else e.screen_id,
+        self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
                    confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
 
     def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
@@ -103,13 +98,13 @@ class Composer:
 
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
-        return confirm(self.graph.screen_elements(screen), set()) is not None
+        return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
 
     def item(self, anchor: Anchor) -> None:
         """Select the row that shows the task's item: a slot step with the value and a locator template."""
         row = anchor.row
         self.work(row.screen_id, row.id, form=self.is_form(row.screen_id))
-        self._step(item_template(row, anchor.value), _action(row), row.screen_id, anchor.value,
+        self._step(item_template(row, anchor.value), row.action, row.screen_id, anchor.value,
                    to=anchor.opens, confidence=GUESS, slot="item")
 
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:

@@ -35,11 +35,14 @@ def element_dict(e: Element | None) -> dict[str, Any] | None:
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    return {
+    out = {
         "task": plan.task, "package": plan.package, "source": plan.source, "route": plan.route,
         "llm_calls": plan.llm_calls, "start": plan.start,
-        "steps": [{"action": s.action.value, "package": plan.package, "element": element_dict(s.element),
+        "steps": [{"action": s.action.value, "package": s.package or plan.package, "element": element_dict(s.element),
                    "input": s.input, "slot": s.slot, "screen_id": s.screen_id, "to_screen": s.to_screen,
                    "risky": s.risky, "confidence": s.confidence, "stale": s.stale} for s in plan.steps],
         "alternatives": plan.alternatives,
     }
+    if plan.recalled is not None:  # recall (agent/recall.py): which stored task, and from where it was re-planned
+        out.update(recalled=plan.recalled, replanned_from=plan.replanned_from)
+    return out

@@ -131,17 +131,26 @@ class Planner:
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
-        """Confirm buttons of the forms that take FORM_VALUES or more of the task's values: a task that
-        states several values is done on the form that fits them, whatever its words say."""
-        if len(parsed.values) < FORM_VALUES and not parsed.old:  # "from X to Y" edits a field: one suffices
+        """Confirm buttons of the forms that take FORM_VALUES or more of the task's values (one for
+        "from X to Y", which edits a field): a task that states values is done on the form that fits
+        them. A confirm button's words say little, so the form scores as its best element or the
+        best element that opens it."""
+        needed = 1 if parsed.old else FORM_VALUES
+        if len(parsed.values) < needed:
             return []
         by_id = {h.payload.get("element_id"): h for h in ranked}
+        ways_in: dict[str, list[str]] = {}
+        for edges in graph.edges.values():
+            for edge in edges:
+                ways_in.setdefault(edge.target, []).append(edge.element_id)
         out = []
         for screen in graph.on_screen:
             elements = graph.screen_elements(screen)
             ok = confirm(elements, set())
-            if ok is not None and ok.id in by_id and len(fields(elements, parsed, set())) >= FORM_VALUES:
-                out.append(by_id[ok.id])
+            if ok is None or ok.id not in by_id or len(fields(elements, parsed, set())) < needed:
+                continue
+            related = [by_id[i].score for i in [e.id for e in elements] + ways_in.get(screen, []) if i in by_id]
+            out.append(Hit(by_id[ok.id].kind, max(related), by_id[ok.id].payload))
         return out
 
     def _starts(self, graph: AppGraph, packages: list[str], start: str | UIState | None) -> tuple[list[str], dict]:

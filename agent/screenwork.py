@@ -15,14 +15,15 @@ Words for field kinds are generic UI vocabulary, not any benchmark's.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from agent.taskparse import ParsedTask, Value, coverage
 from graph.model import Element
 from graph.screens import xpath_literal
 from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
 
-OPTION_MIN = 0.75  # chosen leave-one-app-out by bench/plan.py (see README)
+OPTION_MIN = 0.6  # chosen leave-one-app-out by bench/plan.py (README: Benchmarks)
 NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
@@ -34,17 +35,39 @@ NUMERIC = ("phone", "number", "new", "percent", "size", "time")
 TEXTUAL = ("new", "quoted", "named", "file", "name")
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How the vocabulary reads an element: computed once per element content (plans read each many times)."""
+
+    label: str
+    role: str
+    confirm: bool
+
+
+@lru_cache(maxsize=65536)
+def _read(class_name: str, resource_id: str, text: str, content_desc: str, flags: tuple[str, ...]) -> Reading:
+    e = Element("", "", class_name=class_name, resource_id=resource_id, text=text, content_desc=content_desc,
+                flags=list(flags))
+    name = head(label_of(e))
+    confirm_ = humanize(text or content_desc).lower() in CONFIRM_WORDS or name.lower() in CONFIRM_WORDS
+    return Reading(name, e.role, confirm_)
+
+
+def reading(e: Element) -> Reading:
+    return _read(e.class_name, e.resource_id, e.text, e.content_desc, tuple(e.flags))
+
+
 def label(e: Element) -> str:
     """The element's name for matching: its label's first line (a second line is a value)."""
-    return head(label_of(e))
+    return reading(e).label
 
 
 def role(e: Element) -> str:
-    return e.role
+    return reading(e).role
 
 
 def is_confirm(e: Element) -> bool:
-    return humanize(e.text or e.content_desc).lower() in CONFIRM_WORDS or label(e).lower() in CONFIRM_WORDS
+    return reading(e).confirm
 
 
 def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[Element]:

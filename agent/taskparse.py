@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from semantic.ranking import STOPWORDS, stem
 
@@ -103,6 +104,7 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
 
 
+@lru_cache(maxsize=65536)
 def alike(a: str, b: str) -> bool:
     """Two stems name the same thing: equal, one abbreviates the other ('min', 'minutes'), or they share
     a long beginning ('vibrate', 'vibration'). Numbers only when equal."""
@@ -115,6 +117,11 @@ def alike(a: str, b: str) -> bool:
 
 def coverage(label: str, words: list[str]) -> float:
     """The share of a label's content words that the task says."""
+    return _coverage(label, tuple(words))
+
+
+@lru_cache(maxsize=65536)
+def _coverage(label: str, words: tuple[str, ...]) -> float:
     stems = content_stems(label)
     if not stems:
         return 0.0

@@ -16,19 +16,20 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.keys import KeyStore
 from api.limits import LimitsMiddleware
-from api.memory import GENERATION_KEY, Memory
+from api.memory import Memory
 from api.metrics import Metrics
+from mcp.server.transport_security import TransportSecuritySettings
 from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
-from ingest.contributions import Contributions
+from ingest.contributions import GENERATION_KEY, Contributions
 
 log = logging.getLogger("appmem.api")
 
@@ -103,7 +104,11 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
 
     services = open_services(settings, memory)
     mcp = build_mcp(lambda: services.memory)
-    mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True)
+    # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
+    # the SDK's Host-header check would refuse the API's own public host name.
+    mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True,
+                                      transport_security=TransportSecuritySettings(
+                                          enable_dns_rebinding_protection=False))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):

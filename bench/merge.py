@@ -9,6 +9,7 @@ For each shared DroidBot app (twins are simulators: every figure here depends on
    apps): the share of elements whose non-data texts conflict within one Screen, and
    the Screens holding dialogs with two different titles. Data here, independently of
    the identity code: empty, any digit, a privacy placeholder `<…>`, editable fields;
+   switch states (ON/OFF) and web pages are reported apart (`…_incl_switch_states…`);
 4. crawl `--twin-version 2`: of the v1 screens the crawl reached unchanged (the twin
    knows which recorded states the update changed), how many kept their node; of the
    edges it took between unchanged screens, how many were already in the memory; how
@@ -54,9 +55,15 @@ def is_data(text: str, editable: bool) -> bool:
     return editable or not text or any(c.isdigit() for c in text) or ("<" in text and ">" in text)
 
 
+def is_state(class_name: str) -> bool:
+    """A switch's text is its ON/OFF state; a WebView's text is the page shown: counted apart."""
+    return class_name.endswith(("Switch", "SwitchCompat", "ToggleButton", "WebView"))
+
+
 def conflicts(traces: list[Trace]) -> dict:
     """Elements with conflicting non-data texts within one Screen; Screens with two dialog titles."""
     texts: dict[str, set[str]] = {}
+    states: set[str] = set()  # elements whose text is a switch state or a web page
     titles: dict[str, set[str]] = {}
     for trace in traces:
         clean = scrub_trace(trace)
@@ -68,15 +75,19 @@ def conflicts(traces: list[Trace]) -> dict:
                 for text in (element.text, element.content_desc):
                     if not is_data(text, view.editable):
                         texts.setdefault(element.id, set()).add(("t:" if text == element.text else "d:") + text)
+                        if is_state(view.class_name):
+                            states.add(element.id)
             for v in state.views:
                 if v.visible and v.resource_id.endswith(":id/alertTitle") and v.text:
                     titles.setdefault(screen.id, set()).add(v.text)
     def kinds(variants: set[str], kind: str) -> int:
         return len({v for v in variants if v.startswith(kind)})
-    conflicting = sum(1 for v in texts.values() if kinds(v, "t:") > 1 or kinds(v, "d:") > 1)
+    conflicts = {e for e, v in texts.items() if kinds(v, "t:") > 1 or kinds(v, "d:") > 1}
+    conflicting = len(conflicts - states)
     two_dialogs = {s: sorted(t) for s, t in titles.items() if len(t) > 1}
     return {"elements_with_static_text": len(texts), "conflicting": conflicting,
             "conflicting_share": round(conflicting / max(1, len(texts)), 4),
+            "conflicting_incl_switch_states_and_web_pages": len(conflicts),
             "screens_with_two_dialog_titles": len(two_dialogs),
             "examples": [titles for titles in list(two_dialogs.values())[:5]]}
 

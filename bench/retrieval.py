@@ -31,14 +31,17 @@ from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_s
 
 from agent.index import ElementIndex  # noqa: E402
 from appmem.clients import open_graph  # noqa: E402
+from graph.store import element_of  # noqa: E402
+from graph.vocabulary import label_of  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
 K = 5
 
 
-def labels_of(scorer, payload_or_row: dict) -> set[str]:
-    out = {scorer.norm(payload_or_row.get(key)) for key in ("text", "content_desc", "label")}
+def labels_of(scorer, row: dict) -> set[str]:
+    """An element's names as the shared scorer compares them: text, content description, label."""
+    out = {scorer.norm(row.get(key)) for key in ("text", "content_desc", "label")}
     out.discard("")
     return out
 
@@ -48,18 +51,19 @@ def evaluate(store, index_of, embedder: Embedder, scorer, packages: dict[str, st
     for app in APPS:
         package = packages[app]
         index = index_of(package)
-        known = set()
+        known, element_labels = set(), {}
         screens = [r["id"] for r in store.read("planner_app_screens", packages=[package])]
         for row in store.elements(screen_ids=screens):
-            known |= labels_of(scorer, row)
+            element_labels[row["id"]] = labels_of(scorer, {**row, "label": label_of(element_of(row))})
+            known |= element_labels[row["id"]]
         tasks = [t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if scorer.gold_steps(t)]
         vecs = embedder.embed([t["task"] for t in tasks])
         hit1 = hit5 = held = 0
         for task, vec in zip(tasks, vecs):
             gold = scorer.gold_steps(task)[-1]["labels"]
             hits = index.search(vec, task["task"], K)
-            ranks = [k for k, h in enumerate(hits) if labels_of(scorer, h.payload) & gold]
-            ids_text = [h.payload.get("text", "") for h in hits]
+            ranks = [k for k, h in enumerate(hits) if element_labels.get(h.payload.get("element_id"), set()) & gold]
+            ids_text = [h.payload.get("label", "") for h in hits]
             held += bool(gold & known)
             hit1 += bool(ranks) and ranks[0] == 0
             hit5 += bool(ranks)

@@ -296,6 +296,7 @@ class PlanStep:
     screen_id: str
     input: str = ""
     risky: bool = False
+    package: str = ""  # the app the step acts in (plans may switch apps)
     to_screen: str = ""  # the screen expected after the step ("" when unknown)
     confidence: float = 1.0  # how likely the step works: the edge's reliability, lower for guesses
     slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
@@ -312,3 +313,5 @@ class Plan:
     route: str = "found"  # found | none: no route from the start screen to any target
     start: dict | None = None  # {"screen_id", "match", "score"}
     alternatives: list[dict] = field(default_factory=list)  # other targets: {"screen_id", "label", "score"}
+    recalled: dict | None = None  # the stored task a recall answered with: provenance, score, parameters
+    replanned_from: int | None = None  # recall: the step from which the planner took over (an element gone)

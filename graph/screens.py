@@ -51,8 +51,9 @@ def is_data_text(text: str) -> bool:
             or ("<" in label and ">" in label) or scrub_text(label) != label)
 
 
-def naming_texts(state: UIState) -> dict[int, str]:
-    """View index → its naming text, for the views that name the screen (module doc)."""
+def naming_texts(state: UIState, scrolled: bool = False) -> dict[int, str]:
+    """View index → its naming text, for the views that name the screen (module doc);
+    with `scrolled`, the labels inside scrolling containers too (they name elements)."""
     if state.structure:
         return {}
     shown = shown_views(state.views)
@@ -68,8 +69,10 @@ def naming_texts(state: UIState) -> dict[int, str]:
         parent = by_index.get(v.parent)
         title = is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))
         label = v.resource_id in MENU_TEXT_IDS or v.clickable or v.long_clickable or v.checkable
-        # What a scrolling container shows depends on where it is scrolled; a switch's text is its state.
-        if not (title or (label and not in_scroller(v, by_index) and not v.short_class.endswith(SWITCH_CLASSES))):
+        # What a scrolling container shows depends on where it is scrolled (the screen is the same,
+        # its rows are other elements: `scrolled`); a switch's text is its state.
+        if not (title or (label and (scrolled or not in_scroller(v, by_index))
+                          and not v.short_class.endswith(SWITCH_CLASSES))):
             continue
         text = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")
         if text:
@@ -78,12 +81,13 @@ def naming_texts(state: UIState) -> dict[int, str]:
 
 
 def element_names(state: UIState) -> dict[int, str]:
-    """What an element's id adds to its path: its naming text. Formats with their own
+    """What an element's id adds to its path: its naming text, also inside scrolling containers
+    (a row scrolled into another option's place is another element). Formats with their own
     structure (AutoDroid's HTML) have no list structure to tell items from labels, and their
     paths count positions in document order: there every interactive view's non-data text
     (its label) is added, so a button that moved does not merge with another label."""
     if not state.structure:
-        return naming_texts(state)
+        return naming_texts(state, scrolled=True)
     out: dict[int, str] = {}
     for v in state.views:
         label = next((t.strip() for t in (v.text, v.content_desc) if t and not is_data_text(t)), "")

@@ -132,16 +132,22 @@ def element_of(row: dict[str, Any]) -> Element:
                    locators=list(row["locators"]))
 
 
-def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
-    """Tasks → merge_tasks rows; element_ids maps (state id, element key) → Element id."""
+def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str], trace: Trace | None = None,
+              seen: dict[tuple[str, str], dict] | None = None) -> list[dict[str, Any]]:
+    """Tasks → merge_tasks rows; element_ids maps (state id, element key) → Element id;
+    `trace` (the run that demonstrated them) is their provenance; `seen` what each
+    step's element showed then (text, content_desc, locators)."""
     out = []
     for task in tasks:
         step_rows = []
         for i, step in enumerate(task.steps):
             element_id = element_ids.get((step.state_id, step.action.element_key))
             if element_id:
+                shown = (seen or {}).get((step.state_id, step.action.element_key), {})
                 step_rows.append({"index": i, "element_id": element_id, "action": step.action.type.value,
-                                  "input": step.action.text})
+                                  "input": step.action.text, "text": shown.get("text"),
+                                  "content_desc": shown.get("content_desc"), "locators": shown.get("locators")})
         out.append({"id": task.id, "description": task.description, "package": task.package,
-                    "source": task.source, "steps": len(task.steps), "step_rows": step_rows})
+                    "source": task.source, "steps": len(task.steps), "step_rows": step_rows,
+                    "trace_id": trace.id if trace else None, "device": trace.device if trace else None})
     return out

@@ -11,7 +11,7 @@ from typing import Callable
 
 from graph.model import Action, ActionType, Step, Task, Trace, UIState
 from graph.rows import build_rows, chunk_states, chunk_steps
-from graph.screens import elements_of, screen_of
+from graph.screens import elements_of, locators, screen_of, view_locations
 from graph.store import ChunkResult, GraphStore, task_rows
 from graph.versions import resolve_version
 from ingest.privacy import scrub_state, scrub_text
@@ -91,9 +91,12 @@ def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
 
 def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int:
     """Store demonstrations; their steps point at the elements of `demo_trace`'s
-    screens (ingest that trace first, so those elements exist)."""
+    screens (ingest that trace first, so those elements exist) and keep what the
+    demonstration saw on them (text, description, locators: an Element keeps only
+    its latest observation)."""
     tasks = [scrub_task(task) for task in tasks]
     element_ids: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], dict] = {}
     for task in tasks:
         for step in task.steps:
             state = demo_trace.states.get(step.state_id)
@@ -103,5 +106,16 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
                 element = next((e for e in elements_of(state, screen, frozenset({key})).values() if e.key == key), None)
                 if element is not None:
                     element_ids[(step.state_id, key)] = element.id
-    store.write_tasks(task_rows(tasks, element_ids))
+                    seen.setdefault((step.state_id, key), _seen(scrub_state(state), key))
+    store.write_tasks(task_rows(tasks, element_ids, demo_trace, seen))
     return len(tasks)
+
+
+def _seen(state: UIState, key: str) -> dict:
+    """What the view with structural key `key` showed in `state`: text, description, locators."""
+    located = view_locations(state.views)
+    for view in state.views:
+        if located.get(view.index, ("",))[0] == key:
+            return {"text": view.text, "content_desc": view.content_desc,
+                    "locators": locators(view, located[view.index][1])}
+    return {}

@@ -143,3 +143,47 @@ def test_openapi_docs_are_served(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/v1/plan", "/v1/locate", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
             "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
+
+
+def tarball(members: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("body, problem", [
+    (tarball({"../evil/utg.js": b"{}"}), "unsafe path"),
+    (tarball({"/etc/utg.js": b"{}"}), "unsafe path"),
+    (tarball({"notes.txt": b"hi"}), "no utg.js"),
+    (b"not a tarball", "not a gzip-compressed tar"),
+])
+def test_hostile_or_malformed_tarballs_are_refused_before_queuing(client, bearer, body, problem):
+    r = client.post("/v1/traces", content=body, headers={**bearer("contribute"), "Content-Type": "application/gzip"})
+    assert r.status_code == 422 and problem in r.json()["detail"]
+
+
+def test_contributions_need_a_known_body_type_and_a_valid_run(client, bearer):
+    headers = bearer("contribute")
+    assert client.post("/v1/traces", content=b"x", headers={**headers, "Content-Type": "text/plain"}).status_code == 415
+    r = client.post("/v1/traces", json={"format": "appmem-run/1", "task": "x"}, headers=headers)
+    assert r.status_code == 422 and "package" in json.dumps(r.json())
+    assert client.get("/v1/traces/abc123", headers=headers).status_code == 404
+
+
+def test_the_mcp_endpoint_is_behind_the_keys(client, bearer):
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "test", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    assert client.post("/mcp/", json=rpc, headers=accept).status_code == 401
+    assert client.post("/mcp/", json=rpc, headers={**accept, **bearer("contribute")}).status_code == 403
+    r = client.post("/mcp/", json=rpc, headers={**accept, **bearer("plan")})
+    assert r.status_code == 200, r.text
+    assert r.json()["result"]["serverInfo"]["name"] == "appmem"

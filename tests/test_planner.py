@@ -81,7 +81,7 @@ def test_an_item_task_selects_the_named_row_as_a_slot(planner):
 def test_a_two_value_form_gets_each_value_in_the_field_it_fits(planner):
     task = "Create a new contact Stephen Bob, mobile number 12345678900"
     plan = plan_to_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
-    typed = {s["element"]["label"]: s["input"] for s in plan["steps"] if s["action"] == "input"}
+    typed = {s["element"]["text"]: s["input"] for s in plan["steps"] if s["action"] == "input"}
     assert typed == {"First name": "Stephen", "Surname": "Bob", "Number": "12345678900"}
     assert plan["steps"][-1]["element"]["label"] == "Save"
 

@@ -238,3 +238,24 @@ def test_one_keys_flood_counts_as_one_contributor(server, twins, memory, setting
     assert counts["crowd_failures"] == pytest.approx(1.0)  # five failures of one key: one voice
     raw = (counts["successes"] + 1) / (counts["observations"] + 2)
     assert crowd_reliability(counts) > raw
+
+
+def test_a_droidbot_tarball_and_a_correction_are_ingested(server, twins, memory, tmp_path):
+    import tarfile
+
+    url, key = server
+    archive = tmp_path / "adfree.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DROIDBOT / "ch.abertschi.adfree", arcname="ch.abertschi.adfree")
+    run, _ = missed_step_run(memory, twins, "tap Color palette", 0)
+    fix = run["steps"][2]  # a person says: on this screen, this tap is the way
+    correction = {"task": "tap Color palette", "package": ACRYLIC, "app_version": run["app_version"],
+                  "action": fix["action"], "element": fix["element"], "input": "", "before_xml": fix["before_xml"],
+                  "after_xml": fix["after_xml"], "before_activity": fix["before_activity"],
+                  "after_activity": fix["after_activity"]}
+    with ApiClient(url, key) as api:
+        tarball = api.wait_trace(api.contribute_droidbot(archive)["trace_id"], 120)
+        corrected = api.wait_trace(api.correct(correction)["trace_id"], 60)
+    assert tarball["status"] == "done" and tarball["report"]["transitions"] > 0, tarball
+    assert "ch.abertschi.adfree" in [a["package"] for a in memory.apps()]
+    assert corrected["status"] == "done" and corrected["report"]["task"], corrected

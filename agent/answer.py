@@ -1,0 +1,68 @@
+"""What an agent asks of the memory, answered in one order for the CLI, the API and MCP.
+
+`Answerer` owns one Planner (whose per-app graphs and element indexes stay loaded) and
+one Recall over the same stores. A plan request goes:
+1. which app: the one named, else the one a fitting stored task or the best element names
+   (agent/apps.py);
+2. where the agent is: a screen id, or a dumped screen located in memory (agent/locate.py);
+3. recall: a stored task that fits, adapted to the new parameters (agent/recall.py);
+4. else the planner over the memory (agent/planner.py);
+5. steps that switch apps go in front where the agent is in another app (agent/crossapp.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agent.apps import choose_app
+from agent.crossapp import connect
+from agent.hints import hints
+from agent.locate import locate
+from agent.planner import Planner, PlanningError
+from agent.recall import Recall
+from graph.model import Plan, UIState
+from graph.store import GraphStore
+from semantic.commands import resolve_app
+from semantic.embedder import Embedder
+from semantic.vectors import VectorStore
+
+
+class Answerer:
+    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int | None = None) -> None:
+        self.store = store
+        self.planner = Planner(store, vectors, embedder, **({"k": k} if k else {}))
+        self.recall = Recall(store, vectors, embedder, self.planner)
+
+    def forget(self) -> None:
+        """Drop what was read of the memory (after an ingest changed it)."""
+        self.planner.forget()
+
+    def packages(self, app: str | None) -> list[str]:
+        known = [r["package"] for r in self.store.read("semantic_packages")]
+        if not known:
+            raise PlanningError("the memory holds no summarised app yet: import or crawl one, then `appmem summarize`")
+        return resolve_app(known, app)
+
+    def plan(self, task: str, app: str | None = None, start: str | UIState | None = None,
+             k: int | None = None) -> tuple[Plan, dict[str, Any] | None]:
+        """The plan, and how the app was chosen when none was named (None when it was)."""
+        if not task.strip():
+            raise PlanningError("the task is empty")
+        choice = None
+        if app:
+            packages = self.packages(app)
+        else:
+            choice = choose_app(self.recall, task)
+            if choice is None:
+                raise PlanningError("no element memory at all: run `appmem summarize` first")
+            packages = [choice.package]
+        start_id = start if isinstance(start, str) or start is None else self.locate(packages[0], start)["screen_id"]
+        plan = self.recall.recall(task, packages, start_id)
+        if plan is None:
+            plan = connect(self.store, self.planner.plan(task, packages, start, k), start_id)
+        return plan, (choice.as_dict() if choice else None)
+
+    def locate(self, package: str, state: UIState | str) -> dict[str, Any]:
+        return locate(self.store, package, state, self.planner.graph([package]))
+
+    def hints(self, task: str, package: str, state: UIState) -> dict[str, Any]:
+        return hints(self.store, self.planner.vectors, self.planner.embedder, task, package, state)

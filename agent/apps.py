@@ -1,0 +1,53 @@
+"""Which app: the package a task is for, when the agent does not say (`appmem plan` without `--app`).
+
+Retrieval runs over every app in memory. A stored task that fits (recall)
+names its app outright; otherwise each package scores by its best element
+(`semantic.ranking.search_elements`: cosine plus lexical overlap, over all
+apps' elements, so the overlap's word weights are those of the whole memory:
+a word every app has weighs little, an app's own name weighs much), and the
+best package wins. No word list and no constant tuned on task texts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.recall import Recall
+from semantic.embedder import Embedder
+from semantic.ranking import search_elements
+from semantic.vectors import VectorStore
+
+# Elements retrieved over all apps before they are grouped by package.
+POOL_HITS = 30
+
+
+@dataclass
+class AppChoice:
+    package: str
+    score: float
+    by: str  # "recall" | "elements"
+    ranking: list[tuple[str, float]]
+
+    def as_dict(self) -> dict:
+        return {"package": self.package, "score": round(self.score, 4), "by": self.by,
+                "ranking": [{"package": p, "score": round(s, 4)} for p, s in self.ranking[:5]]}
+
+
+def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[tuple[str, float]]:
+    """Packages by their best element for `task`, best first."""
+    hits = search_elements(vectors, embedder.embed([task])[0], task, POOL_HITS, None)
+    best: dict[str, float] = {}
+    for hit in hits:
+        package = hit.payload.get("package") or ""
+        best[package] = max(best.get(package, hit.score), hit.score)
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def choose_app(recall: Recall, task: str) -> AppChoice | None:
+    """The app `task` is for, or None when memory holds no element at all."""
+    matches = recall.matches(task)
+    ranking = rank_packages(recall.vectors, recall.embedder, task)
+    if matches:
+        return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
+    if not ranking:
+        return None
+    return AppChoice(ranking[0][0], ranking[0][1], "elements", ranking)

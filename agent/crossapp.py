@@ -1,0 +1,98 @@
+"""Plans that switch apps: stored edges across packages, the launcher, and launching an app.
+
+Screens of other packages that an app reached (a browser, the settings, a
+permission dialog) are ordinary screens of their own package, and the edges
+into them ordinary transitions: the planner's paths already cross them. What
+is added here is the way between apps that no run recorded as one path:
+HOME (always possible on a device) to the launcher, then the launcher's
+observed `start_app` edge into the target app, then that app's own path; and
+where no launch was ever observed, a `start_app` step (a device launches any
+installed app from any screen) to the app's entry. Every step names its package.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph.model import ActionType, Plan, PlanStep
+from graph.store import GraphStore, element_of
+
+# A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
+LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
+
+
+def packages_of(store: GraphStore, screen_ids: list[str]) -> dict[str, str]:
+    ids = sorted({s for s in screen_ids if s})
+    return {r["id"]: r["package"] for r in store.read("recall_screens", ids=ids)} if ids else {}
+
+
+def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any]] | None:
+    """The most reliable shortest stored path between two screens ([] when they are one), or None."""
+    from agent.planner import reliability
+
+    if source == target:
+        return []
+    paths = [r["hops"] for r in store.read("planner_paths", source_id=source, target_id=target)]
+    return max(paths, key=reliability) if paths else None
+
+
+def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:
+    ids = sorted({h["element_id"] for h in hops if h.get("element_id")})
+    elements = {r["id"]: (element_of(r), r["risky"]) for r in store.elements(ids=ids)} if ids else {}
+    steps, screen = [], source
+    for hop in hops:
+        element, risky = elements.get(hop.get("element_id") or "", (None, False))
+        action = ActionType(hop["action"])
+        text = hop.get("input_template") or "" if action is ActionType.INPUT else hop.get("detail") or ""
+        steps.append(PlanStep(action, element, screen, text, risky, to_screen=hop["target"]))
+        screen = hop["target"]
+    return steps
+
+
+def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
+    """Steps from screen `source` to screen `target`, across apps if need be: a stored
+    path; else HOME, the launcher's start_app edge into the target's app and that
+    app's path; else a start_app step to the app's entry and its path from there."""
+    path = best_path(store, source, target)
+    if path is not None:
+        return hop_steps(store, source, path)
+    package = packages_of(store, [target]).get(target, "")
+    launches = store.read("crossapp_launches", package=package)
+    launches.sort(key=lambda r: not LAUNCHER.search(r["source_package"] or ""))
+    for launch in launches:
+        inside = best_path(store, launch["entry"], target)
+        if inside is None:
+            continue
+        home = [] if launch["source"] == source else [PlanStep(ActionType.HOME, None, source, to_screen=launch["source"])]
+        start = PlanStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"])
+        return home + [start] + hop_steps(store, launch["entry"], inside)
+    for row in store.read("planner_entry_screens", packages=[package]):
+        inside = best_path(store, row["screen_id"], target)
+        if inside is not None:
+            start = PlanStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"])
+            return [start] + hop_steps(store, row["screen_id"], inside)
+    return [PlanStep(ActionType.START_APP, None, source, package, to_screen=target)]
+
+
+def connect(store: GraphStore, plan: Plan, start_screen: str | None) -> Plan:
+    """The plan from the agent's screen: steps that get from `start_screen` to where the
+    plan begins are put in front (across apps if need be), and every step names its package."""
+    if start_screen and not packages_of(store, [start_screen]):
+        from agent.planner import PlanningError
+
+        raise PlanningError(f"unknown start screen {start_screen!r}")
+    if start_screen and plan.steps and plan.steps[0].screen_id != start_screen:
+        plan.steps[:0] = switch_steps(store, start_screen, plan.steps[0].screen_id)
+    name_packages(store, plan)
+    return plan
+
+
+def name_packages(store: GraphStore, plan: Plan) -> Plan:
+    """Each step's package: the app of the screen it acts on (the launcher's for a launch from it)."""
+    known = packages_of(store, [s.screen_id for s in plan.steps if not s.package])
+    for step in plan.steps:
+        step.package = step.package or known.get(step.screen_id, "")
+    apps = list(dict.fromkeys(s.package for s in plan.steps if s.package))
+    if apps and not plan.package:
+        plan.package = apps[-1]
+    return plan

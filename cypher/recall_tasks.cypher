@@ -1,0 +1,15 @@
+// recall_tasks: stored demonstrations by id, with provenance, run counts and their
+// ordered steps: the element acted on, its screen (package, version, signature)
+// and what it showed when the demonstration acted on it (text, description, locators).
+MATCH (k:Task)
+WHERE k.id IN $ids
+OPTIONAL MATCH (k)-[st:STEP]->(e:Element)<-[:HAS_ELEMENT]-(s:Screen)
+WITH k, st, e, s ORDER BY st.index
+RETURN k.id AS id, k.description AS description, k.package AS package, k.source AS source,
+       k.trace_id AS trace_id, coalesce(k.devices, []) AS devices, coalesce(k.successes, 0) AS successes,
+       coalesce(k.failures, 0) AS failures, k.steps AS step_count,
+       [x IN collect({index: st.index, action: st.action, input: st.input, element_id: e.id, key: e.key,
+                      label: e.label, text: st.text, content_desc: st.content_desc,
+                      locators: st.locators,
+                      screen_id: s.id, package: s.package, app_version: s.app_version, signature: s.signature})
+        WHERE x.element_id IS NOT NULL] AS steps

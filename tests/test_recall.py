@@ -1,0 +1,180 @@
+"""Recall, app choice, cross-app plans, hints and the app document over the real stack.
+
+Memory: Calendar and Contacts from DroidTask (exploration + gold demonstrations: this
+test is about recall) and three DroidBot apps (two apps the shared launcher starts, one
+whose recorded run went on into the system settings).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from agent.apps import choose_app
+from agent.appdoc import app_doc, token_counter
+from agent.crossapp import connect
+from agent.hints import hints
+from agent.planjson import plan_to_dict
+from agent.planner import Planner
+from agent.recall import Recall, record_run
+from ingest.autodroid import read_autodroid
+from ingest.droidbot import read_recording, recording_trace
+from ingest.pipeline import ingest_tasks, ingest_trace
+from semantic.embedder import Embedder
+from semantic.pipeline import summarize
+from semantic.summaries import DeterministicSummarizer
+from semantic.vectors import VectorStore, open_qdrant
+from tests.conftest import DROIDBOT, DROIDTASK, REPO
+
+CALENDAR, CONTACTS = "com.simplemobiletools.calendar.pro", "com.simplemobiletools.contacts.pro"
+ACRYLIC, CLOCK24, ADSILENCE = "anupam.acrylic", "com.chancehorizon.just24hoursplus", "bluepie.ad_silence"
+LAUNCHER, SETTINGS = "com.android.launcher3", "com.android.settings"
+
+
+@pytest.fixture(scope="module")
+def memory(store, settings):
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    imports = {}
+    for app in ("calendar", "contacts"):
+        imported = read_autodroid(DROIDTASK / app, app)
+        ingest_trace(store, imported.trace, chunk_size=200)
+        ingest_trace(store, imported.demo_trace, chunk_size=200)
+        ingest_tasks(store, imported.tasks, imported.demo_trace)
+        imports[app] = imported
+    for package in (ACRYLIC, CLOCK24, ADSILENCE):
+        ingest_trace(store, recording_trace(read_recording(DROIDBOT / package)), chunk_size=200)
+    client = open_qdrant(settings)
+    embedder = Embedder(settings.home)
+    vectors = VectorStore(client, embedder.dim)
+    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words))
+    planner = Planner(store, vectors, embedder)
+    yield Recall(store, vectors, embedder, planner), planner, imports
+    client.close()
+
+
+def labels(plan) -> list[str]:
+    return [(s["element"] or {}).get("label", "") for s in plan_to_dict(plan)["steps"]]
+
+
+def test_a_done_task_is_recalled_with_its_steps_and_provenance(memory, store):
+    recall, _, _ = memory
+    plan = recall.recall("Delete contact Bob", [CONTACTS])
+    assert plan.source == "recall" and plan_to_dict(plan)["source"] == "recall"
+    assert labels(plan) == ["Bob", "Delete", "Yes"]
+    assert plan.recalled["source"] == "droidtask" and plan.recalled["trace_id"] and plan.recalled["devices"] == 1
+    assert all(s.package == CONTACTS and s.element.locators for s in plan.steps)
+
+
+@pytest.mark.parametrize("task, slot, value", [
+    ("Delete contact Alice", "item", "Alice"),  # a list item another demonstration chose
+    ("Add the holidays of Germany to the calendar", "item", "Germany"),  # an item memory never saw
+    ("create a new event, the task is 'shopping', save it", "value", "shopping"),  # quoted text
+    ("Create a new contact Stephen Bob, mobile number 98765432100", "value", "98765432100"),  # a number
+])
+def test_a_recalled_task_carries_the_new_parameter_into_every_step_that_used_the_old_one(memory, task, slot, value):
+    recall, _, _ = memory
+    plan = recall.recall(task)
+    assert plan is not None and plan.source == "recall"
+    carried = [s for s in plan.steps if s.slot == slot]
+    assert carried and all(value in (s.input if slot == "value" else s.element.label) for s in carried)
+    old = [p["old"] for p in plan.recalled["params"]]
+    assert not any(o in (s.input or "") or (s.element and s.element.label == o) for o in old for s in plan.steps)
+
+
+def test_a_task_of_another_structure_is_not_recalled(memory):
+    recall, _, _ = memory
+    assert recall.recall("Delete all contacts", [CONTACTS]) is None
+    assert recall.recall("Create a new group 'Family'", [CONTACTS]) is None
+
+
+def test_executed_runs_count_on_the_task(memory, store):
+    recall, _, _ = memory
+    task_id = recall.matches("Delete contact Bob", [CONTACTS])[0].row["id"]
+    assert record_run(store, task_id, True, "pixel-1")["successes"] == 1
+    after = record_run(store, task_id, False, "pixel-2")
+    assert (after["successes"], after["failures"]) == (1, 1) and {"pixel-1", "pixel-2"} <= set(after["devices"])
+    assert record_run(store, "no-such-task", True) is None
+
+
+def test_a_step_whose_element_is_gone_from_the_new_version_is_planned_from_there(memory, store, settings):
+    recall, _, imports = memory
+    demo = imports["calendar"].demo_trace
+    task = next(t for t in imports["calendar"].tasks if t.description == "delete all the events in the Calendar app")
+    dialog = task.steps[-1].state_id  # the confirm dialog: in version 2 its button reads otherwise
+    state = demo.states[dialog]
+    views = [replace(v, text="Confirm") if v.text == "YES" else v for v in state.views]
+    states = {**demo.states, dialog: replace(state, views=views, structure="")}
+    v2 = replace(demo, id=demo.id + "-v2", app_version="2", states=states)
+    ingest_trace(store, v2, chunk_size=200)
+    summarize(store, recall.vectors, recall.embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR])
+    plan = recall.recall("delete all the events in the Calendar app", [CALENDAR])
+    assert plan.source == "recall" and plan.replanned_from == 3
+    assert labels(plan)[:3] == ["More options", "Settings", "Delete all events"] and len(plan.steps) > 3
+    versions = {r["id"]: r["app_version"] for r in store.read("recall_screens", ids=[s.screen_id for s in plan.steps])}
+    assert set(versions.values()) == {"2"}
+
+
+def test_the_app_is_chosen_when_the_agent_does_not_say(memory):
+    recall, _, _ = memory
+    assert choose_app(recall, "Add contact Bob to Favorites").package == CONTACTS
+    assert choose_app(recall, "Add contact Bob to Favorites").by == "recall"
+    choice = choose_app(recall, "change the view of the calendar to the yearly view")
+    assert choice.package == CALENDAR
+
+
+def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
+    _, planner, _ = memory
+    start = store.read("planner_entry_screens", packages=[ACRYLIC])[0]["screen_id"]
+    target = planner.plan("open the settings", [CLOCK24])
+    plan = plan_to_dict(connect(store, target, start))
+    steps = plan["steps"]
+    launch = [i for i, s in enumerate(steps) if s["action"] == "start_app"]
+    assert len(launch) == 1 and steps[launch[0]]["package"] == LAUNCHER and steps[launch[0]]["input"] == CLOCK24
+    assert steps[0]["package"] == ACRYLIC and {s["package"] for s in steps[launch[0] + 1:]} == {CLOCK24}
+    assert steps[0]["screen_id"] == start and all(s["to_screen"] for s in steps[:launch[0] + 1])
+
+
+def test_a_plan_follows_an_observed_edge_into_another_app(memory, store):
+    _, planner, _ = memory
+    start = store.read("planner_entry_screens", packages=[ADSILENCE])[0]["screen_id"]
+    grant = next(r for r in store.read("hints_edges", screen_id=start) if r["label"] == "GRANT PERMISSION")
+    plan = plan_to_dict(connect(store, planner.plan("allow notification access", [SETTINGS], start), start))
+    assert [s["package"] for s in plan["steps"]][::len(plan["steps"]) - 1] == [ADSILENCE, SETTINGS]
+    assert plan["steps"][0]["element"]["label"] == "GRANT PERMISSION"
+    assert plan["steps"][1]["screen_id"] == grant["target"]
+    assert not any(s["action"] in ("home", "start_app") for s in plan["steps"])
+
+
+def test_hints_say_where_each_element_of_the_current_screen_leads(memory, store):
+    recall, _, imports = memory
+    html = imports["calendar"].trace.states[imports["calendar"].trace.steps[0].source_state]
+    out = hints(store, recall.vectors, recall.embedder, "delete all events", CALENDAR, html)
+    assert out["match"] == "exact"
+    first = out["hints"][0]
+    assert first["element"] == "More options" and first["target"] == "Delete all events" and first["steps_after"] == 2
+    assert first["locators"] and "More options" in first["text"]
+
+
+def test_the_app_document_fits_its_budget_and_says_how_to_get_everywhere(memory, store, settings):
+    count = token_counter(settings.home)
+    doc = app_doc(store, CALENDAR, count, budget=1500)
+    assert doc["tokens"] <= 1500 < doc["tokens_untrimmed"] and doc["dropped"]["elements"] > 0
+    by_name = {s["name"]: s for s in doc["screens"]}
+    assert by_name["Settings"]["way_in"] == ["More options", "Settings"]
+    elements = [e for s in doc["screens"] for e in s["elements"]]
+    assert elements and all(e["locators"] for e in elements)
+    assert any(e["effect"].startswith("opens") for e in elements)
+
+
+def test_appmem_doc_command(memory, stack_env):
+    out = subprocess.run([sys.executable, "-m", "appmem.cli", "doc", "--app", "calendar", "--format", "json",
+                          "--budget", "800"], capture_output=True, text=True, cwd=REPO, env=stack_env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["tokens"] <= 800
+    bad = subprocess.run([sys.executable, "-m", "appmem.cli", "doc", "--app", "no.such.app"], capture_output=True,
+                         text=True, cwd=REPO, env=stack_env, timeout=120)
+    assert bad.returncode != 0 and "no.such.app" in bad.stderr and "Traceback" not in bad.stderr
