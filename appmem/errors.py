@@ -22,6 +22,10 @@ class InputFormatError(AppmemError):
         self.problem = problem
 
 
+class SummaryError(AppmemError):
+    """A screen could not be summarised; the message names the screen. The run goes on without it."""
+
+
 class GraphError(AppmemError):
     """The graph store refused or failed a write or query."""
 

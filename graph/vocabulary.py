@@ -24,9 +24,8 @@ drawn from benchmark task texts.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 
 class Labelled(Protocol):
@@ -65,8 +64,19 @@ UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 # -- text ----------------------------------------------------------------------------------------
 def clean(text: str) -> str:
-    """`text` without the characters that break encoders (controls, lone surrogates), NFC-normalised."""
-    return unicodedata.normalize("NFC", UNSAFE.sub("", text))
+    """`text` without the characters that break encoders, hashes and drivers (controls, lone surrogates)."""
+    return UNSAFE.sub("", text)
+
+
+def clean_all(value: Any) -> Any:
+    """Every string in a loaded JSON / YAML document `clean`ed (keys too): formats call it at the edge."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [clean_all(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_all(k): clean_all(v) for k, v in value.items()}
+    return value
 
 
 def clip(text: str, limit: int) -> str:

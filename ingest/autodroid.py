@@ -20,12 +20,13 @@ a state's id hashes its canonical HTML, its screen comes from the HTML's
 static structure. The app is named on the command line; the six DroidTask
 Simple Mobile Tools apps map to their package ids, any other name is used as
 the package. The format carries no activity: one constant activity per app.
-Every problem names its file and record.
+Every problem names its file and record; a malformed record or task is left
+out (and listed in `problems`), the rest of the file is imported.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ import yaml
 from appmem.errors import InputFormatError
 from graph.model import Action, ActionType, Step, Task, TaskStep, Trace, UIState, stable_id
 from graph.screens import view_paths
+from graph.vocabulary import clean_all
 from ingest.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
 from ingest.droidbot import read_json
 
@@ -58,6 +60,8 @@ class AutodroidImport:
     trace: Trace | None  # utg.yaml
     demo_trace: Trace | None  # tasks.json
     tasks: list[Task]
+    # Records and tasks left out as malformed, each naming its file and record: the rest is imported.
+    problems: list[InputFormatError] = field(default_factory=list)
 
 
 @dataclass
@@ -156,72 +160,111 @@ def load_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFormatError(str(path), f"cannot be read: {exc}") from None
     try:
-        return yaml.safe_load(text)
+        return clean_all(yaml.safe_load(text))  # YAML escapes can carry lone surrogates and NULs
     except yaml.YAMLError as exc:
         raise InputFormatError(str(path), "malformed YAML: " + " ".join(str(exc).split())) from None
 
 
-def read_memory(path: Path, package: str, app_version: str) -> Trace:
+def read_memory(path: Path, package: str, app_version: str, problems: list[InputFormatError]) -> Trace:
     """utg.yaml → the exploration Trace: every record's state, a Step per record
-    whose action has a known target (the next record's state)."""
+    whose action has a known target (the next record's state). A malformed
+    record is left out (no step to or from it) and added to `problems`; a file
+    whose every record is malformed is an error."""
     where = str(path)
     raw = load_yaml(path)
     records = raw.get("records") if isinstance(raw, dict) else None
     if not isinstance(records, list):
         raise InputFormatError(where, "not AutoDroid memory: expected a mapping with a 'records' list")
     trace = new_trace("autodroid", package, app_version, path)
-    observed: list[Observation] = []
+    observed: list[Observation | None] = []
     actions: list[Action | None] = []
+    bad: list[InputFormatError] = []
     for i, record in enumerate(records):
         context = f"record {i}"
-        obs = observe(field_of(record, "State", where, context), package, where, context)
-        choice = element_id(field_of(record, "Choice", where, context), where, f"{context}: Choice")
-        text = typed_text(field_of(record, "Input", where, context), where, f"{context}: Input")
-        actions.append(None if choice < 0 else action_on(obs, choice, text, where, f"{context}: Choice"))
+        try:
+            obs = observe(field_of(record, "State", where, context), package, where, context)
+            choice = element_id(field_of(record, "Choice", where, context), where, f"{context}: Choice")
+            text = typed_text(field_of(record, "Input", where, context), where, f"{context}: Input")
+            action = None if choice < 0 else action_on(obs, choice, text, where, f"{context}: Choice")
+        except InputFormatError as exc:
+            bad.append(exc)
+            observed.append(None)
+            actions.append(None)
+            continue
+        actions.append(action)
         observed.append(obs)
         trace.states.setdefault(obs.state.state_id, obs.state)
+    if bad and len(bad) == len(records):
+        raise bad[0] if len(bad) == 1 else InputFormatError(
+            where, f"every record is malformed; first: {bad[0].problem}")
+    problems += bad
     for i, action in enumerate(actions[:-1]):
-        if action is not None:
-            trace.steps.append(Step(i, observed[i].state.state_id, action, observed[i + 1].state.state_id))
+        source, target = observed[i], observed[i + 1]
+        if action is not None and source is not None and target is not None:
+            trace.steps.append(Step(i, source.state.state_id, action, target.state.state_id))
     return trace
 
 
-def read_tasks(path: Path, package: str, app_version: str) -> tuple[Trace, list[Task]]:
-    """tasks.json → (the demonstration Trace, the Tasks)."""
+def read_tasks(path: Path, package: str, app_version: str,
+               problems: list[InputFormatError]) -> tuple[Trace, list[Task]]:
+    """tasks.json → (the demonstration Trace, the Tasks). A malformed task is left
+    out whole (its states and steps too) and added to `problems`; a file whose
+    every task is malformed is an error."""
     where = str(path)
     raw = read_json(path)
     if not isinstance(raw, list):
         raise InputFormatError(where, f"top level is {type(raw).__name__}, not a list of tasks")
     trace = new_trace("droidtask", package, app_version, path)
     tasks: list[Task] = []
+    bad: list[InputFormatError] = []
     for j, entry in enumerate(raw):
-        context = f"task {j}"
-        task_id = field_of(entry, "task_id", where, context)
-        description = field_of(entry, "task", where, context)
-        profile = field_of(entry, "profile", where, context)
-        if not isinstance(task_id, str) or not isinstance(description, str) or not isinstance(profile, list):
-            raise InputFormatError(where, f"{context}: task_id and task must be strings, profile a list")
-        task = Task(id=task_id_of(package, task_id), description=description, package=package, source="droidtask", steps=[])
-        previous: tuple[Observation, Action] | None = None
-        for k, step in enumerate(profile):
-            step_context = f"{context} profile step {k}"
-            obs = observe(field_of(step, "state", where, step_context), package, where, step_context)
-            trace.states.setdefault(obs.state.state_id, obs.state)
-            if previous is not None:
-                source, action = previous
-                trace.steps.append(Step(len(trace.steps), source.state.state_id, action, obs.state.state_id))
-            label = field_of(step, "label", where, step_context)
-            if not isinstance(label, list) or not label:
-                raise InputFormatError(where, f"{step_context}: label {label!r} is not [element_id, input]")
-            choice = element_id(label[0], where, f"{step_context}: label")
-            if choice < 0:
-                break
-            text = typed_text(label[1] if len(label) > 1 else None, where, f"{step_context}: label")
-            action = action_on(obs, choice, text, where, f"{step_context}: label")
-            task.steps.append(TaskStep(obs.state.state_id, action))
-            previous = (obs, replace(action))
+        try:
+            task, states, steps = _read_task(entry, f"task {j}", package, where)
+        except InputFormatError as exc:
+            bad.append(exc)
+            continue
+        for state in states:
+            trace.states.setdefault(state.state_id, state)
+        for source, action, target in steps:
+            trace.steps.append(Step(len(trace.steps), source, action, target))
         tasks.append(task)
+    if bad and len(bad) == len(raw):
+        raise bad[0] if len(bad) == 1 else InputFormatError(
+            where, f"every task is malformed; first: {bad[0].problem}")
+    problems += bad
     return trace, tasks
+
+
+def _read_task(entry: Any, context: str, package: str,
+               where: str) -> tuple[Task, list[UIState], list[tuple[str, Action, str]]]:
+    """One DroidTask entry → its Task, the states of its profile, its (source, action, target) steps."""
+    task_id = field_of(entry, "task_id", where, context)
+    description = field_of(entry, "task", where, context)
+    profile = field_of(entry, "profile", where, context)
+    if not isinstance(task_id, str) or not isinstance(description, str) or not isinstance(profile, list):
+        raise InputFormatError(where, f"{context}: task_id and task must be strings, profile a list")
+    task = Task(id=task_id_of(package, task_id), description=description, package=package, source="droidtask", steps=[])
+    states: list[UIState] = []
+    steps: list[tuple[str, Action, str]] = []
+    previous: tuple[Observation, Action] | None = None
+    for k, step in enumerate(profile):
+        step_context = f"{context} profile step {k}"
+        obs = observe(field_of(step, "state", where, step_context), package, where, step_context)
+        states.append(obs.state)
+        if previous is not None:
+            source, action = previous
+            steps.append((source.state.state_id, action, obs.state.state_id))
+        label = field_of(step, "label", where, step_context)
+        if not isinstance(label, list) or not label:
+            raise InputFormatError(where, f"{step_context}: label {label!r} is not [element_id, input]")
+        choice = element_id(label[0], where, f"{step_context}: label")
+        if choice < 0:
+            break
+        text = typed_text(label[1] if len(label) > 1 else None, where, f"{step_context}: label")
+        action = action_on(obs, choice, text, where, f"{step_context}: label")
+        task.steps.append(TaskStep(obs.state.state_id, action))
+        previous = (obs, replace(action))
+    return task, states, steps
 
 
 def read_autodroid(folder: Path, app: str, app_version: str | None = None) -> AutodroidImport:
@@ -236,6 +279,7 @@ def read_autodroid(folder: Path, app: str, app_version: str | None = None) -> Au
     if not package:
         raise InputFormatError(str(folder), "no app name given (--app)")
     version = app_version or "unknown"
-    trace = read_memory(memory, package, version) if memory.is_file() else None
-    demo_trace, tasks = read_tasks(tasks_file, package, version) if tasks_file.is_file() else (None, [])
-    return AutodroidImport(trace=trace, demo_trace=demo_trace, tasks=tasks)
+    problems: list[InputFormatError] = []
+    trace = read_memory(memory, package, version, problems) if memory.is_file() else None
+    demo_trace, tasks = read_tasks(tasks_file, package, version, problems) if tasks_file.is_file() else (None, [])
+    return AutodroidImport(trace=trace, demo_trace=demo_trace, tasks=tasks, problems=problems)

@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.clients import open_graph
+    from appmem.errors import InputFormatError
     from ingest.droidbot import read_recording, recording_trace
     from ingest.pipeline import ingest_trace
 
@@ -51,17 +52,22 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
         print("appmem: --package applies to one folder only", file=sys.stderr)
         return 2
     store = open_graph(settings)
-    reports = []
+    reports, problems = [], []
     try:
         store.ensure_schema()
         for folder in args.folders:
-            trace = recording_trace(read_recording(folder), args.package, args.app_version, args.device)
+            try:  # a malformed recording is named and left out; the other folders are imported
+                trace = recording_trace(read_recording(folder), args.package, args.app_version, args.device)
+            except InputFormatError as exc:
+                print(f"appmem: left out {exc}", file=sys.stderr)
+                problems.append(str(exc))
+                continue
             report = ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(trace.package))
             reports.append(report.as_dict())
     finally:
         store.driver.close()
-    emit(args, reports, lambda rs: "\n".join(_describe(r) for r in rs))
-    return 0
+    emit(args, reports, lambda rs: "\n".join(_describe(r) for r in rs))  # what was left out: on stderr
+    return 1 if problems else 0
 
 
 def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
@@ -70,6 +76,8 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
     from ingest.pipeline import ingest_tasks, ingest_trace
 
     imported = read_autodroid(args.folder, args.app, args.app_version)
+    for problem in imported.problems:  # malformed records and tasks are left out, the rest is imported
+        print(f"appmem: left out {problem}", file=sys.stderr)
     store = open_graph(settings)
     try:
         store.ensure_schema()
@@ -78,9 +86,9 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
         tasks = ingest_tasks(store, imported.tasks, imported.demo_trace) if imported.demo_trace else 0
     finally:
         store.driver.close()
-    result = {"traces": traces, "tasks": tasks}
+    result = {"traces": traces, "tasks": tasks, "problems": [str(p) for p in imported.problems]}
     emit(args, result, lambda r: "\n".join([*(_describe(t) for t in r["traces"]), f"tasks: {r['tasks']}"]))
-    return 0
+    return 1 if imported.problems else 0
 
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from appmem.errors import InputFormatError
 from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id
 from graph.screens import view_paths
 from graph.times import utc_iso
+from graph.vocabulary import clean_all
 
 EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
 VIEW_RE = re.compile(r"view=(?P<view>[0-9a-f]{32})\((?P<activity>[^/]*)/(?P<cls>[^-]*)-(?P<text>[^)]*)\)")
@@ -59,7 +60,7 @@ def read_json(path: Path) -> Any:
             raise InputFormatError(str(path), "no JSON object after 'var utg ='")
         text = text[start:]
     try:
-        return json.loads(text)
+        return clean_all(json.loads(text))  # a "\ud800" escape decodes to a lone surrogate: nothing can store it
     except json.JSONDecodeError as exc:
         raise InputFormatError(str(path), f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 

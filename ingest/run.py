@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from appmem.errors import InputFormatError
 from graph.model import Action, ActionType, Outcome, Step, Task, TaskStep, Trace, UIState, View, stable_id
 from graph.screens import view_paths
+from graph.vocabulary import clean_all
 from workers.uixml import parse_hierarchy
 
 FORMAT = "appmem-run/1"
@@ -85,8 +86,8 @@ def read_run(path: Path) -> RunTrace:
 
 
 def validate_run(raw: object, source: str) -> RunTrace:
-    try:
-        return RunTrace.model_validate(raw)
+    try:  # a JSON "\ud800" escape decodes to a lone surrogate, which no hash or driver takes
+        return RunTrace.model_validate(clean_all(raw))
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(root)"

@@ -85,8 +85,9 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, report.as_dict(), lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
-        f"{r['embedded_texts']} texts at {r['texts_per_second']}/s in {r['seconds']}s"))
-    return 0
+        f"{r['embedded_texts']} texts at {r['texts_per_second']}/s in {r['seconds']}s"
+        + "".join(f"\n  left out: {e}" for e in r["errors"])))
+    return 1 if report.errors else 0
 
 
 def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from appmem.errors import ConfigError
+from graph.vocabulary import clean
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 FOLDER_NAME = "all-MiniLM-L6-v2-int8"
@@ -96,6 +97,7 @@ class Embedder:
         would make the whole batch pay for its length."""
         if not texts:
             return []
+        texts = [clean(t) for t in texts]  # the tokenizer refuses lone surrogates (an agent's task, a label)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
         out: list[list[float]] = [[] for _ in texts]

@@ -25,13 +25,14 @@ from tenacity import before_sleep_log, retry, retry_if_exception_type, stop_afte
 
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
-from graph.vocabulary import label_of, role_of
+from graph.vocabulary import clip, label_of, role_of
 from semantic.contexts import ScreenContext
 from semantic.summaries import DeterministicSummarizer, ScreenSummary, SummarizerStats
 
 log = logging.getLogger(__name__)
 
 PROMPT_VERSION = "appmem-summaries/1"
+PROMPT_TEXT = 160  # characters of a label or title the model sees: a long label's start says what it is
 TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 SYSTEM = (
     "You describe Android app screens for a GUI agent's memory. For each screen you get its elements "
@@ -87,11 +88,15 @@ class SummaryCache:
 
 
 def screen_prompt(ctx: ScreenContext) -> dict:
-    """What the model sees of a screen (already privacy-scrubbed graph content)."""
+    """What the model sees of a screen (already privacy-scrubbed graph content), every text bounded."""
     return {
-        "screen_id": ctx.id, "title": ctx.title, "reached_by": ctx.arrivals,
-        "elements": [{"id": e.id, "role": role_of(e), "label": label_of(e), "checked": "checked" in e.flags,
-                      "leads_to": [{"title": d.title, "shows": d.texts} for d in ctx.destinations.get(e.id, [])]}
+        "screen_id": ctx.id, "title": clip(ctx.title, PROMPT_TEXT),
+        "reached_by": [clip(a, PROMPT_TEXT) for a in ctx.arrivals],
+        "elements": [{"id": e.id, "role": role_of(e), "label": clip(label_of(e), PROMPT_TEXT),
+                      "checked": "checked" in e.flags,
+                      "leads_to": [{"title": clip(d.title, PROMPT_TEXT),
+                                    "shows": [clip(t, PROMPT_TEXT) for t in d.texts]}
+                                   for d in ctx.destinations.get(e.id, [])]}
                      for e in ctx.elements],
     }
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from appmem.errors import SummaryError
 from graph.model import Element
 from graph.store import GraphStore, element_of
 from graph.vocabulary import BACK_WORDS, label_of
@@ -30,6 +32,7 @@ from semantic.ranking import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.vectors import VectorPoint, VectorStore
 
+log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
 FORMAT_VERSION = "semantic/4"  # bump to redo every summary after a change of the summarizer
@@ -48,6 +51,7 @@ class SummarizeReport:
     embed_seconds: float = 0.0
     seconds: float = 0.0
     llm: dict = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)  # screens left out (SummaryError messages); retried next run
 
     @property
     def texts_per_second(self) -> float:
@@ -58,7 +62,7 @@ class SummarizeReport:
                 "screens_unchanged": self.screens_unchanged, "elements_done": self.elements_done,
                 "tasks": self.tasks, "tasks_done": self.tasks_done, "embedded_texts": self.embedded_texts,
                 "texts_per_second": round(self.texts_per_second, 1), "seconds": round(self.seconds, 2),
-                "llm": self.llm}
+                "llm": self.llm, "errors": self.errors}
 
 
 def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[ScreenContext], dict[str, str | None]]:
@@ -92,10 +96,25 @@ def screen_text(summary: ScreenSummary) -> str:
     return summary.summary + (f". Sub-tasks: {subtasks}" if subtasks else "")
 
 
+def _summaries(batch: list[ScreenContext], summarizer: Summarizer, report: SummarizeReport) -> list[ScreenSummary]:
+    """The batch's summaries; when a screen cannot be summarised, the others one by one and that one
+    named in `report.errors` (it keeps its old hash, so the next run tries it again)."""
+    try:
+        return summarizer.summarize(batch)
+    except SummaryError as exc:
+        if len(batch) == 1:
+            log.warning("%s", exc)
+            report.errors.append(str(exc))
+            return []
+        return [s for ctx in batch for s in _summaries([ctx], summarizer, report)]
+
+
 def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphStore, vectors: VectorStore,
              embedder: Embedder, summarizer: Summarizer, report: SummarizeReport) -> None:
-    summaries = summarizer.summarize(batch)
-    by_screen = {s.screen_id: s for s in summaries}
+    by_screen = {s.screen_id: s for s in _summaries(batch, summarizer, report)}
+    batch = [ctx for ctx in batch if ctx.id in by_screen]
+    if not batch:
+        return
     element_rows, screen_rows, points, texts = [], [], [], []
     for ctx in batch:
         summary = by_screen[ctx.id]

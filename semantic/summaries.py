@@ -24,6 +24,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, BeforeValidator, Field
 
+from appmem.errors import SummaryError
 from graph.model import Element
 from graph.vocabulary import (ACTION_WORDS, BACK_WORDS, CONFIRM_WORDS, clip, head, humanize, id_words, is_risky,
                               label_of, role_of, snake)
@@ -110,7 +111,15 @@ class DeterministicSummarizer:
         self.stats = SummarizerStats()
 
     def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]:
-        return [self.screen(c) for c in contexts]
+        """One summary per context; a screen that cannot be summarised raises SummaryError naming it."""
+        out = []
+        for ctx in contexts:
+            try:
+                out.append(self.screen(ctx))
+            except (ValueError, TypeError, KeyError, IndexError) as exc:  # pydantic's ValidationError included
+                raise SummaryError(f"screen {ctx.id} of {ctx.package}: cannot be summarised: "
+                                   f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}") from exc
+        return out
 
     @staticmethod
     def screen_name(ctx: ScreenContext) -> str:
