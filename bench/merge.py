@@ -24,7 +24,7 @@ import json
 import sys
 import threading
 import uuid
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -230,6 +230,8 @@ def main() -> None:
                 "edges_taken_between_unchanged": len(taken),
                 "kept_edges": len(set(taken) & before_edges[package]),
                 "kept_edges_share": round(len(set(taken) & before_edges[package]) / max(1, len(taken)), 3),
+                "not_kept_by_action": dict(Counter(ab[3].split("|", 1)[0] for k, ab in taken.items()
+                                                   if k not in before_edges[package])),
                 "changed_screens": len({ref[s] for s in changed if s in ref}),
                 "edges": len(edges), "stale": sum(1 for e in edges if e["stale"]),
                 "removed_edge_stale": [e["stale"] for e in removed_edges]}
