@@ -12,8 +12,10 @@ For each shared DroidBot app (twins are simulators: every figure here depends on
    switch states (ON/OFF) and web pages are reported apart (`…_incl_switch_states…`);
 4. crawl `--twin-version 2`: of the v1 screens the crawl reached unchanged (the twin
    knows which recorded states the update changed), how many kept their node; of the
-   edges it took between unchanged screens, how many were already in the memory; how
-   many edges are stale afterwards, and whether the edge the update removed is.
+   edges it took between unchanged screens, how many were already in the memory (and
+   of those taken by an action the memory knew from that screen, `known_action_*`; the
+   rest by action type, `not_kept_by_action`); how many edges are stale afterwards, and
+   whether the edge the update removed is.
 
     .venv/bin/python bench/merge.py [--budget 150] [--apps a,b] [--import-version V] [--json]
 """
@@ -24,7 +26,7 @@ import json
 import sys
 import threading
 import uuid
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -161,8 +163,9 @@ def crawled_screens(sink: CapturingSink, package: str) -> set[str]:
     return {screen_of(s, package, sink.version).id for s in clean.states.values()}
 
 
-def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str]]:
-    """Transition key → (source state, target state) of the steps a crawl took (crawled state ids)."""
+def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str, str, str]]:
+    """Transition key → (source state, target state, source screen, action signature) of the
+    steps a crawl took (crawled state ids)."""
     from graph.model import Transition
 
     clean = scrub_trace(Trace("x", "explorer", package, sink.version, "", "", "", "", sink.states, []))
@@ -171,7 +174,7 @@ def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str]]:
     for step in sink.steps:
         if step.ok and step.source_state in screens and step.target_state in screens:
             a, b = screens[step.source_state].id, screens[step.target_state].id
-            out[Transition(a, b, step.action, "").key] = (step.source_state, step.target_state)
+            out[Transition(a, b, step.action, "").key] = (step.source_state, step.target_state, a, step.action.signature)
     return out
 
 
@@ -206,7 +209,10 @@ def main() -> None:
                 report["apps"].setdefault(package, {"imported_screens": len(ref)})[profile] = {
                     "seen": len(seen), "new": len(new), "ratio": round((len(ref) + len(new)) / max(1, len(ref)), 3),
                     "split_titles": sorted(set(new.values()))[:6]}
-        before_edges = {p: {e["key"] for e in store.read("bench_app_edges", package=p)} for p in imported}
+        before = {p: store.read("bench_app_edges", package=p) for p in imported}
+        before_edges = {p: {e["key"] for e in rows} for p, rows in before.items()}
+        before_actions = {p: {(e["source"], f"{e['action']}|{e['element_key'] or ''}|{e['detail'] or ''}")
+                              for e in rows} for p, rows in before.items()}
         runs = crawl(settings, folders, Profile(), 2, args.budget)
         for package, run in runs.items():
             app, ref = run["app"], imported[package]
@@ -218,6 +224,8 @@ def main() -> None:
             same = {sid for sid in ref if sid not in changed}
             taken = {k: ab for k, ab in edge_keys(run["sink"], package).items()
                      if recorded_of.get(ab[0]) in same and recorded_of.get(ab[1]) in same}
+            # ... of those, the ones by an action the memory knew from their source screen
+            known = {k for k, ab in taken.items() if (ab[2], ab[3]) in before_actions[package]}
             edges = store.read("bench_app_edges", package=package)
             removed = app.updates[0].removed
             removed_edges = [e for e in edges if removed and ref.get(removed[0]) == e["source"]
@@ -230,6 +238,9 @@ def main() -> None:
                 "edges_taken_between_unchanged": len(taken),
                 "kept_edges": len(set(taken) & before_edges[package]),
                 "kept_edges_share": round(len(set(taken) & before_edges[package]) / max(1, len(taken)), 3),
+                "not_kept_by_action": dict(Counter(ab[3].split("|", 1)[0] for k, ab in taken.items()
+                                                   if k not in before_edges[package])),
+                "known_action_edges": len(known), "known_action_kept": len(known & before_edges[package]),
                 "changed_screens": len({ref[s] for s in changed if s in ref}),
                 "edges": len(edges), "stale": sum(1 for e in edges if e["stale"]),
                 "removed_edge_stale": [e["stale"] for e in removed_edges]}
