@@ -19,11 +19,12 @@ Plans for random apps' elements' labels give p50/p99 per size.
 
     .venv/bin/python bench/serve.py [--requests 300] [--apps 10,100,1000] [--screens 300] [--transitions 1000]
 
-Where the time goes: a plan for a new task spends ≈ 80 % in Qdrant's local mode,
-which filters payloads in Python over every point (linear in the number of
-element vectors: ≈ 0.75 s at 3,000 points under load); the path queries come
-next. A Qdrant server (QDRANT_URL) answers the same filtered search from an HNSW
-index with payload indexes; the graph's path queries stay per app.
+Where the time goes: Qdrant's local mode filters payloads in Python over every
+point (linear in the number of element vectors: ≈ 0.75 s a search at 3,000
+points under load, ≈ 80 % of a plan before the planner kept per-app element
+indexes and graphs in memory; now it is paid when an app's index is loaded). A
+Qdrant server (QDRANT_URL) answers the same filtered search from an HNSW index
+with payload indexes, and lets several API processes share it.
 """
 from __future__ import annotations
 
