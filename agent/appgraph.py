@@ -19,6 +19,7 @@ from typing import Any
 
 from graph.model import Element, reliability
 from graph.store import GraphStore, element_of
+from graph.votes import weighted_counts
 
 HOP = 1.0
 STALE = 20.0
@@ -32,8 +33,8 @@ class Edge:
     element_id: str
     detail: str
     input_template: str
-    successes: int
-    failures: int
+    successes: float  # contributor-weighted (graph/votes.py)
+    failures: float
     stale: bool
 
     @property
@@ -70,9 +71,10 @@ class AppGraph:
                 continue  # a no-op moves nowhere: never part of a route
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
+            successes, failures = weighted_counts(r)  # one voice per contributor, not raw counts
             edges.setdefault(r["source"], []).append(Edge(
                 r["source"], r["target"], r["action"], r["element_id"], r["detail"], r["input_template"],
-                r["successes"], r["failures"], r["stale"]))
+                successes, failures, r["stale"]))
         return cls(tuple(packages), screens, elements, risky, on_screen, edges)
 
     def screen_elements(self, screen_id: str) -> list[Element]:

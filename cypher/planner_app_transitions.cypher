@@ -1,5 +1,6 @@
 // planner_app_transitions: the UTG edges that leave screens of $packages (into any package:
-// launcher, system dialogs), with their outcome counts, for routes ranked by reliability.
+// launcher, system dialogs), with their outcome counts (contributions weighed per
+// contributor: graph/votes.py), for routes ranked by reliability.
 // `stale` is absent until versions are tracked: missing means fresh.
 MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
 WHERE a.package IN $packages
@@ -7,5 +8,9 @@ RETURN a.id AS source, b.id AS target, b.package AS target_package, coalesce(b.t
        t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
        coalesce(t.input_template, '') AS input_template, coalesce(t.observations, 0) AS observations,
        coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,
-       coalesce(t.stale, false) AS stale
+       coalesce(t.stale, false) AS stale,
+       // contributed traces count once per contributor (graph/votes.py folds these)
+       coalesce(t.crowd_successes, 0.0) AS crowd_successes, coalesce(t.crowd_failures, 0.0) AS crowd_failures,
+       coalesce(t.contributed_successes, 0) AS contributed_successes,
+       coalesce(t.contributed_failures, 0) AS contributed_failures
 ORDER BY source, element_id, target
