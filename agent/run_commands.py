@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,18 +55,9 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
 
     device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)
     driver = DeviceDriver(device, args.serial)
-    if args.server:
-        from api.client import ApiClient
+    from api.memory import open_backend
 
-        key = args.key or os.environ.get("APPMEM_API_KEY")
-        if not key:
-            print("appmem: --server needs --key (or APPMEM_API_KEY)", file=sys.stderr)
-            return 2
-        memory = ApiClient(args.server, key)
-    else:
-        from api.memory import Memory
-
-        memory = Memory.open(settings)
+    memory = open_backend(settings, args.server, args.key)
     try:
         runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,
                           llm_step=make_llm_step(settings))

@@ -75,22 +75,10 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
-    import os
-
     from api.mcp_server import build_mcp
+    from api.memory import open_backend
 
-    if args.server:
-        from api.client import ApiClient
-
-        key = args.key or os.environ.get("APPMEM_API_KEY")
-        if not key:
-            print("appmem: --server needs --key (or APPMEM_API_KEY)", file=sys.stderr)
-            return 2
-        backend = ApiClient(args.server, key)
-    else:
-        from api.memory import Memory
-
-        backend = Memory.open(settings)
+    backend = open_backend(settings, args.server, args.key)
     try:
         build_mcp(lambda: backend).run("stdio")
     finally:

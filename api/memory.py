@@ -177,3 +177,18 @@ class Memory:
         if not rows:
             return None
         return {**rows[0], "exits": self.store.read("serve_screen_exits", screen_id=screen_id)}
+
+
+def open_backend(settings: Settings, server: str | None, key: str | None):
+    """What the MCP server and the runtime answer from: an API server (`ApiClient`) when
+    `server` is given, else the local stores (`Memory`)."""
+    if server:
+        import os
+
+        from api.client import ApiClient
+
+        key = key or os.environ.get("APPMEM_API_KEY")
+        if not key:
+            raise ConfigError("--server needs --key (or APPMEM_API_KEY)")
+        return ApiClient(server, key)
+    return Memory.open(settings)
