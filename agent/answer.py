@@ -7,7 +7,9 @@ one Recall over the same stores. A plan request goes:
 2. where the agent is: a screen id, or a dumped screen located in memory (agent/locate.py);
 3. recall: a stored task that fits, adapted to the new parameters (agent/recall.py);
 4. else the planner over the memory (agent/planner.py);
-5. steps that switch apps go in front where the agent is in another app (agent/crossapp.py).
+5. steps that switch apps go in front where the agent is in another app (agent/crossapp.py);
+6. where the agent said where it is, the plan carries hints for its current screen
+   (agent/hints.py): what each element there leads to, for agents that plan step by step.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from agent.apps import choose_app
 from agent.crossapp import connect, packages_of
 from agent.hints import hints
 from agent.locate import locate
+from agent.planjson import plan_to_dict
 from agent.planner import Planner, PlanningError
 from agent.recall import Recall
 from graph.model import Plan, UIState
@@ -68,8 +71,22 @@ class Answerer:
             plan = connect(self.store, plan, start_id)
         return plan, (choice.as_dict() if choice else None)
 
+    def answer(self, task: str, app: str | None = None, start: str | UIState | None = None,
+               k: int | None = None) -> dict[str, Any]:
+        """The plan JSON every front end returns: the plan, how the app was chosen (without
+        `app`), and hints for the agent's current screen (when `start` says where it is)."""
+        plan, choice = self.plan(task, app, start, k)
+        out = plan_to_dict(plan)
+        if choice is not None:
+            out["app_choice"] = choice
+        if start is not None:
+            package = start.package if isinstance(start, UIState) else packages_of(self.store, [start]).get(start)
+            out["hints"] = self.hints(task, package, start)["hints"] if package else []
+        return out
+
     def locate(self, package: str, state: UIState | str) -> dict[str, Any]:
         return locate(self.store, package, state, self.planner.graph([package]))
 
-    def hints(self, task: str, package: str, state: UIState) -> dict[str, Any]:
-        return hints(self.store, self.planner.vectors, self.planner.embedder, task, package, state)
+    def hints(self, task: str, package: str, state: UIState | str) -> dict[str, Any]:
+        return hints(self.store, self.planner.vectors, self.planner.embedder, task, package, state,
+                     self.planner.graph([package]), self.planner.index([package]))

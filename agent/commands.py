@@ -80,8 +80,6 @@ def _screen(args: argparse.Namespace, package: str):
 
 
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
-    from agent.planjson import plan_to_dict
-
     task = args.task or args.task_text
     if not task:
         raise InputFormatError("appmem plan", "no task given (TASK or --task)")
@@ -89,10 +87,7 @@ def run_plan(settings: Settings, args: argparse.Namespace) -> int:
         raise InputFormatError("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
     with answerer(settings, args.k) as answers:
         start = _screen(args, answers.packages(args.app)[0]) if args.app else args.screen
-        plan, choice = answers.plan(task, args.app, start, args.k)
-    out = plan_to_dict(plan)
-    if choice is not None:
-        out["app_choice"] = choice
+        out = answers.answer(task, args.app, start, args.k)
     emit(args, out, _human)
     return 0
 

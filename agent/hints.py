@@ -8,15 +8,16 @@ takes to reach the target, e.g.
 `- "Settings": leads to Settings; then 2 more steps to "Delete all events"`.
 
 The current screen is located as the planner locates it (agent/locate.py: exact
-signature, else the most similar screen); elements of the memory's screen that
-the agent's screen does not show are left out when the match is exact.
+signature, else the most similar screen), or named by its id; elements of the memory's
+screen that a dumped screen does not show are left out when the match is exact.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from agent.crossapp import best_path
+from agent.appgraph import AppGraph
+from agent.index import ElementIndex
 from agent.locate import locate
 from graph.model import UIState
 from graph.screens import elements_of, screen_of
@@ -30,29 +31,34 @@ HOP_COST = 0.03  # as the planner: a hop must buy this much retrieval score
 
 
 def hints(store: GraphStore, vectors: VectorStore, embedder: Embedder, task: str, package: str,
-          state: UIState) -> dict[str, Any]:
-    """For each element of `state` on a route to the task's targets: what it leads to, and the steps left."""
-    located = locate(store, package, state)
+          state: UIState | str, graph: AppGraph | None = None, index: ElementIndex | None = None) -> dict[str, Any]:
+    """For each element of `state` on a route to the task's targets: what it leads to, and the steps left.
+    Routes and targets are the planner's: `graph` and `index` are the app's, when the caller holds them."""
+    graph = graph or AppGraph.load(store, [package])
+    located = locate(store, package, state, graph)
     screen_id, match = located["screen_id"], located["match"]
-    targets = search_elements(vectors, embedder.embed([task])[0], task, TARGETS, [package])
+    vector = embedder.embed([task])[0]
+    targets = (index.search(vector, task, TARGETS) if index is not None
+               else search_elements(vectors, vector, task, TARGETS, [package]))
     out: dict[str, Any] = {"task": task, "package": package, "screen_id": screen_id, "match": match,
                            "targets": [{"label": t.payload.get("label"), "screen_id": t.payload.get("screen_id"),
                                         "score": round(t.score, 4)} for t in targets], "hints": []}
     if screen_id is None:
         return out
-    edges = store.read("hints_edges", screen_id=screen_id)
     # Ids of the elements the agent's screen shows, as the located screen's elements are keyed.
     shown = {e.id for e in elements_of(state, replace(screen_of(state, package, ""), id=screen_id)).values()
-             } if match == "exact" else set()
+             } if match == "exact" and isinstance(state, UIState) else set()
+    # Where each element of the screen leads (other screens than its own), most often observed first.
+    edges = sorted((e for e in graph.edges.get(screen_id, ()) if e.element_id in graph.elements
+                    and (not shown or e.element_id in shown)), key=lambda e: (-e.successes, e.element_id, e.target))
+    best_per_element: dict[str, dict[str, Any]] = {}
     for edge in edges:
-        if shown and edge["element_id"] not in shown:
-            continue  # not on the agent's screen now
         best = None
         for target in targets:
-            if target.payload.get("element_id") == edge["element_id"]:
+            if target.payload.get("element_id") == edge.element_id:
                 steps = 0
             else:
-                path = best_path(store, edge["target"], target.payload.get("screen_id") or "")
+                path = graph.route(edge.target, target.payload.get("screen_id") or "")
                 if path is None:
                     continue
                 steps = len(path) + 1
@@ -62,14 +68,16 @@ def hints(store: GraphStore, vectors: VectorStore, embedder: Embedder, task: str
         if best is None:
             continue
         value, steps, target = best
-        out["hints"].append({"element": edge["label"], "element_id": edge["element_id"], "locators": edge["locators"],
-                             "action": edge["action"], "leads_to": edge["target_title"], "to_screen": edge["target"],
-                             "target": target.payload.get("label"), "steps_after": steps, "score": round(value, 4),
-                             "text": hint_text(edge["label"], edge["target_title"], steps, target.payload.get("label"))})
-    best_per_element: dict[str, dict[str, Any]] = {}
-    for h in sorted(out["hints"], key=lambda h: (-h["score"], h["steps_after"])):
-        best_per_element.setdefault(h["element_id"], h)  # an element opening several screens: its best route
-    out["hints"] = list(best_per_element.values())
+        element = graph.elements[edge.element_id]
+        leads_to = graph.screens.get(edge.target, {}).get("title") or ""
+        hint = {"element": element.label, "element_id": element.id, "locators": element.locators,
+                "action": edge.action, "leads_to": leads_to, "to_screen": edge.target,
+                "target": target.payload.get("label"), "steps_after": steps, "score": round(value, 4),
+                "text": hint_text(element.label, leads_to, steps, target.payload.get("label"))}
+        kept = best_per_element.get(element.id)  # an element opening several screens: its best route
+        if kept is None or (-hint["score"], hint["steps_after"]) < (-kept["score"], kept["steps_after"]):
+            best_per_element[element.id] = hint
+    out["hints"] = sorted(best_per_element.values(), key=lambda h: (-h["score"], h["steps_after"]))
     return out
 
 

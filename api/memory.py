@@ -143,23 +143,24 @@ class Memory:
 
     def _plan(self, task: str, app: str | None, screen_id: str | None, screen_xml: str | None,
               screen_html: str | None, activity: str | None) -> dict[str, Any]:
-        from agent.planjson import plan_to_dict
-
         start: str | UIState | None = screen_id
         if screen_xml or screen_html:
             start = parse_screen(self.packages(app)[0] if app else None, activity, screen_xml, screen_html)
             if app and start.package not in self.packages(app):  # not a screen of the app (the launcher)
                 start = None  # plan from the app's entry
             app = app or start.package if start is not None else app
-        plan, choice = self.answers().plan(task, app, start)
-        out = plan_to_dict(plan)
-        if choice is not None:
-            out["app_choice"] = choice
-        return out
+        return self.answers().answer(task, app, start)
 
     def locate(self, app: str | None, screen_xml: str | None, screen_html: str | None,
                activity: str | None = None) -> dict[str, Any]:
-        package = self.packages(app)[0] if app else None
+        try:
+            package = self.packages(app)[0] if app else None
+        except ConfigError:
+            if not app or "." not in app:
+                raise
+            # Not an app anybody explored, but maybe one an app's step led into (a file picker, the
+            # dialer, a permission page): its screens are in memory under its full package name.
+            package = app
         state = parse_screen(package, activity, screen_xml, screen_html)
         return {"package": state.package, **self.answers().locate(state.package, state)}
 

@@ -20,7 +20,13 @@ leave-one-app-out: for each app, the grid point best on the other five apps
 the default constants' figures are printed too. Plan latency (p50/p99) is
 measured on the first pass, nothing cached but the app's UTG.
 
-    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--json]
+Then, unless --no-recall (or --json), the recall part (bench/recall.py, on a stack of
+its own): app choice without --app from exploration memory only, then, WITH the gold
+demonstrations in memory (that part is about recall), recall success on the same task
+texts against the planner alone, recall with changed parameters, and the recall
+threshold chosen leave-one-app-out.
+
+    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json]
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import recall as recall_bench  # noqa: E402
 from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack  # noqa: E402
 
 import agent.compose as compose  # noqa: E402
@@ -150,7 +157,8 @@ def main() -> int:
     parser.add_argument("--home", type=Path, help="reuse (or build) the memory in this folder")
     parser.add_argument("--keep", type=Path, help="write the plans here")
     parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-recall", action="store_true", help="skip the recall part (bench/recall.py)")
+    parser.add_argument("--json", action="store_true", help="print the plan figures as JSON (no recall part)")
     args = parser.parse_args()
     scorer, tasks = load_scorer(), load_tasks()
     with private_stack(args.home) as settings:
@@ -181,6 +189,9 @@ def main() -> int:
         print(json.dumps(result, indent=1, default=str))
         return 0
     report(result)
+    if not args.no_recall:
+        print("== recall and app choice (bench/recall.py)")
+        recall_bench.run()
     return 0
 
 

@@ -20,7 +20,6 @@ measured before they are added.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, SHARED, private_stack  # noqa: E402
+from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack  # noqa: E402
 
 from agent.apps import choose_app  # noqa: E402
 from agent.params import align  # noqa: E402
@@ -47,9 +46,7 @@ from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
-spec = importlib.util.spec_from_file_location("droidtask_score", SHARED / "eval" / "droidtask_score.py")
-scorer = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(scorer)
+scorer = load_scorer()
 GRID = [round(0.30 + 0.01 * i, 2) for i in range(70)]
 
 
@@ -187,10 +184,8 @@ def threshold_loao(recall: Recall, store, gold, packages) -> None:
     print("recall threshold, leave-one-app-out: " + "; ".join(parts))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-distractors", action="store_true", help="leave DroidBot's eleven apps out")
-    args = parser.parse_args()
+def run(distractors: bool = True) -> None:
+    """Parts 1-5 on a private stack of their own, printed (bench/plan.py calls this too)."""
     gold = gold_tasks()
     print("THIS BENCHMARK IS ABOUT RECALL: the gold demonstrations of the scored tasks are put into the memory "
           "(parts 2-5); part 1 is measured before they are.")
@@ -203,7 +198,7 @@ def main() -> int:
             packages = {app: imp.trace.package for app, imp in imports.items()}
             for imp in imports.values():
                 ingest_trace(store, imp.trace, settings.ingest_chunk_steps)
-            if not args.no_distractors:
+            if distractors:
                 for folder in sorted(DROIDBOT.iterdir()):
                     ingest_trace(store, recording_trace(read_recording(folder)), settings.ingest_chunk_steps)
             embedder = Embedder(settings.home)
@@ -224,6 +219,12 @@ def main() -> int:
         finally:
             client.close()
             store.driver.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-distractors", action="store_true", help="leave DroidBot's eleven apps out")
+    run(distractors=not parser.parse_args().no_distractors)
     return 0
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import pytest
 
+from agent.appgraph import AppGraph
 from agent.apps import choose_app
 from agent.appdoc import app_doc, token_counter
 from agent.crossapp import connect
@@ -146,12 +147,13 @@ def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
 def test_a_plan_follows_an_observed_edge_into_another_app(memory, store):
     recall, _, _ = memory
     start = store.read("planner_entry_screens", packages=[ADSILENCE])[0]["screen_id"]
-    grant = next(r for r in store.read("hints_edges", screen_id=start) if r["label"] == "GRANT PERMISSION")
+    graph = AppGraph.load(store, [ADSILENCE])
+    grant = next(e for e in graph.edges[start] if e.element_id and graph.elements[e.element_id].label == "GRANT PERMISSION")
     answers = Answerer(store, recall.vectors, recall.embedder)
     plan = plan_to_dict(answers.plan("allow notification access", SETTINGS, start)[0])
     assert [s["package"] for s in plan["steps"]][::len(plan["steps"]) - 1] == [ADSILENCE, SETTINGS]
     assert plan["steps"][0]["element"]["label"] == "GRANT PERMISSION"
-    assert plan["steps"][1]["screen_id"] == grant["target"]
+    assert plan["steps"][1]["screen_id"] == grant.target
     assert not any(s["action"] in ("home", "start_app") for s in plan["steps"])
 
 
@@ -163,6 +165,9 @@ def test_hints_say_where_each_element_of_the_current_screen_leads(memory, store)
     first = out["hints"][0]
     assert first["element"] == "More options" and first["target"] == "Delete all events" and first["steps_after"] == 2
     assert first["locators"] and "More options" in first["text"]
+    # A plan asked from that screen carries the same hints (AutoDroid's memory injection, with any plan).
+    answered = Answerer(store, recall.vectors, recall.embedder).answer("delete all events", CALENDAR, html)
+    assert answered["steps"] and answered["hints"][0]["text"] == first["text"]
 
 
 def test_the_app_document_fits_its_budget_and_says_how_to_get_everywhere(memory, store, settings):
