@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent.grounding import find_text, ground, node_at, scrollable
-from appmem.errors import DeviceError
+from appmem.errors import AppmemError, DeviceError
 from graph.model import Action, ActionType, Bounds
 from graph.rows import now_iso
 from workers.driver import DeviceDriver
@@ -55,8 +55,15 @@ class Runtime:
     steps: list[dict[str, Any]] = field(default_factory=list)  # run trace steps (§3)
 
     def screen(self, package: str) -> Screen:
+        """The device's screen, located in memory: the task's app, or another that a cross-app step
+        went to (a file picker, the dialer, a settings page) when memory holds its screens."""
         fg_package, activity, xml = self.driver.dump()
-        located = self.memory.locate(package, xml, None, activity) if fg_package == package else {}
+        try:
+            located = self.memory.locate(fg_package, xml, None, activity)
+        except AppmemError as exc:
+            if fg_package == package or not 400 <= getattr(exc, "status", 400) < 500:
+                raise  # the task's own app, or the server is unreachable: not "a screen memory lacks"
+            located = {}
         return Screen(fg_package, activity, xml, located)
 
     def run(self, task: str, app: str | None) -> dict[str, Any]:
@@ -68,15 +75,18 @@ class Runtime:
         here = self.screen(package)
         status, reason, cursor = "done", "", 0
         while True:
-            if here.package != package and len(self.steps) < self.max_steps:
+            steps = plan.get("steps") or []
+            if steps and cursor >= len(steps):
+                break
+            # The package the next step acts in: the app's own, or another app a cross-app step went to.
+            where = (steps[cursor].get("package") or package) if steps else package
+            if here.package != where and len(self.steps) < self.max_steps:
                 # the app is not in front (at the start, or a step left it): launch it, plan from its screen
                 here = self._act({"action": "start_app", "element": None, "input": package}, here, package, None)
                 plan, cursor = self._replan(task, package, here), 0
-            steps = plan.get("steps") or []
+                steps = plan.get("steps") or []
             if plan.get("route") == "none" or not steps:
                 status, reason, here = self._without_route(task, package, here)
-                break
-            if cursor >= len(steps):
                 break
             if len(self.steps) >= self.max_steps:
                 status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
@@ -159,10 +169,10 @@ class Runtime:
 
     @staticmethod
     def _outcome(before: Screen, after: Screen, package: str, expected: str | None) -> str:
-        if after.package != package and before.package == package and expected is not None:
-            return "crash"  # the app left the foreground when a screen of it was expected
         if expected is None or after.screen_id == expected:
             return "ok"
+        if after.package != package and before.package == package:
+            return "crash"  # the app left the foreground when a screen of it was expected
         if after.screen_id is None:  # a screen memory has not seen: judge by the next step's grounding
             return "ok"
         return "no_effect" if after.xml == before.xml else "missed"

@@ -26,18 +26,19 @@ PLAN_CACHE = 4096
 
 
 def parse_screen(package: str | None, activity: str | None, xml: str | None, html: str | None) -> UIState:
-    """The agent's current screen from a uiautomator dump or AutoDroid HTML."""
+    """The agent's current screen from a uiautomator dump (in the package its nodes name, else
+    `package`) or AutoDroid HTML (in `package`)."""
     if xml:
         import xml.etree.ElementTree as ET
 
         from workers.uixml import parse_hierarchy
 
-        if not package:
-            try:
-                node = next(ET.fromstring(xml).iter("node"), None)
-            except ET.ParseError as exc:
-                raise InputFormatError("screen_xml", f"malformed XML: {exc}") from None
-            package = node.get("package") if node is not None else None
+        try:
+            node = next(ET.fromstring(xml).iter("node"), None)
+        except ET.ParseError as exc:
+            raise InputFormatError("screen_xml", f"malformed XML: {exc}") from None
+        # The app the dump itself shows (a launcher, a permission page) wins over the app asked about.
+        package = (node.get("package") if node is not None else None) or package
         if not package:
             raise InputFormatError("screen_xml", "no package: name the app or send a dump whose nodes name it")
         return parse_hierarchy(xml, package, activity or "", where="screen_xml")
@@ -146,10 +147,19 @@ class Memory:
         start: str | UIState | None = screen_id
         if screen_xml or screen_html:
             start = parse_screen(self.packages(app)[0] if app else None, activity, screen_xml, screen_html)
-            if app and start.package not in self.packages(app):  # not a screen of the app (the launcher)
-                start = None  # plan from the app's entry
-            app = app or start.package if start is not None else app
+            if app and start.package not in self.packages(app):  # another app's screen (a launcher, a permission page)
+                start = self._elsewhere(start)
+            app = app or start.package if isinstance(start, UIState) else app
         return self.answers().answer(task, app, start)
+
+    def _elsewhere(self, state: UIState) -> str | None:
+        """A screen of another app than the task's, as memory knows it: its id when located (the plan
+        then starts with the observed way from there into the app), else None (the app's entry)."""
+        try:
+            located = self.answers().locate(state.package, state)
+        except InputFormatError:  # memory holds no screen of that app
+            return None
+        return located["screen_id"] if located["match"] != "unknown" else None
 
     def locate(self, app: str | None, screen_xml: str | None, screen_html: str | None,
                activity: str | None = None) -> dict[str, Any]:

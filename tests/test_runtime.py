@@ -76,9 +76,9 @@ def test_the_runtime_reaches_recorded_targets_on_twins(twins, memory):
     results = [runtime(twins, memory).run(t["task"], ACRYLIC) for t in tasks]
     done = [reached(r, t) for r, t in zip(results, tasks)]
     print(f"\n{ACRYLIC}: {sum(done)}/{len(tasks)} recorded tasks reached their target")
-    # Misses are plans that go on past the target (a dialog's confirm the twin's recording never took):
-    # the runtime then re-plans from where it is until it gives up.
-    assert len(tasks) == 8 and sum(done) >= 4
+    # 8/8 when this was written (bench/runtime.py has every twin app); a miss would be a plan the
+    # recording cannot follow (the twin is a simulator: a tap it never recorded changes nothing).
+    assert len(tasks) == 8 and sum(done) >= 7
     first = results[0]
     assert first["steps"][0]["action"] == "start_app" and first["run"]["format"] == "appmem-run/1"
 
