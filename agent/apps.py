@@ -34,7 +34,7 @@ class AppChoice:
 
 def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[tuple[str, float]]:
     """Packages by their best element for `task`, best first."""
-    hits = search_elements(vectors, embedder.embed([task])[0], task, POOL_HITS, None)
+    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None)
     best: dict[str, float] = {}
     for hit in hits:
         package = hit.payload.get("package") or ""

@@ -37,7 +37,7 @@ def hints(store: GraphStore, vectors: VectorStore, embedder: Embedder, task: str
     graph = graph or AppGraph.load(store, [package])
     located = locate(store, package, state, graph)
     screen_id, match = located["screen_id"], located["match"]
-    vector = embedder.embed([task])[0]
+    vector = embedder.query(task)
     targets = (index.search(vector, task, TARGETS) if index is not None
                else search_elements(vectors, vector, task, TARGETS, [package]))
     out: dict[str, Any] = {"task": task, "package": package, "screen_id": screen_id, "match": match,

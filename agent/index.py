@@ -30,9 +30,17 @@ class ElementIndex:
         self.payloads = payloads
         self.starts = starts
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
+        # Row i belongs to element segment[i]: the best row of each element is found in one sort.
+        self.segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(payloads))))
         # A pool of the whole app (apps of up to POOL elements) has fixed document frequencies.
         self.whole = len(starts) <= POOL
         self.idf = _idf(self.docs) if self.whole else {}
+        self.holders: dict[str, np.ndarray] = {}  # term → the elements whose texts say it
+        if self.whole:
+            for i, doc in enumerate(self.docs):
+                for t in doc:
+                    self.holders.setdefault(t, []).append(i)
+            self.holders = {t: np.asarray(ids, dtype=np.int64) for t, ids in self.holders.items()}
 
     @classmethod
     def load(cls, vectors: VectorStore, packages: list[str]) -> "ElementIndex":
@@ -61,20 +69,23 @@ class ElementIndex:
         query = np.asarray(vector, dtype=np.float32)
         scores = self.matrix @ (query / (np.linalg.norm(query) or 1.0))
         best = np.maximum.reduceat(scores, self.starts)
-        ends = np.append(self.starts[1:], len(scores))
-        rows = [s + int(np.argmax(scores[s:e])) for s, e in zip(self.starts, ends)]
+        rows = np.lexsort((-scores, self.segment))[self.starts]  # each element's best row (first of ties)
         if not self.whole:  # a large app: the POOL best by cosine, ranked as search_elements ranks them
             pool = np.argsort(-best)[:POOL]
             hits = [Hit("elements", float(best[i]), self.payloads[rows[i]]) for i in pool]
             return rerank(hits, text, k)
         query_terms = [t for t in terms(text) if t in self.idf]
         norm = sum(self.idf[t] for t in query_terms)
-        overlap = np.asarray([sum(self.idf[t] for t in query_terms if t in doc) / norm if norm else 0.0
-                              for doc in self.docs])
+        overlap = np.zeros(len(self.docs))
+        for t in query_terms:  # as rerank sums: a term the task says twice counts twice
+            overlap[self.holders[t]] += self.idf[t]
+        if norm:
+            overlap /= norm
         total = best + LEXICAL_WEIGHT * overlap
         top = np.lexsort((-best, -np.round(total, 6)))[:k]  # ties: the better cosine first, as rerank leaves them
-        return [Hit("elements", float(total[i]), {**self.payloads[rows[i]], "cosine": float(best[i]),
-                                                  "overlap": round(float(overlap[i]), 4)}) for i in top]
+        # The stored payloads themselves (shared: read, never changed), without the cosine/overlap
+        # breakdown search_elements adds: a plan ranks up to POOL hits and reads only ids and scores.
+        return [Hit("elements", t, self.payloads[r]) for t, r in zip(total[top].tolist(), rows[top].tolist())]
 
 
 def _idf(docs: list[set[str]]) -> dict[str, float]:

@@ -79,7 +79,7 @@ class Planner:
         if not task.strip():
             raise PlanningError("the task is empty")
         graph = self.graph(packages)
-        ranked = self.index(packages).search(self.embedder.embed([task])[0], task, POOL)
+        ranked = self.index(packages).search(self.embedder.query(task), task, POOL)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
         parsed = parse_task(task)

@@ -103,7 +103,7 @@ class Recall:
 
     def matches(self, task: str, packages: list[str] | None = None) -> list[Match]:
         """Stored tasks that fit `task`, best first."""
-        hits = [h for h in self.vectors.search("tasks", self.embedder.embed([task])[0], k=CANDIDATES,
+        hits = [h for h in self.vectors.search("tasks", self.embedder.query(task), k=CANDIDATES,
                                                packages=packages or None) if h.score >= self.threshold]
         if not hits:
             return []

@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import lru_cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -173,8 +172,6 @@ def main() -> int:
                 planner.index([package])
             plans, times = run_all(planner.plan, tasks, packages)
             base_plans, base_times = run_all(lambda t, p, s: baseline(planner, t, p, s), tasks, packages)
-            cached_embed = lru_cache(maxsize=None)(lambda text: embedder.embed([text])[0])
-            planner.embedder = type("Cached", (), {"embed": staticmethod(lambda texts: [cached_embed(texts[0])])})()
             result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
                       "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
                                      "baseline_p50": statistics.median(base_times)}}

