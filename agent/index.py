@@ -19,7 +19,7 @@ import numpy as np
 from semantic.ranking import LEXICAL_WEIGHT, POOL, rerank, terms
 from semantic.vectors import Hit, VectorStore
 
-PAGE = 1000
+PAGE = 10_000  # local mode scans every point for each page: few, large pages
 
 
 class ElementIndex:
