@@ -25,8 +25,9 @@ Where the time goes: Qdrant's local mode filters payloads in Python over every
 point (linear in the number of element vectors: ≈ 0.75 s a search at 3,000
 points under load, ≈ 80 % of a plan before the planner kept per-app element
 indexes and graphs in memory; now it is paid when an app's index is loaded, so
-an app's first plan grows with the whole memory: 1.0–1.3 s at 10 synthetic apps,
-6.9 s at 100, while a plan of a loaded app stays ≈ 30 ms). Loading one synthetic
+an app's first plan grows with the whole memory: 1.3 s at 10 synthetic apps and
+6.9 s at 100 with pages of 1,000 points, 1.0 s at 10 apps with pages of 10,000,
+while a plan of a loaded app stays ≈ 30 ms). Loading one synthetic
 app's graph from the embedded ArcadeDB takes 0.35–0.8 s more. A
 Qdrant server (QDRANT_URL) answers the same filtered search from an HNSW index
 with payload indexes, and lets several API processes share it.
