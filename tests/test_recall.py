@@ -1,7 +1,7 @@
 """Recall, app choice, cross-app plans, hints and the app document over the real stack.
 
-Memory: Calendar and Contacts from DroidTask (exploration + gold demonstrations: this
-test is about recall) and three DroidBot apps (two apps the shared launcher starts, one
+Memory: the six DroidTask apps (exploration + gold demonstrations: this test is about
+recall; a changed-parameter case per app) and three DroidBot apps (two apps the shared launcher starts, one
 whose recorded run went on into the system settings).
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def memory(store, settings):
     while store.write("delete_all")[0]["deleted"]:
         pass
     imports = {}
-    for app in ("calendar", "contacts"):
+    for app in ("applauncher", "calendar", "camera", "clock", "contacts", "notes"):
         imported = read_autodroid(DROIDTASK / app, app)
         ingest_trace(store, imported.trace, chunk_size=200)
         ingest_trace(store, imported.demo_trace, chunk_size=200)
@@ -76,6 +76,11 @@ def test_a_done_task_is_recalled_with_its_steps_and_provenance(memory, store):
     ("Add the holidays of Germany to the calendar", "item", "Germany"),  # an item memory never saw
     ("create a new event, the task is 'shopping', save it", "value", "shopping"),  # quoted text
     ("Create a new contact Stephen Bob, mobile number 98765432100", "value", "98765432100"),  # a number
+    # one per other shared app: an option of a list, a percentage, a duration, a named text
+    ("Change column count to 5", "item", "5 columns"),  # applauncher: "… to 3" was demonstrated
+    ("set photo compression quality to 80%", "item", "80%"),  # camera: "… to 50%"
+    ("Set the snooze time to 10 minute", "item", "10 minutes"),  # clock: "… to 5 minute"
+    ("Create a checklist note called 'Errands'", "value", "Errands"),  # notes: "… called 'NewCheckList'"
 ])
 def test_a_recalled_task_carries_the_new_parameter_into_every_step_that_used_the_old_one(memory, task, slot, value):
     recall, _, _ = memory
