@@ -80,8 +80,10 @@ class Answerer:
         if choice is not None:
             out["app_choice"] = choice
         if start is not None:
+            # Hints lead to the task's targets, which live in the plan's app: on another app's screen
+            # (a launcher, a permission page) there are none to give.
             package = start.package if isinstance(start, UIState) else packages_of(self.store, [start]).get(start)
-            out["hints"] = self.hints(task, package, start)["hints"] if package else []
+            out["hints"] = self.hints(task, package, start)["hints"] if package == plan.package else []
         return out
 
     def locate(self, package: str, state: UIState | str) -> dict[str, Any]:

@@ -35,12 +35,11 @@ class ElementIndex:
         # A pool of the whole app (apps of up to POOL elements) has fixed document frequencies.
         self.whole = len(starts) <= POOL
         self.idf = _idf(self.docs) if self.whole else {}
-        self.holders: dict[str, np.ndarray] = {}  # term → the elements whose texts say it
-        if self.whole:
-            for i, doc in enumerate(self.docs):
-                for t in doc:
-                    self.holders.setdefault(t, []).append(i)
-            self.holders = {t: np.asarray(ids, dtype=np.int64) for t, ids in self.holders.items()}
+        holders: dict[str, list[int]] = {}  # term → the elements whose texts say it
+        for i, doc in enumerate(self.docs if self.whole else ()):
+            for t in doc:
+                holders.setdefault(t, []).append(i)
+        self.holders = {t: np.asarray(ids, dtype=np.int64) for t, ids in holders.items()}
 
     @classmethod
     def load(cls, vectors: VectorStore, packages: list[str]) -> "ElementIndex":
