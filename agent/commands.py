@@ -50,15 +50,13 @@ def answerer(settings: Settings, k: int | None = None):
     from agent.answer import Answerer
     from appmem.clients import open_graph
     from semantic.embedder import Embedder
-    from semantic.vectors import VectorStore, open_qdrant
+    from semantic.snapshots import open_reader
 
     store = open_graph(settings)
-    client = open_qdrant(settings)
     try:
-        embedder = Embedder(settings.home)
-        yield Answerer(store, VectorStore(client, embedder.dim), embedder, k)
+        embedder = Embedder(settings.home)  # read-only snapshots: runs beside a server that owns the vectors
+        yield Answerer(store, open_reader(settings, embedder.dim), embedder, k)
     finally:
-        client.close()
         store.driver.close()
 
 

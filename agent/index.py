@@ -19,8 +19,6 @@ import numpy as np
 from semantic.ranking import LEXICAL_WEIGHT, POOL, rerank, terms
 from semantic.vectors import Hit, VectorStore
 
-PAGE = 10_000  # local mode scans every point for each page: few, large pages
-
 
 class ElementIndex:
     """Rows (one per embedded text) grouped by element: `starts[i]` is element i's first row."""
@@ -43,17 +41,8 @@ class ElementIndex:
 
     @classmethod
     def load(cls, vectors: VectorStore, packages: list[str]) -> "ElementIndex":
-        from qdrant_client import models
-
-        vectors.ensure("elements")
-        flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=list(packages)))])
-        rows, offset = [], None
-        while True:
-            points, offset = vectors.client.scroll("elements", scroll_filter=flt, limit=PAGE, offset=offset,
-                                                   with_payload=True, with_vectors=True)
-            rows += [(p.vector, dict(p.payload or {})) for p in points]
-            if offset is None:
-                break
+        """The index of these apps' element points, read from the app's own collection or snapshot only."""
+        rows = vectors.points("elements", list(packages))
         rows.sort(key=lambda r: str(r[1].get("element_id") or r[1].get("object_id")))
         keys = [str(p.get("element_id") or p.get("object_id")) for _, p in rows]
         starts = np.asarray([i for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]], dtype=np.int64)

@@ -75,12 +75,11 @@ class Memory:
     def open(cls, settings: Settings) -> "Memory":
         from appmem.clients import open_graph
         from semantic.embedder import Embedder
-        from semantic.vectors import VectorStore, open_qdrant
+        from semantic.vectors import open_vectors
 
         store = open_graph(settings)
-        client = open_qdrant(settings)
         embedder = Embedder(settings.home)
-        return cls(store, VectorStore(client, embedder.dim), embedder, settings)
+        return cls(store, open_vectors(settings, embedder.dim), embedder, settings)
 
     def close(self) -> None:
         self.vectors.client.close()

@@ -90,5 +90,10 @@ class Settings:
         return self.home / "qdrant"
 
     @property
+    def snapshot_path(self) -> Path:
+        """Per-app read-only vector snapshots (semantic/snapshots.py), read by every serving process."""
+        return self.home / "vectors"
+
+    @property
     def run_dir(self) -> Path:
         return self.home / "run"

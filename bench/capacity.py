@@ -99,12 +99,10 @@ def main() -> None:
         client = open_qdrant(settings)
         embedder = Embedder(settings.home)
         report = summarize(store, VectorStore(client, embedder.dim), embedder)
-        points = sum(client.count(c).count for c in ("elements", "screens", "tasks")
-                     if client.collection_exists(c))
-        payload = 0
-        for c in ("elements", "screens"):
-            got, _ = client.scroll(c, limit=100_000, with_payload=True, with_vectors=False)
-            payload += sum(len(json.dumps(p.payload)) for p in got)
+        vectors = VectorStore(client, embedder.dim)
+        points = sum(vectors.count(c) for c in ("elements", "screens", "tasks"))
+        payload = sum(len(json.dumps(p)) for c in ("elements", "screens")
+                      for _, p in vectors.points(c, vectors.packages(c)))
         client.close()
         store.driver.close()
         Stack(settings).down()  # flush, then measure what is on disk

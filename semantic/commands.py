@@ -60,7 +60,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     from semantic.embedder import Embedder
     from semantic.pipeline import summarize
     from semantic.summaries import DeterministicSummarizer
-    from semantic.vectors import VectorStore, open_qdrant
+    from semantic.vectors import open_vectors
 
     summarizer: Any = DeterministicSummarizer(settings.risky_words)
     llm_client = None
@@ -71,13 +71,13 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),
                                    fallback=summarizer)
     store = open_graph(settings)
-    client = open_qdrant(settings)
+    embedder = Embedder(settings.home)
+    vectors = open_vectors(settings, embedder.dim)
     try:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
-        embedder = Embedder(settings.home)
-        report = summarize(store, VectorStore(client, embedder.dim), embedder, summarizer, packages, _progress)
+        report = summarize(store, vectors, embedder, summarizer, packages, _progress)
     finally:
-        client.close()
+        vectors.client.close()
         store.driver.close()
         if llm_client is not None:
             llm_client.close()
@@ -119,7 +119,7 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.clients import open_graph
     from semantic.embedder import Embedder
-    from semantic.vectors import VectorStore, open_qdrant
+    from semantic.snapshots import open_reader
 
     packages = None
     if args.app:
@@ -128,12 +128,8 @@ def run_search(settings: Settings, args: argparse.Namespace) -> int:
             packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
         finally:
             store.driver.close()
-    client = open_qdrant(settings)
-    try:
-        embedder = Embedder(settings.home)
-        hits = search(VectorStore(client, embedder.dim), embedder, args.text, args.kind, packages, args.k)
-    finally:
-        client.close()
+    embedder = Embedder(settings.home)
+    hits = search(open_reader(settings, embedder.dim), embedder, args.text, args.kind, packages, args.k)
 
     def human(rows: list[dict[str, Any]]) -> str:
         lines = []

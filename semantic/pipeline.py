@@ -149,7 +149,8 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
                                              risky=any(x.risky for x in summary.elements),
                                              text=screen_text(summary),
                                              extra={"screen_title": ctx.title, "summary_hash": hashes[ctx.id]}))
-    vectors.delete_screens("elements", [ctx.id for ctx in batch])  # drop completions that no longer apply
+    # drop completions that no longer apply
+    vectors.delete_screens("elements", [ctx.id for ctx in batch], sorted({ctx.package for ctx in batch}))
     vectors.upsert("elements", element_points)
     vectors.upsert("screens", screen_points)
     store.write("semantic_write_elements", rows=element_rows)
@@ -208,6 +209,8 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
         if progress:
             progress("screens", report.screens_done, len(todo))
     embed_tasks(store, vectors, embedder, packages, report)
+    # Readers in other processes see the new vectors (a missing snapshot is written too).
+    vectors.publish(sorted(vectors.dirty | set(report.packages)))
     if progress:
         progress("tasks", report.tasks_done, report.tasks_done)
     stats = summarizer.stats

@@ -1,24 +1,35 @@
-"""The vector store: Qdrant collections of elements, screens and tasks, with payload filters.
+"""The vector store: Qdrant collections of elements, screens and tasks, one set per app in local mode.
 
 `open_qdrant(settings)` creates the one client of a process: Qdrant's local
 mode (`settings.qdrant_path`, embedded, persisted on disk) by default, a server
 when `settings.qdrant_url` is set. The caller owns it and injects it into
 `VectorStore`; close it with `client.close()`.
 
-Local mode has two limits that shape this module: one process at a time may
-open a folder (a second gets ConfigError here), and concurrent writes from
-threads of that process fail, so every write goes through `VectorStore`'s lock.
-Reads need no lock.
+An app costs what it holds. Local mode keeps every point in Python and scans
+all of a collection for any payload filter (`create_payload_index` is ignored),
+so there each app has its own collections, `<kind>__<package>`: loading,
+counting or replacing one app's points touches only that app's. A server
+indexes the payload, so there each kind is one collection with a keyword index
+on `package`, and reads filter by it (Qdrant's advice for many tenants).
+
+Local mode has two more limits: one process at a time may open a folder (a
+second gets ConfigError here), and concurrent writes from threads of that
+process fail, so every write goes through `VectorStore`'s lock. Reads need no
+lock. Processes that only read (serve workers) read the per-app snapshots that
+`publish` writes (semantic/snapshots.py), never the folder.
 
 Point ids are UUIDs derived from the element / screen / task id, so upserting
 the same thing again replaces it instead of adding a copy.
 """
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 import uuid
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -27,12 +38,24 @@ from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
 
 COLLECTIONS = ("elements", "screens", "tasks")
+SEP = "__"  # local mode: collection `elements__com.example.app`
+SAFE_PACKAGE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,150}")
+PAGE = 10_000
+TIE_MARGIN = 8
 # Fixed namespace: point ids must be the same in every process and release.
 _NAMESPACE = uuid.UUID("6f1c1e36-5f0e-4d8a-9a55-0c2b1f6a7e10")
 
 
 def point_id(kind: str, object_id: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, f"{kind}:{object_id}"))
+
+
+def package_key(package: str) -> str:
+    """A package as a collection or file name: itself when it is a plain Android package name,
+    else a hash (package names come from contributors' traces: never a path)."""
+    if SAFE_PACKAGE.fullmatch(package) and SEP not in package:
+        return package
+    return "h-" + hashlib.sha256(package.encode()).hexdigest()[:32]
 
 
 def open_qdrant(settings: Settings) -> QdrantClient:
@@ -44,7 +67,13 @@ def open_qdrant(settings: Settings) -> QdrantClient:
         return QdrantClient(path=str(settings.qdrant_path))
     except RuntimeError as exc:  # "Storage folder ... is already accessed by another instance"
         raise ConfigError(f"{settings.qdrant_path}: {exc}. Local Qdrant allows one process per folder: "
-                          "stop the other appmem process or set QDRANT_URL") from None
+                          "stop the other appmem process, set QDRANT_URL, or read the snapshots") from None
+
+
+def open_vectors(settings: Settings, dim: int) -> "VectorStore":
+    """The writable store of the one owner process: Qdrant, publishing snapshots to `settings.snapshot_path`.
+    Close it with `store.client.close()`."""
+    return VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
 
 
 @dataclass
@@ -74,99 +103,235 @@ class Hit:
     payload: dict[str, Any]
 
 
-class VectorStore:
-    """Thin layer over an injected QdrantClient: fixed collections, idempotent upserts, filtered search."""
+def best(hits: list[Hit], k: int) -> list[Hit]:
+    """The k best hits, exact ties (to float noise) in a fixed order: the same in every store and process."""
+    return sorted(hits, key=lambda h: (-round(h.score, 6), str(h.payload.get("package")),
+                                       str(h.payload.get("object_id"))))[:k]
 
-    def __init__(self, client: QdrantClient, dim: int):
+
+def _check_kind(kind: str) -> None:
+    if kind not in COLLECTIONS:
+        raise ValueError(f"unknown collection {kind!r}; one of {COLLECTIONS}")
+
+
+class VectorStore:
+    """Thin layer over an injected QdrantClient: per-app collections (local mode) or a package
+    index (server), idempotent upserts, filtered search. `snapshots` (a folder): where `publish`
+    writes the per-app read-only snapshots that other processes read (semantic/snapshots.py)."""
+
+    def __init__(self, client: QdrantClient, dim: int, snapshots: Path | None = None):
         self.client = client
         self.dim = dim
+        self.snapshots = snapshots
+        self.per_app = not _is_server(client)
         self._write_lock = threading.Lock()  # local mode: serialise every write (see module doc)
         self._ready: set[str] = set()
+        self.dirty: set[str] = set()  # packages written since the last publish
+        if self.per_app:
+            self._split_shared_collections()
 
-    def ensure(self, kind: str) -> None:
-        if kind not in COLLECTIONS:
-            raise ValueError(f"unknown collection {kind!r}; one of {COLLECTIONS}")
-        if kind in self._ready:
-            return
+    # -- layout ------------------------------------------------------------------------------------
+    def collection(self, kind: str, package: str) -> str:
+        _check_kind(kind)
+        return f"{kind}{SEP}{package_key(package)}" if self.per_app else kind
+
+    def packages(self, kind: str = "elements") -> list[str]:
+        """Every package that has points of `kind`."""
+        _check_kind(kind)
+        if self.per_app:
+            names = [c.name for c in self.client.get_collections().collections if c.name.startswith(kind + SEP)]
+            return sorted(p for p in (self._package_of(n) for n in names) if p)
+        if not self.client.collection_exists(kind):
+            return []
+        facets = self.client.facet(kind, key="package", limit=1_000_000)
+        return sorted(str(h.value) for h in facets.hits)
+
+    def _package_of(self, name: str) -> str | None:
+        points, _ = self.client.scroll(name, limit=1, with_payload=["package"], with_vectors=False)
+        return str(points[0].payload["package"]) if points and points[0].payload else None
+
+    def _targets(self, kind: str, packages: list[str] | None) -> list[tuple[str, models.Filter | None]]:
+        """(collection, package filter) pairs that hold the points of `packages` (all when None)."""
+        _check_kind(kind)
+        if self.per_app:
+            if packages is None:
+                return [(c.name, None) for c in self.client.get_collections().collections
+                        if c.name.startswith(kind + SEP)]
+            names = [self.collection(kind, p) for p in dict.fromkeys(packages)]
+            return [(n, None) for n in names if n in self._ready or self.client.collection_exists(n)]
+        self.ensure(kind)
+        flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=list(packages)))]) \
+            if packages else None
+        return [(kind, flt)]
+
+    def ensure(self, kind: str, package: str | None = None) -> str:
+        """The collection of `kind` (for `package` in local mode), created if missing. Local mode
+        without a package: only checks `kind` (an app's collections are made by its first write)."""
+        _check_kind(kind)
+        if package is None and self.per_app:
+            return ""
+        name = self.collection(kind, package) if package is not None else kind
+        if name in self._ready:
+            return name
         with self._write_lock:
-            if not self.client.collection_exists(kind):
+            if not self.client.collection_exists(name):
                 self.client.create_collection(
-                    kind, vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE))
-                with warnings.catch_warnings():  # local mode ignores payload indexes, and says so
-                    warnings.simplefilter("ignore")
+                    name, vectors_config=models.VectorParams(size=self.dim, distance=models.Distance.COSINE))
+                if not self.per_app:  # a server indexes the keys reads filter by
                     for key in ("package", "app_version", "screen_id"):
-                        self.client.create_payload_index(kind, key, models.PayloadSchemaType.KEYWORD)
-            self._ready.add(kind)
+                        self.client.create_payload_index(name, key, models.PayloadSchemaType.KEYWORD)
+            self._ready.add(name)
+        return name
 
+    def _split_shared_collections(self) -> None:
+        """A folder written before per-app collections: move each app's points into its own."""
+        existing = {c.name for c in self.client.get_collections().collections}
+        for kind in COLLECTIONS:
+            if kind not in existing:
+                continue
+            offset = None
+            while True:
+                points, offset = self.client.scroll(kind, limit=PAGE, offset=offset, with_payload=True,
+                                                    with_vectors=True)
+                by_package: dict[str, list[models.PointStruct]] = {}
+                for p in points:
+                    package = str((p.payload or {}).get("package") or "")
+                    by_package.setdefault(package, []).append(models.PointStruct(id=p.id, vector=p.vector,
+                                                                                 payload=p.payload))
+                for package, structs in by_package.items():
+                    self.client.upsert(self.ensure(kind, package), points=structs, wait=True)
+                    self.dirty.add(package)
+                if offset is None:
+                    break
+            self.client.delete_collection(kind)
+
+    # -- writes ------------------------------------------------------------------------------------
     def upsert(self, kind: str, points: list[VectorPoint]) -> None:
         if not points:
             return
-        self.ensure(kind)
+        _check_kind(kind)
         for p in points:
             if len(p.vector) != self.dim:
                 raise ValueError(f"{kind} {p.object_id}: vector of {len(p.vector)} dims, expected {self.dim}")
-        structs = [models.PointStruct(id=point_id(kind, p.object_id), vector=p.vector, payload=p.payload())
-                   for p in points]
+        by_collection: dict[str, list[models.PointStruct]] = {}
+        for p in points:
+            name = self.ensure(kind, p.package)
+            by_collection.setdefault(name, []).append(
+                models.PointStruct(id=point_id(kind, p.object_id), vector=p.vector, payload=p.payload()))
         with self._write_lock:
-            try:
-                self.client.upsert(kind, points=structs, wait=True)
-            except (ConnectionError, TimeoutError) as exc:
-                raise TransientError(f"upserting {len(points)} points into {kind}: {exc}") from exc
+            for name, structs in by_collection.items():
+                try:
+                    self.client.upsert(name, points=structs, wait=True)
+                except (ConnectionError, TimeoutError) as exc:
+                    raise TransientError(f"upserting {len(structs)} points into {name}: {exc}") from exc
+        self.dirty.update(p.package for p in points)
 
-    def delete(self, kind: str, object_ids: list[str]) -> None:
+    def delete(self, kind: str, object_ids: list[str], packages: list[str] | None = None) -> None:
         if not object_ids:
             return
-        self.ensure(kind)
+        selector = models.PointIdsList(points=[point_id(kind, i) for i in object_ids])
         with self._write_lock:
-            self.client.delete(kind, points_selector=models.PointIdsList(
-                points=[point_id(kind, i) for i in object_ids]), wait=True)
+            for name, _ in self._targets(kind, packages):
+                self.client.delete(name, points_selector=selector, wait=True)
+        self.dirty.update(packages or self.packages(kind))
 
-    def delete_screens(self, kind: str, screen_ids: list[str]) -> None:
-        """Remove every point of these screens (before writing their new points)."""
+    def delete_screens(self, kind: str, screen_ids: list[str], packages: list[str] | None = None) -> None:
+        """Remove every point of these screens (before writing their new points); name the
+        screens' `packages` so that other apps' points are not scanned."""
         if not screen_ids:
             return
-        self.ensure(kind)
+        condition = models.FieldCondition(key="screen_id", match=models.MatchAny(any=list(screen_ids)))
         with self._write_lock:
-            self.client.delete(kind, points_selector=models.FilterSelector(filter=models.Filter(must=[
-                models.FieldCondition(key="screen_id", match=models.MatchAny(any=list(screen_ids)))])), wait=True)
+            for name, flt in self._targets(kind, packages):
+                must = [condition, *(flt.must if flt else [])]
+                self.client.delete(name, points_selector=models.FilterSelector(filter=models.Filter(must=must)),
+                                   wait=True)
+        self.dirty.update(packages or self.packages(kind))
 
+    def delete_packages(self, packages: list[str]) -> None:
+        """Remove every point of these apps (a purge)."""
+        with self._write_lock:
+            for kind in COLLECTIONS:
+                for name, flt in self._targets(kind, packages):
+                    if self.per_app:
+                        self.client.delete_collection(name)
+                        self._ready.discard(name)
+                    else:
+                        self.client.delete(name, points_selector=models.FilterSelector(filter=flt), wait=True)
+        self.dirty.update(packages)
+
+    def publish(self, packages: list[str] | None = None) -> list[str]:
+        """Write the read-only snapshots of `packages` (default: those written since the last
+        publish); returns the packages whose snapshot changed. No-op without a snapshot folder."""
+        from semantic.snapshots import write_snapshot
+
+        todo = sorted(self.dirty if packages is None else set(packages))
+        changed = []
+        if self.snapshots is not None:
+            self.snapshots.mkdir(parents=True, exist_ok=True)
+            changed = [p for p in todo if write_snapshot(self, p, self.snapshots)]
+        self.dirty.difference_update(todo)
+        return changed
+
+    # -- reads -------------------------------------------------------------------------------------
     def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,
                app_version: str | None = None, risky: bool | None = None, distinct: str | None = None) -> list[Hit]:
         """The k nearest points of `kind`, optionally only of these packages / version / risk.
         With `distinct` (a payload key, e.g. "element_id"), the k best distinct values:
         an element with several texts counts once, by its best one."""
-        self.ensure(kind)
         must: list[models.Condition] = []
-        if packages:
-            must.append(models.FieldCondition(key="package", match=models.MatchAny(any=list(packages))))
         if app_version is not None:
             must.append(models.FieldCondition(key="app_version", match=models.MatchValue(value=app_version)))
         if risky is not None:
             must.append(models.FieldCondition(key="risky", match=models.MatchValue(value=risky)))
-        flt = models.Filter(must=must) if must else None
-        if distinct is None:
-            result = self.client.query_points(kind, query=vector, limit=k, with_payload=True, query_filter=flt)
-            return [Hit(kind, float(p.score), dict(p.payload or {})) for p in result.points]
-        groups = self.client.query_points_groups(kind, query=vector, group_by=distinct, limit=k, group_size=1,
-                                                 with_payload=True, query_filter=flt)
-        return [Hit(kind, float(g.hits[0].score), dict(g.hits[0].payload or {})) for g in groups.groups if g.hits]
+        hits: list[Hit] = []
+        limit = k + TIE_MARGIN  # ties at the cut are settled by `best`, not by the order Qdrant leaves them in
+        for name, flt in self._targets(kind, packages):
+            conditions = must + list(flt.must if flt else [])
+            query_filter = models.Filter(must=conditions) if conditions else None
+            if distinct is None:
+                result = self.client.query_points(name, query=vector, limit=limit, with_payload=True,
+                                                  query_filter=query_filter)
+                hits += [Hit(kind, float(p.score), dict(p.payload or {})) for p in result.points]
+            else:  # a distinct value (an element, a screen) lies within one app: groups never span collections
+                groups = self.client.query_points_groups(name, query=vector, group_by=distinct, limit=limit,
+                                                         group_size=1, with_payload=True, query_filter=query_filter)
+                hits += [Hit(kind, float(g.hits[0].score), dict(g.hits[0].payload or {}))
+                         for g in groups.groups if g.hits]
+        return best(hits, k)
+
+    def points(self, kind: str, packages: list[str]) -> list[tuple[list[float], dict[str, Any]]]:
+        """Every (vector, payload) of `kind` of these packages, ordered by object id."""
+        rows: list[tuple[list[float], dict[str, Any]]] = []
+        for name, flt in self._targets(kind, packages):
+            offset = None
+            while True:
+                got, offset = self.client.scroll(name, scroll_filter=flt, limit=PAGE, offset=offset,
+                                                 with_payload=True, with_vectors=True)
+                rows += [(list(p.vector), dict(p.payload or {})) for p in got]
+                if offset is None:
+                    break
+        return sorted(rows, key=lambda r: str(r[1].get("object_id")))
 
     def values(self, kind: str, key: str, packages: list[str] | None = None) -> dict[str, object]:
         """object_id → payload[key] of every point of `kind` (of these packages)."""
-        self.ensure(kind)
-        flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=packages))]) \
-            if packages else None
         out: dict[str, object] = {}
-        offset = None
-        while True:
-            points, offset = self.client.scroll(kind, scroll_filter=flt, limit=1000, offset=offset,
-                                                with_payload=["object_id", key], with_vectors=False)
-            out.update({p.payload["object_id"]: p.payload.get(key) for p in points if p.payload})
-            if offset is None:
-                return out
+        for name, flt in self._targets(kind, packages):
+            offset = None
+            while True:
+                got, offset = self.client.scroll(name, scroll_filter=flt, limit=PAGE, offset=offset,
+                                                 with_payload=["object_id", key], with_vectors=False)
+                out.update({p.payload["object_id"]: p.payload.get(key) for p in got if p.payload})
+                if offset is None:
+                    break
+        return out
 
     def count(self, kind: str, packages: list[str] | None = None) -> int:
-        self.ensure(kind)
-        flt = models.Filter(must=[models.FieldCondition(key="package", match=models.MatchAny(any=packages))]) \
-            if packages else None
-        return self.client.count(kind, count_filter=flt, exact=True).count
+        return sum(self.client.count(name, count_filter=flt, exact=True).count
+                   for name, flt in self._targets(kind, packages))
+
+
+def _is_server(client: QdrantClient) -> bool:
+    from qdrant_client.local.qdrant_local import QdrantLocal
+
+    return not isinstance(getattr(client, "_client", None), QdrantLocal)

@@ -17,6 +17,7 @@ from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.ranking import search_elements
+from semantic.snapshots import SnapshotVectors
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
@@ -32,7 +33,7 @@ def planner(store, settings):
         ingest_trace(store, read_autodroid(DROIDTASK / app, app).trace, chunk_size=100)
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
-    vectors = VectorStore(client, embedder.dim)
+    vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
     summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR, CONTACTS])
     yield Planner(store, vectors, embedder)
     client.close()
@@ -58,6 +59,18 @@ def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
         assert [round(h.score, 4) for h in mine] == [round(h.score, 4) for h in theirs]
         assert {h.payload["element_id"] for h in mine[:5]} == {h.payload["element_id"] for h in theirs[:5]} or \
             round(mine[4].score, 4) == round(mine[5].score, 4)  # exact ties may come in another order
+
+
+def test_a_planner_on_the_read_only_snapshots_plans_the_same(planner, settings):
+    """Serve workers plan from the snapshots (no Qdrant folder lock): same index, same plans, one app read."""
+    reader = SnapshotVectors(settings.snapshot_path, planner.embedder.dim)
+    other = Planner(planner.store, reader, planner.embedder)
+    assert other.index([CALENDAR]).payloads == planner.index([CALENDAR]).payloads
+    assert reader.files_read == [CALENDAR]
+    for task in ("delete all events", "change the theme to dark and save it", "add a contact named Bob"):
+        app = CONTACTS if "contact" in task else CALENDAR
+        assert plan_to_dict(other.plan(task, [app])) == plan_to_dict(planner.plan(task, [app]))
+    assert reader.files_read == [CALENDAR, CONTACTS]
 
 
 def test_plan_json_follows_the_contract(planner):

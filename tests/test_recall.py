@@ -28,6 +28,7 @@ from ingest.pipeline import ingest_tasks, ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
+from semantic.snapshots import SnapshotVectors
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT, DROIDTASK, REPO
 
@@ -51,7 +52,7 @@ def memory(store, settings):
         ingest_trace(store, recording_trace(read_recording(DROIDBOT / package)), chunk_size=200)
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
-    vectors = VectorStore(client, embedder.dim)
+    vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
     summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words))
     planner = Planner(store, vectors, embedder)
     yield Recall(store, vectors, embedder, planner), planner, imports
@@ -135,6 +136,21 @@ def test_the_app_is_chosen_when_the_agent_does_not_say(memory):
     assert choose_app(recall, "Add contact Bob to Favorites").by == "recall"
     choice = choose_app(recall, "change the view of the calendar to the yearly view")
     assert choice.package == CALENDAR
+
+
+def test_recall_and_app_choice_read_the_snapshots_alike(memory, store, settings):
+    """Serve workers recall and choose the app from the read-only snapshots: same answers as from Qdrant;
+    recall within an app reads only that app's file."""
+    recall, planner, _ = memory
+    reader = SnapshotVectors(settings.snapshot_path, recall.embedder.dim)
+    mine = Recall(store, reader, recall.embedder, Planner(store, reader, recall.embedder))
+    for task in ("Delete contact Alice", "delete all the events in the Calendar app"):
+        app = CONTACTS if "contact" in task else CALENDAR
+        assert [m.as_dict() for m in mine.matches(task, [app])] == [m.as_dict() for m in recall.matches(task, [app])]
+    assert reader.files_read == [CONTACTS, CALENDAR]
+    for task in ("Add contact Bob to Favorites", "change the view of the calendar to the yearly view",
+                 "draw a red line"):
+        assert choose_app(mine, task).as_dict() == choose_app(recall, task).as_dict()
 
 
 def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):

@@ -101,8 +101,7 @@ def test_no_personal_data_in_graph_or_vectors(loaded, vectors, embedder):
     assert report.screens > 0
     screens = loaded.read("semantic_screens", packages=None)
     texts = [json.dumps(r) for r in loaded.elements(screen_ids=[s["id"] for s in screens]) + screens]
-    points, _ = vectors.client.scroll("elements", limit=10000, with_payload=True)
-    texts += [json.dumps(p.payload) for p in points]
+    texts += [json.dumps(p) for _, p in vectors.points("elements", vectors.packages())]
     blob = "\n".join(texts)
     assert not EMAIL.search(blob), EMAIL.search(blob)
     for number in ("12345678900", "222222", "111111"):

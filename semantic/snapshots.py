@@ -1,0 +1,230 @@
+"""Per-app read-only snapshots of the vector store: many processes read vectors without Qdrant's folder lock.
+
+After a writer changed an app's points (summarize, a purge), `VectorStore.publish`
+writes `<folder>/<package>.npz` (semantic/vectors.py `package_key` names it): for
+each kind (elements, screens, tasks) the vectors as Qdrant stores them (float32,
+normalised for cosine) ordered by object id, and their payloads as JSON; `meta`
+holds the package, the dimension and `version`, a sha256 of the content. The
+file is written under a temporary name and renamed (atomic on POSIX): a reader
+sees the old snapshot or the new one, never a torn one, and a reader that opened
+the old file goes on reading it. An unchanged app keeps its file; an app with no
+point left has none.
+
+`SnapshotVectors(folder, dim)` serves every read that the planner, recall, hints
+and app choice make (`search`, `points`, `values`, `count`, `packages`) from those
+files, with the results VectorStore gives on Qdrant (tests/test_semantic_snapshots.py).
+An app's file is read on the app's first read and again when it changed (one
+`stat` per read); reads of one app never open another app's file. Reads over
+all apps (app choice, recall without an app) read every app's file once.
+It never writes: writes go through the one process that owns the Qdrant folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from appmem.errors import ConfigError
+from appmem.settings import Settings
+from semantic.vectors import COLLECTIONS, TIE_MARGIN, Hit, VectorStore, _check_kind, best, open_qdrant, package_key
+
+FORMAT = "appmem-vectors/1"
+
+
+def open_reader(settings: Settings, dim: int) -> "VectorStore | SnapshotVectors":
+    """What a process that only reads uses (a serve worker): the Qdrant server when QDRANT_URL is set
+    (it serves many clients), else the snapshots. Never opens the local Qdrant folder."""
+    if settings.qdrant_url:
+        return VectorStore(open_qdrant(settings), dim)
+    if not settings.snapshot_path.exists() and (settings.qdrant_path / "meta.json").exists():
+        # vectors written before snapshots existed: publish them once (needs the folder's owner lock)
+        owner = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
+        try:
+            owner.publish(sorted({p for kind in COLLECTIONS for p in owner.packages(kind)}))
+        finally:
+            owner.client.close()
+    return SnapshotVectors(settings.snapshot_path, dim)
+
+
+def snapshot_path(folder: Path, package: str) -> Path:
+    return Path(folder) / f"{package_key(package)}.npz"
+
+
+def _bytes(value: Any) -> np.ndarray:
+    return np.frombuffer(json.dumps(value, ensure_ascii=False, sort_keys=True).encode(), dtype=np.uint8)
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    with np.load(path, allow_pickle=False) as data:  # reads only the `meta` member
+        return json.loads(data["meta"].tobytes())
+
+
+def write_snapshot(vectors: VectorStore, package: str, folder: Path) -> bool:
+    """Write `package`'s snapshot from the vector store; True when it changed (or was removed)."""
+    path = snapshot_path(folder, package)
+    arrays: dict[str, np.ndarray] = {}
+    digest = hashlib.sha256()
+    total = 0
+    for kind in COLLECTIONS:
+        rows = vectors.points(kind, [package])
+        total += len(rows)
+        matrix = np.asarray([v for v, _ in rows], dtype=np.float32).reshape(len(rows), vectors.dim)
+        payloads = _bytes([p for _, p in rows])
+        for part in (kind.encode(), matrix.tobytes(), payloads.tobytes()):
+            digest.update(part)
+        arrays[f"{kind}_vectors"], arrays[f"{kind}_payloads"] = matrix, payloads
+    if total == 0:
+        if path.exists():
+            path.unlink()
+            return True
+        return False
+    version = digest.hexdigest()[:32]
+    if path.exists() and read_meta(path).get("version") == version:
+        return False
+    arrays["meta"] = _bytes({"format": FORMAT, "package": package, "dim": vectors.dim, "version": version})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    with partial.open("wb") as f:
+        np.savez(f, **arrays)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, path)  # atomic: readers see the old file or the new one
+    return True
+
+
+@dataclass
+class AppVectors:
+    """One app's snapshot in memory."""
+
+    package: str
+    version: str
+    matrices: dict[str, np.ndarray]
+    payloads: dict[str, list[dict[str, Any]]]
+    stamp: tuple[int, int, int]
+
+
+def _load(path: Path, stamp: tuple[int, int, int], dim: int) -> AppVectors:
+    with np.load(path, allow_pickle=False) as data:
+        meta = json.loads(data["meta"].tobytes())
+        if meta.get("format") != FORMAT or meta.get("dim") != dim:
+            raise ConfigError(f"{path}: snapshot {meta.get('format')} of {meta.get('dim')} dims, expected "
+                              f"{FORMAT} of {dim}: publish the vectors again (`appmem summarize`)")
+        matrices = {k: np.ascontiguousarray(data[f"{k}_vectors"]) for k in COLLECTIONS}
+        payloads = {k: json.loads(data[f"{k}_payloads"].tobytes()) for k in COLLECTIONS}
+    return AppVectors(meta["package"], meta["version"], matrices, payloads, stamp)
+
+
+class SnapshotVectors:
+    """VectorStore's reads, from the per-app snapshot files in `folder`; read-only, shareable by processes."""
+
+    read_only = True
+
+    def __init__(self, folder: Path, dim: int):
+        self.folder = Path(folder)
+        self.dim = dim
+        self._apps: dict[str, AppVectors] = {}
+        self._names: dict[str, tuple[tuple[int, int, int], str]] = {}  # file name → (stamp, package)
+        self._lock = threading.Lock()
+        self.files_read: list[str] = []  # the packages whose file was read, in order (what a load cost)
+
+    def ensure(self, kind: str, package: str | None = None) -> str:
+        _check_kind(kind)
+        return ""
+
+    def app(self, package: str) -> AppVectors | None:
+        """`package`'s snapshot, read again when its file changed; None when it has none."""
+        path = snapshot_path(self.folder, package)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            self._apps.pop(package, None)
+            return None
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        cached = self._apps.get(package)
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        with self._lock:
+            loaded = _load(path, stamp, self.dim)
+            self.files_read.append(package)
+            self._apps[package] = loaded
+        return loaded
+
+    def version(self, package: str) -> str | None:
+        """The content version of `package`'s vectors (changes with any point), None without any."""
+        app = self.app(package)
+        return app.version if app else None
+
+    def packages(self, kind: str = "elements") -> list[str]:
+        """Every package whose snapshot holds points of `kind` (reads each file's small `meta` once)."""
+        _check_kind(kind)
+        out = []
+        for path in sorted(self.folder.glob("*.npz")) if self.folder.exists() else []:
+            st = path.stat()
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+            known = self._names.get(path.name)
+            if known is None or known[0] != stamp:
+                known = self._names[path.name] = (stamp, read_meta(path)["package"])
+            out.append(known[1])
+        return [p for p in out if kind == "elements" or self.count(kind, [p])]
+
+    def _apps_of(self, packages: list[str] | None) -> list[AppVectors]:
+        names = self.packages() if packages is None else list(dict.fromkeys(packages))
+        return [a for a in map(self.app, names) if a is not None]
+
+    def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,
+               app_version: str | None = None, risky: bool | None = None, distinct: str | None = None) -> list[Hit]:
+        """As VectorStore.search: cosine, the k best points (or best per `distinct` value)."""
+        _check_kind(kind)
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (np.linalg.norm(query) or 1.0)
+        hits: list[Hit] = []
+        for app in self._apps_of(packages):
+            payloads = app.payloads[kind]
+            if not payloads:
+                continue
+            scores = app.matrices[kind] @ query
+            order = np.argsort(-scores, kind="stable")
+            seen: set[Any] = set()
+            taken = 0
+            for i in order.tolist():
+                p = payloads[i]
+                if (app_version is not None and p.get("app_version") != app_version) or \
+                        (risky is not None and p.get("risky") != risky):
+                    continue
+                if distinct is not None:
+                    value = p.get(distinct)
+                    if value is None or value in seen:
+                        continue
+                    seen.add(value)
+                hits.append(Hit(kind, float(scores[i]), dict(p)))
+                taken += 1
+                if taken == k + TIE_MARGIN:
+                    break
+        return best(hits, k)
+
+    def points(self, kind: str, packages: list[str]) -> list[tuple[np.ndarray, dict[str, Any]]]:
+        """Every (vector, payload) of `kind` of these packages, ordered by object id."""
+        _check_kind(kind)
+        rows = [(m, p) for app in self._apps_of(packages)
+                for m, p in zip(app.matrices[kind], app.payloads[kind])]
+        return rows if len(packages) == 1 else sorted(rows, key=lambda r: str(r[1].get("object_id")))
+
+    def values(self, kind: str, key: str, packages: list[str] | None = None) -> dict[str, object]:
+        _check_kind(kind)
+        return {p["object_id"]: p.get(key) for app in self._apps_of(packages) for p in app.payloads[kind]}
+
+    def count(self, kind: str, packages: list[str] | None = None) -> int:
+        _check_kind(kind)
+        return sum(len(app.payloads[kind]) for app in self._apps_of(packages))
+
+    def _read_only(self, *_: Any, **__: Any) -> None:
+        raise ConfigError(f"{self.folder}: the vector snapshots are read-only; write through the process "
+                          "that owns the Qdrant folder (appmem summarize / the ingest worker)")
+
+    upsert = delete = delete_screens = delete_packages = publish = _read_only
