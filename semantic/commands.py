@@ -85,7 +85,8 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, report.as_dict(), lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
-        f"{r['embedded_texts']} texts at {r['texts_per_second']}/s in {r['seconds']}s"
+        f"{r['embedded_texts']} texts at {r['texts_per_second']}/s ({r['model_texts']} through the model, "
+        f"{r['cached_texts']} from the vector cache) in {r['seconds']}s"
         + "".join(f"\n  left out: {e}" for e in r["errors"])))
     return 1 if report.errors else 0
 

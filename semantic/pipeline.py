@@ -47,7 +47,9 @@ class SummarizeReport:
     elements_done: int = 0
     tasks: int = 0
     tasks_done: int = 0
-    embedded_texts: int = 0
+    embedded_texts: int = 0  # texts that got a vector (one per point written)
+    model_texts: int = 0  # distinct texts the model ran on (the others: found in the vector cache or repeated)
+    cached_texts: int = 0  # distinct texts found in the vector cache
     embed_seconds: float = 0.0
     seconds: float = 0.0
     llm: dict = field(default_factory=dict)
@@ -61,6 +63,7 @@ class SummarizeReport:
         return {"packages": self.packages, "screens": self.screens, "screens_done": self.screens_done,
                 "screens_unchanged": self.screens_unchanged, "elements_done": self.elements_done,
                 "tasks": self.tasks, "tasks_done": self.tasks_done, "embedded_texts": self.embedded_texts,
+                "model_texts": self.model_texts, "cached_texts": self.cached_texts,
                 "texts_per_second": round(self.texts_per_second, 1), "seconds": round(self.seconds, 2),
                 "llm": self.llm, "errors": self.errors}
 
@@ -195,6 +198,7 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
               batch_screens: int = BATCH_SCREENS) -> SummarizeReport:
     """Summarise and embed what is new or changed in the apps of `package` (all when None)."""
     started = time.perf_counter()
+    computed, cached = embedder.computed, embedder.cached
     summarizer = summarizer or DeterministicSummarizer()
     packages = [package] if isinstance(package, str) else package
     contexts, stored = load_contexts(store, packages)
@@ -217,5 +221,6 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
     report.llm = {"calls": stats.calls, "cached": stats.cached, "fallbacks": stats.fallbacks,
                   "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
                   "cost": round(stats.cost, 6)}
+    report.model_texts, report.cached_texts = embedder.computed - computed, embedder.cached - cached
     report.seconds = time.perf_counter() - started
     return report

@@ -15,7 +15,7 @@ from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
 from semantic.snapshots import SnapshotVectors, open_reader, snapshot_path
-from semantic.vectors import VectorPoint, VectorStore, open_qdrant, open_vectors, point_id
+from semantic.vectors import VectorPoint, VectorStore, open_qdrant, point_id
 from tests.conftest import REPO
 
 APPS = {
@@ -43,10 +43,13 @@ def app_points(embedder: Embedder, package: str, texts: list[str]) -> list[Vecto
     return points
 
 
-@pytest.fixture
-def owner(embedder, tmp_path):
+@pytest.fixture(params=["per-app", "shared"])
+def owner(embedder, tmp_path, request):
+    """The writer in local mode's layout (a collection per app) and in a server's (one collection per kind,
+    filtered by package: no Qdrant server here, so it runs on local mode): the same tests hold for both."""
     settings = Settings(home=tmp_path)
-    vectors = open_vectors(settings, embedder.dim)
+    vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path,
+                          per_app=request.param == "per-app")
     for package, texts in APPS.items():
         vectors.upsert("elements", app_points(embedder, package, texts))
         vectors.upsert("tasks", [VectorPoint(f"{package}/t", embedder.embed([texts[0]])[0], package,
@@ -70,6 +73,10 @@ def same(a, b) -> bool:
 
 def test_each_app_has_its_own_collection(owner):
     settings, vectors = owner
+    if not vectors.per_app:
+        assert vectors.collection("elements", "com.a.calendar") == "elements"
+        assert vectors.packages() == sorted(APPS)
+        return
     for package, texts in APPS.items():
         name = vectors.collection("elements", package)
         assert vectors.client.count(name).count == 2 * len(texts)
