@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from appmem.clients import open_graph
+from graph.clients import open_graph
 from appmem.settings import Settings
 from appmem.stack import Stack
 from graph.store import GraphStore
