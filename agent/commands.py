@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from appmem.output import emit
-from appmem.errors import InputFormatError
+from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
 
 
@@ -82,9 +82,9 @@ def _screen(args: argparse.Namespace, package: str):
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
-        raise InputFormatError("appmem plan", "no task given (TASK or --task)")
+        raise InvalidInput("appmem plan", "no task given (TASK or --task)")
     if (args.screen_xml or args.screen_html) and not args.app:
-        raise InputFormatError("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
+        raise InvalidInput("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
     with answerer(settings, args.k) as answers:
         start = _screen(args, answers.packages(args.app)[0]) if args.app else args.screen
         out = answers.answer(task, args.app, start, args.k)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from appmem.errors import ConfigError, InputFormatError
+from appmem.errors import InputFormatError, NotFound
 from appmem.settings import Settings
 from formats.ui import UIState
 from graph.store import GraphStore
@@ -112,7 +112,7 @@ class Memory:
 
         known = sorted(self.versions())
         if not known:
-            raise ConfigError("the memory holds no app yet")
+            raise NotFound("the memory holds no app yet")
         return resolve_app(known, app) if app else known
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
@@ -157,7 +157,7 @@ class Memory:
         then starts with the observed way from there into the app), else None (the app's entry)."""
         try:
             located = self.answers().locate(state.package, state)
-        except InputFormatError:  # memory holds no screen of that app
+        except NotFound:  # memory holds no screen of that app
             return None
         return located["screen_id"] if located["match"] != "unknown" else None
 
@@ -165,7 +165,7 @@ class Memory:
                activity: str | None = None) -> dict[str, Any]:
         try:
             package = self.packages(app)[0] if app else None
-        except ConfigError:
+        except NotFound:
             if not app or "." not in app:
                 raise
             # Not an app anybody explored, but maybe one an app's step led into (a file picker, the

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from appmem.output import emit
-from appmem.errors import ConfigError
+from appmem.errors import NotFound
 from appmem.settings import Settings
 
 SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
@@ -29,7 +29,7 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
         if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
             out.append(package)
     if not out:
-        raise ConfigError(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
+        raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
     return out
 
 
