@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from api.keys import KeyStore
-from api.memory import Memory
+from agent.memory import Memory
 from appmem.stack import Stack
 from ingest.autodroid import read_autodroid
 from ingest.pipeline import ingest_trace

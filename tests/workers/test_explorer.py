@@ -9,7 +9,7 @@ from __future__ import annotations
 import adbutils
 import pytest
 
-from graph.model import Bounds, UIState, View
+from formats.ui import Bounds, UIState, View
 from graph.screens import elements_of, screen_of, screen_signature
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -20,7 +20,7 @@ from workers.jobs import WorkerClients, run_job
 from workers.policies import GreedyPolicy, NoKnowledge, Seen, candidates, leaf_keys
 from twins.adb_server import TwinServer
 from twins.device import build_fleet
-from workers.uixml import parse_hierarchy, shown_state_id
+from formats.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"
 ADFREE = DROIDBOT / "ch.abertschi.adfree"

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from appmem.errors import ConfigError, InputFormatError
+from appmem.errors import InputFormatError, NotFound
 from appmem.settings import Settings
-from graph.model import UIState
+from formats.ui import UIState
 from graph.store import GraphStore
 
 SCREEN_CACHE_S = 30.0
@@ -31,7 +31,7 @@ def parse_screen(package: str | None, activity: str | None, xml: str | None, htm
     if xml:
         import xml.etree.ElementTree as ET
 
-        from workers.uixml import parse_hierarchy
+        from formats.uixml import parse_hierarchy
 
         try:
             node = next(ET.fromstring(xml).iter("node"), None)
@@ -43,7 +43,7 @@ def parse_screen(package: str | None, activity: str | None, xml: str | None, htm
             raise InputFormatError("screen_xml", "no package: name the app or send a dump whose nodes name it")
         return parse_hierarchy(xml, package, activity or "", where="screen_xml")
     if html:
-        from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+        from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
 
         if not package:
             raise InputFormatError("screen_html", "HTML screens need the app's package")
@@ -73,7 +73,7 @@ class Memory:
 
     @classmethod
     def open(cls, settings: Settings) -> "Memory":
-        from appmem.clients import open_graph
+        from graph.clients import open_graph
         from semantic.embedder import Embedder
         from semantic.vectors import open_vectors
 
@@ -111,7 +111,7 @@ class Memory:
 
         known = sorted(self.versions())
         if not known:
-            raise ConfigError("the memory holds no app yet")
+            raise NotFound("the memory holds no app yet")
         return resolve_app(known, app) if app else known
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
@@ -156,7 +156,7 @@ class Memory:
         then starts with the observed way from there into the app), else None (the app's entry)."""
         try:
             located = self.answers().locate(state.package, state)
-        except InputFormatError:  # memory holds no screen of that app
+        except NotFound:  # memory holds no screen of that app
             return None
         return located["screen_id"] if located["match"] != "unknown" else None
 
@@ -164,7 +164,7 @@ class Memory:
                activity: str | None = None) -> dict[str, Any]:
         try:
             package = self.packages(app)[0] if app else None
-        except ConfigError:
+        except NotFound:
             if not app or "." not in app:
                 raise
             # Not an app anybody explored, but maybe one an app's step led into (a file picker, the
@@ -187,18 +187,3 @@ class Memory:
         if not rows:
             return None
         return {**rows[0], "exits": self.store.read("serve_screen_exits", screen_id=screen_id)}
-
-
-def open_backend(settings: Settings, server: str | None, key: str | None):
-    """What the MCP server and the runtime answer from: an API server (`ApiClient`) when
-    `server` is given, else the local stores (`Memory`)."""
-    if server:
-        import os
-
-        from api.client import ApiClient
-
-        key = key or os.environ.get("APPMEM_API_KEY")
-        if not key:
-            raise ConfigError("--server needs --key (or APPMEM_API_KEY)")
-        return ApiClient(server, key)
-    return Memory.open(settings)

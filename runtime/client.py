@@ -8,13 +8,15 @@ and 503 are retried a bounded number of times after their Retry-After.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from appmem.errors import AppmemError
+from appmem.errors import AppmemError, ConfigError
+from appmem.settings import Settings
 
 RETRIES = 3
 
@@ -104,3 +106,16 @@ class ApiClient:
             if status["status"] != "pending" or time.monotonic() > deadline:
                 return status
             time.sleep(0.2)
+
+
+def open_backend(settings: Settings, server: str | None, key: str | None):
+    """What the MCP server and the runtime answer from: an API server (`ApiClient`) when
+    `server` is given, else the local stores (`Memory`)."""
+    if server:
+        key = key or os.environ.get("APPMEM_API_KEY")
+        if not key:
+            raise ConfigError("--server needs --key (or APPMEM_API_KEY)")
+        return ApiClient(server, key)
+    from agent.memory import Memory
+
+    return Memory.open(settings)
