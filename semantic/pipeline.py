@@ -30,6 +30,7 @@ from semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_con
 from semantic.embedder import Embedder
 from semantic.ranking import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
+from semantic.snapshots import publish
 from semantic.vectors import VectorPoint, VectorStore
 
 log = logging.getLogger(__name__)
@@ -214,7 +215,7 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
             progress("screens", report.screens_done, len(todo))
     embed_tasks(store, vectors, embedder, packages, report)
     # Readers in other processes see the new vectors (a missing snapshot is written too).
-    vectors.publish(sorted(vectors.dirty | set(report.packages)))
+    publish(vectors, sorted(vectors.dirty | set(report.packages)))
     if progress:
         progress("tasks", report.tasks_done, report.tasks_done)
     stats = summarizer.stats

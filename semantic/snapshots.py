@@ -1,6 +1,6 @@
 """Per-app read-only snapshots of the vector store: many processes read vectors without Qdrant's folder lock.
 
-After a writer changed an app's points (summarize, a purge), `VectorStore.publish`
+After a writer changed an app's points (summarize, a purge), `publish(vectors)`
 writes `<folder>/<package>.npz` (semantic/vectors.py `package_key` names it): for
 each kind (elements, screens, tasks) the vectors as Qdrant stores them (float32,
 normalised for cosine) ordered by object id, and their payloads as JSON; `meta`
@@ -46,10 +46,22 @@ def open_reader(settings: Settings, dim: int) -> "VectorStore | SnapshotVectors"
         # vectors written before snapshots existed: publish them once (needs the folder's owner lock)
         owner = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
         try:
-            owner.publish(sorted({p for kind in COLLECTIONS for p in owner.packages(kind)}))
+            publish(owner, sorted({p for kind in COLLECTIONS for p in owner.packages(kind)}))
         finally:
             owner.client.close()
     return SnapshotVectors(settings.snapshot_path, dim)
+
+
+def publish(vectors: VectorStore, packages: list[str] | None = None) -> list[str]:
+    """Write the snapshots of `packages` (default: those `vectors` wrote since the last publish) into
+    `vectors.snapshots`; returns the packages whose snapshot changed. No-op without a snapshot folder."""
+    todo = sorted(vectors.dirty if packages is None else set(packages))
+    changed = []
+    if vectors.snapshots is not None:
+        vectors.snapshots.mkdir(parents=True, exist_ok=True)
+        changed = [p for p in todo if write_snapshot(vectors, p, vectors.snapshots)]
+    vectors.dirty.difference_update(todo)
+    return changed
 
 
 def snapshot_path(folder: Path, package: str) -> Path:
@@ -227,4 +239,4 @@ class SnapshotVectors:
         raise ConfigError(f"{self.folder}: the vector snapshots are read-only; write through the process "
                           "that owns the Qdrant folder (appmem summarize / the ingest worker)")
 
-    upsert = delete = delete_screens = delete_packages = publish = _read_only
+    upsert = delete = delete_screens = delete_packages = _read_only

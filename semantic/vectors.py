@@ -16,7 +16,7 @@ Local mode has two more limits: one process at a time may open a folder (a
 second gets ConfigError here), and concurrent writes from threads of that
 process fail, so every write goes through `VectorStore`'s lock. Reads need no
 lock. Processes that only read (serve workers) read the per-app snapshots that
-`publish` writes (semantic/snapshots.py), never the folder.
+`semantic.snapshots.publish` writes after a change, never the folder.
 
 Point ids are UUIDs derived from the element / screen / task id, so upserting
 the same thing again replaces it instead of adding a copy.
@@ -116,8 +116,8 @@ def _check_kind(kind: str) -> None:
 
 class VectorStore:
     """Thin layer over an injected QdrantClient: per-app collections (local mode) or a package
-    index (server), idempotent upserts, filtered search. `snapshots` (a folder): where `publish`
-    writes the per-app read-only snapshots that other processes read (semantic/snapshots.py).
+    index (server), idempotent upserts, filtered search. `snapshots` (a folder): where
+    `semantic.snapshots.publish` writes the per-app read-only snapshots that other processes read (semantic/snapshots.py).
     `per_app`: the layout (default: per-app collections in local mode, shared ones on a server);
     tests and bench/scale.py run the server's layout on local mode too."""
 
@@ -128,7 +128,7 @@ class VectorStore:
         self.per_app = not _is_server(client) if per_app is None else per_app
         self._write_lock = threading.Lock()  # local mode: serialise every write (see module doc)
         self._ready: set[str] = set()
-        self.dirty: set[str] = set()  # packages written since the last publish
+        self.dirty: set[str] = set()  # packages written since the last snapshot (semantic.snapshots.publish)
         if self.per_app:
             self._split_shared_collections()
 
@@ -263,19 +263,6 @@ class VectorStore:
                     else:
                         self.client.delete(name, points_selector=models.FilterSelector(filter=flt), wait=True)
         self.dirty.update(packages)
-
-    def publish(self, packages: list[str] | None = None) -> list[str]:
-        """Write the read-only snapshots of `packages` (default: those written since the last
-        publish); returns the packages whose snapshot changed. No-op without a snapshot folder."""
-        from semantic.snapshots import write_snapshot
-
-        todo = sorted(self.dirty if packages is None else set(packages))
-        changed = []
-        if self.snapshots is not None:
-            self.snapshots.mkdir(parents=True, exist_ok=True)
-            changed = [p for p in todo if write_snapshot(self, p, self.snapshots)]
-        self.dirty.difference_update(todo)
-        return changed
 
     # -- reads -------------------------------------------------------------------------------------
     def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,

@@ -14,7 +14,7 @@ from agent.index import ElementIndex
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
-from semantic.snapshots import SnapshotVectors, open_reader, snapshot_path
+from semantic.snapshots import SnapshotVectors, open_reader, publish, snapshot_path
 from semantic.vectors import VectorPoint, VectorStore, open_qdrant, point_id
 from tests.conftest import REPO
 
@@ -54,7 +54,7 @@ def owner(embedder, tmp_path, request):
         vectors.upsert("elements", app_points(embedder, package, texts))
         vectors.upsert("tasks", [VectorPoint(f"{package}/t", embedder.embed([texts[0]])[0], package,
                                              text=texts[0], extra={"task_id": f"{package}/t"})])
-    assert sorted(vectors.publish()) == sorted(APPS)
+    assert sorted(publish(vectors)) == sorted(APPS)
     yield settings, vectors
     vectors.client.close()
 
@@ -126,15 +126,15 @@ def test_a_change_publishes_a_new_version_and_leaves_other_apps_untouched(owner,
     before = {p: (reader.version(p), snapshot_path(settings.snapshot_path, p).stat().st_mtime_ns) for p in APPS}
     vectors.delete_screens("elements", ["com.a.calendar/s0"], ["com.a.calendar"])
     assert vectors.dirty == {"com.a.calendar"}
-    assert vectors.publish() == ["com.a.calendar"]
+    assert publish(vectors) == ["com.a.calendar"]
     assert reader.version("com.a.calendar") != before["com.a.calendar"][0]
     assert reader.count("elements", ["com.a.calendar"]) == vectors.count("elements", ["com.a.calendar"]) == 4
     for package in ("com.b.notes", "org.c.clock"):
         assert (reader.version(package), snapshot_path(settings.snapshot_path, package).stat().st_mtime_ns) == \
             before[package]
-    assert vectors.publish(["com.b.notes"]) == []  # same content: same file
+    assert publish(vectors, ["com.b.notes"]) == []  # same content: same file
     vectors.delete_packages(["org.c.clock"])  # a purge: the app's collections and snapshot go
-    assert vectors.publish() == ["org.c.clock"]
+    assert publish(vectors) == ["org.c.clock"]
     assert reader.packages() == vectors.packages() == ["com.a.calendar", "com.b.notes"]
     assert reader.search("elements", embedder.query("set an alarm"), 3, packages=["org.c.clock"]) == []
     assert not list(settings.snapshot_path.glob(".*partial"))  # written atomically, nothing left over
@@ -178,6 +178,6 @@ def test_a_folder_with_shared_collections_is_split_per_app(embedder, tmp_path):
         assert not client.collection_exists("elements")
         assert vectors.count("elements") == len(points)
         assert vectors.count("elements", ["org.c.clock"]) == 2 * len(APPS["org.c.clock"])
-        assert sorted(vectors.publish()) == sorted(APPS)
+        assert sorted(publish(vectors)) == sorted(APPS)
     finally:
         client.close()
