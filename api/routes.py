@@ -6,7 +6,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
 
 from api.auth import require
-from api.schemas import HintsRequest, LocateRequest, PlanRequest
+from contract import HintsRequest, LocateRequest, PlanRequest
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 PACKAGE = Path(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")

@@ -28,12 +28,13 @@ from typing import Any
 import redis
 
 from appmem.errors import AppmemError, InputFormatError, TransientError
+from contract.run import RunTrace
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
 from ingest.privacy import scrub_text
-from ingest.run import RunTrace, ingest_run, validate_run
+from ingest.run import ingest_run, validate_run
 
 log = logging.getLogger(__name__)
 
