@@ -21,7 +21,7 @@ from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinA
 from twins.device import TwinDevice
 from twins.shell import execute
 
-DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
+DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 ACRYLIC = "anupam.acrylic"
 ADFREE = "ch.abertschi.adfree"
 HOSTILE_PKG = "org.appmem.hostile"

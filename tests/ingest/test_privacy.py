@@ -12,7 +12,7 @@ from graph.model import Bounds, UIState, View
 from graph.screens import screen_signature, view_paths
 from ingest.privacy import scrub_state, scrub_text
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -11,7 +11,7 @@ import yaml
 
 from cypher.check import check
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def appmem(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # What a user sets in docker/.env (.env.example lists them); the rest takes the files' defaults.
 ENV = {"NEO4J_PASSWORD": "secret-pass", "FLOWER_PASSWORD": "flower-pass", "NEO4J_URI": "bolt://central:7687",
        "REDIS_URL": "redis://central:6379/0", "QDRANT_URL": "http://central:6333",

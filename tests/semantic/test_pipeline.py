@@ -17,7 +17,7 @@ from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 
-from .conftest import DROIDTASK, REPO
+from tests.conftest import DROIDTASK, REPO
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")

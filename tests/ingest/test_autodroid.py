@@ -17,7 +17,7 @@ from graph.screens import elements_of, screen_of, screen_signature, view_paths
 from ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid, task_id_of
 from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 DROIDTASK = SHARED / "datasets" / "droidtask"
 SCORER = SHARED / "eval" / "droidtask_score.py"
 APPS = ["calendar", "clock", "contacts", "notes", "camera", "applauncher"]
