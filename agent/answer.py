@@ -24,7 +24,7 @@ from agent.planner import Planner, PlanningError
 from agent.recall import Recall
 from graph.model import Plan, UIState
 from graph.store import GraphStore
-from semantic.commands import resolve_app
+from semantic.search import resolve_app
 from semantic.embedder import Embedder
 from semantic.vectors import VectorStore
 

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
     mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
-    mcp.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    mcp.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     mcp.set_defaults(handler=run_mcp)
 
 
@@ -76,7 +76,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
     from api.mcp_server import build_mcp
-    from api.memory import open_backend
+    from agent.service import open_backend
 
     backend = open_backend(settings, args.server, args.key)
     try:

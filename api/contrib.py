@@ -38,7 +38,7 @@ def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
 
 
 @router.post("/traces", status_code=202, response_model=Accepted, openapi_extra=TRACE_BODY,
-             summary="contribute an executed run trace (CONTRACTS.md §3) or a DroidBot tar.gz")
+             summary="contribute an executed run trace (contract.RunTrace) or a DroidBot tar.gz")
 async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSONResponse:
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()

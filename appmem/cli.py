@@ -11,6 +11,7 @@ import logging
 import sys
 from typing import Any, Callable
 
+from appmem import tracing
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env()
     try:
+        tracing.configure(settings.tracing)
         return int(args.handler(settings, args) or 0)
     except AppmemError as exc:
         print(f"appmem: error: {exc}", file=sys.stderr)

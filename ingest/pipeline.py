@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from appmem.tracing import traced
 from graph.model import Action, ActionType, Step, Task, Trace, UIState
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import elements_of, locators, screen_of, view_locations
@@ -61,6 +62,7 @@ def scrub_task(task: Task) -> Task:
                    steps=[replace(step, action=scrub_action(step.action)) for step in task.steps])
 
 
+@traced("appmem.ingest")
 def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None) -> IngestReport:
     started = time.perf_counter()
     clean = resolve_version(store, scrub_trace(trace))

@@ -11,7 +11,7 @@ import pytest
 
 from ingest.autodroid import read_autodroid
 from ingest.pipeline import ingest_tasks, ingest_trace
-from semantic.commands import resolve_app, search
+from semantic.search import resolve_app, search
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
