@@ -9,7 +9,7 @@ import argparse
 from contextlib import contextmanager
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.errors import InputFormatError
 from appmem.settings import Settings
 

@@ -15,7 +15,9 @@ import math
 import re
 from typing import Any
 
-from graph.model import ActionType, Plan, PlanStep, reliability
+from formats.ui import ActionType
+
+from graph.model import Plan, PlanStep, reliability
 from graph.store import GraphStore, element_of
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...

@@ -50,7 +50,7 @@ class Service:
     def open(cls, settings: Settings, redis: Any = None, vectors: bool = True) -> "Service":
         """The service over the configured stores; `vectors=False`: the graph alone (enough for `doc`,
         and it leaves the local Qdrant folder to its owner)."""
-        from appmem.clients import open_graph
+        from graph.clients import open_graph
         from semantic.embedder import Embedder
         from semantic.vectors import VectorStore, open_qdrant
 

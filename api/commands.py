@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 

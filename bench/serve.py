@@ -51,10 +51,11 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 import httpx  # noqa: E402
 
 from api.keys import KeyStore  # noqa: E402
-from api.memory import Memory  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from agent.service import Service  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
-from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id  # noqa: E402
+from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View  # noqa: E402
+from graph.model import Step, Trace  # noqa: E402
 from graph.screens import elements_of, screen_of  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
@@ -117,7 +118,7 @@ def http_bench(requests: int) -> None:
         for app in TWIN_APPS:
             ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version="1.0"),
                          settings.ingest_chunk_steps)
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
                   list(TWIN_APPS))
         tasks = [{**t, "app": app} for app in TWIN_APPS for t in recorded_tasks(store, app, 20)]
@@ -191,7 +192,7 @@ def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         vectors = dict(zip(labels, memory.embedder.embed(labels)))
         made = 0
         for size in sizes:

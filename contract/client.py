@@ -119,3 +119,4 @@ class ApiClient:
             if status.status != "pending" or time.monotonic() > deadline:
                 return status
             time.sleep(0.2)
+

@@ -34,7 +34,7 @@ from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
-from ingest.privacy import scrub_text
+from formats.privacy import scrub_text
 from ingest.run import ingest_run, validate_run
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ KINDS = ("run", "droidbot", "correction")
 
 
 def scrub_xml(xml: str) -> str:
-    """A dump with personal data replaced in every text and content description (ingest/privacy.py)."""
+    """A dump with personal data replaced in every text and content description (formats/privacy.py)."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:

@@ -26,10 +26,11 @@ from pydantic import ValidationError
 
 from appmem.errors import InputFormatError
 from contract.run import RunElement, RunTrace
-from graph.model import Action, ActionType, Outcome, Step, Task, TaskStep, Trace, UIState, View, stable_id
+from formats.ui import Action, ActionType, stable_id, UIState, View
+from graph.model import Outcome, Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.vocabulary import clean_all
-from workers.uixml import parse_hierarchy
+from formats.uixml import parse_hierarchy
 
 
 def read_run(path: Path) -> RunTrace:

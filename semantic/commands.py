@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from appmem import generations
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 from semantic.search import resolve_app
 
@@ -37,7 +37,7 @@ def _progress(phase: str, done: int, total: int) -> None:
 
 
 def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.pipeline import summarize
     from semantic.summaries import DeterministicSummarizer
@@ -74,13 +74,24 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
-    from agent.service import Service
+    from graph.clients import open_graph
+    from semantic.embedder import Embedder
+    from semantic.search import search
+    from semantic.vectors import VectorStore, open_qdrant
 
-    door = Service.open(settings)
+    packages = None
+    if args.app:
+        store = open_graph(settings)
+        try:
+            packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
+        finally:
+            store.driver.close()
+    client = open_qdrant(settings)
     try:
-        hits = door.search(args.text, args.kind, args.app, args.k)
+        embedder = Embedder(settings.home)
+        hits = search(VectorStore(client, embedder.dim), embedder, args.text, args.kind, packages, args.k)
     finally:
-        door.close()
+        client.close()
 
     def human(rows: list[dict[str, Any]]) -> str:
         lines = []

@@ -17,11 +17,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from agent.planner import Planner, PlanningError
 from agent.taskparse import ParsedTask, parse_task
-from graph.model import Action, ActionType, Bounds, Element, Step, Trace, UIState, View
+from formats.ui import Action, ActionType, Bounds, UIState, View
+from graph.model import Element, Step, Trace
 from graph.rows import build_rows
 from graph.screens import elements_of, screen_of
 from ingest.autodroid import read_autodroid
-from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
 from ingest.pipeline import ingest_trace, scrub_trace
 from semantic.contexts import ScreenRow, TransitionRow, build_contexts
 from semantic.llm import LLMBatch

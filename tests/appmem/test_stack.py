@@ -14,6 +14,8 @@ from appmem.settings import Settings
 from appmem.stack import Stack, pid_alive
 from tests.conftest import free_port
 
+pytestmark = pytest.mark.stack  # every test here starts servers of its own or checks the session stack
+
 
 def private_settings(tmp_path, **overrides) -> Settings:
     env = {"APPMEM_HOME": str(tmp_path / "home"), "APPMEM_ARCADEDB_BOLT_PORT": str(free_port()),

@@ -41,7 +41,7 @@ def test_imported_times_are_datetimes_and_old_graphs_migrate(empty_graph):
 
 
 def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):
-    from graph.model import Bounds, UIState, View
+    from formats.ui import Bounds, UIState, View
     views = [View(0, -1, [1], "android.widget.FrameLayout", package, bounds=Bounds(0, 0, 1080, 1920)),
              View(1, 0, [], "android.widget.Button", package, resource_id=rid, text=text,
                   bounds=Bounds(0, 0, 500, 200), clickable=True)]
@@ -49,7 +49,8 @@ def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text=
 
 
 def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
-    from graph.model import Action, ActionType, Outcome, Step, Trace, reliability
+    from formats.ui import Action, ActionType
+    from graph.model import Outcome, Step, Trace, reliability
     from graph.rows import build_rows
     from graph.screens import screen_of
 
@@ -78,7 +79,7 @@ def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
 
 
 def two_button_states(version_text=""):
-    from graph.model import Bounds, UIState, View
+    from formats.ui import Bounds, UIState, View
     pkg = "org.example.app"
     views = [View(0, -1, [1, 2], "android.widget.FrameLayout", pkg, bounds=Bounds(0, 0, 1080, 1920)),
              View(1, 0, [], "android.widget.Button", pkg, resource_id=f"{pkg}:id/x", text="Open",
@@ -92,7 +93,8 @@ def two_button_states(version_text=""):
 
 def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans_avoid_it(empty_graph):
     from agent.appgraph import AppGraph
-    from graph.model import Action, ActionType, Step, Trace
+    from formats.ui import Action, ActionType
+    from graph.model import Step, Trace
     from graph.screens import screen_of
 
     tap_x = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/x]#0")

@@ -1,7 +1,9 @@
 """The one vocabulary (graph/vocabulary.py): labels, roles, actions, what "risky" means, bounded text."""
 from __future__ import annotations
 
-from graph.model import ActionType, Element
+from formats.ui import ActionType
+
+from graph.model import Element
 from graph.vocabulary import clip, is_risky, label_of
 
 

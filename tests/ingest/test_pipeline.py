@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from appmem.errors import GraphError, InputFormatError
-from graph.model import Action, ActionType, Bounds, Step, Task, TaskStep, Trace, UIState, View
+from formats.ui import Action, ActionType, Bounds, UIState, View
+from graph.model import Step, Task, TaskStep, Trace
 from graph.screens import screen_of
 from ingest.droidbot import read_json, read_recording, recording_trace
 from graph.rows import build_rows, chunk_states

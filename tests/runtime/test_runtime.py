@@ -13,14 +13,14 @@ import adbutils
 import pytest
 import uvicorn
 
-from agent.run_commands import contribute_locally
-from agent.runtime import Runtime
+from runtime.commands import contribute_locally
+from runtime.runtime import Runtime
 from api.app import create_app
 from contract.client import ApiClient
 from api.keys import KeyStore
 from agent.service import Service
 from appmem.stack import Stack
-from graph.model import stable_id
+from formats.ui import stable_id
 from graph.votes import crowd_reliability
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -31,7 +31,7 @@ from tests.conftest import DROIDBOT, REPO, free_port
 from tests.twin_tasks import recorded_tasks
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
-from workers.driver import DeviceDriver
+from device.driver import DeviceDriver
 from twins.adb_server import TwinServer
 from twins.app import TwinApp
 from twins.device import build_fleet

@@ -15,7 +15,7 @@ from adbutils.errors import AdbTimeout
 from PIL import Image
 
 from appmem.errors import DeviceError, InputFormatError
-from graph.model import ActionType, Bounds, UIState, View
+from formats.ui import ActionType, Bounds, UIState, View
 from twins.adb_server import TwinServer
 from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
 from twins.device import TwinDevice
@@ -493,7 +493,7 @@ def test_real_adb_binary(server):
 
 def test_profiles_and_updates_are_seeded_and_agree_across_dumpsys_wm_and_dumps():
     from twins.profiles import Profile
-    from workers.uixml import parse_hierarchy
+    from formats.uixml import parse_hierarchy
 
     folder = DROIDBOT / "de.szalkowski.activitylauncher"
     small = TwinApp.from_droidbot(folder, profile=Profile.parse("small,dynamic"), version=2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import adbutils
 import pytest
 
-from graph.model import Bounds, UIState, View
+from formats.ui import Bounds, UIState, View
 from graph.screens import elements_of, screen_of, screen_signature
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -20,7 +20,7 @@ from workers.jobs import WorkerClients, run_job
 from workers.policies import GreedyPolicy, NoKnowledge, Seen, candidates, leaf_keys
 from twins.adb_server import TwinServer
 from twins.device import build_fleet
-from workers.uixml import parse_hierarchy, shown_state_id
+from formats.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"
 ADFREE = DROIDBOT / "ch.abertschi.adfree"
@@ -55,7 +55,7 @@ def _view(index, parent, children, cls, **kw):
                 bounds=kw.pop("bounds", Bounds(0, index * 100, 1080, index * 100 + 90)), **kw)
 
 
-def test_risky_elements_are_never_candidates(settings):
+def test_risky_elements_are_never_candidates(config):
     views = [
         _view(0, -1, [1, 2, 4, 5, 6], "android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 1920)),
         _view(1, 0, [], "android.widget.Button", text="Factory reset", clickable=True),
@@ -70,10 +70,10 @@ def test_risky_elements_are_never_candidates(settings):
     seen = Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
     labels = {seen.state.views[i].text or seen.state.views[i].content_desc
               for i, e in seen.elements.items()
-              if any(c.action.element_key == e.key for c in candidates(seen, settings.risky_words))}
+              if any(c.action.element_key == e.key for c in candidates(seen, config.risky_words))}
     # "format sd" is risky as whole words: "Format SD card" is, "Date format" and "Information" are not
     assert labels == {"Information", "Date format"}
-    assert candidates(seen, settings.risky_words)[-1].action.type.value == "back"
+    assert candidates(seen, config.risky_words)[-1].action.type.value == "back"
 
 
 def _screen(n: int) -> Seen:
@@ -88,15 +88,15 @@ def _screen(n: int) -> Seen:
     return Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
 
 
-def test_a_kind_of_action_that_never_changed_anything_waits_on_new_screens(settings):
+def test_a_kind_of_action_that_never_changed_anything_waits_on_new_screens(config):
     policy = GreedyPolicy("dfs", 0, NoKnowledge())
     for n in range(1, 4):  # "Info" taps first (view order), three screens: each changes nothing
         seen = _screen(n)
-        choice = policy.choose(seen, candidates(seen, settings.risky_words))
+        choice = policy.choose(seen, candidates(seen, config.risky_words))
         assert "info" in choice.action.element_key
         policy.record(seen, choice.action, seen)
     seen = _screen(4)  # a new screen: "Go" first now, "Info" still taken once nothing else is left
-    options = candidates(seen, settings.risky_words)
+    options = candidates(seen, config.risky_words)
     choice = policy.choose(seen, options)
     assert "go" in choice.action.element_key
     policy.record(seen, choice.action, _screen(5))

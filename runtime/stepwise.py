@@ -11,9 +11,9 @@ import json
 from typing import Any, Callable
 
 from appmem.settings import Settings
-from graph.model import ActionType
+from formats.ui import ActionType
 from graph.vocabulary import is_risky
-from workers.uixml import parse_hierarchy
+from formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
           "of the app, answer one JSON object: {\"index\": element index, \"action\": \"tap\"|\"input\"|\"scroll\"|"

@@ -23,7 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from appmem.errors import InputFormatError
-from graph.model import Bounds, UIState, View
+from formats.ui import Bounds, UIState, View
 
 BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 VERSION_RE = re.compile(r"versionName=(?P<name>\S+)")

@@ -14,7 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from graph.model import Bounds
+from formats.ui import Bounds
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -49,9 +49,9 @@ def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
     import adbutils
 
-    from agent.runtime import Runtime, describe
-    from agent.stepwise import make_llm_step
-    from workers.driver import DeviceDriver
+    from runtime.runtime import Runtime, describe
+    from runtime.stepwise import make_llm_step
+    from device.driver import DeviceDriver
 
     device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)
     driver = DeviceDriver(device, args.serial)

@@ -2,7 +2,7 @@
 
     plan (from an API server or the local memory) → for each step:
       confirm it if risky → dump the screen → re-ground its element through the
-      locator queue (agent/grounding.py; a slot's row is scrolled to) → act →
+      locator queue (runtime/grounding.py; a slot's row is scrolled to) → act →
       dump again → locate → the expected screen? next step : re-plan from here.
 
 A deviation (another remembered screen than expected, or the element gone) is
@@ -18,11 +18,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent.grounding import find_text, ground, node_at, scrollable
+from runtime.grounding import find_text, ground, node_at, scrollable
 from appmem.errors import AppmemError, DeviceError
-from graph.model import Action, ActionType, Bounds
+from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
-from workers.driver import DeviceDriver
+from device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
 

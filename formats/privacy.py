@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 
-from graph.model import UIState, View
+from formats.ui import UIState, View
 
 EMAIL = "<EMAIL>"
 URL = "<URL>"
