@@ -47,9 +47,10 @@ class Service:
         self._answered: str | None = None
 
     @classmethod
-    def open(cls, settings: Settings, redis: Any = None, vectors: bool = True) -> "Service":
-        """The service over the configured stores; `vectors=False`: the graph alone (enough for `doc`,
-        and it leaves the local Qdrant folder to its owner)."""
+    def open(cls, settings: Settings, redis: Any = None, vectors: bool = True, read_only: bool = False) -> "Service":
+        """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
+        it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
+        other processes (`reader_vectors`)."""
         from graph.clients import open_graph
         from semantic.embedder import Embedder
         from semantic.vectors import VectorStore, open_qdrant
@@ -58,7 +59,8 @@ class Service:
         if not vectors:
             return cls(store, None, None, settings, redis)
         embedder = Embedder(settings.home)
-        return cls(store, VectorStore(open_qdrant(settings), embedder.dim), embedder, settings, redis)
+        found = reader_vectors(settings, embedder.dim) if read_only else VectorStore(open_qdrant(settings), embedder.dim)
+        return cls(store, found, embedder, settings, redis)
 
     def close(self) -> None:
         if self.vectors is not None:
@@ -208,6 +210,22 @@ class Service:
             self._plans[key] = plan_json
             while len(self._plans) > PLAN_CACHE:
                 self._plans.popitem(last=False)
+
+
+def reader_vectors(settings: Settings, dim: int):
+    """Vectors that many processes read at once: a Qdrant server (QDRANT_URL). Qdrant's local folder has one
+    owner process, so without a server only one serve worker may run (`appmem serve` says so)."""
+    from semantic.vectors import VectorStore, open_qdrant
+
+    if not settings.qdrant_url:
+        raise ConfigError("several serve workers need vectors they can share: set QDRANT_URL "
+                          "(the local Qdrant folder allows one process), or serve with --workers 1")
+    return VectorStore(open_qdrant(settings), dim)
+
+
+def shares_vectors(settings: Settings) -> bool:
+    """Whether several processes can read the vectors at once."""
+    return bool(settings.qdrant_url)
 
 
 def open_backend(settings: Settings, server: str | None = None, key: str | None = None):

@@ -61,7 +61,7 @@ class Services:
         self.ready.set()
 
 
-def open_services(settings: Settings, service: Service | None = None) -> Services:
+def open_services(settings: Settings, service: Service | None = None, read_only: bool = False) -> Services:
     from celery import Celery
 
     from workers.devices import open_redis
@@ -70,7 +70,7 @@ def open_services(settings: Settings, service: Service | None = None) -> Service
     r = open_redis(url)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    service = service or Service.open(settings)
+    service = service or Service.open(settings, read_only=read_only)
     service.redis = r  # the shared plan cache, and the apps' generations that every writer bumps
     return Services(settings, service, r, KeyStore(r), Contributions(r), celery, Metrics(), threading.Event())
 
@@ -113,12 +113,22 @@ def install_errors(app: FastAPI) -> None:
         return _error(500, "internal", f"internal error {error_id}")
 
 
-def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
+def worker_app() -> FastAPI:
+    """The app of one `appmem serve --workers N` worker process (uvicorn's factory): settings from the
+    environment the parent set, vectors shared with the other workers (read-only)."""
+    from appmem import tracing
+
+    settings = Settings.from_env()
+    tracing.configure(settings.tracing)
+    return create_app(settings, read_only=True)
+
+
+def create_app(settings: Settings, service: Service | None = None, read_only: bool = False) -> FastAPI:
     from analyst.map import map_router
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
-    services = open_services(settings, service)
+    services = open_services(settings, service, read_only)
     mcp = build_mcp(lambda: services.service)
     # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
     # the SDK's Host-header check would refuse the API's own public host name.

@@ -9,6 +9,7 @@ exporter package is installed.
 from __future__ import annotations
 
 import functools
+import sys
 from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator
 
@@ -27,7 +28,7 @@ def configure(mode: str | None, exporter: Any = None) -> None:
 
     if exporter is None:
         if mode == "console":
-            exporter = ConsoleSpanExporter()
+            exporter = ConsoleSpanExporter(out=sys.stdout)  # the stdout of now, not of import time
         elif mode == "otlp":
             from appmem.errors import ConfigError
 
