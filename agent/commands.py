@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from appmem.output import emit
-from appmem.errors import InputFormatError
+from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
 
 
@@ -78,7 +78,7 @@ def _screens(args: argparse.Namespace) -> dict[str, str | None]:
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
-        raise InputFormatError("appmem plan", "no task given (TASK or --task)")
+        raise InvalidInput("appmem plan", "no task given (TASK or --task)")
     with backend(settings) as door:
         out = door.plan(task, args.app, screen_id=args.screen, k=args.k, **_screens(args))
     emit(args, out.model_dump(), _human)

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from agent.appgraph import AppGraph
-from appmem.errors import InputFormatError
+from appmem.errors import InputFormatError, NotFound
 from formats.ui import UIState
 from graph.model import Element
 from graph.screens import elements_of, screen_of, screen_signature
@@ -87,10 +87,10 @@ def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGra
     graph = graph or AppGraph.load(store, [package])
     own = {sid: row for sid, row in graph.screens.items() if row.get("package") == package and row.get("signature")}
     if not own:
-        raise InputFormatError(package, "no screens in memory for this app: import or crawl it first")
+        raise NotFound(f"{package}: no screens in memory for this app: import or crawl it first")
     if isinstance(screen, str):
         if screen not in graph.screens:
-            raise InputFormatError(screen, f"not a screen of {package}")
+            raise NotFound(f"{screen}: not a screen of {package}")
         return {"screen_id": screen, "match": "exact", "score": 1.0, "candidates": []}
     activities = [screen.activity] if screen.activity else sorted({r["activity"] for r in own.values()})
     by_signature = {r["signature"]: sid for sid, r in own.items()}

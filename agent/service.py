@@ -22,7 +22,7 @@ from agent.answer import Answerer
 from agent.locate import agent_screen
 from agent.planner import PlanningError
 from appmem import generations
-from appmem.errors import ConfigError, InputFormatError
+from appmem.errors import ConfigError, InvalidInput, NotFound
 from appmem.settings import Settings
 from appmem.tracing import span
 from contract import HintsAnswer, LocateAnswer, Plan
@@ -121,7 +121,7 @@ class Service:
         """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
-                raise PlanningError("the task is empty")
+                raise InvalidInput("task", "the task is empty")
             packages = self.packages(app) if app else []
             screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
                 if screen_xml or screen_html else None
@@ -144,7 +144,7 @@ class Service:
         id when located (the plan then starts with the observed way into the app), else None (the app's entry)."""
         try:
             located = self.answers().locate(state.package, state)
-        except InputFormatError:  # memory holds no screen of that app
+        except NotFound:  # memory holds no screen of that app
             return None
         return located["screen_id"] if located["match"] != "unknown" else None
 
@@ -154,7 +154,7 @@ class Service:
         with span("appmem.locate", app=app or ""):
             try:
                 package = self.packages(app)[0] if app else None
-            except ConfigError:
+            except NotFound:
                 if not app or "." not in app:
                     raise
                 # Not an app anybody explored, but maybe one an app's step led into (a file picker, the

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appmem.errors import ConfigError
+from appmem.errors import NotFound
 
 SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
 
@@ -25,7 +25,7 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
         if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
             out.append(package)
     if not out:
-        raise ConfigError(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
+        raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
     return out
 
 

@@ -11,6 +11,7 @@ from agent.locate import locate, state_from_html, state_from_xml
 from agent.planjson import plan_to_dict
 from agent.planner import Planner, PlanningError
 from agent.taskparse import parse_task
+from appmem.errors import InvalidInput
 from graph.model import Trace
 from ingest.autodroid import package_of, read_autodroid
 from ingest.pipeline import ingest_trace
@@ -134,7 +135,7 @@ def test_locate_exact_similar_unknown(planner, store):
 
 
 def test_bad_requests_get_clear_errors(planner):
-    with pytest.raises(PlanningError, match="empty"):
+    with pytest.raises(InvalidInput, match="empty"):
         planner.plan("   ", [CALENDAR])
     with pytest.raises(PlanningError, match="no element memory"):
         planner.plan("delete all events", ["com.example.unknown"])
