@@ -14,26 +14,22 @@ from api.app import create_app
 from api.keys import KeyStore
 from appmem import generations
 from appmem.stack import Stack
-from ingest.autodroid import read_autodroid
-from ingest.pipeline import ingest_trace
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDTASK, free_port
+from tests.conftest import free_port
+from tests.shared_data import CALENDAR_EXPLORED, uses
 from workers.devices import open_redis
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
 
 
 @pytest.fixture(scope="package")
-def memory(store, settings):
+@uses(CALENDAR_EXPLORED)
+def memory(shared_graph, settings):
     """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    imported = read_autodroid(DROIDTASK / "calendar", "calendar")
-    ingest_trace(store, imported.trace, chunk_size=100)
+    store = shared_graph.hold(CALENDAR_EXPLORED)
     service = Service.open(settings)
-    summarize(store, service.vectors, service.embedder, DeterministicSummarizer(settings.risky_words),
-              [imported.trace.package])
+    summarize(store, service.vectors, service.embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR])
     generations.bump_from(settings, [CALENDAR])  # as every writer does: no plan cached before is served
     yield service
     service.close()
