@@ -3,7 +3,7 @@
 Planning reads the same few thousand rows for every task of an app, so the
 planner loads them once per package (three Cypher reads) and routes in code:
 Dijkstra over transitions, where a hop costs HOP plus -ln(reliability), with an
-edge's reliability (successes + 1) / (successes + failures + 2) (CONTRACTS §1).
+edge's reliability (successes + 1) / (successes + failures + 2) (README: "The graph model").
 So a shorter route wins, and among equally long routes the one whose
 transitions worked most often. A stale edge (not re-observed in the newest
 explored version) costs STALE more, more than any plausible fresh detour, so a

@@ -235,6 +235,14 @@ class SnapshotVectors:
         _check_kind(kind)
         return sum(len(app.payloads[kind]) for app in self._apps_of(packages))
 
+    def close(self) -> None:
+        self._apps.clear()
+
+    def health(self) -> None:
+        """Raises when the snapshots cannot be read (a health check); none yet is a memory with no vectors."""
+        if self.folder.exists():
+            next(self.folder.iterdir(), None)
+
     def _read_only(self, *_: Any, **__: Any) -> None:
         raise ConfigError(f"{self.folder}: the vector snapshots are read-only; write through the process "
                           "that owns the Qdrant folder (appmem summarize / the ingest worker)")

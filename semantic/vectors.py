@@ -264,6 +264,13 @@ class VectorStore:
                         self.client.delete(name, points_selector=models.FilterSelector(filter=flt), wait=True)
         self.dirty.update(packages)
 
+    def close(self) -> None:
+        self.client.close()
+
+    def health(self) -> None:
+        """Raises when the store cannot answer (a health check)."""
+        self.client.get_collections()
+
     # -- reads -------------------------------------------------------------------------------------
     def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,
                app_version: str | None = None, risky: bool | None = None, distinct: str | None = None) -> list[Hit]:
