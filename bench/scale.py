@@ -1,0 +1,246 @@
+"""Benchmark: a memory of 10 → 1,000 apps, built from copies of the real shared DroidBot recordings.
+
+Every app is a copy of one of the shared recordings (../shared/datasets/droidbot) under a new package name:
+the package is rewritten in every file of the copy, in a temporary folder (nothing is copied into the
+repository). The apps are built in steps up to each size (ingest, then `summarize` of what is new, as
+`appmem summarize` does), then a fresh *service process* plans for a few apps of the memory:
+
+- first plan: an app's first plan in that process (its graph, its element index, the plan), median of APPS;
+- warm p50 / p99: further plans of the same apps (their own element tasks as task texts: no benchmark text);
+- RSS of the service process after those plans; its start (opening the vector store) is printed apart;
+- vector store size on disk (Qdrant folder + snapshots);
+- build rate: apps/min and texts/s of the step that reached this size (the first step's apps are the only
+  distinct recordings; later copies share most texts with them, so their build is mostly vector-cache hits).
+
+Baseline, same run: the read path before this change: one shared collection per kind in Qdrant local
+mode, an app's element index loaded by a package-filtered scroll over every point (a service opening the
+folder loads every point). Its folder gets the same points. Build baseline (--baseline-build N): the first
+N recordings built the previous way (no vector cache, a commit with fsync per point, shared collections)
+against the same N recordings built now, each with an empty cache.
+
+    .venv/bin/python bench/scale.py [--sizes 10,30,120] [--baseline-build 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DROIDBOT, private_stack  # noqa: E402  (puts the repository first on sys.path)
+
+from graph.clients import open_graph  # noqa: E402
+from appmem.settings import Settings  # noqa: E402
+from ingest.droidbot import read_recording, recording_trace  # noqa: E402
+from ingest.pipeline import ingest_trace  # noqa: E402
+from semantic.embedder import Embedder  # noqa: E402
+from semantic.pipeline import summarize  # noqa: E402
+from semantic.summaries import DeterministicSummarizer  # noqa: E402
+from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
+import semantic.vectors  # noqa: E402
+
+APPS = 3  # apps whose first plan is measured in each service process
+WARM = 20  # warm plans per app
+
+
+def copy_recording(source: Path, folder: Path, package: str) -> Path:
+    """The recording with its package name replaced in every file: another app's recording."""
+    old = read_recording(source).package
+    shutil.copytree(source, folder)
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".js"):
+            path.write_text(path.read_text(encoding="utf-8").replace(old, package), encoding="utf-8")
+    return folder
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def build(store, vectors, embedder, settings, folders: list[Path]) -> dict:
+    """Ingest these recordings, then summarise their apps (`appmem summarize --app` for each): seconds,
+    apps/min, texts/s. (Screens of other packages a recording shows, the launcher's, are not summarised.)"""
+    t0 = time.perf_counter()
+    packages = []
+    for folder in folders:
+        trace = recording_trace(read_recording(folder))
+        ingest_trace(store, trace, settings.ingest_chunk_steps)
+        packages.append(trace.package)
+    ingest_s = time.perf_counter() - t0
+    report = summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
+    total = time.perf_counter() - t0
+    return {"apps": len(folders), "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
+            "apps_per_min": round(60 * len(folders) / total, 1), "texts": report.embedded_texts,
+            "model_texts": report.model_texts, "cached_texts": report.cached_texts,
+            "texts_per_s": round(report.embedded_texts / report.seconds, 1) if report.seconds else 0.0}
+
+
+def probe(mode: str, packages: list[str]) -> dict:
+    """In this (fresh) process: plan as a service would, from the snapshots (`snapshots`) or from a
+    shared-collection Qdrant folder scanned by package (`scan`, the previous read path)."""
+    import resource
+
+    from agent.planner import Planner, PlanningError
+    from semantic.snapshots import SnapshotVectors
+
+    settings = Settings.from_env()
+    store = open_graph(settings)
+    embedder = Embedder(settings.home, cache=False)
+    embedder.embed(["warm up the model"], cache=False)
+    t0 = time.perf_counter()
+    if mode == "snapshots":
+        vectors = SnapshotVectors(settings.snapshot_path, embedder.dim)
+    else:
+        vectors = VectorStore(open_qdrant(Settings.from_env({**os.environ, "APPMEM_HOME": os.environ["SCALE_LEGACY"]})),
+                              embedder.dim, per_app=False)
+    open_s = time.perf_counter() - t0
+    tasks_of = {}
+    for package in packages:  # the apps' own simulated tasks as task texts, read before timing
+        rows = vectors.points("elements", [package])
+        texts = sorted({p.get("simulated_task") or p["text"] for _, p in rows})
+        tasks_of[package] = texts[:: max(1, len(texts) // (WARM + 1))][:WARM + 1]
+    planner = Planner(store, vectors, embedder)  # a new planner: nothing of any app is loaded
+    first, warm = [], []
+    for package in packages:
+        for i, task in enumerate(tasks_of[package]):
+            t = time.perf_counter()
+            try:
+                planner.plan(task, [package])
+            except PlanningError:
+                pass
+            (first if i == 0 else warm).append(time.perf_counter() - t)
+    rss = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) * 1024
+    store.driver.close()
+    if mode == "scan":
+        vectors.client.close()
+    warm.sort()
+    return {"open_s": round(open_s, 3), "first_s": round(statistics.median(first), 3),
+            "first_all": [round(x, 3) for x in first], "warm_p50_ms": round(1000 * warm[len(warm) // 2], 1),
+            "warm_p99_ms": round(1000 * warm[min(len(warm) - 1, int(len(warm) * 0.99))], 1),
+            "rss_mb": round(rss / 2**20), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) -> dict:
+    env = {**os.environ, "APPMEM_HOME": str(settings.home), "SCALE_LEGACY": str(legacy),
+           "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
+           "APPMEM_ARCADEDB_HTTP_PORT": str(settings.arcadedb_http_port),
+           "APPMEM_REDIS_PORT": str(settings.redis_port)}
+    done = subprocess.run([sys.executable, __file__, "--probe", mode, "--packages", ",".join(packages)],
+                          env=env, capture_output=True, text=True, timeout=3600)
+    if done.returncode:
+        raise RuntimeError(f"probe {mode}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str]) -> None:
+    """The same points in the previous layout (one shared collection per kind)."""
+    from semantic.vectors import VectorPoint
+
+    for kind in ("elements", "screens", "tasks"):
+        for package in packages:
+            rows = vectors.points(kind, [package])
+            legacy.upsert(kind, [VectorPoint(p["object_id"], list(v), package, extra={
+                k: x for k, x in p.items() if k not in ("object_id", "package")}) for v, p in rows])
+
+
+def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) -> dict:
+    """The same recordings built the previous way and the new way, each into an empty vector store and cache."""
+    out = {}
+    for way in ("previous", "now"):
+        folders = [copy_recording(s, tmp / f"{way}-{i}", f"{way}{i}.{s.name}") for i, s in enumerate(sources)]
+        home = tmp / f"{way}-home"
+        fast = semantic.vectors._fast_local_writes
+        if way == "previous":
+            semantic.vectors._fast_local_writes = lambda client, name: None  # a commit with fsync per point
+        try:
+            embedder = Embedder(home, cache=way == "now")
+            vectors = VectorStore(open_qdrant(Settings(home=home)), embedder.dim, home / "vectors",
+                                  per_app=way == "now")
+            try:
+                out[way] = build(store, vectors, embedder, settings, folders)
+            finally:
+                vectors.client.close()
+        finally:
+            semantic.vectors._fast_local_writes = fast
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,30,120")
+    parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
+    parser.add_argument("--probe", help=argparse.SUPPRESS)
+    parser.add_argument("--packages", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.probe:
+        print(json.dumps(probe(args.probe, args.packages.split(","))))
+        return
+    sizes = [int(s) for s in args.sizes.split(",")]
+    sources = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="appmem-scale-") as tmp_name, private_stack() as settings:
+        tmp = Path(tmp_name)
+        store = open_graph(settings)
+        store.ensure_schema()
+        embedder = Embedder(settings.home)
+        print(f"cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); ONNX threads {embedder.threads}; "
+              f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
+        if args.baseline_build:
+            b = baseline_build(settings, store, sources[:args.baseline_build], tmp)
+            print(f"build baseline, {args.baseline_build} distinct recordings, empty cache each: previous "
+                  f"{b['previous']['apps_per_min']} apps/min ({b['previous']['texts_per_s']} texts/s), now "
+                  f"{b['now']['apps_per_min']} apps/min ({b['now']['texts_per_s']} texts/s, "
+                  f"{b['now']['model_texts']} texts through the model of {b['now']['texts']}): "
+                  f"{b['now']['apps_per_min'] / b['previous']['apps_per_min']:.2f}x", flush=True)
+        vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
+        legacy_home = tmp / "legacy"
+        legacy_settings = Settings(home=legacy_home)
+        packages: list[str] = []
+        try:
+            for size in sizes:
+                new = []
+                for i in range(len(packages), size):
+                    source = sources[i % len(sources)]
+                    package = f"scale{i:04d}.{source.name}"
+                    new.append(copy_recording(source, tmp / "apps" / package, package))
+                    packages.append(package)
+                step = build(store, vectors, embedder, settings, new)
+                for folder in new:
+                    shutil.rmtree(folder)
+                legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
+                copy_to_legacy(vectors, legacy, packages[size - len(new):size])
+                legacy.client.close()
+                chosen = [packages[i] for i in (0, size // 2, size - 1)][:APPS]
+                now = run_probe(settings, legacy_home, "snapshots", chosen)
+                before = run_probe(settings, legacy_home, "scan", chosen)
+                disk_now = folder_bytes(settings.qdrant_path) + folder_bytes(settings.snapshot_path)
+                disk_before = folder_bytes(legacy_settings.qdrant_path)
+                row = {"apps": size, "build": step, "now": now, "before": before,
+                       "disk_now_mb": round(disk_now / 2**20, 1), "disk_before_mb": round(disk_before / 2**20, 1),
+                       "load": round(os.getloadavg()[0], 1)}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+        finally:
+            vectors.client.close()
+            store.driver.close()
+    print("\n| apps | first plan s (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) | service start s (scan) "
+          "| vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        n, b, s = r["now"], r["before"], r["build"]
+        print(f"| {r['apps']} | {n['first_s']} ({b['first_s']}) | {n['warm_p50_ms']} / {n['warm_p99_ms']} "
+              f"({b['warm_p50_ms']} / {b['warm_p99_ms']}) | {n['rss_mb']} ({b['rss_mb']}) | {n['open_s']} ({b['open_s']}) "
+              f"| {r['disk_now_mb']} ({r['disk_before_mb']}) | {s['apps_per_min']}, {s['texts_per_s']} "
+              f"({s['model_texts']} / {s['cached_texts']}) |")
+
+
+if __name__ == "__main__":
+    main()
