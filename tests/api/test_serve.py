@@ -138,3 +138,39 @@ def split_spans(text: str) -> list[str]:
         spans.append(json.dumps(obj))
         i = end
     return spans
+
+
+def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
+    """`appmem serve --workers 2`: two processes, each planning from the same memory (the vectors read
+    from the read-only snapshots, while this process owns the vector folder), give one answer."""
+    import os
+    import signal
+
+    import httpx
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "2"],
+                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, key = keys.create("two-workers", "plan")
+        seen: dict[str, dict] = {}
+        deadline = time.monotonic() + 240
+        while len(seen) < 2 and time.monotonic() < deadline and server.poll() is None:
+            try:  # a new connection each time: the kernel hands it to either worker
+                r = httpx.post(url + "/v1/plan", json={"task": TASK, "app": "calendar"},
+                               headers={"Authorization": f"Bearer {key}"}, timeout=60)
+            except httpx.HTTPError:
+                time.sleep(0.3)
+                continue
+            assert r.status_code == 200, r.text
+            seen[r.headers["x-appmem-worker"]] = r.json()
+        assert len(seen) == 2, f"answers from {len(seen)} worker(s); server exit {server.poll()}"
+        first, second = seen.values()
+        assert first == second == memory.plan(TASK, "calendar").model_dump(mode="json")
+        assert set(seen) != {str(os.getpid())}
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
