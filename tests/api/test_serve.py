@@ -142,7 +142,8 @@ def split_spans(text: str) -> list[str]:
 
 def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
     """`appmem serve --workers 2`: two processes, each planning from the same memory (the vectors read
-    from the read-only snapshots, while this process owns the vector folder), give one answer."""
+    from the read-only snapshots, while this process owns the vector folder), give one answer; each plans
+    tasks no one asked before as this process does."""
     import os
     import signal
 
@@ -156,21 +157,30 @@ def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
                               cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         _, key = keys.create("two-workers", "plan")
+        tasks = [t["task"] for t in json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())]
         seen: dict[str, dict] = {}
+        planned: dict[str, int] = {}
         deadline = time.monotonic() + 240
-        while len(seen) < 2 and time.monotonic() < deadline and server.poll() is None:
+        i = 0
+        while (len(seen) < 2 or len(planned) < 2) and time.monotonic() < deadline and server.poll() is None:
+            new = tasks[i % len(tasks)]
+            i += 1
             try:  # a new connection each time: the kernel hands it to either worker
-                r = httpx.post(url + "/v1/plan", json={"task": TASK, "app": "calendar"},
-                               headers={"Authorization": f"Bearer {key}"}, timeout=60)
+                same = httpx.post(url + "/v1/plan", json={"task": TASK, "app": "calendar"},
+                                  headers={"Authorization": f"Bearer {key}"}, timeout=60)
+                fresh = httpx.post(url + "/v1/plan", json={"task": new, "app": "calendar"},
+                                   headers={"Authorization": f"Bearer {key}"}, timeout=60)
             except httpx.HTTPError:
                 time.sleep(0.3)
                 continue
-            assert r.status_code == 200, r.text
-            seen[r.headers["x-appmem-worker"]] = r.json()
-        assert len(seen) == 2, f"answers from {len(seen)} worker(s); server exit {server.poll()}"
+            assert same.status_code == 200 and fresh.status_code == 200, (same.text, fresh.text)
+            seen[same.headers["x-appmem-worker"]] = same.json()
+            assert fresh.json() == memory.plan(new, "calendar").model_dump(mode="json")
+            planned[fresh.headers["x-appmem-worker"]] = planned.get(fresh.headers["x-appmem-worker"], 0) + 1
+        assert len(seen) == 2 and len(planned) == 2, f"answers from {set(seen) | set(planned)}; exit {server.poll()}"
         first, second = seen.values()
         assert first == second == memory.plan(TASK, "calendar").model_dump(mode="json")
-        assert set(seen) != {str(os.getpid())}
+        assert str(os.getpid()) not in seen
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
