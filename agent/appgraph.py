@@ -19,7 +19,7 @@ from typing import Any
 
 from graph.model import Element, reliability
 from graph.store import GraphStore, element_of
-from graph.votes import weighted_counts
+from graph.votes import usable, weighted_counts
 
 HOP = 1.0
 STALE = 20.0
@@ -67,8 +67,8 @@ class AppGraph:
                 risky.add(element.id)
         edges: dict[str, list[Edge]] = {}
         for r in store.read("planner_app_transitions", packages=packages):
-            if r["source"] == r["target"]:
-                continue  # a no-op moves nowhere: never part of a route
+            if r["source"] == r["target"] or not usable(r):
+                continue  # a no-op moves nowhere; an edge too few contributors back is not memory yet
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
             successes, failures = weighted_counts(r)  # one voice per contributor, not raw counts

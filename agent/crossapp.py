@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from graph.model import ActionType, Plan, PlanStep, reliability
+from graph.votes import usable, weighted_counts
 from graph.store import GraphStore, element_of
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
@@ -31,14 +32,14 @@ def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any
     """The most reliable shortest stored path between two screens ([] when they are one), or None."""
     if source == target:
         return []
-    paths = [r["hops"] for r in store.read("planner_paths", source_id=source, target_id=target)]
+    paths = [r["hops"] for r in store.read("planner_paths", source_id=source, target_id=target)
+             if all(usable(h) for h in r["hops"])]  # an edge one contributor made up is no path
     return max(paths, key=path_preference) if paths else None
 
 
 def path_preference(hops: list[dict[str, Any]]) -> tuple[int, float]:
     """Fewer stale edges first, then the product of the edges' reliabilities."""
-    return -sum(1 for h in hops if h.get("stale")), math.prod(
-        reliability(h.get("successes") or 0, h.get("failures") or 0) for h in hops)
+    return -sum(1 for h in hops if h.get("stale")), math.prod(reliability(*weighted_counts(h)) for h in hops)
 
 
 def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:

@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from api.limits import LimitsMiddleware
 from api.memory import Memory
 from api.metrics import Metrics
@@ -99,6 +99,7 @@ def install_errors(app: FastAPI) -> None:
 
 def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
     from analyst.map import map_router
+    from api.auth import require
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
@@ -126,7 +127,7 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
-    app.include_router(map_router(lambda: services.memory.store))
+    app.include_router(map_router(lambda: services.memory.store, require("plan")))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
     @app.get("/healthz", tags=["ops"], summary="graph, Redis and vectors answer")

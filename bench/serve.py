@@ -50,7 +50,7 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 
 import httpx  # noqa: E402
 
-from api.keys import KeyStore  # noqa: E402
+from appmem.keys import KeyStore  # noqa: E402
 from api.memory import Memory  # noqa: E402
 from appmem.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from api.memory import Memory
 from appmem.stack import Stack
 from ingest.autodroid import read_autodroid

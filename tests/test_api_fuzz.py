@@ -7,7 +7,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings as hsettings
 
 from api.app import create_app
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from api.memory import Memory
 from appmem.stack import Stack
 from ingest.autodroid import read_autodroid

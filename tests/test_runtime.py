@@ -17,7 +17,7 @@ from agent.run_commands import contribute_locally
 from agent.runtime import Runtime
 from api.app import create_app
 from api.client import ApiClient
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from api.memory import Memory
 from appmem.stack import Stack
 from graph.model import stable_id
