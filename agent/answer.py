@@ -22,7 +22,8 @@ from agent.locate import locate
 from agent.planjson import plan_to_dict
 from agent.planner import Planner, PlanningError
 from agent.recall import Recall
-from graph.model import Plan, UIState
+from formats.ui import UIState
+from graph.model import Plan
 from graph.store import GraphStore
 from semantic.commands import resolve_app
 from semantic.embedder import Embedder

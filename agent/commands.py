@@ -5,7 +5,7 @@ import argparse
 from contextlib import contextmanager
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.errors import InputFormatError
 from appmem.settings import Settings
 
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 @contextmanager
 def answerer(settings: Settings, k: int | None = None):
     from agent.answer import Answerer
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.vectors import VectorStore, open_qdrant
 
@@ -121,7 +121,7 @@ def run_hints(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_doc(settings: Settings, args: argparse.Namespace) -> int:
     from agent.appdoc import BUDGET, app_doc, render, token_counter
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.commands import resolve_app
 
     store = open_graph(settings)

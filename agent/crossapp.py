@@ -15,7 +15,9 @@ import math
 import re
 from typing import Any
 
-from graph.model import ActionType, Plan, PlanStep, reliability
+from formats.ui import ActionType
+
+from graph.model import Plan, PlanStep, reliability
 from graph.votes import usable, weighted_counts
 from graph.store import GraphStore, element_of
 

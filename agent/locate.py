@@ -1,7 +1,7 @@
 """Locate an agent's screen in an app's memory: exact signature, else the most similar screen, else unknown.
 
-Input is a uiautomator XML dump (workers/uixml.py), an AutoDroid HTML state
-(ingest/autodroid_html.py), or a screen id. The exact match recomputes the
+Input is a uiautomator XML dump (formats/uixml.py), an AutoDroid HTML state
+(formats/autodroid_html.py), or a screen id. The exact match recomputes the
 content-free signature the importers store (graph/screens.py); a dump does not
 name its activity, so each activity of the app is tried. Otherwise the state's
 element set is compared with every screen of the app: the Jaccard similarity
@@ -16,12 +16,13 @@ from typing import Any
 
 from agent.appgraph import AppGraph
 from appmem.errors import InputFormatError
-from graph.model import Element, UIState
+from formats.ui import UIState
+from graph.model import Element
 from graph.screens import elements_of, screen_of, screen_signature
 from graph.store import GraphStore
 from ingest.autodroid import activity_of
-from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
-from workers.uixml import parse_hierarchy
+from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from formats.uixml import parse_hierarchy
 
 SIMILAR_MIN = 0.5
 ACTIVITY_BONUS = 0.1

@@ -25,7 +25,8 @@ from agent.locate import locate
 from agent.screenwork import confirm, fields, role
 from agent.taskparse import ParsedTask, parse_task
 from appmem.errors import AppmemError, InputFormatError
-from graph.model import Element, Plan, UIState
+from formats.ui import UIState
+from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder

@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from appmem.keys import KeyStore
 from api.limits import LimitsMiddleware
-from api.memory import Memory
+from agent.memory import Memory
 from api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
 from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError

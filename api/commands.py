@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -64,7 +64,7 @@ def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from appmem.errors import AppmemError
     from ingest.purge import purge_contributor
 
@@ -109,7 +109,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
     from api.mcp_server import build_mcp
-    from api.memory import open_backend
+    from runtime.client import open_backend
 
     backend = open_backend(settings, args.server, args.key)
     try:

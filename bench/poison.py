@@ -34,8 +34,8 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 import uvicorn  # noqa: E402
 
 from api.app import create_app  # noqa: E402
-from api.client import ApiClient  # noqa: E402
-from api.memory import Memory  # noqa: E402
+from runtime.client import ApiClient  # noqa: E402
+from agent.memory import Memory  # noqa: E402
 from appmem.keys import KeyStore  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, private_stack  # noqa: E402
 
 from agent.index import ElementIndex  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from graph.store import element_of  # noqa: E402
 from graph.vocabulary import label_of  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402

@@ -38,8 +38,8 @@ from common import DROIDBOT, private_stack  # noqa: E402
 
 import adbutils  # noqa: E402
 
-from agent.runtime import Runtime  # noqa: E402
-from api.memory import Memory  # noqa: E402
+from runtime.runtime import Runtime  # noqa: E402
+from agent.memory import Memory  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
 from ingest.run import run_trace, validate_run  # noqa: E402
@@ -50,7 +50,7 @@ from tests.twin_tasks import dump_screen, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
-from workers.driver import DeviceDriver  # noqa: E402
+from device.driver import DeviceDriver  # noqa: E402
 
 SERIAL = "twin-0001"
 

@@ -17,7 +17,8 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, Tra
 
 import cypher
 from appmem.errors import GraphError, TransientError
-from graph.model import Bounds, Element, Task, Trace
+from formats.ui import Bounds
+from graph.model import Element, Task, Trace
 from graph.rows import ChunkRows, app_id
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 An AutoDroid folder holds either file or both:
 - `utg.yaml`: `records: [{State, Choice, Input, state_str, new_state_str}]`, the
   exploration memory. A record is a screen (AutoDroid HTML, see
-  `ingest.autodroid_html`) and the action taken on it. The action's target is not
+  `formats.autodroid_html`) and the action taken on it. The action's target is not
   written down, but the records form one chain: record i+1's State is the screen
   that record i's action led to (checked against the gold traces, whose
   transitions it reproduces up to dynamic content). A Step is made only where
@@ -33,10 +33,11 @@ from typing import Any
 import yaml
 
 from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Step, Task, TaskStep, Trace, UIState, stable_id
+from formats.ui import Action, ActionType, stable_id, UIState
+from graph.model import Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.vocabulary import clean_all
-from ingest.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
+from formats.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
 from ingest.droidbot import read_json
 
 APP_PACKAGES = {

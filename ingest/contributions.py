@@ -38,7 +38,7 @@ from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
-from ingest.privacy import scrub_text
+from formats.privacy import scrub_text
 from ingest.run import RunTrace, ingest_run, validate_run
 from ingest.tarball import unpack
 
@@ -53,12 +53,12 @@ PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending con
 PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
-GENERATION_KEY = "appmem:memory:generation"  # api/memory.py reads it
+GENERATION_KEY = "appmem:memory:generation"  # agent/memory.py reads it
 KINDS = ("run", "droidbot", "correction")
 
 
 def scrub_xml(xml: str) -> str:
-    """A dump with personal data replaced in every text and content description (ingest/privacy.py)."""
+    """A dump with personal data replaced in every text and content description (formats/privacy.py)."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 
@@ -56,7 +56,7 @@ def _progress(phase: str, done: int, total: int) -> None:
 
 
 def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.pipeline import summarize
     from semantic.summaries import DeterministicSummarizer
@@ -117,7 +117,7 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
 
 
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.vectors import VectorStore, open_qdrant
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agent.grounding import ground, node_at
+from runtime.grounding import ground, node_at
 from graph.model import stable_id
 from graph.screens import screen_of
 from graph.store import GraphStore
 from twins.app import TwinApp
 from twins.device import TwinDevice
-from workers.uixml import parse_hierarchy
+from formats.uixml import parse_hierarchy
 
 
 def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:

@@ -22,9 +22,10 @@ import random
 from dataclasses import dataclass, field, replace
 
 from appmem.errors import InputFormatError
-from graph.model import ActionType, Bounds, Step, UIState, View, stable_id
+from formats.ui import ActionType, Bounds, stable_id, UIState, View
+from graph.model import Step
 from graph.screens import view_paths
-from ingest.privacy import dynamic_item_views
+from formats.privacy import dynamic_item_views
 
 PROFILES = ("recorded", "small", "tablet", "dynamic")
 SIZES = {"small": (720, 1280, 280), "tablet": (1600, 2560, 320)}
