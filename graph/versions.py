@@ -32,8 +32,9 @@ def is_alias(version: str) -> bool:
 
 def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
     """Fold alias-only versions of the app whose screens the trace (of a device-reported version, already
-    written) matches into that version; returns the aliases folded."""
-    if is_alias(trace.app_version):
+    written) matches into that version; returns the aliases folded. A contribution folds nothing: one key
+    must not re-version what imports recorded."""
+    if is_alias(trace.app_version) or trace.contributor:
         return []
     own = sorted({screen_of(s, trace.package, "").id for s in trace.states.values() if s.package == trace.package})
     rows = store.read("version_candidates", package=trace.package, screen_ids=own)

@@ -183,13 +183,12 @@ def _fail(board: Contributions, cid: str, reason: str) -> dict:
 def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body: bytes, chunk_steps: int,
             quorum: int) -> dict:
     weight = CORRECTION_WEIGHT if kind == "correction" else 1.0
-    device = pseudonym(r, contributor)  # one identity per key: its devices are not told apart either
     if kind == "droidbot":
         from ingest.droidbot import read_recording, recording_trace
 
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
             folder = unpack(body, Path(tmp))
-            trace = recording_trace(read_recording(folder), device=device)
+            trace = recording_trace(read_recording(folder), device=pseudonym(r, f"{contributor}:droidbot"))
         trace.contributor = contributor
         store.ensure_schema()
         report = ingest_trace(store, trace, chunk_steps).as_dict()
@@ -198,7 +197,7 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
             raise InputFormatError("contribution", f"larger than {MAX_RUN_BYTES} bytes")
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
-        run = run.model_copy(update={"device": device})
+        run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
         report, imported = ingest_run(store, run, contributor, chunk_steps)
         trace = imported.trace
         if imported.task is not None:

@@ -20,7 +20,7 @@ import redis
 
 from appmem.keys import KeyStore
 from graph.store import GraphStore
-from ingest.contributions import GENERATION_KEY, PENDING, PREFIX, Contributions, pseudonym
+from ingest.contributions import GENERATION_KEY, PENDING, PREFIX, Contributions
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
@@ -28,7 +28,8 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    edges = store.write("purge_edge_counts", contributor=key_id, device=pseudonym(r, key_id))
+    devices = store.read("purge_devices", contributor=key_id)[0]["devices"]
+    edges = store.write("purge_edge_counts", contributor=key_id, devices=devices)
     report["votes"] = store.write("purge_votes", contributor=key_id)[0]["deleted"]
     if edges:
         store.write("purge_edge_reset", keys=[e["key"] for e in edges])
