@@ -112,6 +112,7 @@ def main() -> int:
     args = parser.parse_args()
     folders = [DROIDBOT / a for a in args.apps.split(",")] if args.apps else sorted(DROIDBOT.iterdir())
     rows: dict[str, dict] = {}
+    skipped: list[str] = []  # apps whose recording has no target reachable from a non-first in-app screen
     with private_stack() as settings:
         memory = Memory.open(settings)
         try:
@@ -130,13 +131,15 @@ def main() -> int:
                 for package in packages:
                     app = fleet[SERIAL].apps[package]
                     tasks = unseen_targets(memory.store, app, args.tasks)
-                    if tasks:
+                    if not tasks:
+                        skipped.append(package)
+                    else:
                         rows[package] = {"runtime": run_tasks(server, fleet, memory, app, tasks, 4),
                                          "no_replan": run_tasks(server, fleet, memory, app, tasks, 0)}
         finally:
             memory.close()
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(json.dumps({"apps": rows, "without_targets": skipped}, indent=1))
         return 0
     print("TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings.")
     print(f"{'app':<36} {'reached':>8} {'no re-plan':>11} {'refused':>8} {'sim. misses':>12} {'s/task':>7}")
@@ -149,6 +152,8 @@ def main() -> int:
             print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}{m['reason']}")
         for why in a["refused"] + b["refused"]:
             print(f"    REFUSED trace {why}")
+    for package in skipped:
+        print(f"{package:<36} no recorded tap reachable from a non-first in-app screen: no target")
     total = {k: sum(r[k]["reached"] for r in rows.values()) for k in ("runtime", "no_replan")}
     n = sum(r["runtime"]["tasks"] for r in rows.values())
     refused = sum(len(r[k]["refused"]) for r in rows.values() for k in ("runtime", "no_replan"))
