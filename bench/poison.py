@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -76,6 +78,7 @@ def send_all(url: str, key: str, runs: list[dict]) -> dict[str, int]:
 
 
 def main() -> int:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apps", default=DEFAULT_APPS, help="comma-separated DroidBot folder names")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per app")
@@ -97,22 +100,22 @@ def main() -> int:
                       packages)
             tasks = [(p, t["task"]) for p in packages for t in recorded_tasks(memory.store, p, args.tasks)]
             port = free_port()
-            server = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port,
+            unlimited = replace(settings, contrib_per_minute=10**6, contrib_per_day=10**6, contrib_pending=10**6)
+            server = uvicorn.Server(uvicorn.Config(create_app(unlimited, memory), host="127.0.0.1", port=port,
                                                    log_level="warning"))
             threading.Thread(target=server.run, daemon=True).start()
             while not server.started:
                 time.sleep(0.05)
             url = f"http://127.0.0.1:{port}"
             keys = KeyStore(open_redis(Stack(settings).redis_url()))
-            _, attacker = keys.create("attacker", "contribute", 1000)
+            _, attacker = keys.create("attacker", "contribute", 1000)  # quotas lifted: one key, many traces
             before = {t: memory.plan(t[1], t[0]) for t in tasks}
             device = build_fleet(folders, 1)["twin-0001"]
             runs = [run for i in range(args.copies) for (p, task), plan in before.items()
                     for run in forged_runs(device, plan, task, f"2026-03-{i + 1:02d}T00:00:00Z")]
             rows = {}
             for label, quorum, day in (("trust rule", settings.trust_quorum, 10), ("quorum 1 (baseline)", 1, 20)):
-                env = {**stack_env(settings), "APPMEM_TRUST_QUORUM": str(quorum),
-                       "APPMEM_CONTRIB_PER_MINUTE": "100000", "APPMEM_CONTRIB_PENDING": "100000"}
+                env = {**stack_env(settings), "APPMEM_TRUST_QUORUM": str(quorum)}
                 workers = WorkerProcesses(1, ["ingest"], Path(logs) / label.split()[0], env=env).start()
                 try:
                     batch = [{**r, "started": r["started"].replace("2026-03-", f"2026-{day // 10 + 3:02d}-")}

@@ -40,7 +40,7 @@ def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
     rows = store.read("version_candidates", package=trace.package, screen_ids=own)
     folded = [r["version"] for r in rows if is_alias(r["version"]) and own and r["matched"] >= ATTACH_SHARE * len(own)]
     for alias in folded:
-        store.write("version_fold", package=trace.package, alias=alias, version=trace.app_version)
+        store.write("version_fold", package=trace.package, alias=alias, version=trace.app_version, screen_ids=own)
     return folded
 
 

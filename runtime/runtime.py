@@ -111,7 +111,13 @@ class Runtime:
         track = self._where
         fg_package, activity, xml = self.driver.dump()
         track["package"] = track["package"] or fg_package
-        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
+        try:
+            plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
+        except AppmemError as exc:
+            if not 400 <= getattr(exc, "status", 400) < 500:
+                raise  # the server is unreachable or failed: the run ends here, with its reason
+            # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
+            plan = self.memory.plan(task, app)
         package = track["package"] = plan["package"]
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
