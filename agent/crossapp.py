@@ -12,16 +12,15 @@ installed app from any screen) to the app's entry. Every step names its package.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from appmem.errors import NotFound
 from formats.ui import ActionType
 from graph.model import Plan, PlanStep, reliability
 from graph.store import GraphStore, element_of
+from graph.vocabulary import is_launcher
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
-LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
 
 
 def packages_of(store: GraphStore, screen_ids: list[str]) -> dict[str, str]:
@@ -65,7 +64,7 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
         return hop_steps(store, source, path)
     package = packages_of(store, [target]).get(target, "")
     launches = store.read("crossapp_launches", package=package)
-    launches.sort(key=lambda r: not LAUNCHER.search(r["source_package"] or ""))
+    launches.sort(key=lambda r: not is_launcher(r["source_package"]))
     for launch in launches:
         inside = best_path(store, launch["entry"], target)
         if inside is None:
