@@ -1,4 +1,4 @@
-"""Executed agent runs (the run trace JSON, CONTRACTS.md §3) → a Trace of source "agent", plus a Task when done.
+"""Executed agent runs (the run trace JSON, README, Contract) → a Trace of source "agent", plus a Task when done.
 
     {"format": "appmem-run/1", "task", "package", "app_version", "device", "started", "ended",
      "status": "done|failed|stopped",

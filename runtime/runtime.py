@@ -10,7 +10,7 @@ recorded with its outcome and the memory is asked again from where the device
 is (at most `max_replans` times). With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
-(CONTRACTS.md §3) that is contributed back.
+(README, Contract) that is contributed back.
 """
 from __future__ import annotations
 

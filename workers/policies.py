@@ -59,10 +59,6 @@ class Seen:
     screen: Screen
     elements: dict[int, Element]  # by view index
 
-    @property
-    def in_app(self) -> bool:
-        return self.screen.app_version != ""
-
 
 def label_text(state: UIState, index: int) -> str:
     """The lowercase texts, descriptions and id names of a view, and of its
