@@ -10,7 +10,7 @@ recorded with its outcome and the memory is asked again from where the device
 is (at most `max_replans` times). With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
-(README, Contract) that is contributed back.
+(`contract.RunTrace`) that is contributed back.
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ class LiveScreen:
 
 @dataclass
 class Runtime:
-    """`memory` answers `plan(...)` and `locate(...)`: an `ApiClient` or the local `agent.memory.Memory`."""
+    """`memory` answers `plan(...)`, `locate(...)` and `hints(...)` with `contract` models: a
+    `contract.client.ApiClient` or the local `agent.service.Service`."""
 
     driver: DeviceDriver
     memory: Any
@@ -61,7 +62,7 @@ class Runtime:
         went to (a file picker, the dialer, a settings page) when memory holds its screens."""
         fg_package, activity, xml = self.driver.dump()
         try:
-            located = self.memory.locate(fg_package, xml, None, activity)
+            located = self.memory.locate(fg_package, xml, None, activity).model_dump()
         except AppmemError as exc:
             if fg_package == package or not 400 <= getattr(exc, "status", 400) < 500:
                 raise  # the task's own app, or the server is unreachable: not "a screen memory lacks"
@@ -71,7 +72,7 @@ class Runtime:
     def run(self, task: str, app: str | None) -> dict[str, Any]:
         started, replans = now_iso(), 0
         fg_package, activity, xml = self.driver.dump()
-        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
+        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity).model_dump()
         package = plan["package"]
         version = self._version(package)
         here = self.screen(package)
@@ -125,8 +126,8 @@ class Runtime:
 
     def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
         if here.package != package:
-            return self.memory.plan(task, package)
-        return self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity)
+            return self.memory.plan(task, package).model_dump()
+        return self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump()
 
     def _target(self, step: dict[str, Any], here: LiveScreen) -> tuple[Bounds | None, str]:
         """The element's bounds on the current screen (locator queue, then a slot's row by scrolling)."""
@@ -184,7 +185,8 @@ class Runtime:
             return "stopped", ("memory has no route for this task from this screen, and no LLM is configured "
                                "(APPMEM_LLM_BASE_URL / APPMEM_LLM_MODEL) to go on step by step"), here
         for _ in range(self.max_steps - len(self.steps)):
-            hints = self.memory.hints(task, package, here.xml, None, here.activity) if here.package == package else []
+            hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"] \
+                if here.package == package else []
             step = self.llm_step(task, here, hints)
             if step is None:
                 return "done", "the LLM judged the task done", here

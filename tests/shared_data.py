@@ -9,6 +9,9 @@ untouched. Summaries are not part of a set: a module summarises as before, and `
 screens whose hash the graph and the vector folder do not both carry, so a module after another on the same
 data and vector folder embeds nothing again.
 
+The fingerprint counts; a test that only changes values on what is there (a run's vote, a task's run count)
+goes unseen, so such a module comes last in its family (the ordering below: deepest set last).
+
 A fixture that holds a set says so with `@uses(SET)`: tests/conftest.py then runs the modules of one family of
 sets one after another, bases first, so nothing refills the graph between them.
 """

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from semantic.commands import resolve_app, search
+from semantic.search import resolve_app, search
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
