@@ -16,7 +16,6 @@ The app's UTG and element vectors are read once per package set and kept
 """
 from __future__ import annotations
 
-import re
 
 from agent.appgraph import AppGraph
 from agent.index import ElementIndex
@@ -24,7 +23,8 @@ from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
 from agent.screenwork import confirm, fields, role
 from agent.taskparse import ParsedTask, parse_task
-from appmem.errors import AppmemError, InputFormatError
+from appmem.errors import InvalidInput, NotFound
+from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
 from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
@@ -37,11 +37,10 @@ CANDIDATES = 10
 ENTRY_SCREENS = 3
 ALTERNATIVES = 5
 FORM_VALUES = 2
-PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
-class PlanningError(AppmemError):
-    """No plan can be made: an empty task, nothing in memory for the app, or a start screen it does not know."""
+class PlanningError(NotFound):
+    """No plan can be made: nothing in memory for the app, or a start screen it does not know."""
 
 
 def _first_line(e: Element) -> str:
@@ -78,7 +77,7 @@ class Planner:
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
         if not task.strip():
-            raise PlanningError("the task is empty")
+            raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
         ranked = self.index(packages).search(self.embedder.query(task), task, POOL)
         if not ranked or not graph.elements:
@@ -161,7 +160,7 @@ class Planner:
             return starts, {"screen_id": starts[0] if starts else None, "match": "entry", "score": 1.0}
         try:
             found = locate(self.store, packages[0], start, graph)
-        except InputFormatError as exc:
+        except NotFound as exc:
             raise PlanningError(f"unknown start screen: {exc}") from None
         if found["screen_id"] is not None:
             return [found["screen_id"]], {k: found[k] for k in ("screen_id", "match", "score")}

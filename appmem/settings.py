@@ -47,6 +47,11 @@ class Settings:
     contrib_per_minute: int = 30  # contributions per key per minute
     contrib_per_day: int = 2000  # contributions per key per UTC day
     contrib_pending: int = 50  # contributions of one key waiting for a worker
+    server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
+    server_key: str | None = None  # the API key for `server`
+    workers: int = 0  # `appmem serve` worker processes (0: one per core)
+    preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
+    tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
@@ -81,6 +86,11 @@ class Settings:
             contrib_per_minute=_int(env, "APPMEM_CONTRIB_PER_MINUTE", 30),
             contrib_per_day=_int(env, "APPMEM_CONTRIB_PER_DAY", 2000),
             contrib_pending=_int(env, "APPMEM_CONTRIB_PENDING", 50),
+            server=env.get("APPMEM_SERVER") or None,
+            server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
+            workers=_int(env, "APPMEM_WORKERS", 0),
+            preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
+            tracing=env.get("APPMEM_TRACING") or None,
             risky_words=tuple(w.strip().lower() for w in risky.split(",") if w.strip()) if risky
             else cls.__dataclass_fields__["risky_words"].default,
         )

@@ -36,8 +36,8 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 import uvicorn  # noqa: E402
 
 from api.app import create_app  # noqa: E402
-from runtime.client import ApiClient  # noqa: E402
-from agent.memory import Memory  # noqa: E402
+from contract.client import ApiClient  # noqa: E402
+from agent.service import Service  # noqa: E402
 from appmem.keys import KeyStore  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
@@ -70,9 +70,9 @@ def stack_env(settings) -> dict[str, str]:
 def send_all(url: str, key: str, runs: list[dict]) -> dict[str, int]:
     statuses: dict[str, int] = {}
     with ApiClient(url, key) as api:
-        ids = [api.contribute(run)["trace_id"] for run in runs]
+        ids = [api.contribute(run).trace_id for run in runs]
         for cid in ids:
-            status = api.wait_trace(cid, 120)["status"]
+            status = api.wait_trace(cid, 120).model_dump()["status"]
             statuses[status] = statuses.get(status, 0) + 1
     return statuses
 
@@ -87,7 +87,7 @@ def main() -> int:
     args = parser.parse_args()
     folders = [DROIDBOT / a for a in args.apps.split(",")]
     with private_stack() as settings, tempfile.TemporaryDirectory(prefix="appmem-poison-") as logs:
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         try:
             memory.store.ensure_schema()
             packages = []
@@ -109,7 +109,7 @@ def main() -> int:
             url = f"http://127.0.0.1:{port}"
             keys = KeyStore(open_redis(Stack(settings).redis_url()))
             _, attacker = keys.create("attacker", "contribute", 1000)  # quotas lifted: one key, many traces
-            before = {t: memory.plan(t[1], t[0]) for t in tasks}
+            before = {t: memory.plan(t[1], t[0]).model_dump() for t in tasks}
             device = build_fleet(folders, 1)["twin-0001"]
             runs = [run for i in range(args.copies) for (p, task), plan in before.items()
                     for run in forged_runs(device, plan, task, f"2026-03-{i + 1:02d}T00:00:00Z")]
@@ -123,7 +123,7 @@ def main() -> int:
                     statuses = send_all(url, attacker, batch)
                 finally:
                     workers.stop()
-                after = {t: memory.plan(t[1], t[0]) for t in tasks}
+                after = {t: memory.plan(t[1], t[0]).model_dump() for t in tasks}
                 changed = [f"{p}: {task}" for (p, task) in tasks if shape(before[(p, task)]) != shape(after[(p, task)])]
                 rows[label] = {"quorum": quorum, "traces": len(batch), "statuses": statuses,
                                "plans": len(tasks), "changed": len(changed), "changed_tasks": changed}

@@ -39,7 +39,7 @@ from common import DROIDBOT, private_stack  # noqa: E402
 import adbutils  # noqa: E402
 
 from runtime.runtime import Runtime  # noqa: E402
-from agent.memory import Memory  # noqa: E402
+from agent.service import Service  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
 from ingest.run import run_trace, validate_run  # noqa: E402
@@ -75,7 +75,7 @@ class SimulatorWatch:
         self.unrecorded = self.ambiguous = 0
 
 
-def run_tasks(server: TwinServer, fleet, memory: Memory, app, tasks: list[dict], max_replans: int) -> dict:
+def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict], max_replans: int) -> dict:
     hits, steps, seconds, refused, misses = 0, 0, 0.0, [], []
     device = fleet[SERIAL]
     watch = SimulatorWatch(device)
@@ -114,7 +114,7 @@ def main() -> int:
     rows: dict[str, dict] = {}
     skipped: list[str] = []  # apps whose recording has no target reachable from a non-first in-app screen
     with private_stack() as settings:
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         try:
             memory.store.ensure_schema()
             packages = []

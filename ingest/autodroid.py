@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from appmem.errors import InputFormatError
+from appmem.errors import InputFormatError, InvalidInput
 from formats.ui import Action, ActionType, stable_id, UIState
 from graph.model import Step, Task, TaskStep, Trace
 from graph.screens import view_paths
@@ -278,7 +278,7 @@ def read_autodroid(folder: Path, app: str, app_version: str | None = None) -> Au
         raise InputFormatError(str(folder), f"not an AutoDroid folder (no {MEMORY_FILE} or {TASKS_FILE})")
     package = package_of(app)
     if not package:
-        raise InputFormatError(str(folder), "no app name given (--app)")
+        raise InvalidInput(str(folder), "no app name given (--app)")
     version = app_version or "unknown"
     problems: list[InputFormatError] = []
     trace = read_memory(memory, package, version, problems) if memory.is_file() else None

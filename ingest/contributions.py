@@ -32,14 +32,16 @@ from typing import Any
 
 import redis
 
+from appmem import generations
 from appmem.keys import KeyStore
 from appmem.errors import AppmemError, InputFormatError, TransientError
+from contract.run import RunTrace
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
 from formats.privacy import scrub_text
-from ingest.run import RunTrace, ingest_run, validate_run
+from ingest.run import ingest_run, validate_run
 from ingest.tarball import unpack
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,6 @@ PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending con
 PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
-GENERATION_KEY = "appmem:memory:generation"  # agent/memory.py reads it
 KINDS = ("run", "droidbot", "correction")
 
 
@@ -171,7 +172,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps
     except (ValueError, TypeError, KeyError, RecursionError, OSError, UnicodeError, MemoryError) as exc:
         return _fail(board, cid, f"unreadable contribution: {type(exc).__name__}: {str(exc)[:300]}")
     board.finish(cid, report=report)
-    r.incr(GENERATION_KEY)  # the memory changed: API replicas stop answering from their memoised plans
+    generations.bump(r, [report["package"]])  # the app changed: every server process stops serving its cached plans
     return {"status": "done", **report}
 
 
@@ -208,4 +209,4 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
                         rows=vote_rows(trace.id, contributor, rows))
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows, quorum=quorum)
-    return {**report, "graph_trace_id": trace.id}
+    return {**report, "graph_trace_id": trace.id, "package": trace.package}

@@ -18,9 +18,10 @@ from typing import Any
 
 import redis
 
+from appmem import generations
 from appmem.keys import KeyStore
 from graph.store import GraphStore
-from ingest.contributions import GENERATION_KEY, PENDING, PREFIX, Contributions
+from ingest.contributions import PENDING, PREFIX, Contributions
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
@@ -28,8 +29,8 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    devices = store.read("purge_devices", contributor=key_id)[0]["devices"]
-    edges = store.write("purge_edge_counts", contributor=key_id, devices=devices)
+    own = store.read("purge_devices", contributor=key_id)[0]
+    edges = store.write("purge_edge_counts", contributor=key_id, devices=own["devices"])
     report["votes"] = store.write("purge_votes", contributor=key_id)[0]["deleted"]
     if edges:
         store.write("purge_edge_reset", keys=[e["key"] for e in edges])
@@ -52,7 +53,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     else:
         report["vectors"] = ("not touched: another process owns the local vector store; run the purge through "
                              "the API (DELETE /v1/contributors/{key_id}) or with the server stopped")
-    r.incr(GENERATION_KEY)  # plans memoised by API replicas are stale now
+    generations.bump(r, own["packages"])  # plans cached by every server process are stale now
     return report
 
 

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--adb-host", default="127.0.0.1")
     p.add_argument("--adb-port", type=int, default=5037)
     p.add_argument("--server", help="API base URL (default: plan from the local stores)")
-    p.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    p.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     p.add_argument("--yes", action="store_true", help="confirm risky steps without asking")
     p.add_argument("--max-steps", type=int, default=30)
     p.add_argument("--trace-out", type=Path, help="also write the run trace JSON (appmem-run/1) here")
@@ -51,7 +51,7 @@ def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
 def sender(settings: Settings, memory, server: str | None):
     """How a trace is contributed: to the API server (its contribution id), else into the local graph."""
     if server:
-        return lambda run: memory.contribute(run)["trace_id"]
+        return lambda run: memory.contribute(run).trace_id
     return lambda run: contribute_locally(settings, memory, run)
 
 
@@ -59,7 +59,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     import adbutils
 
     from device.driver import DeviceDriver
-    from runtime.client import open_backend
+    from agent.service import open_backend
     from runtime.outbox import Outbox
     from runtime.runtime import Runtime, describe
     from runtime.stepwise import make_llm_step
@@ -80,15 +80,16 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
             except OSError as exc:
                 result["trace_out_error"] = f"{args.trace_out}: {exc}"
         if not args.no_contribute:
-            send = sender(settings, memory, args.server)
-            result["outbox"] = outbox.flush(args.server, send)  # earlier runs' kept traces first
+            server = args.server or settings.server
+            send = sender(settings, memory, server)
+            result["outbox"] = outbox.flush(server, send)  # earlier runs' kept traces first
             if not run["steps"]:
                 result["contribution"] = "nothing to send: the run took no step"
             else:
                 try:
                     result["trace_id"], result["contribution"] = send(run), "sent"
                 except AppmemError as exc:  # refused or failed: kept, sent again by the next run or --flush
-                    kept = outbox.keep(args.server, run, str(exc))
+                    kept = outbox.keep(server, run, str(exc))
                     result["contribution"] = f"failed: {exc}; kept in {kept} (appmem contribute --flush)"
     finally:
         memory.close()
@@ -108,11 +109,12 @@ def register_contribute(sub: argparse._SubParsersAction) -> None:
 
 def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
     from runtime.outbox import Outbox
-    from runtime.client import open_backend
+    from agent.service import open_backend
 
     memory = open_backend(settings, args.server, args.key)
+    server = args.server or settings.server
     try:
-        results = Outbox(settings.home).flush(args.server, sender(settings, memory, args.server))
+        results = Outbox(settings.home).flush(server, sender(settings, memory, server))
     finally:
         memory.close()
     summary = {"sent": sum(r["status"] == "sent" for r in results),

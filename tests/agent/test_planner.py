@@ -11,8 +11,9 @@ from agent.locate import locate, state_from_html, state_from_xml
 from agent.planjson import plan_to_dict
 from agent.planner import Planner, PlanningError
 from agent.taskparse import parse_task
+from appmem.errors import InvalidInput
 from graph.model import Trace
-from ingest.autodroid import package_of, read_autodroid
+from ingest.autodroid import package_of
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
@@ -20,16 +21,15 @@ from semantic.ranking import search_elements
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
+from tests.shared_data import DROIDTASK_EXPLORED, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
 
 @pytest.fixture(scope="module")
-def planner(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    for app in ("calendar", "contacts"):
-        ingest_trace(store, read_autodroid(DROIDTASK / app, app).trace, chunk_size=100)
+@uses(DROIDTASK_EXPLORED)
+def planner(shared_graph, settings):
+    store = shared_graph.hold(DROIDTASK_EXPLORED)
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
     vectors = VectorStore(client, embedder.dim)
@@ -134,7 +134,7 @@ def test_locate_exact_similar_unknown(planner, store):
 
 
 def test_bad_requests_get_clear_errors(planner):
-    with pytest.raises(PlanningError, match="empty"):
+    with pytest.raises(InvalidInput, match="empty"):
         planner.plan("   ", [CALENDAR])
     with pytest.raises(PlanningError, match="no element memory"):
         planner.plan("delete all events", ["com.example.unknown"])

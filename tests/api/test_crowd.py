@@ -20,8 +20,8 @@ import uvicorn
 
 from runtime.runtime import Runtime
 from api.app import create_app
-from runtime.client import ApiClient, ApiError
-from agent.memory import Memory
+from contract.client import ApiClient, ApiError
+from agent.service import Service
 from appmem.keys import KeyStore
 from appmem.stack import Stack
 from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
@@ -48,10 +48,10 @@ def memory(store, settings):
         pass
     version = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version
     ingest_trace(store, recording_trace(read_recording(DROIDBOT / ACRYLIC), app_version=version), 200)
-    memory = Memory.open(settings)
+    memory = Service.open(settings)
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
     yield memory
-    memory.vectors.client.close()
+    memory.close()
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ def test_a_refused_contribution_is_reported_kept_in_the_outbox_and_flushed(serve
     summary = json.loads(flushed.stdout)
     assert summary["sent"] == 1 and summary["kept"] == 0 and not list(home_outbox.glob("*.json"))
     with ApiClient(server, contributor) as api:
-        status = api.wait_trace(summary["traces"][0]["trace_id"], 60)
+        status = api.wait_trace(summary["traces"][0]["trace_id"], 60).model_dump()
     assert status["status"] == "done", status
 
 
@@ -142,7 +142,7 @@ def test_a_step_whose_element_is_not_in_its_dump_is_stored_with_a_reason(server,
     run["steps"][tapped]["element"] = {"text": "no such view", "content_desc": "", "resource_id": "x:id/none",
                                        "class_name": "android.widget.Nothing", "bounds": [1, 2, 3, 4]}
     with ApiClient(server, key(keys, "contribute")) as api:
-        status = api.wait_trace(api.contribute({**run, "started": "2026-05-01T00:00:00Z"})["trace_id"], 60)
+        status = api.wait_trace(api.contribute({**run, "started": "2026-05-01T00:00:00Z"}).trace_id, 60).model_dump()
     assert status["status"] == "done", status
     assert [u["index"] for u in status["report"]["unmatched_steps"]] == [tapped]
     assert "not in its before_xml dump" in status["report"]["unmatched_steps"][0]["reason"]
@@ -226,7 +226,7 @@ def test_a_tarball_is_parked_scrubbed_without_its_screenshots(server, keys, redi
         assert r.status_code == 202
         cid = r.json()["trace_id"]
         parked = redis_db.get(PREFIX + cid + ":body")
-        final = api.wait_trace(cid, 60)
+        final = api.wait_trace(cid, 60).model_dump()
     assert final["status"] in ("done", "failed") and final["status"] != "pending"
     if parked is not None:  # the worker may already have taken it
         with tarfile.open(fileobj=io.BytesIO(base64.b64decode(parked)), mode="r:gz") as tar:
@@ -291,23 +291,23 @@ def plan_shape(plan: dict) -> list:
 def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(server, twins, memory, keys):
     fleet, _ = twins
     tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
-    before = {t: memory.plan(t, ACRYLIC) for t in tasks}
+    before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
     forged = [run for i, (t, plan) in enumerate(before.items())
               for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z")]
     assert any(r["status"] == "done" and len(r["steps"]) == 1 for r in forged)
     attacker = key(keys, "contribute", "attacker")
     with ApiClient(server, attacker) as api:
-        ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)})["trace_id"]
+        ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)}).trace_id
                for n in range(2) for r in forged]
-        assert {api.wait_trace(i, 120)["status"] for i in ids} == {"done"}
-    after = {t: memory.plan(t, ACRYLIC) for t in tasks}
+        assert {api.wait_trace(i, 120).model_dump()["status"] for i in ids} == {"done"}
+    after = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
     assert [plan_shape(before[t]) for t in tasks] == [plan_shape(after[t]) for t in tasks]
     # the same shortcut from two more keys: three distinct contributors, and plans may use it
     shortcut = next(r for r in forged if r["status"] == "done")
     for n in range(2):
         with ApiClient(server, key(keys, "contribute", f"witness-{n}")) as api:
-            assert api.wait_trace(api.contribute({**shortcut, "started": f"2026-09-0{n + 1}T00:00:00Z"})["trace_id"],
-                                  60)["status"] == "done"
+            assert api.wait_trace(api.contribute({**shortcut, "started": f"2026-09-0{n + 1}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
     edge = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
     assert any(e["crowd_only"] and e["crowd_trusted"] for e in edge)
 
@@ -324,7 +324,7 @@ def test_a_correction_needs_the_correct_scope(server, keys):
 def test_a_contribution_never_overwrites_what_an_import_recorded(server, twins, memory, keys):
     run = real_run(twins, memory, "tap About")["run"]
     step = next(s for s in run["steps"] if s["element"] and s["element"]["text"])
-    screen_id = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"])["screen_id"]
+    screen_id = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).screen_id
     before_screen = memory.store.read("serve_screen", package=ACRYLIC, screen_id=screen_id)[0]
     before = {e["id"]: (e["bounds"], e["locators"], e["text"]) for e in memory.store.elements(screen_ids=[screen_id])}
     left, top, right, bottom = step["element"]["bounds"]
@@ -333,9 +333,9 @@ def test_a_contribution_never_overwrites_what_an_import_recorded(server, twins, 
     forged = {**run, "started": "2026-10-01T00:00:00Z", "steps": [{**step, "index": 0, "before_xml": moved,
               "element": {**step["element"], "bounds": [1, 1, 9, 9]}}]}
     with ApiClient(server, key(keys, "contribute")) as api:
-        status = api.wait_trace(api.contribute(forged)["trace_id"], 60)
+        status = api.wait_trace(api.contribute(forged).trace_id, 60).model_dump()
     assert status["status"] == "done" and status["report"]["transitions"] >= 1
-    assert memory.locate(ACRYLIC, moved, None, step["before_activity"])["screen_id"] == screen_id  # same screen
+    assert memory.locate(ACRYLIC, moved, None, step["before_activity"]).screen_id == screen_id  # same screen
     after = {e["id"]: (e["bounds"], e["locators"], e["text"]) for e in memory.store.elements(screen_ids=[screen_id])}
     assert after == before  # same bounds and locators: the import's, not the contributor's
     assert memory.store.read("serve_screen", package=ACRYLIC, screen_id=screen_id)[0]["title"] == before_screen["title"]
@@ -350,16 +350,16 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
     name = "to-purge"
     contributor = key(keys, "contribute", name)
     run = real_run(twins, memory, "tap About")["run"]
-    plan = memory.plan("tap About", ACRYLIC)
+    plan = memory.plan("tap About", ACRYLIC).model_dump()
     archive = tmp_path / "adfree.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(DROIDBOT / ADFREE, arcname=ADFREE)
     with ApiClient(server, contributor) as api:
-        ids = [api.contribute({**run, "started": "2026-11-01T00:00:00Z"})["trace_id"],
-               api.contribute_droidbot(archive)["trace_id"]]
-        ids += [api.contribute(r)["trace_id"] for r in forged_runs(fleet["twin-0001"], plan, "tap About",
+        ids = [api.contribute({**run, "started": "2026-11-01T00:00:00Z"}).trace_id,
+               api.contribute_droidbot(archive).trace_id]
+        ids += [api.contribute(r).trace_id for r in forged_runs(fleet["twin-0001"], plan, "tap About",
                                                                    "2026-11-02T00:00:00Z")]
-        assert {api.wait_trace(i, 180)["status"] for i in ids} == {"done"}
+        assert {api.wait_trace(i, 180).model_dump()["status"] for i in ids} == {"done"}
     during = counts()
     assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
     purged = cli(["keys", "purge", name, "--json"], stack_env)
@@ -377,8 +377,8 @@ def test_delete_contributor_needs_admin_and_purges(server, twins, memory, keys):
     record, contributor = keys.create("to-delete", "contribute", 1000)
     run = real_run(twins, memory, "tap About")["run"]
     with ApiClient(server, contributor) as api:
-        assert api.wait_trace(api.contribute({**run, "started": "2026-12-01T00:00:00Z"})["trace_id"],
-                              60)["status"] == "done"
+        assert api.wait_trace(api.contribute({**run, "started": "2026-12-01T00:00:00Z"}).trace_id,
+                              60).model_dump()["status"] == "done"
     assert counts() != before
     with ApiClient(server, key(keys, "contribute,correct")) as api:
         assert api.http.delete(f"/v1/contributors/{record.id}").status_code == 403
@@ -394,7 +394,7 @@ def test_devices_reach_the_graph_only_as_a_keyed_hash(server, twins, memory, key
     run = real_run(twins, memory, "tap About")["run"]
     run = {**run, "device": "pixel-of-ann-smith", "started": "2027-01-01T00:00:00Z"}
     with ApiClient(server, key(keys, "contribute")) as api:
-        status = api.wait_trace(api.contribute(run)["trace_id"], 60)
+        status = api.wait_trace(api.contribute(run).trace_id, 60).model_dump()
     trace = memory.store.read("serve_trace", trace_id=status["report"]["graph_trace_id"], task_id="")[0]
     assert "ann" not in json.dumps(trace, default=str)
     devices = {d for row in memory.store.read("transition_devices", package=ACRYLIC) for d in row["devices"]}
@@ -450,7 +450,7 @@ def llm_run(twins, memory, settings, replies: list[str]) -> dict:
 
     class NoRoute:  # the real memory, but it knows no route: the runtime goes on step by step
         def plan(self, task, app, **kw):
-            return {"package": ACRYLIC, "route": "none", "steps": []}
+            return memory.plan(task, app).model_copy(update={"route": "none", "steps": []})
 
         def locate(self, *a, **k):
             return memory.locate(*a, **k)

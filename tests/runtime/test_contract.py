@@ -10,14 +10,14 @@ import adbutils
 import pytest
 import uvicorn
 
-from agent.memory import Memory
+from agent.service import Service
 from api.app import create_app
 from appmem.keys import KeyStore
 from appmem.stack import Stack
 from device.driver import DeviceDriver
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
-from runtime.client import ApiClient, ApiError
+from contract.client import ApiClient, ApiError
 from runtime.runtime import Runtime
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
@@ -41,7 +41,7 @@ def stack(store, settings, stack_env, tmp_path_factory):
         trace = recording_trace(read_recording(folder), app_version=TwinApp.from_droidbot(folder).version)
         ingest_trace(store, trace, 200)
         packages.append(trace.package)
-    memory = Memory.open(settings)
+    memory = Service.open(settings)
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), packages)
     port = free_port()
     uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
@@ -58,7 +58,7 @@ def stack(store, settings, stack_env, tmp_path_factory):
     workers.stop()
     uv.should_exit = True
     thread.join(timeout=10)
-    memory.vectors.client.close()
+    memory.close()
 
 
 def test_every_trace_the_runtime_writes_on_every_twin_app_is_accepted(stack):
@@ -76,10 +76,10 @@ def test_every_trace_the_runtime_writes_on_every_twin_app_is_accepted(stack):
                 if not result["run"]["steps"]:
                     continue
                 try:
-                    accepted.append((package, api.contribute(result["run"])["trace_id"]))
+                    accepted.append((package, api.contribute(result["run"]).trace_id))
                 except ApiError as exc:  # a refusal is what this test counts
                     refused.append(f"{package} {target['task']}: {exc}")
-        statuses = [(package, api.wait_trace(cid, 120)) for package, cid in accepted]
+        statuses = [(package, api.wait_trace(cid, 120).model_dump()) for package, cid in accepted]
     assert len(targeted) >= 8 and not refused, refused  # 8 of the 11 recordings hold such targets
     failed = [f"{p}: {s['reason']}" for p, s in statuses if s["status"] != "done"]
     assert not failed, failed

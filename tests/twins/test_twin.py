@@ -14,7 +14,7 @@ import pytest
 from adbutils.errors import AdbTimeout
 from PIL import Image
 
-from appmem.errors import DeviceError, InputFormatError
+from appmem.errors import DeviceError, InvalidInput
 from formats.ui import ActionType, Bounds, UIState, View
 from twins.adb_server import TwinServer
 from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
@@ -500,7 +500,7 @@ def test_profiles_and_updates_are_seeded_and_agree_across_dumpsys_wm_and_dumps()
     again = TwinApp.from_droidbot(folder, profile=Profile.parse("dynamic,small"), version=2)
     assert [v.text for v in small.states[small.entry].views] == [v.text for v in again.states[again.entry].views]
     assert small.updates[0].changed_states and small.updates[0].renamed and small.updates[0].removed
-    with pytest.raises(InputFormatError):
+    with pytest.raises(InvalidInput):
         Profile.parse("small,huge")
     with TwinServer({"twin-small": TwinDevice("twin-small", [small])}) as server:
         d = adbutils.AdbClient("127.0.0.1", server.port).device("twin-small")
