@@ -104,6 +104,7 @@ class Trace:
     states: dict[str, UIState] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
+    contributor: str = ""  # the API key id of a contribution; "" for a crawl, an import or one's own run
 
 
 @dataclass

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from agent.service import Service
 from api.app import create_app
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from appmem import generations
 from appmem.stack import Stack
 from semantic.pipeline import summarize
