@@ -26,6 +26,11 @@ def test_the_layers_name_every_top_level_package():
     layered = {name.strip("() ").split(".")[0] for layer in config()["contracts"][0]["layers"]
                for name in layer.replace(":", "|").split("|")}
     assert packages <= layered, f"packages in no layer: {sorted(packages - layered)}"
+    # A package split over layers (appmem: its CLI on top, its core at the bottom) names every module.
+    named = {name.strip("() ") for layer in config()["contracts"][0]["layers"] for name in layer.replace(":", "|").split("|")}
+    for split in sorted(packages - named):
+        modules = {f"{split}.{p.stem}" for p in (REPO / split).glob("*.py") if p.stem != "__init__"}
+        assert modules <= named, f"modules of {split} in no layer: {sorted(modules - named)}"
     assert packages <= set(config()["root_packages"]), "add new packages to root_packages too"
 
 
