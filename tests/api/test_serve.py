@@ -138,3 +138,4 @@ def split_spans(text: str) -> list[str]:
         spans.append(json.dumps(obj))
         i = end
     return spans
+
