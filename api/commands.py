@@ -83,12 +83,16 @@ def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
     try:
         try:  # the local vector store has one owner process: when `appmem serve` holds it, the API purges
             from semantic.embedder import DIM
-            from semantic.vectors import VectorStore, open_qdrant
+            from semantic.vectors import open_vectors
 
-            vectors = VectorStore(open_qdrant(settings), DIM)
+            vectors = open_vectors(settings, DIM)
         except (AppmemError, RuntimeError):
             vectors = None
         report = purge_contributor(store, keys.r, key.id, settings.trust_quorum, vectors)
+        if vectors is not None:
+            from semantic.snapshots import publish
+
+            publish(vectors)  # readers (serve workers) stop seeing the purged points
     finally:
         store.driver.close()
         if vectors is not None:
