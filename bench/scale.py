@@ -61,6 +61,10 @@ def copy_recording(source: Path, folder: Path, package: str) -> Path:
     return folder
 
 
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
 def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
@@ -194,6 +198,7 @@ def main() -> None:
         print(f"cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); ONNX threads {embedder.threads}; "
               f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
         if args.baseline_build:
+            log("build baseline")
             b = baseline_build(settings, store, sources[:args.baseline_build], tmp)
             print(f"build baseline, {args.baseline_build} distinct recordings, empty cache each: previous "
                   f"{b['previous']['apps_per_min']} apps/min ({b['previous']['texts_per_s']} texts/s), now "
@@ -212,14 +217,18 @@ def main() -> None:
                     package = f"scale{i:04d}.{source.name}"
                     new.append(copy_recording(source, tmp / "apps" / package, package))
                     packages.append(package)
+                log(f"building {len(new)} apps up to {size}")
                 step = build(store, vectors, embedder, settings, new)
+                log(f"built: {step}")
                 for folder in new:
                     shutil.rmtree(folder)
                 legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
                 copy_to_legacy(vectors, legacy, packages[size - len(new):size])
                 legacy.client.close()
                 chosen = [packages[i] for i in (0, size // 2, size - 1)][:APPS]
+                log("probing the snapshot service")
                 now = run_probe(settings, legacy_home, "snapshots", chosen)
+                log("probing the previous scan path")
                 before = run_probe(settings, legacy_home, "scan", chosen)
                 disk_now = folder_bytes(settings.qdrant_path) + folder_bytes(settings.snapshot_path)
                 disk_before = folder_bytes(legacy_settings.qdrant_path)
