@@ -10,9 +10,10 @@ successes; input_ok: every gold input value typed). Failure kinds:
   wrong_target  the gold target is not in the plan
   missing_step  target reached, but a choice, value, item or confirm is missing or out of order
   wrong_input   a gold input value is not typed (counted on every task with inputs)
-Baseline, same run and memory: the top retrieved target and the cheapest
-route to it, without screen work, items or whole-plan scoring (the planner of
-main before this change, started from the same screen).
+Baseline, same run and memory, named for what it is ("top-1 + cheapest
+route"): the top retrieved target of the same ranking and the cheapest route
+to it, without screen work, items or whole-plan scoring. It is not an earlier
+commit's planner (the earlier docstring said so; it never was).
 
 The planner's constants (OPTION_MIN, COVER_W, VALUE_W) are chosen
 leave-one-app-out: for each app, the grid point best on the other five apps
@@ -199,13 +200,14 @@ def report(result: dict) -> None:
         return f"{name:<12} {s['tasks']:>5} {s['success']:>8.1%} {s['target']:>7.1%} {rrr:>5} {inp:>6}  {s['failures']}"
 
     for which in ("baseline", "planner"):
-        print(f"== {which} (default constants)")
+        name = "baseline: top-1 target + cheapest route" if which == "baseline" else which
+        print(f"== {name} (default constants)")
         print(f"{'app':<12} {'tasks':>5} {'success':>8} {'target':>7} {'rrr':>5} {'input':>6}  failures")
         for app, s in result[which]["apps"].items():
             print(line(app, s))
         print(line("all", result[which]["all"]))
     b, p = result["baseline"]["all"], result["planner"]["all"]
-    print(f"planner / baseline: success {p['success'] / max(b['success'], 1e-9):.2f}x, "
+    print(f"planner / (top-1 + cheapest route): success {p['success'] / max(b['success'], 1e-9):.2f}x, "
           f"target {p['target'] / max(b['target'], 1e-9):.2f}x")
     lat = result["latency_ms"]
     print(f"latency: p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms (baseline p50 {lat['baseline_p50']:.1f} ms)")
