@@ -2,7 +2,7 @@
 
 Retrieval runs over every app in memory. A stored task that fits (recall)
 names its app outright; otherwise each package scores by its best element
-(`semantic.ranking.search_elements`: cosine plus lexical overlap, over all
+(`semantic.ranking.search_elements`, the one element scorer, over all
 apps' elements, so the overlap's word weights are those of the whole memory:
 a word every app has weighs little, an app's own name weighs much), and the
 best package wins. No word list and no constant tuned on task texts.
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agent.recall import Recall
 from semantic.embedder import Embedder
+from semantic.ranker import installed
 from semantic.ranking import search_elements
 from semantic.vectors import VectorStore
 
@@ -34,7 +35,8 @@ class AppChoice:
 
 def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[tuple[str, float]]:
     """Packages by their best element for `task`, best first."""
-    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None)
+    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None,
+                           installed(getattr(embedder, "home", None)))
     best: dict[str, float] = {}
     for hit in hits:
         package = hit.payload.get("package") or ""

@@ -49,7 +49,7 @@ def steps(plan) -> list[tuple[str, str, str]]:
 
 
 def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
-    """agent/index.py is the planner's retrieval without a Qdrant round trip: same elements, same scores."""
+    """The planner's cached index and a one-off search are the one scorer (semantic/ranking.py): same results."""
     index = planner.index([CALENDAR])
     for task in ("delete all events", "change the theme to dark and save it", "add an event named Lunch at 12:30"):
         vector = planner.embedder.query(task)
