@@ -237,6 +237,13 @@ def learning_curve(prepared: dict, bases: dict, examples: dict, subsets: int = 3
     return curve
 
 
+STARTED = time.perf_counter()
+
+
+def progress(what: str) -> None:
+    print(f"[{time.perf_counter() - STARTED:6.0f} s] {what} done", file=sys.stderr, flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="reuse (or build) the memory in this folder")
@@ -252,20 +259,26 @@ def main() -> int:
             embedder = Embedder(settings.home)
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
+            progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
             result = {"base": evaluate(prepared, lambda p: bases[p], args.misses)}
+            progress("base ranking")
             if not args.quick:
                 result["ablation"] = ablation(store, embedder, prepared, bases)
+                progress("ablation")
                 started = time.perf_counter()
                 examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in APPS}
                 result["examples"] = {app: {"synthetic_tasks": e[2], "rows": int(len(e[1]))}
                                       for app, e in examples.items()}
                 result["examples_seconds"] = round(time.perf_counter() - started, 1)
+                progress("synthetic tasks")
                 others = lambda app: [a for a in APPS if a != app]  # noqa: E731
                 result["ranker"] = {kind: held_out(prepared, bases, examples, others, kind)
                                     for kind in ("gbm", "logistic")}
+                progress("leave-one-app-out rankers")
                 result["curve"] = learning_curve(prepared, bases, examples)
+                progress("learning curve")
             result["embedding"] = throughput(store, embedder)
         finally:
             client.close()

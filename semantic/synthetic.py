@@ -26,6 +26,7 @@ SET = ("set {s} to {x}", "change {s} to {x}", "use {x} for {s}", "pick {x} as {s
 TYPE = ("enter {v} as the {x}", "type {v} in {x}", "fill in the {x} with {v}", "write {v} into {x}")
 WHERE = ("{t} in {s}", "{t} on the {s} screen", "in {s}, {t}")
 PER_ELEMENT = 3  # wordings kept per element and way of naming it
+PER_APP = 600  # tasks kept per app (a seeded sample): an app's weight in training does not grow with its size
 
 
 @dataclass(frozen=True)
@@ -79,4 +80,4 @@ def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[Synthetic
             for kind, items in by_kind.items():
                 for text, answers, _ in rng.sample(items, min(PER_ELEMENT, len(items))):
                     out.append(SyntheticTask(text, answers, kind))
-    return out
+    return rng.sample(out, PER_APP) if len(out) > PER_APP else out
