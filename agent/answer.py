@@ -22,7 +22,9 @@ from agent.locate import locate
 from agent.planjson import plan_to_dict
 from agent.planner import Planner, PlanningError
 from agent.recall import Recall
-from graph.model import Plan, UIState
+from appmem.errors import InvalidInput
+from formats.ui import UIState
+from graph.model import Plan
 from graph.store import GraphStore
 from semantic.commands import resolve_app
 from semantic.embedder import Embedder
@@ -49,7 +51,7 @@ class Answerer:
              k: int | None = None) -> tuple[Plan, dict[str, Any] | None]:
         """The plan, and how the app was chosen when none was named (None when it was)."""
         if not task.strip():
-            raise PlanningError("the task is empty")
+            raise InvalidInput("task", "the task is empty")
         choice = None
         if app:
             packages = self.packages(app)

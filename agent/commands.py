@@ -5,8 +5,8 @@ import argparse
 from contextlib import contextmanager
 from pathlib import Path
 
-from appmem.cli import emit
-from appmem.errors import InputFormatError
+from appmem.output import emit
+from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
 
 
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 @contextmanager
 def answerer(settings: Settings, k: int | None = None):
     from agent.answer import Answerer
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.vectors import VectorStore, open_qdrant
 
@@ -82,9 +82,9 @@ def _screen(args: argparse.Namespace, package: str):
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
-        raise InputFormatError("appmem plan", "no task given (TASK or --task)")
+        raise InvalidInput("appmem plan", "no task given (TASK or --task)")
     if (args.screen_xml or args.screen_html) and not args.app:
-        raise InputFormatError("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
+        raise InvalidInput("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
     with answerer(settings, args.k) as answers:
         start = _screen(args, answers.packages(args.app)[0]) if args.app else args.screen
         out = answers.answer(task, args.app, start, args.k)
@@ -121,7 +121,7 @@ def run_hints(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_doc(settings: Settings, args: argparse.Namespace) -> int:
     from agent.appdoc import BUDGET, app_doc, render, token_counter
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.commands import resolve_app
 
     store = open_graph(settings)

@@ -22,7 +22,8 @@ from agent.appgraph import AppGraph, Edge
 from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
 from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
 from semantic.ranking import STOPWORDS
-from graph.model import ActionType, Element, PlanStep
+from formats.ui import ActionType
+from graph.model import Element, PlanStep
 
 COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
 VALUE_W = 0.0

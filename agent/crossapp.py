@@ -15,7 +15,9 @@ import math
 import re
 from typing import Any
 
-from graph.model import ActionType, Plan, PlanStep, reliability
+from appmem.errors import NotFound
+from formats.ui import ActionType
+from graph.model import Plan, PlanStep, reliability
 from graph.store import GraphStore, element_of
 
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
@@ -83,9 +85,7 @@ def connect(store: GraphStore, plan: Plan, start_screen: str | None) -> Plan:
     """The plan from the agent's screen: steps that get from `start_screen` to where the
     plan begins are put in front (across apps if need be), and every step names its package."""
     if start_screen and not packages_of(store, [start_screen]):
-        from agent.planner import PlanningError
-
-        raise PlanningError(f"unknown start screen {start_screen!r}")
+        raise NotFound(f"unknown start screen {start_screen!r}")
     if start_screen and plan.steps and plan.steps[0].screen_id != start_screen:
         plan.steps[:0] = switch_steps(store, start_screen, plan.steps[0].screen_id)
     name_packages(store, plan)

@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.appgraph import AppGraph
 from agent.locate import locate
-from graph.model import UIState
+from formats.ui import UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder

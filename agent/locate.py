@@ -1,7 +1,7 @@
 """Locate an agent's screen in an app's memory: exact signature, else the most similar screen, else unknown.
 
-Input is a uiautomator XML dump (workers/uixml.py), an AutoDroid HTML state
-(ingest/autodroid_html.py), or a screen id. The exact match recomputes the
+Input is a uiautomator XML dump (formats/uixml.py), an AutoDroid HTML state
+(formats/autodroid_html.py), or a screen id. The exact match recomputes the
 content-free signature the importers store (graph/screens.py); a dump does not
 name its activity, so each activity of the app is tried. Otherwise the state's
 element set is compared with every screen of the app: the Jaccard similarity
@@ -15,13 +15,14 @@ import re
 from typing import Any
 
 from agent.appgraph import AppGraph
-from appmem.errors import InputFormatError
-from graph.model import Element, UIState
+from appmem.errors import InputFormatError, NotFound
+from formats.ui import UIState
+from graph.model import Element
 from graph.screens import elements_of, screen_of, screen_signature
 from graph.store import GraphStore
 from ingest.autodroid import activity_of
-from ingest.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
-from workers.uixml import parse_hierarchy
+from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from formats.uixml import parse_hierarchy
 
 SIMILAR_MIN = 0.5
 ACTIVITY_BONUS = 0.1
@@ -63,10 +64,10 @@ def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGra
     graph = graph or AppGraph.load(store, [package])
     own = {sid: row for sid, row in graph.screens.items() if row.get("package") == package and row.get("signature")}
     if not own:
-        raise InputFormatError(package, "no screens in memory for this app: import or crawl it first")
+        raise NotFound(f"{package}: no screens in memory for this app: import or crawl it first")
     if isinstance(screen, str):
         if screen not in graph.screens:
-            raise InputFormatError(screen, f"not a screen of {package}")
+            raise NotFound(f"{screen}: not a screen of {package}")
         return {"screen_id": screen, "match": "exact", "score": 1.0, "candidates": []}
     activities = [screen.activity] if screen.activity else sorted({r["activity"] for r in own.values()})
     by_signature = {r["signature"]: sid for sid, r in own.items()}

@@ -10,7 +10,7 @@ import html as htmlmod
 from typing import Any
 
 from graph.model import Element, Plan
-from ingest.autodroid_html import TAG_CLASSES
+from formats.autodroid_html import TAG_CLASSES
 
 TAG_OF = {cls: tag for tag, cls in TAG_CLASSES.items() if tag != "p"}
 

@@ -12,7 +12,7 @@
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
 The app's UTG and element vectors are read once per package set and kept
-(agent/appgraph.py, agent/index.py; `forget` drops them after the memory changed).
+(agent/appgraph.py, semantic/ranking.py; `forget` drops them after the memory changed).
 """
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
 from agent.screenwork import confirm, fields, role
 from agent.taskparse import ParsedTask, parse_task
-from appmem.errors import AppmemError, InputFormatError
-from graph.model import Element, Plan, UIState
+from appmem.errors import InvalidInput, NotFound
+from formats.ui import UIState
+from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder
@@ -39,8 +40,8 @@ FORM_VALUES = 2
 PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
-class PlanningError(AppmemError):
-    """No plan can be made: an empty task, nothing in memory for the app, or a start screen it does not know."""
+class PlanningError(NotFound):
+    """No plan can be made: nothing in memory for the app, or a start screen it does not know."""
 
 
 def _first_line(e: Element) -> str:
@@ -80,7 +81,7 @@ class Planner:
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
         if not task.strip():
-            raise PlanningError("the task is empty")
+            raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
         ranked = self.index(packages).search(self.embedder.query(task), task, POOL)
         if not ranked or not graph.elements:
@@ -163,7 +164,7 @@ class Planner:
             return starts, {"screen_id": starts[0] if starts else None, "match": "entry", "score": 1.0}
         try:
             found = locate(self.store, packages[0], start, graph)
-        except InputFormatError as exc:
+        except NotFound as exc:
             raise PlanningError(f"unknown start screen: {exc}") from None
         if found["screen_id"] is not None:
             return [found["screen_id"]], {k: found[k] for k in ("screen_id", "match", "score")}

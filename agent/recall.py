@@ -30,10 +30,11 @@ from typing import Any
 from agent.crossapp import connect
 from appmem.errors import AppmemError
 from agent.params import Param, align, substitute, values
-from graph.model import ActionType, Element, Plan, PlanStep, reliability
+from formats.ui import ActionType
+from graph.model import Element, Plan, PlanStep, reliability
 from graph.screens import xpath_literal
 from graph.store import GraphStore, element_of
-from ingest.privacy import scrub_text
+from formats.privacy import scrub_text
 from semantic.embedder import Embedder
 from semantic.vectors import VectorStore
 
@@ -71,7 +72,7 @@ def record_run(store: GraphStore, task_id: str, ok: bool, device: str | None = N
 
 def scrubbed_value(placeholder: str, task: str) -> str | None:
     """The task's value that a typed placeholder stands for: memory keeps `<NUMBER>` where
-    a user typed digits (ingest/privacy.py), so the task's first value that scrubs to it."""
+    a user typed digits (formats/privacy.py), so the task's first value that scrubs to it."""
     return next((v for v in values(task) if scrub_text(v, typed=True) == placeholder), None)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_export(settings: Settings, args: argparse.Namespace) -> int:
     from analyst.export import export
     from analyst.subgraph import read
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
 
     store = open_graph(settings)
     try:

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 import neo4j.time
 
 from analyst.subgraph import Subgraph, cypher_statements, schema_statements
-from appmem.errors import InputFormatError
+from appmem.errors import InvalidInput
 
 FORMATS = ("graphml", "csv", "cypher")
 ARRAY_DELIMITER = "\x1f"
@@ -35,7 +35,7 @@ _PARSE = {"boolean": lambda s: s == "true", "long": int, "double": float, "strin
 def export(sub: Subgraph, fmt: str, out: Path) -> dict[str, Any]:
     writers = {"graphml": write_graphml, "csv": write_csv, "cypher": write_cypher}
     if fmt not in writers:
-        raise InputFormatError("--format", f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+        raise InvalidInput("--format", f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     files = writers[fmt](sub, Path(out))
     return {"format": fmt, "nodes": len(sub.nodes), "relationships": len(sub.relationships),
             "files": [str(f) for f in files]}

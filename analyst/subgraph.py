@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import neo4j.time
 
 import cypher
-from appmem.errors import InputFormatError
+from appmem.errors import InputFormatError, NotFound
 from graph.store import GraphStore, translated_errors
 
 # Rows per UNWIND statement in scripts and loads.
@@ -44,7 +44,7 @@ def read(store: GraphStore, package: str | None) -> Subgraph:
     else:
         nodes = store.read("export_app_nodes", package=package)
         if not nodes:
-            raise InputFormatError("--app", f"no app {package!r} in the graph")
+            raise NotFound(f"--app: no app {package!r} in the graph")
         rels = store.read("export_relationships_among", ids=[n["props"]["id"] for n in nodes])
     sub = Subgraph()
     for n in nodes:

@@ -23,10 +23,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.keys import KeyStore
 from api.limits import LimitsMiddleware
-from api.memory import Memory
+from agent.memory import Memory
 from api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
-from appmem.errors import AppmemError, ConfigError, InputFormatError, TransientError
+from appmem.errors import AppmemError, ConfigError, Conflict, InvalidInput, NotFound, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
 from ingest.contributions import GENERATION_KEY, Contributions
@@ -59,6 +59,14 @@ def open_services(settings: Settings, memory: Memory | None = None) -> Services:
     return Services(settings, memory, r, KeyStore(r), Contributions(r), celery, Metrics())
 
 
+# An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides.
+STATUS_OF: dict[type[AppmemError], tuple[int, str]] = {
+    NotFound: (404, "not_found"),
+    Conflict: (409, "conflict"),
+    ConfigError: (503, "misconfigured"),
+}
+
+
 def _error(status: int, code: str, detail: Any, headers: dict | None = None) -> JSONResponse:
     return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
 
@@ -84,11 +92,10 @@ def install_errors(app: FastAPI) -> None:
     async def domain(_: Request, exc: AppmemError) -> JSONResponse:
         if isinstance(exc, TransientError):
             return _error(503, "unavailable", "a store is busy or unreachable; retry", {"Retry-After": "1"})
-        if isinstance(exc, InputFormatError):
+        if isinstance(exc, InvalidInput):
             return _error(422, "invalid_request", [{"field": exc.source, "problem": exc.problem}])
-        if isinstance(exc, ConfigError) or exc.__class__.__name__ == "PlanningError":
-            return _error(404, "not_found", str(exc))
-        return _error(400, "bad_request", str(exc))
+        status, code = next((STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF), (400, "bad_request"))
+        return _error(status, code, str(exc))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

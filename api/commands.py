@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -76,7 +76,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
     from api.mcp_server import build_mcp
-    from api.memory import open_backend
+    from runtime.client import open_backend
 
     backend = open_backend(settings, args.server, args.key)
     try:

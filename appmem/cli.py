@@ -6,16 +6,14 @@ its `commands` module); this module builds the Settings once and dispatches.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
-from typing import Any, Callable
 
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
 COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
-                   "graph.commands", "cypher.commands", "analyst.commands", "api.commands", "agent.run_commands")
+                   "graph.commands", "cypher.commands", "analyst.commands", "api.commands", "runtime.commands")
 # The production image leaves the app twins out (.dockerignore): their commands register when present.
 OPTIONAL_COMMAND_MODULES = ("twins.commands",)
 
@@ -33,14 +31,6 @@ def build_parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(name.split(".")[0]) is not None:
             importlib.import_module(name).register(sub)
     return parser
-
-
-def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str] | None = None) -> None:
-    """Print a result: JSON with --json (or when no human form is given), else the human form."""
-    if getattr(args, "json", False) or human is None:
-        print(json.dumps(payload, indent=2, sort_keys=True, default=str))
-    else:
-        print(human(payload))
 
 
 def main(argv: list[str] | None = None) -> int:

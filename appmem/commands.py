@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 from appmem.stack import Stack
 
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_up(settings: Settings, args: argparse.Namespace) -> int:
     stack = Stack(settings)
     started = stack.up()
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
 
     store = open_graph(settings)
     try:
@@ -51,7 +51,7 @@ def run_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_stats(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
 
     store = open_graph(settings)
     try:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, ahead of bench/ (bench/ingest.py)
 
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
@@ -38,14 +38,14 @@ from ingest.droidbot import read_recording  # noqa: E402
 from workers.celery_app import create_app  # noqa: E402
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs  # noqa: E402
 from workers.devices import DevicePool, DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
-from workers.driver import DeviceDriver  # noqa: E402
+from device.driver import DeviceDriver  # noqa: E402
 from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, is_home  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import LAUNCHER_STATE, TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
-from workers.uixml import shown_state_id  # noqa: E402
+from formats.uixml import shown_state_id  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "droidbot"
 

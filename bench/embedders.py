@@ -41,9 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DROIDTASK, DROIDTASK_APPS as APPS, private_stack  # noqa: E402  (repository first on sys.path)
 
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from appmem.errors import ConfigError  # noqa: E402
-from graph.model import stable_id  # noqa: E402
+from formats.ui import stable_id  # noqa: E402
 from graph.screens import screen_of  # noqa: E402
 from ingest.autodroid import package_of, read_autodroid  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402

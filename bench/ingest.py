@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DROIDBOT, private_stack  # noqa: E402  (puts the repository first on sys.path)
 
 import cypher  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from graph.rows import build_rows, chunk_states, chunk_steps  # noqa: E402
 from graph.store import GraphStore  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402

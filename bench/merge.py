@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, private_stack  # noqa: E402  (puts the repository first)
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
 from graph.screens import elements_of, screen_of  # noqa: E402
@@ -44,11 +44,11 @@ from twins.adb_server import TwinServer  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
 from twins.profiles import Profile  # noqa: E402
 from workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
-from workers.driver import DeviceDriver  # noqa: E402
+from device.driver import DeviceDriver  # noqa: E402
 from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, is_home, trace_id  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
-from workers.uixml import shown_state_id  # noqa: E402
+from formats.uixml import shown_state_id  # noqa: E402
 
 PROFILES = ("recorded", "small,dynamic", "tablet,dynamic")
 

@@ -51,8 +51,9 @@ import agent.screenwork as screenwork  # noqa: E402
 from agent.locate import state_from_html  # noqa: E402
 from agent.planjson import plan_to_dict  # noqa: E402
 from agent.planner import Planner  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
-from graph.model import ActionType, Plan, PlanStep  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
+from formats.ui import ActionType  # noqa: E402
+from graph.model import Plan, PlanStep  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 

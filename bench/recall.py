@@ -35,12 +35,12 @@ from agent.params import align  # noqa: E402
 from agent.planjson import plan_to_dict  # noqa: E402
 from agent.planner import Planner, PlanningError  # noqa: E402
 from agent.recall import Match, Recall, used_texts  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from graph.store import element_of  # noqa: E402
 from ingest.autodroid import read_autodroid  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
-from ingest.privacy import scrub_text  # noqa: E402
+from formats.privacy import scrub_text  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402

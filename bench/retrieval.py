@@ -3,7 +3,7 @@
 Memory: AutoDroid's exploration (utg.yaml) of the six shared apps, summarised
 deterministically (no LLM); no gold demonstration is in it. For every gold
 task, the elements of its app are ranked as the planner ranks them
-(agent/index.py). Headline figures are STRICT: a hit is the exact gold
+(semantic/ranking.py, the one element scorer). Headline figures are STRICT: a hit is the exact gold
 target, i.e. the memory element on the gold step's screen (the gold state
 located in memory by agent/locate.py) with the gold view's structural key.
 The lenient figure beside it counts any element whose text, content
@@ -36,7 +36,7 @@ from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_s
 
 from agent.appgraph import AppGraph  # noqa: E402
 from agent.locate import locate, state_from_html  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from graph.screens import elements_of, screen_of  # noqa: E402
 from graph.store import element_of  # noqa: E402
 from graph.vocabulary import BACK_WORDS, label_of  # noqa: E402
@@ -152,7 +152,7 @@ def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
             "threads": os.cpu_count()}
 
 
-def table(result: dict, title: str = "ranking of the planner (agent/index.py)") -> None:
+def table(result: dict, title: str = "ranking of the planner (semantic/ranking.py)") -> None:
     print(f"== {title}: strict = the exact gold element on its screen; lenient = any element with its label")
     print(f"{'app':<12} {'tasks':>5} {'strict R@1':>10} {'strict R@5':>10} {'lenient R@1':>11} {'lenient R@5':>11} "
           f"{'held':>6}")

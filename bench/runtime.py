@@ -31,8 +31,8 @@ from common import DROIDBOT, private_stack  # noqa: E402
 
 import adbutils  # noqa: E402
 
-from agent.runtime import Runtime  # noqa: E402
-from api.memory import Memory  # noqa: E402
+from runtime.runtime import Runtime  # noqa: E402
+from agent.memory import Memory  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
@@ -41,7 +41,7 @@ from tests.twin_tasks import recorded_tasks  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
-from workers.driver import DeviceDriver  # noqa: E402
+from device.driver import DeviceDriver  # noqa: E402
 
 SERIAL = "twin-0001"
 

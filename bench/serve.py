@@ -51,10 +51,11 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 import httpx  # noqa: E402
 
 from api.keys import KeyStore  # noqa: E402
-from api.memory import Memory  # noqa: E402
-from appmem.clients import open_graph  # noqa: E402
+from agent.memory import Memory  # noqa: E402
+from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
-from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id  # noqa: E402
+from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View  # noqa: E402
+from graph.model import Step, Trace  # noqa: E402
 from graph.screens import elements_of, screen_of  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402

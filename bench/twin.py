@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import adbutils  # noqa: E402
 
-from graph.model import ActionType  # noqa: E402
+from formats.ui import ActionType  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import TwinDevice  # noqa: E402

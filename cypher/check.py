@@ -7,7 +7,7 @@ and message; so does a procedure or function that Neo4j 5 Community with APOC
 lacks (Graph Data Science and Enterprise-only procedures are removed from the
 package's Neo4j 5 catalogue). The check also derives the oldest Neo4j 5 release
 that can run every statement, from the newest syntax the statements use; the
-compose file pins a release at least that new (tests/test_cypher_check.py).
+compose file pins a release at least that new (tests/cypher/test_check.py).
 """
 from __future__ import annotations
 

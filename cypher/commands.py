@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 

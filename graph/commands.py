@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_migrate(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from graph.migrate import migrate
 
     store = open_graph(settings)

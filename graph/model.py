@@ -9,119 +9,11 @@ another state: a `Step` of a `Trace`. Importers (`ingest/`) and the explorer
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
+from formats.ui import Action, ActionType, Bounds, UIState, stable_id
 from graph.vocabulary import label_of, role_of
-
-
-def stable_id(*parts: object) -> str:
-    """Deterministic id from parts: the same inputs always give the same id,
-    which is what makes every write idempotent."""
-    h = hashlib.sha1("\x1f".join("" if p is None else str(p) for p in parts).encode("utf-8"))
-    return h.hexdigest()[:24]
-
-
-class ActionType(str, Enum):
-    TAP = "tap"
-    LONG_TAP = "long_tap"
-    INPUT = "input"
-    SCROLL = "scroll"
-    BACK = "back"
-    HOME = "home"
-    ENTER = "enter"
-    START_APP = "start_app"
-    STOP_APP = "stop_app"
-
-    @property
-    def needs_element(self) -> bool:
-        return self in (ActionType.TAP, ActionType.LONG_TAP, ActionType.INPUT, ActionType.SCROLL)
-
-
-@dataclass(frozen=True)
-class Bounds:
-    left: int
-    top: int
-    right: int
-    bottom: int
-
-    @property
-    def center(self) -> tuple[int, int]:
-        return ((self.left + self.right) // 2, (self.top + self.bottom) // 2)
-
-    def contains(self, x: int, y: int) -> bool:
-        return self.left <= x < self.right and self.top <= y < self.bottom
-
-    @property
-    def area(self) -> int:
-        return max(0, self.right - self.left) * max(0, self.bottom - self.top)
-
-    def as_list(self) -> list[int]:
-        return [self.left, self.top, self.right, self.bottom]
-
-
-@dataclass
-class View:
-    """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot)."""
-
-    index: int
-    parent: int  # -1 for the root
-    children: list[int]
-    class_name: str
-    package: str = ""
-    resource_id: str = ""
-    text: str = ""
-    content_desc: str = ""
-    bounds: Bounds = Bounds(0, 0, 0, 0)
-    visible: bool = True
-    enabled: bool = True
-    clickable: bool = False
-    long_clickable: bool = False
-    checkable: bool = False
-    checked: bool = False
-    scrollable: bool = False
-    editable: bool = False
-    focusable: bool = False
-    focused: bool = False
-    selected: bool = False
-    password: bool = False
-
-    @property
-    def interactive(self) -> bool:
-        return self.visible and self.enabled and (
-            self.clickable or self.long_clickable or self.checkable or self.scrollable or self.editable
-        )
-
-    @property
-    def short_class(self) -> str:
-        return self.class_name.rsplit(".", 1)[-1]
-
-    def flags(self) -> list[str]:
-        names = ("clickable", "long_clickable", "checkable", "checked", "scrollable", "editable",
-                 "enabled", "focused", "selected", "password")
-        return [n for n in names if getattr(self, n)]
-
-
-@dataclass
-class UIState:
-    """A concrete observation of a device screen: DroidBot's state."""
-
-    package: str
-    activity: str
-    views: list[View]
-    width: int = 1080
-    height: int = 1920
-    state_id: str = ""  # the concrete-state key (DroidBot's state_str or ours)
-    observed_at: str = ""
-    # Formats without resource ids (AutoDroid's HTML) give their own content-free
-    # structure string; when set, it replaces the (class, resource id) set in the signature.
-    structure: str = ""
-
-    @property
-    def crashed(self) -> bool:
-        """Android's crash or ANR dialog is on screen (its framework ids `android:id/aerr_*`)."""
-        return any(v.resource_id.startswith("android:id/aerr_") for v in self.views if v.visible)
 
 
 @dataclass
@@ -167,24 +59,6 @@ class Screen:
     activity: str
     signature: str
     title: str = ""
-
-
-@dataclass
-class Action:
-    type: ActionType
-    element_key: str = ""  # Element.key on the source screen, "" for element-free actions
-    text: str = ""  # typed text (input), direction (scroll), package (start_app)
-
-    @property
-    def detail(self) -> str:
-        """The part of `text` that tells actions apart: scroll direction, started or stopped
-        package (typed text does not: the same field typed into is the same action)."""
-        return self.text if self.type in (ActionType.SCROLL, ActionType.START_APP, ActionType.STOP_APP) else ""
-
-    @property
-    def signature(self) -> str:
-        """What identifies the action on a screen, regardless of typed content."""
-        return f"{self.type.value}|{self.element_key}|{self.detail}"
 
 
 class Outcome(str, Enum):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graph.model import ActionType, Element, Screen, Step, Trace, Transition, UIState, stable_id
+from formats.ui import ActionType, stable_id, UIState
+
+from graph.model import Element, Screen, Step, Trace, Transition
 from graph.screens import elements_of, screen_of
 from graph.times import now_iso
 

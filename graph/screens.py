@@ -12,7 +12,7 @@ what the screen is. A naming text is the text (or content description) of
   where it is scrolled) and not a switch's text (its ON/OFF state),
 unless it is data: empty, with a digit (dates, times, counters, sizes), longer
 than `LABEL_MAX`, changed by the privacy scrubber (e-mail, URL with a query,
-placeholders), or a dynamic list item (`ingest.privacy.dynamic_item_views`).
+placeholders), or a dynamic list item (`formats.privacy.dynamic_item_views`).
 So the same screen on another display size, with another user's content, or seen
 before and after an update that did not touch it, merges; two dialogs sharing a
 layout but titled or optioned differently do not. The version is not part of a
@@ -29,8 +29,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from graph.model import Element, Screen, UIState, View, stable_id
-from ingest.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
+from formats.ui import stable_id, UIState, View
+
+from graph.model import Element, Screen
+from formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
 
 # Packages that are the device, not an app: their screens carry no app version.
 UNVERSIONED = ""
@@ -62,7 +64,7 @@ def naming_texts(state: UIState, scrolled: bool = False) -> dict[int, str]:
     items = dynamic_item_views(replace(state, views=shown))
     out: dict[int, str] = {}
     for v in shown:
-        # Editable by class, as a uiautomator dump can tell it (workers/uixml.py): DroidBot
+        # Editable by class, as a uiautomator dump can tell it (formats/uixml.py): DroidBot
         # also marks some TextViews editable, and the same screen must name itself alike.
         if "EditText" in v.class_name or v.password or v.index in items:
             continue

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 import neo4j
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
+from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
 
 import cypher
-from appmem.errors import GraphError, TransientError
-from graph.model import Bounds, Element, Task, Trace
+from appmem.errors import Conflict, GraphError, TransientError
+from formats.ui import Bounds
+from graph.model import Element, Task, Trace
 from graph.rows import ChunkRows, app_id
 
 log = logging.getLogger(__name__)
@@ -41,11 +42,14 @@ class ChunkResult:
 @contextmanager
 def translated_errors(what: str) -> Iterator[None]:
     """Driver errors as ours: lost connections and server-side conflicts are
-    transient (worth a bounded retry), anything else the server refused is not."""
+    transient (worth a bounded retry), a write that breaks a uniqueness constraint
+    contradicts what is stored, anything else the server refused is a graph error."""
     try:
         yield
     except (ServiceUnavailable, SessionExpired, NeoTransient) as exc:
         raise TransientError(f"{what}: {exc}") from exc
+    except ConstraintError as exc:
+        raise Conflict(f"{what}: {exc.message}") from exc
     except Neo4jError as exc:
         raise GraphError(f"{what} failed: {exc.message}") from exc
 

@@ -37,7 +37,7 @@ class Labelled(Protocol):
 
 
 # -- word lists ----------------------------------------------------------------------------------
-# The privacy scrubber's placeholders (ingest/privacy.py), read as words.
+# The privacy scrubber's placeholders (formats/privacy.py), read as words.
 PLACEHOLDER_WORDS = {"<ITEM>": "an item", "<EMAIL>": "an e-mail address", "<PHONE>": "a phone number",
                      "<NUMBER>": "a number", "<URL>": "a link", "<CARD>": "a card number", "<IP>": "an address",
                      "<SECRET>": "a password"}

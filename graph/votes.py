@@ -30,7 +30,7 @@ def crowd_reliability(edge: Mapping[str, Any]) -> float:
 
 def vote_rows(trace_id: str, contributor: str, transitions: list[dict]) -> list[dict]:
     """merge_votes rows from a chunk's transition rows (key, source, target, successes, failures)."""
-    from graph.model import stable_id
+    from formats.ui import stable_id
 
     return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "source": t["source"],
              "target": t["target"], "successes": t["successes"], "failures": t["failures"]} for t in transitions]

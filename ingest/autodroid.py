@@ -3,7 +3,7 @@
 An AutoDroid folder holds either file or both:
 - `utg.yaml`: `records: [{State, Choice, Input, state_str, new_state_str}]`, the
   exploration memory. A record is a screen (AutoDroid HTML, see
-  `ingest.autodroid_html`) and the action taken on it. The action's target is not
+  `formats.autodroid_html`) and the action taken on it. The action's target is not
   written down, but the records form one chain: record i+1's State is the screen
   that record i's action led to (checked against the gold traces, whose
   transitions it reproduces up to dynamic content). A Step is made only where
@@ -32,11 +32,12 @@ from typing import Any
 
 import yaml
 
-from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Step, Task, TaskStep, Trace, UIState, stable_id
+from appmem.errors import InputFormatError, InvalidInput
+from formats.ui import Action, ActionType, stable_id, UIState
+from graph.model import Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.vocabulary import clean_all
-from ingest.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
+from formats.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
 from ingest.droidbot import read_json
 
 APP_PACKAGES = {
@@ -277,7 +278,7 @@ def read_autodroid(folder: Path, app: str, app_version: str | None = None) -> Au
         raise InputFormatError(str(folder), f"not an AutoDroid folder (no {MEMORY_FILE} or {TASKS_FILE})")
     package = package_of(app)
     if not package:
-        raise InputFormatError(str(folder), "no app name given (--app)")
+        raise InvalidInput(str(folder), "no app name given (--app)")
     version = app_version or "unknown"
     problems: list[InputFormatError] = []
     trace = read_memory(memory, package, version, problems) if memory.is_file() else None

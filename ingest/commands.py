@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from appmem.errors import InputFormatError
     from ingest.droidbot import read_recording, recording_trace
     from ingest.pipeline import ingest_trace
@@ -71,7 +71,7 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from ingest.autodroid import read_autodroid
     from ingest.pipeline import ingest_tasks, ingest_trace
 
@@ -92,7 +92,7 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from ingest.run import ingest_run, read_run
 
     run = read_run(args.file)

@@ -32,7 +32,7 @@ from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
-from ingest.privacy import scrub_text
+from formats.privacy import scrub_text
 from ingest.run import RunTrace, ingest_run, validate_run
 
 log = logging.getLogger(__name__)
@@ -44,12 +44,12 @@ MAX_MEMBERS = 20_000
 MAX_UNPACKED = 256 * 1024 * 1024
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
-GENERATION_KEY = "appmem:memory:generation"  # api/memory.py reads it
+GENERATION_KEY = "appmem:memory:generation"  # agent/memory.py reads it
 KINDS = ("run", "droidbot", "correction")
 
 
 def scrub_xml(xml: str) -> str:
-    """A dump with personal data replaced in every text and content description (ingest/privacy.py)."""
+    """A dump with personal data replaced in every text and content description (formats/privacy.py)."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:

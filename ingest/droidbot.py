@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Bounds, Step, Trace, UIState, View, stable_id
+from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View
+from graph.model import Step, Trace
 from graph.screens import view_paths
 from graph.times import utc_iso
 from graph.vocabulary import clean_all

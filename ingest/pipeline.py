@@ -9,12 +9,14 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from graph.model import Action, ActionType, Step, Task, Trace, UIState
+from formats.ui import Action, ActionType, UIState
+
+from graph.model import Step, Task, Trace
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import elements_of, locators, screen_of, view_locations
 from graph.store import ChunkResult, GraphStore, task_rows
 from graph.versions import resolve_version
-from ingest.privacy import scrub_state, scrub_text
+from formats.privacy import scrub_state, scrub_text
 
 Progress = Callable[[int, int], None]
 
@@ -50,7 +52,7 @@ def scrub_action(action: Action) -> Action:
 
 
 def scrub_trace(trace: Trace) -> Trace:
-    """A copy of the trace whose states and typed inputs carry no personal data (see ingest/privacy.py)."""
+    """A copy of the trace whose states and typed inputs carry no personal data (see formats/privacy.py)."""
     states: dict[str, UIState] = {sid: scrub_state(state) for sid, state in trace.states.items()}
     steps = [replace(step, action=scrub_action(step.action)) for step in trace.steps]
     return replace(trace, states=states, steps=steps)

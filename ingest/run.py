@@ -26,10 +26,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from appmem.errors import InputFormatError
-from graph.model import Action, ActionType, Outcome, Step, Task, TaskStep, Trace, UIState, View, stable_id
+from formats.ui import Action, ActionType, stable_id, UIState, View
+from graph.model import Outcome, Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.vocabulary import clean_all
-from workers.uixml import parse_hierarchy
+from formats.uixml import parse_hierarchy
 
 FORMAT = "appmem-run/1"
 MAX_STEPS = 1000

@@ -10,8 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-from appmem.cli import emit
-from appmem.errors import ConfigError
+from appmem.output import emit
+from appmem.errors import NotFound
 from appmem.settings import Settings
 
 SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
@@ -29,7 +29,7 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
         if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
             out.append(package)
     if not out:
-        raise ConfigError(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
+        raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
     return out
 
 
@@ -56,7 +56,7 @@ def _progress(phase: str, done: int, total: int) -> None:
 
 
 def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.pipeline import summarize
     from semantic.summaries import DeterministicSummarizer
@@ -118,7 +118,7 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
 
 
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from semantic.embedder import Embedder
     from semantic.vectors import VectorStore, open_qdrant
 

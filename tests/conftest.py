@@ -2,6 +2,10 @@
 
 Set NEO4J_URI (+ NEO4J_USER/PASSWORD/DATABASE) to run the same tests against Neo4j 5;
 REDIS_URL likewise. Ports are picked free so a developer's own stack is untouched.
+
+Markers are given here, not by hand: a test that reaches a fixture starting the stack (through any chain of
+fixtures) is `stack`, every other one `fast`, so `scripts/test --fast` (`-m "not stack"`) runs every test that
+needs no server, new ones included. A test that starts servers of its own is marked `stack` in its file.
 """
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from appmem.clients import open_graph
+from graph.clients import open_graph
 from appmem.settings import Settings
 from appmem.stack import Stack
 from graph.store import GraphStore
@@ -20,6 +24,26 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 DROIDBOT = SHARED / "datasets" / "droidbot"
 DROIDTASK = SHARED / "datasets" / "droidtask"
+
+
+# The fixtures that start the stack or hand its address to a subprocess; every fixture that needs a server
+# depends on one of them, so a test's fixture closure tells whether it needs one.
+STACK_FIXTURES = frozenset({"stack_env", "settings"})
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "stack: needs the test stack's servers (ArcadeDB, Redis, Celery workers); "
+                                       "given to every test whose fixtures reach settings or stack_env")
+    config.addinivalue_line("markers", "fast: needs no server (every test not marked stack); "
+                                       "scripts/test --fast runs these")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if item.get_closest_marker("stack") is None and not STACK_FIXTURES.isdisjoint(item.fixturenames):
+            item.add_marker(pytest.mark.stack)
+        if item.get_closest_marker("stack") is None:
+            item.add_marker(pytest.mark.fast)
 
 
 def free_port() -> int:
@@ -40,6 +64,12 @@ def stack_env(tmp_path_factory) -> dict[str, str]:
         "APPMEM_ARCADEDB_HEAP_MB": "1024",
     })
     return env
+
+
+@pytest.fixture(scope="session")
+def config(tmp_path_factory) -> Settings:
+    """The settings as the environment gives them, with no stack started: for tests that only read them."""
+    return Settings.from_env({**os.environ, "APPMEM_HOME": str(tmp_path_factory.mktemp("appmem-config"))})
 
 
 @pytest.fixture(scope="session")

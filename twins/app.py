@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from appmem.errors import InputFormatError
-from graph.model import ActionType, Bounds, Step, UIState, View
+from formats.ui import ActionType, Bounds, UIState, View
+from graph.model import Step
 from graph.screens import view_paths
 from twins.profiles import Profile, Update, update
 from ingest.droidbot import default_version, read_recording, recording_steps

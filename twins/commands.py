@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from dataclasses import dataclass
 
 from appmem.errors import DeviceError
-from graph.model import Action, ActionType, UIState
+from formats.ui import Action, ActionType, UIState
 from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
 from twins.profiles import RECORDED_DENSITY, Profile

@@ -21,10 +21,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
-from appmem.errors import InputFormatError
-from graph.model import ActionType, Bounds, Step, UIState, View, stable_id
+from appmem.errors import InputFormatError, InvalidInput
+from formats.ui import ActionType, Bounds, stable_id, UIState, View
+from graph.model import Step
 from graph.screens import view_paths
-from ingest.privacy import dynamic_item_views
+from formats.privacy import dynamic_item_views
 
 PROFILES = ("recorded", "small", "tablet", "dynamic")
 SIZES = {"small": (720, 1280, 280), "tablet": (1600, 2560, 320)}
@@ -43,7 +44,7 @@ class Profile:
         names = frozenset(n.strip() for n in (text or "recorded").split(",") if n.strip()) or {"recorded"}
         unknown = sorted(names - set(PROFILES))
         if unknown:
-            raise InputFormatError("--profile", f"unknown profile {', '.join(unknown)} (known: {', '.join(PROFILES)})")
+            raise InvalidInput("--profile", f"unknown profile {', '.join(unknown)} (known: {', '.join(PROFILES)})")
         if {"small", "tablet"} <= names:
             raise InputFormatError("--profile", "small and tablet are two display sizes: choose one")
         return cls(frozenset(names), seed)

@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graph.model import stable_id
+from formats.ui import stable_id
 from twins.app import LAUNCHER_PACKAGE
 from twins.device import TwinDevice
 

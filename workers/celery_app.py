@@ -68,7 +68,7 @@ def clients():
 @worker_process_init.connect
 def _open_clients(**_: object) -> None:
     global _clients
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from workers.devices import open_redis
     from workers.jobs import WorkerClients
 

@@ -7,7 +7,7 @@ import time
 import uuid
 from pathlib import Path
 
-from appmem.cli import emit
+from appmem.output import emit
 from appmem.settings import Settings
 from workers.policies import POLICIES
 
@@ -76,7 +76,7 @@ def run_devices(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.clients import open_graph
+    from graph.clients import open_graph
     from appmem.stack import Stack
     from workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
     from workers.celery_app import create_app

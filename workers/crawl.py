@@ -12,7 +12,7 @@
 - `summarize`: per app, from the graph (what was really ingested):
   `states_discovered` (distinct states off the home screen), `recorded_states`
   and `coverage` (twins: the share of the recording's states the crawl reached,
-  states compared by the dump-visible content hash, workers/uixml.py),
+  states compared by the dump-visible content hash, formats/uixml.py),
   `outside_recording` (crawled states the recording does not have), `actions`,
   `wall_s`; and the graph's duplicate counts.
 """
@@ -33,13 +33,13 @@ import redis
 from celery import Celery
 
 from appmem.errors import StackError
-from graph.model import stable_id
+from formats.ui import stable_id
 from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import JobBoard
 from workers.explorer import JobSpec, is_home, trace_id
 from workers.jobs import reap_orphans
-from workers.uixml import shown_state_id
+from formats.uixml import shown_state_id
 
 log = logging.getLogger(__name__)
 

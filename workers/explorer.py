@@ -40,13 +40,14 @@ from typing import Protocol
 import redis
 
 from appmem.errors import LeaseError
-from graph.model import Action, ActionType, Bounds, Outcome, Step, Trace, UIState, stable_id
+from formats.ui import Action, ActionType, Bounds, stable_id, UIState
+from graph.model import Outcome, Step, Trace
 from graph.times import now_iso
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from ingest.pipeline import scrub_trace, write_chunk
 from workers.devices import Lease, graph_write_lock, key
-from workers.driver import DeviceDriver
+from device.driver import DeviceDriver
 from workers.policies import Policy, Seen, candidates, leaf_keys
 
 log = logging.getLogger(__name__)

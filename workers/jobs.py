@@ -36,7 +36,7 @@ from appmem.errors import DeviceError, LeaseError
 from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
-from workers.driver import DeviceDriver
+from device.driver import DeviceDriver
 from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec
 from workers.policies import make_policy
 

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from graph import vocabulary
-from graph.model import Action, ActionType, Bounds, Element, Screen, UIState
+from formats.ui import Action, ActionType, Bounds, UIState
+from graph.model import Element, Screen
 from graph.screens import view_paths
 
 SCROLL_DIRECTIONS = ("UP", "DOWN", "LEFT", "RIGHT")

@@ -1,0 +1,91 @@
+"""Re-grounding a planned element on a fresh uiautomator dump through its locator queue.
+
+Locators are XPath queries over a tree whose tags are view classes (the form
+graph/screens.py writes: `//android.widget.Button[@text='OK']`,
+`/hierarchy/android.widget.FrameLayout[1]/...`); a raw dump has `<node class=…>`
+tags, so it is rewritten that way first. The queue is tried most precise first
+(AutoDroid-V2's dependency-aware locating): the first locator that matches wins,
+and among its matches the node nearest the remembered bounds.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+from formats.ui import Bounds
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
+
+
+def class_tree(xml: str) -> etree._Element:
+    """The dump with each node's tag replaced by its class (uiautomator → locator form)."""
+    root = etree.fromstring(xml.encode("utf-8"), parser=etree.XMLParser(resolve_entities=False, no_network=True,
+                                                                          huge_tree=False))
+    for node in root.iter("node"):
+        cls = node.get("class") or ""
+        if _NAME.match(cls):
+            node.tag = cls
+    return root
+
+
+def bounds_of(node: etree._Element) -> Bounds | None:
+    m = _BOUNDS.fullmatch((node.get("bounds") or "").strip())
+    return Bounds(*(int(g) for g in m.groups())) if m else None
+
+
+def _distance(b: Bounds, remembered: list[int] | None) -> int:
+    if not remembered:
+        return 0
+    return sum(abs(a - c) for a, c in zip(b.as_list(), remembered))
+
+
+def ground(element: dict[str, Any], xml: str) -> tuple[Bounds, str] | None:
+    """(bounds, locator that matched) of the planned element on this dump, or None."""
+    root = class_tree(xml)
+    for locator in element.get("locators") or []:
+        try:
+            nodes = root.xpath(locator)
+        except etree.XPathError:
+            continue
+        found = [(b, n) for n in nodes if isinstance(n, etree._Element) and (b := bounds_of(n)) and b.area > 0]
+        if found:
+            best = min(found, key=lambda bn: _distance(bn[0], element.get("bounds")))
+            return best[0], locator
+    return None
+
+
+def find_text(xml: str, text: str) -> Bounds | None:
+    """The row showing `text` (a slot's value: a contact, a file), if it is on this screen."""
+    if not text:
+        return None
+    for node in class_tree(xml).iter():
+        if node.get("text") == text or node.get("content-desc") == text:
+            b = bounds_of(node)
+            if b and b.area > 0:
+                return b
+    return None
+
+
+def scrollable(xml: str) -> Bounds | None:
+    """The largest scrollable view of the dump (where a list's rows come from)."""
+    best = None
+    for node in class_tree(xml).iter():
+        if node.get("scrollable") == "true" and (b := bounds_of(node)) and (best is None or b.area > best.area):
+            best = b
+    return best
+
+
+def node_at(xml: str, bounds: Bounds) -> dict[str, Any]:
+    """What the dump says about the view acted on: the deepest node with exactly these bounds."""
+    want = bounds.as_list()
+    found: dict[str, Any] = {}
+    for node in etree.fromstring(xml.encode("utf-8"), parser=etree.XMLParser(resolve_entities=False)).iter("node"):
+        b = bounds_of(node)
+        if b is not None and b.as_list() == want:
+            found = {"text": node.get("text") or "", "content_desc": node.get("content-desc") or "",
+                     "resource_id": node.get("resource-id") or "", "class_name": node.get("class") or "",
+                     "bounds": want}
+    return found

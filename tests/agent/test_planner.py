@@ -1,0 +1,159 @@
+"""Plans and locate over the real graph, vectors and embedding model: DroidTask calendar and contacts,
+exploration memory only (utg.yaml: no gold demonstration is in the graph)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from agent.locate import locate, state_from_html, state_from_xml
+from agent.planjson import plan_to_dict
+from agent.planner import Planner, PlanningError
+from agent.taskparse import parse_task
+from appmem.errors import InvalidInput
+from graph.model import Trace
+from ingest.autodroid import package_of, read_autodroid
+from ingest.pipeline import ingest_trace
+from semantic.embedder import Embedder
+from semantic.pipeline import summarize
+from semantic.ranking import search_elements
+from semantic.summaries import DeterministicSummarizer
+from semantic.vectors import VectorStore, open_qdrant
+from tests.conftest import DROIDTASK
+
+CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
+
+
+@pytest.fixture(scope="module")
+def planner(store, settings):
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    for app in ("calendar", "contacts"):
+        ingest_trace(store, read_autodroid(DROIDTASK / app, app).trace, chunk_size=100)
+    client = open_qdrant(settings)
+    embedder = Embedder(settings.home)
+    vectors = VectorStore(client, embedder.dim)
+    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR, CONTACTS])
+    yield Planner(store, vectors, embedder)
+    client.close()
+
+
+def first_screen(app: str, needle: str):
+    """The first gold screen of the DroidTask task whose text contains `needle`, as the agent would see it."""
+    task = next(t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if needle in t["task"])
+    return state_from_html(task["profile"][0]["state"], package_of(app))
+
+
+def steps(plan) -> list[tuple[str, str, str]]:
+    return [(s["action"], (s["element"] or {}).get("label", ""), s["input"]) for s in plan_to_dict(plan)["steps"]]
+
+
+def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
+    """The planner's cached index and a one-off search are the one scorer (semantic/ranking.py): same results."""
+    index = planner.index([CALENDAR])
+    for task in ("delete all events", "change the theme to dark and save it", "add an event named Lunch at 12:30"):
+        vector = planner.embedder.query(task)
+        mine = index.search(vector, task, 10)
+        theirs = search_elements(planner.vectors, vector, task, 10, [CALENDAR])
+        assert [round(h.score, 4) for h in mine] == [round(h.score, 4) for h in theirs]
+        assert {h.payload["element_id"] for h in mine[:5]} == {h.payload["element_id"] for h in theirs[:5]} or \
+            round(mine[4].score, 4) == round(mine[5].score, 4)  # exact ties may come in another order
+
+
+def test_plan_json_follows_the_contract(planner):
+    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR]))
+    assert {"task", "package", "source", "route", "llm_calls", "start", "steps", "alternatives"} <= plan.keys()
+    assert (plan["source"], plan["route"], plan["llm_calls"], plan["start"]["match"]) == ("memory", "found", 0, "entry")
+    assert [s["element"]["label"] for s in plan["steps"]][-2:] == ["Delete all events", "YES"]
+    assert [s["risky"] for s in plan["steps"]][-2:] == [True, True]
+    for step in plan["steps"]:
+        assert {"action", "element", "input", "slot", "screen_id", "to_screen", "risky", "confidence"} <= step.keys()
+        assert step["element"]["locators"] and 0 < step["confidence"] <= 1 and step["to_screen"]
+    assert plan["steps"][0]["element"]["html"] == "<button text='More options'></button>"
+
+
+def test_multi_goal_task_fills_chooses_and_saves(planner):
+    """Title, then the repetition option in its dialog, then back on the form: Save."""
+    task = "create an event of 'homework' with daily repetition and save it"
+    plan = planner.plan(task, [CALENDAR], first_screen("calendar", "daily repetition"))
+    got = steps(plan)
+    assert got[0][:2] == ("tap", "New Event")
+    assert ("input", "homework") in [(a, i) for a, _, i in got]
+    assert [label for _, label, _ in got][-3:] == ["No repetition", "Daily", "Save"]
+    assert plan.start["match"] == "exact"
+
+
+def test_an_item_task_selects_the_named_row_as_a_slot(planner):
+    plan = plan_to_dict(planner.plan("Delete contact Bob", [CONTACTS], first_screen("contacts", "Delete contact Bob")))
+    item = plan["steps"][0]
+    assert (item["slot"], item["input"], item["element"]["text"]) == ("item", "Bob", "Bob")
+    assert item["element"]["locators"][0] == "//*[@text='Bob']"
+    assert plan["steps"][-1]["risky"] and "Delete" in [s["element"]["label"] for s in plan["steps"]]
+
+
+def test_a_two_value_form_gets_each_value_in_the_field_it_fits(planner):
+    task = "Create a new contact Stephen Bob, mobile number 12345678900"
+    plan = plan_to_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
+    typed = {s["element"]["text"]: s["input"] for s in plan["steps"] if s["action"] == "input"}
+    assert typed == {"First name": "Stephen", "Surname": "Bob", "Number": "12345678900"}
+    assert plan["steps"][-1]["element"]["label"] == "Save"
+
+
+def test_no_route_says_so_with_the_best_targets(planner, store):
+    """A screen the memory holds but from which no recorded transition leads anywhere."""
+    html = "<p id=0>Isolated screen</p>\n<button id=1 text='Nowhere icon'></button>"
+    state = state_from_html(html, CALENDAR)
+    trace = Trace(id="isolated-screen-trace", source="test", package=CALENDAR, app_version="unknown", device="t",
+                  explorer="t", started="", ended="", states={state.state_id: state})
+    ingest_trace(store, trace, chunk_size=100)
+    planner.forget()
+    dead_end = locate(store, CALENDAR, state)
+    assert dead_end["match"] == "exact"
+    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR], dead_end["screen_id"]))
+    assert (plan["route"], plan["source"], plan["steps"]) == ("none", "none", [])
+    assert plan["alternatives"] and all({"screen_id", "label", "score"} <= a.keys() for a in plan["alternatives"])
+
+
+def test_locate_exact_similar_unknown(planner, store):
+    records = yaml.safe_load((DROIDTASK / "calendar" / "utg.yaml").read_text())["records"]
+    html = records[0]["State"]
+    exact = locate(store, CALENDAR, state_from_html(html, CALENDAR))
+    assert exact["match"] == "exact" and exact["score"] == 1.0
+    lines = html.strip().splitlines()
+    changed = "\n".join(lines[:-2] + ["<button id=900 text='Some new icon'></button>"] + lines[-1:])
+    similar = locate(store, CALENDAR, state_from_html(changed, CALENDAR))
+    assert similar["match"] == "similar" and 0.5 <= similar["score"] < 1
+    stranger = "<p id=0>Nothing like it</p>\n<input id=1>Your unrelated text</input>\n<checkbox id=2>Other</checkbox>"
+    unknown = locate(store, CALENDAR, state_from_html(stranger, CALENDAR))
+    assert unknown["match"] == "unknown" and unknown["screen_id"] is None and unknown["candidates"]
+    xml = ("<hierarchy rotation='0'><node index='0' text='' resource-id='' class='android.widget.FrameLayout' "
+           "package='com.x' content-desc='' checkable='false' checked='false' clickable='true' enabled='true' "
+           "focusable='false' focused='false' scrollable='false' long-clickable='false' password='false' "
+           "selected='false' bounds='[0,0][100,100]' /></hierarchy>")
+    assert locate(store, CALENDAR, state_from_xml(xml, CALENDAR))["match"] == "unknown"
+
+
+def test_bad_requests_get_clear_errors(planner):
+    with pytest.raises(InvalidInput, match="empty"):
+        planner.plan("   ", [CALENDAR])
+    with pytest.raises(PlanningError, match="no element memory"):
+        planner.plan("delete all events", ["com.example.unknown"])
+    with pytest.raises(PlanningError, match="unknown start screen"):
+        planner.plan("delete all events", [CALENDAR], "no-such-screen")
+
+
+@pytest.mark.parametrize("task, values, old", [
+    ("Change Bob's mobile number from '222222' to '12345678900'", [("12345678900", "new"), ("Bob", "name")],
+     ["222222"]),
+    ("Rename the note 'diary' to 'events'", [("events", "new")], ["diary"]),
+    ("Create a new contact Stephen Bob, mobile number 12345678900",
+     [("12345678900", "phone"), ("Stephen Bob", "name")], []),
+    ("set bitrate to 96 kbps", [("96 kbps", "size")], []),
+    ("turn on the '7:00 am' alarm", [("7:00 am", "quoted")], []),
+    ("Adjust the font size of the Notes app to 125%", [("125%", "percent")], []),
+    ("create a new event named Dentist", [("Dentist", "named")], []),
+])
+def test_task_values(task, values, old):
+    parsed = parse_task(task)
+    assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old

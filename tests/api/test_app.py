@@ -1,0 +1,189 @@
+"""The HTTP API over the real graph, Redis, vectors and embedding model: keys, scopes, limits, bad input."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.keys import KeyStore
+from agent.memory import Memory
+from appmem.stack import Stack
+from ingest.autodroid import read_autodroid
+from ingest.pipeline import ingest_trace
+from semantic.pipeline import summarize
+from semantic.summaries import DeterministicSummarizer
+from tests.conftest import DROIDTASK
+from workers.devices import open_redis
+
+CALENDAR = "com.simplemobiletools.calendar.pro"
+
+
+@pytest.fixture(scope="module")
+def memory(store, settings):
+    """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    imported = read_autodroid(DROIDTASK / "calendar", "calendar")
+    ingest_trace(store, imported.trace, chunk_size=100)
+    memory = Memory.open(settings)
+    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
+              [imported.trace.package])
+    yield memory
+    memory.vectors.client.close()
+
+
+@pytest.fixture(scope="module")
+def client(settings, memory):
+    with TestClient(create_app(settings, memory), raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def keys(settings):
+    return KeyStore(open_redis(Stack(settings).redis_url()))
+
+
+@pytest.fixture
+def bearer(keys):
+    def make(scopes="plan", rate=0):
+        _, secret = keys.create("test", scopes, rate)
+        return {"Authorization": f"Bearer {secret}"}
+    return make
+
+
+def test_a_plan_over_http_is_the_plan_json(client, bearer):
+    r = client.post("/v1/plan", json={"task": "change the view from monthly to yearly", "app": "calendar"},
+                    headers=bearer())
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    assert plan["package"] == CALENDAR and plan["llm_calls"] == 0
+    assert [s["element"]["label"] for s in plan["steps"]] == ["Change view", "Yearly view"]
+    assert plan["start"]["match"] == "entry" and plan["route"] == "found"
+
+
+def test_missing_wrong_and_revoked_keys_get_401(client, bearer, keys):
+    body = {"task": "delete all events", "app": "calendar"}
+    assert client.post("/v1/plan", json=body).status_code == 401
+    assert client.post("/v1/plan", json=body, headers={"Authorization": "Bearer am_x_nope"}).status_code == 401
+    headers = bearer()
+    assert client.post("/v1/plan", json=body, headers=headers).status_code == 200
+    key_id = headers["Authorization"].split("_")[1]
+    keys.revoke(key_id)
+    r = client.post("/v1/plan", json=body, headers=headers)
+    assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+
+
+def test_a_missing_scope_gets_403(client, bearer):
+    assert client.post("/v1/traces", json={}, headers=bearer("plan")).status_code == 403
+    assert client.post("/v1/plan", json={"task": "x"}, headers=bearer("contribute")).status_code == 403
+    assert client.get("/v1/apps", headers=bearer("admin")).status_code == 200
+
+
+def test_over_its_rate_a_key_gets_429_with_retry_after(client, bearer):
+    headers = bearer("plan", rate=3)
+    codes = [client.get("/v1/apps", headers=headers) for _ in range(8)]
+    limited = [r for r in codes if r.status_code == 429]
+    assert limited and all(int(r.headers["Retry-After"]) >= 1 for r in limited)
+    time.sleep(1.1)
+    assert client.get("/v1/apps", headers=headers).status_code == 200
+
+
+def test_an_oversized_body_gets_413(client, bearer, settings):
+    big = {"task": "x" * 10, "screen_xml": "<" * (settings.max_body_bytes + 10)}
+    r = client.post("/v1/plan", content=json.dumps(big), headers={**bearer(), "Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"app": "calendar"}, "body.task"),
+    ({"task": ""}, "body.task"),
+    ({"task": "x", "unknown": 1}, "body.unknown"),
+    ({"task": 5}, "body.task"),
+    ({"task": "x", "screen_xml": "<not xml"}, "screen_xml"),
+])
+def test_malformed_bodies_get_422_naming_the_field(client, bearer, body, field):
+    r = client.post("/v1/plan", json=body, headers=bearer())
+    assert r.status_code == 422, r.text
+    assert field in [d["field"] for d in r.json()["detail"]]
+
+
+def test_bad_json_and_unknown_apps_are_client_errors(client, bearer):
+    r = client.post("/v1/plan", content=b"{nope", headers={**bearer(), "Content-Type": "application/json"})
+    assert r.status_code == 422
+    r = client.post("/v1/plan", json={"task": "x", "app": "no.such.app"}, headers=bearer())
+    assert r.status_code == 404 and "no.such.app" in r.json()["detail"]
+
+
+def test_locate_apps_and_screens(client, bearer, memory):
+    apps = client.get("/v1/apps", headers=bearer()).json()["apps"]
+    assert [a["package"] for a in apps] == [CALENDAR]
+    plan = client.post("/v1/plan", json={"task": "delete all events", "app": "calendar"}, headers=bearer()).json()
+    screen_id = plan["steps"][0]["screen_id"]
+    screen = client.get(f"/v1/apps/{CALENDAR}/screens/{screen_id}", headers=bearer())
+    assert screen.status_code == 200 and screen.json()["elements"] and screen.json()["exits"]
+    assert client.get(f"/v1/apps/{CALENDAR}/screens/nope", headers=bearer()).status_code == 404
+
+
+def test_health_and_metrics(client, bearer):
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.json() == {"status": "ok", "graph": "ok", "redis": "ok",
+                                                           "vectors": "ok"}
+    client.post("/v1/plan", json={"task": "delete all events", "app": "calendar"}, headers=bearer())
+    text = client.get("/metrics").text
+    assert 'appmem_plans_total{route="found",source="memory"}' in text
+    assert 'appmem_requests_total{method="POST",route="/v1/plan",status="200"}' in text
+    assert "appmem_request_seconds_bucket" in text
+
+
+def test_openapi_docs_are_served(client):
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/v1/plan", "/v1/locate", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
+            "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
+
+
+def tarball(members: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("body, problem", [
+    (tarball({"../evil/utg.js": b"{}"}), "unsafe path"),
+    (tarball({"/etc/utg.js": b"{}"}), "unsafe path"),
+    (tarball({"notes.txt": b"hi"}), "no utg.js"),
+    (b"not a tarball", "not a gzip-compressed tar"),
+])
+def test_hostile_or_malformed_tarballs_are_refused_before_queuing(client, bearer, body, problem):
+    r = client.post("/v1/traces", content=body, headers={**bearer("contribute"), "Content-Type": "application/gzip"})
+    assert r.status_code == 422 and problem in r.json()["detail"]
+
+
+def test_contributions_need_a_known_body_type_and_a_valid_run(client, bearer):
+    headers = bearer("contribute")
+    assert client.post("/v1/traces", content=b"x", headers={**headers, "Content-Type": "text/plain"}).status_code == 415
+    r = client.post("/v1/traces", json={"format": "appmem-run/1", "task": "x"}, headers=headers)
+    assert r.status_code == 422 and "package" in json.dumps(r.json())
+    assert client.get("/v1/traces/abc123", headers=headers).status_code == 404
+
+
+def test_the_mcp_endpoint_is_behind_the_keys(client, bearer):
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "test", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    assert client.post("/mcp/", json=rpc, headers=accept).status_code == 401
+    assert client.post("/mcp/", json=rpc, headers={**accept, **bearer("contribute")}).status_code == 403
+    r = client.post("/mcp/", json=rpc, headers={**accept, **bearer("plan")})
+    assert r.status_code == 200, r.text
+    assert r.json()["result"]["serverInfo"]["name"] == "appmem"

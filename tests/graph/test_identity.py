@@ -1,0 +1,183 @@
+"""One memory across devices, profiles and versions: times, outcomes, screen identity, updates."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from graph.migrate import migrate
+from graph.times import utc_iso
+from ingest.droidbot import read_recording, recording_trace
+from ingest.pipeline import ingest_trace
+from tests.conftest import DROIDBOT
+
+
+def cypher_rows(store, query, **params):
+    with store.driver.session(database=store.database) as session:
+        return [r.data() for r in session.run(query, params)]
+
+
+def test_every_time_format_becomes_one_utc_form():
+    assert utc_iso("2023-10-19_025206") == "2023-10-19T02:52:06Z"
+    assert utc_iso("2023-10-19 02:52:06") == "2023-10-19T02:52:06Z"
+    assert utc_iso("2023-10-19T04:52:06+02:00") == "2023-10-19T02:52:06Z"
+    assert utc_iso(datetime(2023, 10, 19, 2, 52, 6, tzinfo=timezone.utc)) == "2023-10-19T02:52:06Z"
+    assert utc_iso("") == ""
+
+
+def test_imported_times_are_datetimes_and_old_graphs_migrate(empty_graph):
+    folder = DROIDBOT / "ru.ikkui.achie"
+    ingest_trace(empty_graph, recording_trace(read_recording(folder)), chunk_size=100)
+    row = cypher_rows(empty_graph, "MATCH (s:Screen)-[t:TRANSITION]->() RETURN s.first_seen AS a, "
+                                   "t.last_seen AS b, t.first_seen <= t.last_seen AS ordered LIMIT 1")[0]
+    assert row["a"].tzinfo is not None and row["b"].tzinfo is not None and row["ordered"]
+    # A graph written before: string times of every format, one already a datetime.
+    cypher_rows(empty_graph, "CREATE (:Trace {id: 'old', started: '2023-10-19 02:52:06', ended: '2023-10-19_030000'}) "
+                             "CREATE (:State {id: 'old-state', observed_at: '2023-10-19_025206'})")
+    report = migrate(empty_graph)
+    assert report["times"] == {"trace": 1, "state": 1}
+    old = cypher_rows(empty_graph, "MATCH (t:Trace {id: 'old'}), (s:State {id: 'old-state'}) "
+                                   "RETURN t.started < t.ended AS ordered, s.observed_at = t.started AS same")[0]
+    assert old == {"ordered": True, "same": True}
+    assert migrate(empty_graph)["times"] == {}
+
+
+def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):
+    from formats.ui import Bounds, UIState, View
+    views = [View(0, -1, [1], "android.widget.FrameLayout", package, bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.Button", package, resource_id=rid, text=text,
+                  bounds=Bounds(0, 0, 500, 200), clickable=True)]
+    return UIState(package, activity, views, state_id=state_id, observed_at="2026-01-01T00:00:00Z")
+
+
+def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
+    from formats.ui import Action, ActionType
+    from graph.model import Outcome, Step, Trace, reliability
+    from graph.rows import build_rows
+    from graph.screens import screen_of
+
+    a = tiny_state("a", "org.example.app:id/go")
+    b = tiny_state("b", "org.example.app:id/next", activity=".Next")
+    crash = tiny_state("c", "android:id/aerr_close", package="android", activity=".AppErrorDialog", text="Close app")
+    key = "/FrameLayout[]#0/Button[org.example.app:id/go]#0"
+    tap = Action(ActionType.TAP, key)
+    b_screen = screen_of(b, "org.example.app", "1").id
+    trace = Trace("outcomes", "explorer", "org.example.app", "1", "dev", "test", "2026-01-01T00:00:00Z", "",
+                  states={"a": a, "b": b, "c": crash},
+                  steps=[Step(0, "a", tap, "b"), Step(1, "b", Action(ActionType.BACK), "a"),
+                         Step(2, "a", tap, "a", Outcome.NO_EFFECT, expected_screen=b_screen),
+                         Step(3, "a", tap, "c")])
+    ingest_trace(empty_graph, trace, chunk_size=10)
+    edges = {(r["target"], r["action"]): r for r in cypher_rows(
+        empty_graph, "MATCH (:Screen)-[t:TRANSITION]->(b:Screen) RETURN b.id AS target, t.action AS action, "
+                     "t.successes AS s, t.failures AS f, t.observations AS n")}
+    to_b = edges[(b_screen, "tap")]
+    assert (to_b["s"], to_b["f"], to_b["n"]) == (1, 1, 2)
+    to_crash = edges[(screen_of(crash, "org.example.app", "1").id, "tap")]
+    assert (to_crash["s"], to_crash["f"]) == (0, 1)
+    assert not any(k[0] == screen_of(a, "org.example.app", "1").id and k[1] == "tap" for k in edges)
+    assert reliability(1, 1) == 0.5 and reliability(0, 0) == 0.5 and reliability(3, 0) == 0.8
+    assert build_rows(trace, trace.steps, list(trace.states.values())).leads_to  # the ok move still feeds the ETG
+
+
+def two_button_states(version_text=""):
+    from formats.ui import Bounds, UIState, View
+    pkg = "org.example.app"
+    views = [View(0, -1, [1, 2], "android.widget.FrameLayout", pkg, bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.Button", pkg, resource_id=f"{pkg}:id/x", text="Open",
+                  bounds=Bounds(0, 0, 500, 200), clickable=True),
+             View(2, 0, [], "android.widget.Button", pkg, resource_id=f"{pkg}:id/y", text="Go",
+                  bounds=Bounds(0, 300, 500, 500), clickable=True)]
+    a = UIState(pkg, ".Main", views, state_id="a" + version_text, observed_at="2026-01-01T00:00:00Z")
+    b = tiny_state("b" + version_text, f"{pkg}:id/done", activity=".Done", text="Done")
+    return a, b
+
+
+def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans_avoid_it(empty_graph):
+    from agent.appgraph import AppGraph
+    from formats.ui import Action, ActionType
+    from graph.model import Step, Trace
+    from graph.screens import screen_of
+
+    tap_x = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/x]#0")
+    tap_y = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/y]#0")
+    back = Action(ActionType.BACK)
+    a, b = two_button_states()
+    v1 = Trace("v1", "explorer", "org.example.app", "1.0", "dev", "test", "2026-01-01T00:00:00Z", "",
+               {"a": a, "b": b}, [Step(0, "a", tap_x, "b"), Step(1, "b", back, "a"), Step(2, "a", tap_x, "b"),
+                                  Step(3, "b", back, "a"), Step(4, "a", tap_y, "b")], version_code=1)
+    ingest_trace(empty_graph, v1, chunk_size=10)
+    a_id, b_id = screen_of(a, v1.package, "1.0").id, screen_of(b, v1.package, "1.0").id
+    tap_x_id = next(e for e in empty_graph.elements(screen_ids=[a_id]) if e["key"] == tap_x.element_key)["id"]
+    tap_y_id = next(e for e in empty_graph.elements(screen_ids=[a_id]) if e["key"] == tap_y.element_key)["id"]
+    route = AppGraph.load(empty_graph, ["org.example.app"]).route(a_id, b_id)
+    assert [h.element_id for h in route] == [tap_x_id]  # tapped twice: the more reliable edge
+
+    a2, b2 = two_button_states("2")  # the same screens, seen by another device in version 2
+    v2 = Trace("v2", "explorer", "org.example.app", "2.0", "dev2", "test", "2026-02-01T00:00:00Z", "",
+               {"a2": a2, "b2": b2}, [Step(0, "a2", tap_y, "b2"), Step(1, "b2", back, "a2")], version_code=2)
+    ingest_trace(empty_graph, v2, chunk_size=10)
+    assert screen_of(a2, v2.package, "2.0").id == a_id
+    screens = {r["id"]: r["versions"] for r in cypher_rows(
+        empty_graph, "MATCH (s:Screen {package: 'org.example.app'}) RETURN s.id AS id, s.versions AS versions")}
+    assert screens == {a_id: ["1.0", "2.0"], b_id: ["1.0", "2.0"]}
+    edges = {r["element_key"]: r for r in cypher_rows(
+        empty_graph, "MATCH (:Screen {id: $a})-[t:TRANSITION]->(:Screen {id: $b}) "
+                     "RETURN t.element_key AS element_key, t.stale AS stale, t.versions AS versions", a=a_id, b=b_id)}
+    assert edges[tap_x.element_key]["stale"] and edges[tap_x.element_key]["versions"] == ["1.0"]
+    assert not edges[tap_y.element_key]["stale"] and edges[tap_y.element_key]["versions"] == ["1.0", "2.0"]
+    route = AppGraph.load(empty_graph, ["org.example.app"]).route(a_id, b_id)
+    assert [h.element_id for h in route] == [tap_y_id] and not route[0].stale  # the plan avoids the stale edge
+
+    # An import of unknown version that matches version 2's screens attaches to it, under its alias.
+    a3, b3 = two_button_states("3")
+    imported = Trace("imp", "droidbot", "org.example.app", "sha256:feedbeef", "dev3", "droidbot", "", "",
+                     {"a3": a3, "b3": b3}, [Step(0, "a3", tap_y, "b3")])
+    ingest_trace(empty_graph, imported, chunk_size=10)
+    rows = {r["version"]: r for r in empty_graph.stats("org.example.app")}
+    assert set(rows) == {"1.0", "2.0"} and rows["2.0"]["aliases"] == ["sha256:feedbeef"]
+    assert (rows["2.0"]["version_code"], rows["1.0"]["stale"]) == (2, 1)
+
+
+def test_dialogs_sharing_a_layout_but_titled_otherwise_stay_apart(empty_graph):
+    from graph.screens import screen_of
+
+    folder = DROIDBOT / "de.szalkowski.activitylauncher"
+    trace = recording_trace(read_recording(folder))
+    titles: dict[str, set[str]] = {}
+    layouts: dict[str, set[str]] = {}
+    for state in trace.states.values():
+        title = [v.text for v in state.views if v.resource_id.endswith(":id/alertTitle") and v.text]
+        if title:
+            screen = screen_of(state, trace.package, trace.app_version).id
+            titles.setdefault(screen, set()).update(title)
+            layouts.setdefault(str(sorted({(v.class_name, v.resource_id) for v in state.views})), set()).add(title[0])
+    assert any(len(t) > 1 for t in layouts.values())  # one layout, several dialogs (Theme, Language...)
+    assert titles and all(len(t) == 1 for t in titles.values())  # ... each its own Screen
+    ingest_trace(empty_graph, trace, chunk_size=100)
+    theme = next(s for s, t in titles.items() if t == {"Theme"})
+    options = cypher_rows(empty_graph, "MATCH (:Screen {id: $id})-[:HAS_ELEMENT]->(e:Element) "
+                                       "RETURN e.texts AS texts, e.text_counts AS counts", id=theme)
+    assert options and all(len(o["texts"]) <= 1 and sum(o["counts"]) >= 1 for o in options if o["texts"])
+
+
+def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, redis_client, settings):
+    from twins.adb_server import TwinServer
+    from twins.device import build_fleet
+    from twins.profiles import Profile
+    from workers.devices import DevicePool, DeviceRecord
+    from workers.explorer import JobSpec
+    from workers.jobs import WorkerClients, run_job
+
+    folder = DROIDBOT / "anupam.acrylic"
+    fleet = build_fleet([folder], 1, profile=Profile.parse("small,dynamic"))
+    with TwinServer(fleet) as server:
+        DevicePool(redis_client).register(DeviceRecord("twin-0001", "127.0.0.1", server.port))
+        clients = WorkerClients(empty_graph, redis_client, settings.risky_words)
+        result = run_job(clients, JobSpec(job_id="profile-small", run_id="profile-run", package="anupam.acrylic",
+                                          policy="frontier", max_actions=80, chunk_steps=20, lease_ttl_s=5.0,
+                                          adb_timeout_s=5.0, device_wait_s=10.0))
+    assert result["status"] == "done" and result["states"] > 1
+    recording = recording_trace(read_recording(folder))
+    ingest_trace(empty_graph, recording, chunk_size=200)
+    outside = empty_graph.read("explore_screens_outside", trace_id=result["trace_id"],
+                               package=recording.package, reference_id=recording.id)
+    assert outside == []

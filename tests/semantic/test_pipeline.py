@@ -1,0 +1,125 @@
+"""The summarize pipeline on the real stack: the shared DroidTask calendar, incremental runs,
+crash resume, search, privacy of what lands in the graph and in Qdrant."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ingest.autodroid import read_autodroid
+from ingest.pipeline import ingest_tasks, ingest_trace
+from semantic.commands import resolve_app, search
+from semantic.embedder import Embedder
+from semantic.pipeline import summarize
+from semantic.summaries import DeterministicSummarizer
+from semantic.vectors import VectorStore, open_qdrant
+
+from tests.conftest import DROIDTASK, REPO
+
+CALENDAR = "com.simplemobiletools.calendar.pro"
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+
+
+@pytest.fixture(scope="module")
+def loaded(store, settings):
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    for app in ("calendar", "contacts"):
+        imported = read_autodroid(DROIDTASK / app, app, None)
+        for trace in (imported.trace, imported.demo_trace):
+            ingest_trace(store, trace, settings.ingest_chunk_steps)
+        ingest_tasks(store, imported.tasks, imported.demo_trace)
+    return store
+
+
+@pytest.fixture(scope="module")
+def embedder(settings):
+    return Embedder(settings.home, threads=2)
+
+
+@pytest.fixture
+def vectors(settings, embedder, tmp_path):
+    client = open_qdrant(type(settings)(**{**settings.__dict__, "home": tmp_path}))
+    yield VectorStore(client, embedder.dim)
+    client.close()
+
+
+class Crash(Exception):
+    pass
+
+
+class CrashingSummarizer(DeterministicSummarizer):
+    """Fails on its second batch, like a process killed mid-run."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = 0
+
+    def summarize(self, contexts):
+        self.batches += 1
+        if self.batches == 2:
+            raise Crash()
+        return super().summarize(contexts)
+
+
+def test_summarize_is_incremental_and_resumes(loaded, vectors, embedder):
+    store = loaded
+    with pytest.raises(Crash):
+        summarize(store, vectors, embedder, CrashingSummarizer(), CALENDAR, batch_screens=8)
+    hashed = [r for r in store.read("semantic_screens", packages=[CALENDAR]) if r["summary_hash"]]
+    total = len(store.read("semantic_screens", packages=[CALENDAR]))
+    assert 0 < len(hashed) < total
+    report = summarize(store, vectors, embedder, DeterministicSummarizer(), CALENDAR)
+    assert report.screens_done == total - len(hashed) and report.screens_unchanged == len(hashed)
+    assert report.tasks == report.tasks_done == 17
+    again = summarize(store, vectors, embedder, DeterministicSummarizer(), CALENDAR)
+    assert again.screens_done == 0 and again.tasks_done == 0 and again.embedded_texts == 0
+    screens = store.read("semantic_screens", packages=[CALENDAR])
+    rows = store.elements(screen_ids=[s["id"] for s in screens])
+    assert all(r["simulated_task"] for r in rows)
+
+
+def test_search_finds_delete_all_events(loaded, vectors, embedder):
+    summarize(loaded, vectors, embedder, DeterministicSummarizer(), CALENDAR)
+    packages = resolve_app([r["package"] for r in loaded.read("semantic_packages")], "calendar")
+    assert packages == [CALENDAR]
+    hits = search(vectors, embedder, "delete all events", "element", packages, 5)
+    assert "delete all events" in hits[0]["simulated_task"].lower() and hits[0]["risky"]
+    assert hits[0]["screen_id"] and hits[0]["element_id"]
+    assert len({h["element_id"] for h in hits}) == len(hits)
+    tasks = search(vectors, embedder, "remove every event", "task", packages, 3)
+    assert "delete all the events" in tasks[0]["description"]
+    screens = search(vectors, embedder, "settings", "screen", packages, 3)
+    assert screens and all(h["package"] == CALENDAR for h in screens)
+
+
+def test_no_personal_data_in_graph_or_vectors(loaded, vectors, embedder):
+    report = summarize(loaded, vectors, embedder, DeterministicSummarizer(), "com.simplemobiletools.contacts.pro")
+    assert report.screens > 0
+    screens = loaded.read("semantic_screens", packages=None)
+    texts = [json.dumps(r) for r in loaded.elements(screen_ids=[s["id"] for s in screens]) + screens]
+    points, _ = vectors.client.scroll("elements", limit=10000, with_payload=True)
+    texts += [json.dumps(p.payload) for p in points]
+    blob = "\n".join(texts)
+    assert not EMAIL.search(blob), EMAIL.search(blob)
+    for number in ("12345678900", "222222", "111111"):
+        assert number not in blob
+
+
+def test_cli_search_json(loaded, settings, stack_env, embedder):
+    env = {**stack_env}
+    run = subprocess.run([sys.executable, "-m", "appmem.cli", "summarize", "--app", "calendar", "--json"],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "summarize screens" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "appmem.cli", "search", "delete all events", "--app", "calendar",
+                          "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    hits = json.loads(run.stdout)
+    assert "delete all events" in hits[0]["simulated_task"].lower()
+    bad = subprocess.run([sys.executable, "-m", "appmem.cli", "search", "x", "--app", "nosuchapp"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "no app in the graph matches" in bad.stderr
