@@ -79,15 +79,33 @@ def _screen(args: argparse.Namespace, package: str):
     return getattr(args, "screen", None)
 
 
+def _dump_package(state) -> str | None:
+    """The package most of a dump's views name (a dump names no foreground app of its own)."""
+    from collections import Counter
+
+    names = Counter(v.package for v in state.views if v.package)
+    return names.most_common(1)[0][0] if names else None
+
+
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
         raise InvalidInput("appmem plan", "no task given (TASK or --task)")
-    if (args.screen_xml or args.screen_html) and not args.app:
-        raise InvalidInput("appmem plan", "a dumped screen (--screen-xml/--screen-html) needs --app")
     with answerer(settings, args.k) as answers:
-        start = _screen(args, answers.packages(args.app)[0]) if args.app else args.screen
-        out = answers.answer(task, args.app, start, args.k)
+        app, choice = args.app, None
+        if (args.screen_xml or args.screen_html) and not app:
+            # No --app: choose the app from the task and the screen, then locate the screen in it.
+            from agent.apps import app_for_screen
+
+            named = _dump_package(_screen(args, "")) if args.screen_xml else None
+            choice = app_for_screen(answers.recall, answers.locate, task, lambda p: _screen(args, p), named or None)
+            if choice is None:
+                raise InvalidInput("appmem plan", "no element memory at all: run `appmem summarize` first")
+            app = choice.package
+        start = _screen(args, answers.packages(app)[0]) if app else args.screen
+        out = answers.answer(task, app, start, args.k)
+        if choice is not None:
+            out["app_choice"] = choice.as_dict()
     emit(args, out, _human)
     return 0
 

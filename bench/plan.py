@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recall as recall_bench  # noqa: E402
@@ -48,6 +50,7 @@ from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_s
 
 import agent.compose as compose  # noqa: E402
 import agent.screenwork as screenwork  # noqa: E402
+import agent.taskparse as taskparse  # noqa: E402
 from agent.locate import state_from_html  # noqa: E402
 from agent.planjson import plan_to_dict  # noqa: E402
 from agent.planner import Planner  # noqa: E402
@@ -143,6 +146,71 @@ def loao(scorer, tasks, packages, planner: Planner) -> dict:
             "rrr": sum(rrrs) / max(1, sum(h["successes"] for h in held.values() if h["rrr"] is not None))}
 
 
+RULE_OWNERS = {"taskparse": taskparse, "screenwork": screenwork, "compose": compose}
+
+
+def rule_ablation(scorer, tasks, packages, planner: Planner) -> dict:
+    """Each special rule (the RULES of agent/taskparse.py, screenwork.py, compose.py) measured with and
+    without, per app; then leave-one-app-out: each fold keeps a rule only when it adds successes on the
+    other five apps, and the held-out app is planned with the rules its fold kept."""
+    rules = [f"{name}.{rule}" for name, module in RULE_OWNERS.items() for rule in module.RULES]
+
+    def run(off: set[str]) -> dict:
+        saved = {name: dict(module.RULES) for name, module in RULE_OWNERS.items()}
+        for r in off:
+            name, rule = r.split(".")
+            RULE_OWNERS[name].RULES[rule] = False
+        try:
+            return score(scorer, tasks, run_all(planner.plan, tasks, packages)[0])["apps"]
+        finally:
+            for name, module in RULE_OWNERS.items():
+                module.RULES.update(saved[name])
+
+    def others(result: dict, app: str) -> int:
+        return sum(result[a]["successes"] for a in DROIDTASK_APPS if a != app)
+
+    with_all = run(set())
+    without = {r: run({r}) for r in rules}
+    kept = {app: {r for r in rules if others(with_all, app) > others(without[r], app)} for app in DROIDTASK_APPS}
+    held = {app: run(set(rules) - kept[app])[app] for app in DROIDTASK_APPS}
+    n = sum(h["tasks"] for h in held.values())
+    return {"with_all": with_all, "without": without, "kept": {a: sorted(k) for a, k in kept.items()},
+            "held": held, "success": sum(h["successes"] for h in held.values()) / n}
+
+
+def rule_report(r: dict) -> None:
+    print("== special rules: successes with the rule / without it, per app; folds (of 6) that keep it "
+          "(it adds successes on the other five apps)")
+    print(f"{'rule':<30}" + "".join(f"{a[:8]:>10}" for a in DROIDTASK_APPS) + f"{'all':>9}{'kept':>6}")
+    total = lambda res: sum(res[a]["successes"] for a in DROIDTASK_APPS)  # noqa: E731
+    for rule, res in r["without"].items():
+        cells = "".join(f"{r['with_all'][a]['successes']:>5}/{res[a]['successes']:<4}" for a in DROIDTASK_APPS)
+        folds = sum(rule in k for k in r["kept"].values())
+        print(f"{rule:<30}{cells}{total(r['with_all']):>4}/{total(res):<4}{folds:>6}")
+    print(f"leave-one-app-out with the rules each fold keeps: success {r['success']:.1%}; per app: " +
+          ", ".join(f"{a} {h['success']:.0%}" for a, h in r["held"].items()))
+
+
+def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embedder) -> dict:
+    """The planner (default constants and rules) with the learned ranker, leave-one-app-out: each app's
+    index re-ranked by a model trained on the OTHER apps' synthetic tasks (semantic/synthetic.py) only."""
+    from semantic.ranker import Ranker, fit
+    from semantic.training import KIND, SEED, app_examples
+
+    examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in DROIDTASK_APPS}
+    for app in DROIDTASK_APPS:
+        others = [a for a in DROIDTASK_APPS if a != app]
+        model = fit(np.vstack([examples[a][0] for a in others]), np.concatenate([examples[a][1] for a in others]),
+                    KIND, SEED)
+        planner.index([packages[app]]).ranker = Ranker(model)
+    try:
+        plans, _ = run_all(planner.plan, tasks, packages)
+        return score(scorer, tasks, plans)
+    finally:
+        for package in packages.values():
+            planner.index([package]).ranker = None
+
+
 def official(tasks, plans, out: Path) -> dict:
     """The shared scorer's own CLI over the written plans (the figure others re-measure)."""
     for (app, task_id), plan in plans.items():
@@ -177,8 +245,10 @@ def main() -> int:
             result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
                       "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
                                      "baseline_p50": statistics.median(base_times)}}
+            result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder)
             if not args.no_loao:
                 result["loao"] = loao(scorer, tasks, packages, planner)
+                result["rules"] = rule_ablation(scorer, tasks, packages, planner)
         finally:
             client.close()
             store.driver.close()
@@ -200,8 +270,10 @@ def report(result: dict) -> None:
         inp = f"{s['input_ok']:.0%}" if s.get("input_ok") is not None else "-"
         return f"{name:<12} {s['tasks']:>5} {s['success']:>8.1%} {s['target']:>7.1%} {rrr:>5} {inp:>6}  {s['failures']}"
 
-    for which in ("baseline", "planner"):
-        name = "baseline: top-1 target + cheapest route" if which == "baseline" else which
+    for which in ("baseline", "planner", "ranker"):
+        name = {"baseline": "baseline: top-1 target + cheapest route",
+                "ranker": "planner + learned ranker, leave-one-app-out (trained on the other apps' synthetic tasks)"
+                }.get(which, which)
         print(f"== {name} (default constants)")
         print(f"{'app':<12} {'tasks':>5} {'success':>8} {'target':>7} {'rrr':>5} {'input':>6}  failures")
         for app, s in result[which]["apps"].items():
@@ -217,6 +289,8 @@ def report(result: dict) -> None:
         print(f"== leave-one-app-out: success {lo['success']:.1%}, target {lo['target']:.1%}, rrr {lo['rrr']:.2f}")
         for app, s in lo["apps"].items():
             print(f"  {app:<12} success {s['success']:.1%} target {s['target']:.1%} constants {s['constants']}")
+    if "rules" in result:
+        rule_report(result["rules"])
     o = result["official"]
     print(f"shared scorer (default constants): success {o['success_rate']:.1%}, target {o['target_rate']:.1%}, "
           f"rrr {o['mean_rrr_on_success']}, llm calls {o['llm_calls']}")

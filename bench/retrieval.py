@@ -220,7 +220,10 @@ def held_out(prepared: dict, bases: dict, examples: dict, trained_on, kind: str 
             index.ranker = None
 
 
-def learning_curve(prepared: dict, bases: dict, examples: dict, subsets: int = 3) -> list[dict]:
+DRAWS = 2
+
+
+def learning_curve(prepared: dict, bases: dict, examples: dict, subsets: int = DRAWS) -> list[dict]:
     """Strict R@5 on each held-out app against the number of other apps the ranker trained on
     (up to `subsets` seeded draws of the training apps per size, task-weighted mean)."""
     rng = random.Random(SEED)
@@ -238,6 +241,27 @@ def learning_curve(prepared: dict, bases: dict, examples: dict, subsets: int = 3
 
 
 STARTED = time.perf_counter()
+
+
+def say(args, show, *what) -> None:
+    """Print a section as soon as it is measured (the whole run takes minutes); not with --json."""
+    if not args.json:
+        show(*what)
+        sys.stdout.flush()
+
+
+def ablation_table(ablation: dict) -> None:
+    print("== ablation: strict R@5 per app (meaning = one description text per element of those parts)")
+    print(f"{'ranking':<32}" + "".join(f"{a[:8]:>9}" for a in APPS) + f"{'all':>8}")
+    for name, r in ablation.items():
+        print(f"{name:<32}" + "".join(f"{r['apps'][a]['strict_5_rate']:>9.1%}" for a in APPS) +
+              f"{r['overall']['strict_5_rate']:>8.1%}")
+
+
+def curve_table(curve: list[dict]) -> None:
+    print(f"== learning curve: strict R@5 on held-out apps vs number of training apps (gbm, {DRAWS} draws each)")
+    for c in curve:
+        print(f"  {c['training_apps']} apps: strict R@5 {c['strict_5_rate']:.1%} (lenient {c['lenient_5_rate']:.1%})")
 
 
 def progress(what: str) -> None:
@@ -264,9 +288,11 @@ def main() -> int:
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
             result = {"base": evaluate(prepared, lambda p: bases[p], args.misses)}
             progress("base ranking")
+            say(args, table, result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
             if not args.quick:
                 result["ablation"] = ablation(store, embedder, prepared, bases)
                 progress("ablation")
+                say(args, ablation_table, result["ablation"])
                 started = time.perf_counter()
                 examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in APPS}
                 result["examples"] = {app: {"synthetic_tasks": e[2], "rows": int(len(e[1]))}
@@ -274,11 +300,16 @@ def main() -> int:
                 result["examples_seconds"] = round(time.perf_counter() - started, 1)
                 progress("synthetic tasks")
                 others = lambda app: [a for a in APPS if a != app]  # noqa: E731
-                result["ranker"] = {kind: held_out(prepared, bases, examples, others, kind)
-                                    for kind in ("gbm", "logistic")}
-                progress("leave-one-app-out rankers")
+                say(args, print, f"synthetic tasks per app: {result['examples']} ({result['examples_seconds']} s)")
+                result["ranker"] = {}
+                for kind in ("gbm", "logistic"):
+                    result["ranker"][kind] = held_out(prepared, bases, examples, others, kind)
+                    progress(f"leave-one-app-out {kind} ranker")
+                    say(args, table, result["ranker"][kind], f"learned ranker ({kind}), leave-one-app-out: trained "
+                        "on the other apps' synthetic tasks only")
                 result["curve"] = learning_curve(prepared, bases, examples)
                 progress("learning curve")
+                say(args, curve_table, result["curve"])
             result["embedding"] = throughput(store, embedder)
         finally:
             client.close()
@@ -286,19 +317,6 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=2, default=str))
         return 0
-    table(result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
-    if "ranker" in result:
-        for kind, r in result["ranker"].items():
-            table(r, f"learned ranker ({kind}), leave-one-app-out: trained on the other apps' synthetic tasks")
-        print("== ablation: strict R@5 per app (meaning = one description text per element of those parts)")
-        print(f"{'ranking':<32}" + "".join(f"{a[:8]:>9}" for a in APPS) + f"{'all':>8}")
-        for name, r in result["ablation"].items():
-            print(f"{name:<32}" + "".join(f"{r['apps'][a]['strict_5_rate']:>9.1%}" for a in APPS) +
-                  f"{r['overall']['strict_5_rate']:>8.1%}")
-        print("== learning curve: strict R@5 on held-out apps vs number of training apps (gbm, 3 draws each)")
-        for c in result["curve"]:
-            print(f"  {c['training_apps']} apps: strict R@5 {c['strict_5_rate']:.1%} (lenient {c['lenient_5_rate']:.1%})")
-        print(f"synthetic tasks per app: {result['examples']} ({result['examples_seconds']} s)")
     e = result["embedding"]
     print(f"embedding: {e['texts_per_second']} texts/s ({e['texts']} simulated tasks of {e['mean_words']} words, "
           f"{e['threads']} threads; noisy: 2 cores shared by 6 helpers)")

@@ -157,3 +157,20 @@ def test_bad_requests_get_clear_errors(planner):
 def test_task_values(task, values, old):
     parsed = parse_task(task)
     assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old
+
+
+def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(planner, stack_env, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    task = next(t for t in json.loads((DROIDTASK / "contacts" / "tasks.json").read_text()))
+    html = tmp_path / "screen.html"
+    html.write_text(task["profile"][0]["state"])
+    out = subprocess.run([sys.executable, "-m", "appmem.cli", "plan", "--task", "open the settings",
+                          "--screen-html", str(html), "--json"], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], env=stack_env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["package"] == CONTACTS and plan["app_choice"]["package"] == CONTACTS
+    assert plan["start"]["match"] in ("exact", "similar")
