@@ -232,7 +232,7 @@ def learning_curve(prepared: dict, bases: dict, examples: dict, subsets: int = D
         hits = lenient = tasks = 0
         for draw in range(subsets):
             picks = {app: sorted(rng.sample([a for a in prepared if a != app], n)) for app in prepared}
-            r = held_out(prepared, bases, examples, lambda app: picks[app])
+            r = held_out(prepared, bases, examples, lambda app: picks[app], KIND)
             hits += sum(a["strict_5"] for a in r["apps"].values())
             lenient += sum(a["lenient_5"] for a in r["apps"].values())
             tasks += r["overall"]["tasks"]
@@ -259,7 +259,7 @@ def ablation_table(ablation: dict) -> None:
 
 
 def curve_table(curve: list[dict]) -> None:
-    print(f"== learning curve: strict R@5 on held-out apps vs number of training apps (gbm, {DRAWS} draws each)")
+    print(f"== learning curve: strict R@5 on held-out apps vs number of training apps ({KIND}, {DRAWS} draws each)")
     for c in curve:
         print(f"  {c['training_apps']} apps: strict R@5 {c['strict_5_rate']:.1%} (lenient {c['lenient_5_rate']:.1%})")
 
@@ -273,6 +273,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path, help="reuse (or build) the memory in this folder")
     parser.add_argument("--misses", action="store_true", help="print every task whose target is not the top hit")
     parser.add_argument("--quick", action="store_true", help="the planner's ranking only (no ablation, no ranker)")
+    parser.add_argument("--no-ablation", action="store_true", help="skip the meaning-parts ablation")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     scorer = load_scorer()
@@ -290,9 +291,10 @@ def main() -> int:
             progress("base ranking")
             say(args, table, result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
             if not args.quick:
-                result["ablation"] = ablation(store, embedder, prepared, bases)
-                progress("ablation")
-                say(args, ablation_table, result["ablation"])
+                if not args.no_ablation:
+                    result["ablation"] = ablation(store, embedder, prepared, bases)
+                    progress("ablation")
+                    say(args, ablation_table, result["ablation"])
                 started = time.perf_counter()
                 examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in APPS}
                 result["examples"] = {app: {"synthetic_tasks": e[2], "rows": int(len(e[1]))}

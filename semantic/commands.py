@@ -1,5 +1,5 @@
-"""CLI: `appmem summarize` (summaries + embeddings, incremental; retrains the element ranker when the
-memory changed), `appmem ranker train` and `appmem search` (semantic retrieval).
+"""CLI: `appmem summarize` (summaries + embeddings, incremental; retrains the element ranker, when one
+was trained, after the memory changed), `appmem ranker train` and `appmem search` (semantic retrieval).
 
 `--app` takes a package or a short app name: `calendar` matches
 com.simplemobiletools.calendar.pro (the package's last name part, or the one
@@ -87,7 +87,9 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         vectors = VectorStore(client, embedder.dim)
         report = summarize(store, vectors, embedder, summarizer, packages, _progress)
         ranker = None
-        if report.screens_done and not args.no_ranker:  # the memory grew or changed: so does the ranker
+        # The memory grew or changed: so does the ranker, when one was trained (`appmem ranker train`: it is
+        # opt-in, since on the shared apps it does not yet beat the base ranking, see bench/retrieval.py).
+        if report.screens_done and not args.no_ranker and (settings.home / "ranker" / "model.pkl").exists():
             from semantic.training import train
 
             ranker = train(store, vectors, embedder, settings.home)

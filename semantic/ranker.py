@@ -23,11 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
+from graph.vocabulary import CONFIRM_WORDS
+from graph.vocabulary import head as head_of
 from semantic.ranking import PARTS, RERANK, ElementIndex, terms
 
 ROLES = ("input", "toggle", "tap", "long_tap", "scroll")
 FEATURES = ("total", "cosine", "gap", "place", "overlap", *(f"cos_{p}" for p in PARTS),
-            *(f"lex_{p}" for p in PARTS), "has_effect", "label_said", "depth", "rows",
+            *(f"lex_{p}" for p in PARTS), "has_effect", "label_said", "depth", "rows", "confirm",
             *(f"role_{r}" for r in ROLES))
 FILE, PROVENANCE = "model.pkl", "provenance.json"
 
@@ -48,6 +50,7 @@ def features(index: ElementIndex, query: np.ndarray, text: str, head: np.ndarray
     cols.append(np.asarray([float(p.get("depth") or 0) for p in payloads]))
     ends = np.append(index.starts, len(index.payloads))
     cols.append(np.log1p((ends[head + 1] - ends[head]).astype(float)))
+    cols.append(np.asarray([head_of(str(p.get("label") or "")).lower() in CONFIRM_WORDS for p in payloads], dtype=float))
     cols += [np.asarray([p.get("role") == r for p in payloads], dtype=float) for r in ROLES]
     return np.column_stack(cols).astype(np.float32)
 

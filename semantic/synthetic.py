@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from graph.vocabulary import BACK_WORDS, head, humanize, label_of, role_of
+from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of, role_of
 from semantic.contexts import ScreenContext
 from semantic.meaning import screen_part
 
@@ -25,6 +25,7 @@ OFF = ("turn off {x}", "disable {x}", "switch off {x}", "uncheck {x}")
 SET = ("set {s} to {x}", "change {s} to {x}", "use {x} for {s}", "pick {x} as {s}")
 TYPE = ("enter {v} as the {x}", "type {v} in {x}", "fill in the {x} with {v}", "write {v} into {x}")
 WHERE = ("{t} in {s}", "{t} on the {s} screen", "in {s}, {t}")
+FORM = ("add {x} {v}", "create {x} {v}", "save {x} {v}", "new {x} {v}")
 PER_ELEMENT = 3  # wordings kept per element and way of naming it
 PER_APP = 600  # tasks kept per app (a seeded sample): an app's weight in training does not grow with its size
 
@@ -49,6 +50,9 @@ def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[Synthetic
     out: list[SyntheticTask] = []
     for ctx in contexts:
         screen = screen_part(ctx)
+        # A dialog or form with a confirm button: a choice or an entry on it takes effect with that button,
+        # so a task that asks for the choice or the entry ends on it (the generic UI convention).
+        ok = next((e for e in ctx.elements if head(label_of(e)).lower() in CONFIRM_WORDS), None)
         for e in ctx.elements:
             label = head(label_of(e))
             if label.lower() in BACK_WORDS:
@@ -56,12 +60,15 @@ def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[Synthetic
             own = frozenset({e.id})
             texts: list[tuple[str, frozenset[str], str]] = []
             role = role_of(e)
+            done = frozenset({ok.id}) if ok is not None and ok.id != e.id else own
             if label and role == "toggle":
                 texts += [(t.format(x=label), own, "role") for t in ON + OFF]
-                texts += [(t.format(s=screen, x=label), own, "role") for t in SET]
+                texts += [(t.format(s=screen, x=label), done, "role") for t in SET]
             elif label and role == "input":
                 value = rng.choice(values) if values else "text"
                 texts += [(t.format(v=f"'{value}'", x=label.lower()), own, "role") for t in TYPE]
+                if ok is not None:
+                    texts += [(t.format(x=screen.lower(), v=f"'{value}'"), done, "form") for t in FORM]
             elif label:
                 texts += [(t.format(x=label), own, "label") for t in TAP]
             if label:

@@ -20,7 +20,7 @@ from semantic.synthetic import tasks_of_app
 from semantic.vectors import VectorStore
 
 SEED = 0
-KIND = "gbm"
+KIND = "logistic"  # bench/retrieval.py, leave-one-app-out strict R@5: logistic 59.7 %, gbm 55.8 %
 
 
 def app_examples(store: GraphStore, vectors: VectorStore, embedder: Embedder, package: str,

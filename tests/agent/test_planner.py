@@ -159,18 +159,19 @@ def test_task_values(task, values, old):
     assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old
 
 
-def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(planner, stack_env, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
+def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(planner):
+    """`appmem plan --screen-html F` without --app: the app is chosen, then the screen located in it."""
+    from agent.apps import app_for_screen
+    from agent.recall import Recall
 
-    task = next(t for t in json.loads((DROIDTASK / "contacts" / "tasks.json").read_text()))
-    html = tmp_path / "screen.html"
-    html.write_text(task["profile"][0]["state"])
-    out = subprocess.run([sys.executable, "-m", "appmem.cli", "plan", "--task", "open the settings",
-                          "--screen-html", str(html), "--json"], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], env=stack_env, timeout=300)
-    assert out.returncode == 0, out.stderr
-    plan = json.loads(out.stdout)
-    assert plan["package"] == CONTACTS and plan["app_choice"]["package"] == CONTACTS
-    assert plan["start"]["match"] in ("exact", "similar")
+    task = json.loads((DROIDTASK / "contacts" / "tasks.json").read_text())[0]
+    html = task["profile"][0]["state"]
+    recall = Recall(planner.store, planner.vectors, planner.embedder, planner)
+    located = lambda package, state: locate(planner.store, package, state, planner.graph([package]))  # noqa: E731
+    # a task both apps could do ("settings"): the screen decides
+    choice = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p))
+    assert choice.package == CONTACTS and choice.by == "screen"
+    plan = plan_to_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
+    assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
+    named = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p), CALENDAR)
+    assert named.package == CALENDAR, "a dump that names a package in memory is of that app"
