@@ -100,9 +100,24 @@ def score(scorer, tasks, plans) -> dict:
         for task in items:
             plan = plans[(app, task["task_id"])]
             r = scorer.score_task(task, plan)
-            r.update(app=app, route=plan.get("route", "found"))
+            r.update(app=app, route=plan.get("route", "found"),
+                     after=after_target(scorer, task, plan) if r["target"] and not r["success"] else None)
             rows.append(r)
     return summarise(rows)
+
+
+def after_target(scorer, task: dict, plan: dict) -> str:
+    """Why a plan that reaches the target still fails: the first gold step no plan step matches is an
+    input (wrong value), a confirm button (missing confirm) or another tap (missing option); every gold
+    step matched somewhere but not in order: wrong order."""
+    steps = plan.get("steps") or []
+    missing = [g for g in scorer.gold_steps(task) if not any(scorer.matches(g, p) for p in steps)]
+    if not missing:
+        return "wrong order"
+    g = missing[0]
+    if g["input"]:
+        return "wrong value"
+    return "missing confirm" if g["labels"] & CONFIRM_WORDS else "missing option"
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -114,10 +129,12 @@ def summarise(rows: list[dict]) -> dict:
                  "wrong_target": sum(not r["target"] and r["route"] != "none" for r in rs),
                  "missing_step": sum(r["target"] and not r["success"] for r in rs),
                  "wrong_input": sum(r["input_ok"] is False for r in rs)}
+        after = {k: sum(r.get("after") == k for r in rs)
+                 for k in ("missing option", "wrong value", "missing confirm", "wrong order")}
         return {"tasks": len(rs), "success": sum(r["success"] for r in rs) / n, "target": sum(r["target"] for r in rs) / n,
                 "rrr": sum(rrr) / len(rrr) if rrr else None, "input_ok": sum(inputs) / len(inputs) if inputs else None,
                 "successes": sum(r["success"] for r in rs), "targets": sum(r["target"] for r in rs),
-                "failures": kinds}
+                "failures": kinds, "after_target": after}
     return {"all": block(rows), "apps": {app: block([r for r in rows if r["app"] == app]) for app in DROIDTASK_APPS}}
 
 
@@ -289,6 +306,9 @@ def report(result: dict) -> None:
         print(f"== leave-one-app-out: success {lo['success']:.1%}, target {lo['target']:.1%}, rrr {lo['rrr']:.2f}")
         for app, s in lo["apps"].items():
             print(f"  {app:<12} success {s['success']:.1%} target {s['target']:.1%} constants {s['constants']}")
+    print("== tasks that reach the target but fail, by kind (default constants)")
+    for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
+        print(f"  {app:<12} {s['after_target']}")
     if "rules" in result:
         rule_report(result["rules"])
     o = result["official"]
