@@ -57,6 +57,7 @@ from agent.planner import Planner  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from formats.ui import ActionType  # noqa: E402
 from graph.model import Plan, PlanStep  # noqa: E402
+from graph.vocabulary import CONFIRM_WORDS  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
