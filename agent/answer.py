@@ -26,7 +26,7 @@ from appmem.errors import InvalidInput
 from formats.ui import UIState
 from graph.model import Plan
 from graph.store import GraphStore
-from semantic.commands import resolve_app
+from semantic.search import resolve_app
 from semantic.embedder import Embedder
 from semantic.vectors import VectorStore
 

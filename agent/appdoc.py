@@ -1,6 +1,6 @@
 """The app document (AutoDroid-V2): an app's screens and abstract elements, for an LLM to write scripts from.
 
-For the app's current version: each screen (name, summary, the shortest way in
+For the app's current version: each screen (name, summary, the cheapest way in
 from the app's entry as element labels) and its elements (name, description =
 the simulated task, effect = the screen it opens and what becomes available
 there, the XPath locator queue, most precise first).
@@ -17,11 +17,11 @@ tokenizer, within about 10-20 % of GPT-style BPE counts on English UI text.
 from __future__ import annotations
 
 import json
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 from appmem.errors import AppmemError
+from graph.routes import Routes, load_routes
 from graph.store import GraphStore
 
 BUDGET = 4000  # tokens: a document an LLM reads next to its task and screen
@@ -44,21 +44,17 @@ def token_counter(home: Path):
     return lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids)
 
 
-def ways_in(entry: str | None, rows: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Screen id → the element labels of the shortest way in from `entry` (BFS over element edges)."""
+def ways_in(store: GraphStore, package: str, entry: str | None, rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Screen id → the element labels of the cheapest way in from `entry` over the elements of these
+    rows (this version's), by the one route search and cost of graph/routes.py."""
     if entry is None:
         return {}
-    edges: dict[str, list[tuple[str, str]]] = {}
-    for r in rows:
-        for o in r["opens"]:
-            edges.setdefault(r["screen_id"], []).append((r["label"] or "(unlabelled)", o["screen_id"]))
-    out, queue = {entry: []}, deque([entry])
-    while queue:
-        screen = queue.popleft()
-        for label, nxt in edges.get(screen, []):
-            if nxt not in out:
-                out[nxt] = out[screen] + [label]
-                queue.append(nxt)
+    labels = {r["element_id"]: r["label"] or "(unlabelled)" for r in rows}
+    routes, _ = load_routes(store, [package])
+    inside = Routes.of(e for edges in routes.edges.values() for e in edges if e.element_id in labels)
+    out = {entry: []}
+    for screen in inside.reached(entry):
+        out[screen] = [labels[h.element_id] for h in inside.route(entry, screen) or []]
     return out
 
 
@@ -71,7 +67,7 @@ def app_doc(store: GraphStore, package: str, count, budget: int = BUDGET) -> dic
     rows = store.read("appdoc_elements", package=package, version=version)
     mine = {r["screen_id"] for r in rows}
     entries = [e["screen_id"] for e in store.read("planner_entry_screens", packages=[package]) if e["screen_id"] in mine]
-    way = ways_in(entries[0] if entries else None, rows)  # where runs of this version entered the app
+    way = ways_in(store, package, entries[0] if entries else None, rows)  # where runs of this version entered the app
     screens: dict[str, dict[str, Any]] = {}
     titles = {r["screen_id"]: r["title"] for r in rows}
     labels: dict[str, list[str]] = {}

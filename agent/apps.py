@@ -58,17 +58,15 @@ def choose_app(recall: Recall, task: str) -> AppChoice | None:
 SCREEN_APPS = 3  # the best apps for the task in which an agent's dumped screen is looked for
 
 
-def app_for_screen(recall: Recall, locate_in, task: str, parse, named: str | None = None) -> AppChoice | None:
-    """The app of a task asked from a dumped screen without `--app`: the package the dump names when
-    memory holds it, else, of the SCREEN_APPS best apps for the task, the first in which the screen is
-    located (exact or similar: `locate_in(package, state)`), else the best app for the task.
-    `parse(package)` reads the dump as a screen of that package."""
+def app_for_screen(recall: Recall, locate_in, task: str, parse) -> AppChoice | None:
+    """The app of a task asked from a screen that names no app (AutoDroid HTML) without `--app`: of the
+    SCREEN_APPS best apps for the task, the first in which the screen is located (exact or similar:
+    `locate_in(package, state)`), else the best app for the task. `parse(package)` reads the screen
+    as one of that package."""
     choice = choose_app(recall, task)
     if choice is None:
         return None
     ranked = [p for p, _ in choice.ranking]
-    if named and named in ranked:
-        return AppChoice(named, dict(choice.ranking)[named], "screen", choice.ranking)
     for package in ranked[:SCREEN_APPS]:
         if locate_in(package, parse(package))["match"] in ("exact", "similar"):
             return AppChoice(package, dict(choice.ranking)[package], "screen", choice.ranking)

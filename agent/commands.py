@@ -1,4 +1,8 @@
-"""CLI for agents: `appmem plan`, `appmem locate`, `appmem hints`, `appmem doc` (agent/answer.py answers)."""
+"""CLI for agents: `appmem plan`, `appmem locate`, `appmem hints`, `appmem doc` (agent/service.py answers).
+
+With APPMEM_SERVER (and APPMEM_KEY) set, plan, locate and hints ask that
+running server (nothing to load: fast); else they open the local stores.
+"""
 from __future__ import annotations
 
 import argparse
@@ -46,67 +50,38 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 @contextmanager
-def answerer(settings: Settings, k: int | None = None):
-    from agent.answer import Answerer
-    from graph.clients import open_graph
-    from semantic.embedder import Embedder
-    from semantic.vectors import VectorStore, open_qdrant
+def backend(settings: Settings, graph_only: bool = False):
+    """The front door: a running server when APPMEM_SERVER is set, else the local stores (the graph
+    alone with `graph_only`)."""
+    from agent.service import Service, open_backend
 
-    store = open_graph(settings)
-    client = open_qdrant(settings)
+    opened = Service.open(settings, vectors=False) if graph_only else open_backend(settings)
     try:
-        embedder = Embedder(settings.home)
-        yield Answerer(store, VectorStore(client, embedder.dim), embedder, k)
+        yield opened
     finally:
-        client.close()
-        store.driver.close()
+        opened.close()
 
 
-def _read(path: Path) -> str:
+def _read(path: Path | None) -> str | None:
+    if path is None:
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFormatError(str(path), f"cannot be read: {exc}") from None
 
 
-def _screen(args: argparse.Namespace, package: str):
-    from agent.locate import state_from_html, state_from_xml
-
-    if args.screen_xml:
-        return state_from_xml(_read(args.screen_xml), package, str(args.screen_xml))
-    if args.screen_html:
-        return state_from_html(_read(args.screen_html), package, str(args.screen_html))
-    return getattr(args, "screen", None)
-
-
-def _dump_package(state) -> str | None:
-    """The package most of a dump's views name (a dump names no foreground app of its own)."""
-    from collections import Counter
-
-    names = Counter(v.package for v in state.views if v.package)
-    return names.most_common(1)[0][0] if names else None
+def _screens(args: argparse.Namespace) -> dict[str, str | None]:
+    return {"screen_xml": _read(args.screen_xml), "screen_html": _read(args.screen_html)}
 
 
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
         raise InvalidInput("appmem plan", "no task given (TASK or --task)")
-    with answerer(settings, args.k) as answers:
-        app, choice = args.app, None
-        if (args.screen_xml or args.screen_html) and not app:
-            # No --app: choose the app from the task and the screen, then locate the screen in it.
-            from agent.apps import app_for_screen
-
-            named = _dump_package(_screen(args, "")) if args.screen_xml else None
-            choice = app_for_screen(answers.recall, answers.locate, task, lambda p: _screen(args, p), named or None)
-            if choice is None:
-                raise InvalidInput("appmem plan", "no element memory at all: run `appmem summarize` first")
-            app = choice.package
-        start = _screen(args, answers.packages(app)[0]) if app else args.screen
-        out = answers.answer(task, app, start, args.k)
-        if choice is not None:
-            out["app_choice"] = choice.as_dict()
-    emit(args, out, _human)
+    with backend(settings) as door:
+        out = door.plan(task, args.app, screen_id=args.screen, k=args.k, **_screens(args))
+    emit(args, out.model_dump(), _human)
     return 0
 
 
@@ -122,31 +97,23 @@ def _human(p: dict) -> str:
 
 
 def run_locate(settings: Settings, args: argparse.Namespace) -> int:
-    with answerer(settings) as answers:
-        package = answers.packages(args.app)[0]
-        found = answers.locate(package, _screen(args, package))
-    emit(args, found, lambda f: f"{f['match']}: {f['screen_id']} ({f['score']})")
+    with backend(settings) as door:
+        found = door.locate(args.app, **_screens(args))
+    emit(args, found.model_dump(), lambda f: f"{f['match']}: {f['screen_id']} ({f['score']})")
     return 0
 
 
 def run_hints(settings: Settings, args: argparse.Namespace) -> int:
-    with answerer(settings) as answers:
-        package = answers.packages(args.app)[0]
-        out = answers.hints(args.task, package, _screen(args, package))
-    emit(args, out, lambda h: "\n".join(f"- {x['text']}" for x in h["hints"]) or "no hints")
+    with backend(settings) as door:
+        out = door.hints(args.task, args.app, **_screens(args))
+    emit(args, out.model_dump(), lambda h: "\n".join(f"- {x['text']}" for x in h["hints"]) or "no hints")
     return 0
 
 
 def run_doc(settings: Settings, args: argparse.Namespace) -> int:
-    from agent.appdoc import BUDGET, app_doc, render, token_counter
-    from graph.clients import open_graph
-    from semantic.commands import resolve_app
+    from agent.appdoc import render
 
-    store = open_graph(settings)
-    try:
-        package = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)[0]
-        doc = app_doc(store, package, token_counter(settings.home), args.budget or BUDGET)
-    finally:
-        store.driver.close()
+    with backend(settings, graph_only=True) as door:
+        doc = door.doc(args.app, args.budget)
     print(render(doc, args.format))
     return 0

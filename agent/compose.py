@@ -18,12 +18,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from agent.appgraph import AppGraph, Edge
+from agent.appgraph import AppGraph
 from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
 from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
 from semantic.ranking import STOPWORDS
 from formats.ui import ActionType
 from graph.model import Element, PlanStep
+from graph.routes import Edge
 
 COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
 VALUE_W = 0.0

@@ -11,17 +11,16 @@ installed app from any screen) to the app's entry. Every step names its package.
 """
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 from appmem.errors import NotFound
 from formats.ui import ActionType
-from graph.model import Plan, PlanStep, reliability
+from graph.model import Plan, PlanStep
+from graph.routes import load_routes
 from graph.store import GraphStore, element_of
+from graph.vocabulary import is_launcher
 
-# A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
-LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
+WIDEN = 2  # app → launcher → app: the apps of both screens, then those their edges lead into, once more
 
 
 def packages_of(store: GraphStore, screen_ids: list[str]) -> dict[str, str]:
@@ -30,17 +29,23 @@ def packages_of(store: GraphStore, screen_ids: list[str]) -> dict[str, str]:
 
 
 def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any]] | None:
-    """The most reliable shortest stored path between two screens ([] when they are one), or None."""
+    """The cheapest stored route between two screens as hops ([] when they are one), or None; the one
+    route search and cost of graph/routes.py, over the transitions of the two screens' apps and of the
+    apps their edges lead into (a launcher, a system dialog), widened WIDEN times at most."""
     if source == target:
         return []
-    paths = [r["hops"] for r in store.read("planner_paths", source_id=source, target_id=target)]
-    return max(paths, key=path_preference) if paths else None
-
-
-def path_preference(hops: list[dict[str, Any]]) -> tuple[int, float]:
-    """Fewer stale edges first, then the product of the edges' reliabilities."""
-    return -sum(1 for h in hops if h.get("stale")), math.prod(
-        reliability(h.get("successes") or 0, h.get("failures") or 0) for h in hops)
+    packages = set(packages_of(store, [source, target]).values())
+    read: set[str] = set()
+    for _ in range(WIDEN + 1):
+        if not packages - read:
+            break
+        read |= packages
+        routes, rows = load_routes(store, sorted(read))
+        hops = routes.route(source, target)
+        if hops is not None:
+            return [h.hop() for h in hops]
+        packages |= {r["target_package"] for r in rows if r["target_package"]}
+    return None
 
 
 def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:
@@ -65,7 +70,7 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
         return hop_steps(store, source, path)
     package = packages_of(store, [target]).get(target, "")
     launches = store.read("crossapp_launches", package=package)
-    launches.sort(key=lambda r: not LAUNCHER.search(r["source_package"] or ""))
+    launches.sort(key=lambda r: not is_launcher(r["source_package"]))
     for launch in launches:
         inside = best_path(store, launch["entry"], target)
         if inside is None:

@@ -12,6 +12,7 @@ nearest candidates and their scores.
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from typing import Any
 
 from agent.appgraph import AppGraph
@@ -31,16 +32,38 @@ DATA = re.compile(r"\d|@")
 LABEL_MAX = 40
 
 
-def state_from_html(html: str, package: str, where: str = "HTML state") -> UIState:
+def state_from_html(html: str, package: str, where: str = "screen_html", activity: str | None = None) -> UIState:
+    """An AutoDroid HTML state names no activity: it gets the one the AutoDroid importer gives the app's
+    screens (or the one the agent sent), so that it matches them exactly."""
     try:
-        return state_from_elements(parse_html(html), package, activity_of(package))
-    except HtmlSyntaxError as exc:
+        return state_from_elements(parse_html(html), package, activity or activity_of(package))
+    except (HtmlSyntaxError, ValueError) as exc:
         raise InputFormatError(where, f"unparsable AutoDroid state: {exc}") from None
 
 
-def state_from_xml(xml: str, package: str, where: str = "uiautomator dump") -> UIState:
-    """A dump names no activity: the state gets none (locate tries the app's activities)."""
-    return parse_hierarchy(xml, package, "", where)
+def state_from_xml(xml: str, package: str, where: str = "screen_xml", activity: str | None = None) -> UIState:
+    """A dump names no activity: the state gets the agent's, else none (locate tries the app's activities)."""
+    return parse_hierarchy(xml, package, activity or "", where)
+
+
+def agent_screen(package: str | None, xml: str | None = None, html: str | None = None, activity: str | None = None,
+                 where: str | None = None) -> UIState:
+    """The agent's current screen, the one reader every front end uses: a uiautomator dump (in the app its
+    nodes name, which wins over `package`: a launcher, a permission page) or AutoDroid HTML (in `package`)."""
+    if xml:
+        try:
+            node = next(ET.fromstring(xml).iter("node"), None)
+        except ET.ParseError as exc:
+            raise InputFormatError(where or "screen_xml", f"malformed XML: {exc}") from None
+        package = (node.get("package") if node is not None else None) or package
+        if not package:
+            raise InputFormatError(where or "screen_xml", "no package: name the app or send a dump whose nodes name it")
+        return state_from_xml(xml, package, where or "screen_xml", activity)
+    if html:
+        if not package:
+            raise InputFormatError(where or "screen_html", "HTML screens need the app's package")
+        return state_from_html(html, package, where or "screen_html", activity)
+    raise InputFormatError(where or "request", "send screen_xml or screen_html")
 
 
 def token(e: Element) -> str:

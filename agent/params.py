@@ -21,12 +21,13 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from formats.privacy import PLACEHOLDER
 from semantic.ranking import STOPWORDS, stem
 
 QUOTE_OPEN, QUOTE_CLOSE = "\"“'‘", "\"”'’"
 TOKEN = re.compile(
     rf"(?<!\w)[{QUOTE_OPEN}](?P<quoted>[^{QUOTE_CLOSE}]{{1,200}}?)[{QUOTE_CLOSE}](?!\w)"
-    r"|(?P<placeholder><[A-Z]+>)"
+    rf"|(?P<placeholder>{PLACEHOLDER.pattern})"
     r"|(?P<value>\d+(?:[:.,/x-]\d+)*%?(?:\.[a-z0-9]{2,4})?)"
     r"|(?P<word>[^\W\d_][\w.-]*)")
 PARTS = re.compile(r"[:.,/x-]")

@@ -1,4 +1,4 @@
-"""A Plan as the JSON agents read (CONTRACTS §4), which `../shared/eval/droidtask_score.py` scores.
+"""A Plan as the JSON agents read (`contract.Plan` validates it), which `../shared/eval/droidtask_score.py` scores.
 
 For elements of AutoDroid memories (no resource id, one of its tag classes),
 `html` is the element's tag as an AutoDroid HTML state shows it (without the

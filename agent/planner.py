@@ -16,7 +16,6 @@ The app's UTG and element vectors are read once per package set and kept
 """
 from __future__ import annotations
 
-import re
 
 from agent.appgraph import AppGraph
 from agent.compose import Anchor, Candidate, compose, score
@@ -24,6 +23,7 @@ from agent.locate import locate
 from agent.screenwork import confirm, fields, role
 from agent.taskparse import ParsedTask, parse_task
 from appmem.errors import InvalidInput, NotFound
+from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
 from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
@@ -37,7 +37,6 @@ CANDIDATES = 10
 ENTRY_SCREENS = 3
 ALTERNATIVES = 5
 FORM_VALUES = 2
-PLACEHOLDER = re.compile(r"<[A-Z]+>")  # what the privacy scrubber left of user data: never a target
 
 
 class PlanningError(NotFound):

@@ -23,7 +23,6 @@ THRESHOLD was chosen leave-one-app-out on the six DroidTask apps by
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,12 +33,11 @@ from formats.ui import ActionType
 from graph.model import Element, Plan, PlanStep, reliability
 from graph.screens import xpath_literal
 from graph.store import GraphStore, element_of
-from formats.privacy import scrub_text
+from formats.privacy import PLACEHOLDER, scrub_text
 from semantic.embedder import Embedder
 from semantic.vectors import VectorStore
 
 THRESHOLD = 0.72  # bench/recall.py part 5: the leave-one-app-out choice on 4 of 6 apps (others 0.63, 0.92)
-PLACEHOLDER = re.compile(r"<[A-Z]+>")
 CANDIDATES = 8
 
 

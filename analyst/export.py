@@ -193,7 +193,7 @@ def _records(text: str) -> Iterator[list[str | None]]:
 
 def write_csv(sub: Subgraph, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    files, node_files, rel_files = [], [], []
+    node_files, rel_files = [], []
     by_label: dict[tuple[str, ...], list[dict]] = {}
     for labels, props in sub.nodes:
         by_label.setdefault(labels, []).append(props)

@@ -1,17 +1,21 @@
 """The API application: `create_app(settings)` builds the FastAPI app over clients opened once.
 
-The process owns the embedder, the graph driver, the vector store (Qdrant's
-local folder allows one owner process: run one API process per folder, or set
-QDRANT_URL for several workers or replicas), a Redis client (keys, rate limits,
-contribution status) and a Celery client (the ingest queue). Tests inject an
-already open `Memory`. Errors: a client's mistake is a 4xx with a JSON body
-naming it (422 names the field); anything else is a 500 with an error id and
-no detail, logged without request content.
+The API is transport only: every answer comes from the one front door,
+`agent.service.Service` (graph store, vector store, embedder), shared with the
+CLI and MCP. The process also holds a Redis client (keys, rate limits,
+contribution status, the plan cache and the apps' generations, shared by every
+worker process of `appmem serve --workers N`) and a Celery client (the ingest
+queue). Tests inject an already open `Service`. At start the service preloads
+every app's graph and index in the background (`APPMEM_PRELOAD=0` turns it
+off); `/healthz` answers 503 `loading` until then. Errors: a client's mistake is
+a 4xx with a JSON body naming it (422 names the field); anything else is a 500
+with an error id and no detail, logged without request content.
 """
 from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +27,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.keys import KeyStore
 from api.limits import LimitsMiddleware
-from agent.memory import Memory
 from api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
+from agent.service import Service
 from appmem.errors import AppmemError, ConfigError, Conflict, InvalidInput, NotFound, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
-from ingest.contributions import GENERATION_KEY, Contributions
+from ingest.contributions import Contributions
 
 log = logging.getLogger("appmem.api")
 
@@ -37,15 +41,26 @@ log = logging.getLogger("appmem.api")
 @dataclass
 class Services:
     settings: Settings
-    memory: Memory
+    service: Service
     redis: Any
     keys: KeyStore
     contributions: Contributions
     celery: Any
     metrics: Metrics
+    ready: threading.Event
+    preload_error: str = ""
+
+    def preload(self) -> None:
+        """Every app's graph and index, loaded before `/healthz` says ready."""
+        try:
+            self.service.preload()
+        except Exception as exc:  # the service still answers (loading on demand): health says why
+            log.error("preload failed: %s", type(exc).__name__)
+            self.preload_error = f"preload failed: {type(exc).__name__}"
+        self.ready.set()
 
 
-def open_services(settings: Settings, memory: Memory | None = None) -> Services:
+def open_services(settings: Settings, service: Service | None = None, read_only: bool = False) -> Services:
     from celery import Celery
 
     from workers.devices import open_redis
@@ -54,9 +69,9 @@ def open_services(settings: Settings, memory: Memory | None = None) -> Services:
     r = open_redis(url)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    memory = memory or Memory.open(settings)
-    memory.generation = lambda: r.get(GENERATION_KEY) or "0"  # bumped by every ingested contribution
-    return Services(settings, memory, r, KeyStore(r), Contributions(r), celery, Metrics())
+    service = service or Service.open(settings, read_only=read_only)
+    service.redis = r  # the shared plan cache, and the apps' generations that every writer bumps
+    return Services(settings, service, r, KeyStore(r), Contributions(r), celery, Metrics(), threading.Event())
 
 
 # An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides.
@@ -104,13 +119,23 @@ def install_errors(app: FastAPI) -> None:
         return _error(500, "internal", f"internal error {error_id}")
 
 
-def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
+def worker_app() -> FastAPI:
+    """The app of one `appmem serve --workers N` worker process (uvicorn's factory): settings from the
+    environment the parent set, vectors shared with the other workers (read-only)."""
+    from appmem import tracing
+
+    settings = Settings.from_env()
+    tracing.configure(settings.tracing)
+    return create_app(settings, read_only=True)
+
+
+def create_app(settings: Settings, service: Service | None = None, read_only: bool = False) -> FastAPI:
     from analyst.map import map_router
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
-    services = open_services(settings, memory)
-    mcp = build_mcp(lambda: services.memory)
+    services = open_services(settings, service, read_only)
+    mcp = build_mcp(lambda: services.service)
     # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
     # the SDK's Host-header check would refuse the API's own public host name.
     mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True,
@@ -119,10 +144,14 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):
+        if settings.preload:
+            threading.Thread(target=services.preload, name="appmem-preload", daemon=True).start()
+        else:
+            services.ready.set()
         async with mcp.session_manager.run():
             yield
-        if memory is None:  # what the app opened, it closes; an injected memory belongs to the caller
-            services.memory.close()
+        if service is None:  # what the app opened, it closes; an injected service belongs to the caller
+            services.service.close()
         services.redis.close()
 
     app = FastAPI(title="appmem", version="1", lifespan=lifespan,
@@ -133,16 +162,19 @@ def create_app(settings: Settings, memory: Memory | None = None) -> FastAPI:
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
-    app.include_router(map_router(lambda: services.memory.store))
+    app.include_router(map_router(lambda: services.service.store))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
-    @app.get("/healthz", tags=["ops"], summary="graph, Redis and vectors answer")
+    @app.get("/healthz", tags=["ops"], summary="loading (503) until every app is preloaded, then ready; "
+                                                "degraded (503) when a store does not answer")
     def healthz() -> JSONResponse:
-        checks = {"graph": _check(lambda: services.memory.store.read("semantic_packages")),
+        checks = {"graph": _check(lambda: services.service.store.read("semantic_packages")),
                   "redis": _check(services.redis.ping),
-                  "vectors": _check(services.memory.vectors.client.get_collections)}
+                  "vectors": _check(services.service.vectors.client.get_collections)}
         ok = all(v == "ok" for v in checks.values())
-        return JSONResponse({"status": "ok" if ok else "degraded", **checks}, status_code=200 if ok else 503)
+        status = "degraded" if not ok else "ready" if services.ready.is_set() else "loading"
+        body = {"status": status, **checks, **({"preload": services.preload_error} if services.preload_error else {})}
+        return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
     @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
     def metrics() -> Response:

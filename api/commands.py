@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from appmem.output import emit
+from appmem.errors import ConfigError
 from appmem.settings import Settings
 
 
@@ -12,6 +14,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs) with the MCP server at /mcp")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8750)
+    serve.add_argument("--workers", type=int, default=None,
+                       help="worker processes planning from the same memory (default: APPMEM_WORKERS, else one "
+                            "per core; more than one needs shared vectors: see README 'Serving')")
+    serve.add_argument("--no-preload", action="store_true",
+                       help="load each app on its first request instead of before /healthz says ready "
+                            "(APPMEM_PRELOAD=0)")
     serve.set_defaults(handler=run_serve)
 
     keys = sub.add_parser("keys", help="API keys (stored hashed in Redis)")
@@ -33,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
     mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
-    mcp.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    mcp.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     mcp.set_defaults(handler=run_mcp)
 
 
@@ -65,18 +73,40 @@ def run_keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_serve(settings: Settings, args: argparse.Namespace) -> int:
+    import os
+
     import uvicorn
 
+    from agent.service import shares_vectors
     from api.app import create_app
 
-    print(f"appmem API on http://{args.host}:{args.port} (docs: /docs, MCP: /mcp)", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning", access_log=False)
+    if args.no_preload:
+        os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
+        settings = replace(settings, preload=False)
+    asked = args.workers or settings.workers
+    if asked is not None and asked < 1:
+        raise ConfigError(f"--workers must be at least 1, got {asked}")
+    workers = asked or os.cpu_count() or 1
+    if workers > 1 and not shares_vectors(settings):
+        if asked:
+            raise ConfigError(f"--workers {workers} needs vectors that several processes can read: set QDRANT_URL "
+                              "(the local Qdrant folder allows one process), or serve with --workers 1")
+        print(f"appmem serve: 1 worker, not {workers}: the local Qdrant folder allows one process "
+              "(set QDRANT_URL to serve from every core)", file=sys.stderr)
+        workers = 1
+    print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
+          "(docs: /docs, MCP: /mcp)", file=sys.stderr)
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning", access_log=False)
+    else:
+        uvicorn.run("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
+                    log_level="warning", access_log=False)
     return 0
 
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
     from api.mcp_server import build_mcp
-    from runtime.client import open_backend
+    from agent.service import open_backend
 
     backend = open_backend(settings, args.server, args.key)
     try:

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.responses import JSONResponse
 
 from api.auth import require
-from api.schemas import Accepted, CorrectionRequest, TraceStatus
 from appmem.errors import InputFormatError
+from contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
 from ingest.contributions import INGEST_QUEUE, INGEST_TASK, safe_extract, scrub_run
 from graph.rows import now_iso
-from ingest.run import RunStep, RunTrace, run_trace, validate_run
+from ingest.run import run_trace, validate_run
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
 TRACE_BODY = {"requestBody": {"required": True, "content": {
@@ -38,7 +38,7 @@ def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
 
 
 @router.post("/traces", status_code=202, response_model=Accepted, openapi_extra=TRACE_BODY,
-             summary="contribute an executed run trace (CONTRACTS.md §3) or a DroidBot tar.gz")
+             summary="contribute an executed run trace (contract.RunTrace) or a DroidBot tar.gz")
 async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSONResponse:
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -63,14 +63,14 @@ async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSON
     return _queue(request, "run", run.model_dump_json().encode())
 
 
-@router.get("/traces/{trace_id}", name="trace_status", response_model=TraceStatus,
+@router.get("/traces/{trace_id}", name="trace_status", response_model=ContributionStatus,
             summary="a contribution's status: pending, done or failed with a reason")
 def trace_status(request: Request, trace_id: str = Path(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$"),
-                 _=Depends(require("contribute"))) -> TraceStatus:
+                 _=Depends(require("contribute"))) -> ContributionStatus:
     found = request.app.state.services.contributions.status(trace_id)
     if found is None:
         raise HTTPException(404, f"no contribution {trace_id!r}")
-    return TraceStatus(**{k: v for k, v in found.items() if k != "contributor"})
+    return ContributionStatus(**{k: v for k, v in found.items() if k != "contributor"})
 
 
 @router.post("/corrections", status_code=202, response_model=Accepted,

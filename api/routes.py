@@ -1,48 +1,66 @@
-"""Read routes over the memory: plan, locate, hints, apps and screens (scope `plan`)."""
+"""Read routes over the memory: plan, locate, hints, doc, search, apps and screens (scope `plan`).
+
+Transport only: each route hands its request to `agent.service.Service` and
+answers with a `contract` model (so OpenAPI shows the answer's schema).
+"""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 
 from api.auth import require
-from api.schemas import HintsRequest, LocateRequest, PlanRequest
+from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
 
 router = APIRouter(prefix="/v1", tags=["memory"])
-PACKAGE = Path(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
-SCREEN = Path(min_length=1, max_length=200)
+PACKAGE_PATTERN = r"^[A-Za-z0-9_.]+$"
 
 
-def memory(request: Request):
-    return request.app.state.services.memory
+def service(request: Request):
+    return request.app.state.services.service
 
 
-@router.post("/plan", summary="a shortcut plan for a task (CONTRACTS.md §4)")
-def plan(body: PlanRequest, request: Request, _=Depends(require("plan"))) -> dict[str, Any]:
-    out = memory(request).plan(body.task, body.app, body.screen_id, body.screen_xml, body.screen_html, body.activity)
-    request.app.state.services.metrics.plans.labels(out.get("source", "memory"), out.get("route", "found")).inc()
+@router.post("/plan", response_model=Plan, summary="a shortcut plan for a task (README: Contract)")
+def plan(body: PlanRequest, request: Request, _=Depends(require("plan"))) -> Plan:
+    out = service(request).plan(body.task, body.app, body.screen_id, body.screen_xml, body.screen_html, body.activity)
+    request.app.state.services.metrics.plans.labels(out.source, out.route).inc()
     return out
 
 
-@router.post("/locate", summary="which remembered screen a dump shows")
-def locate(body: LocateRequest, request: Request, _=Depends(require("plan"))) -> dict[str, Any]:
-    return memory(request).locate(body.app, body.screen_xml, body.screen_html, body.activity)
+@router.post("/locate", response_model=LocateAnswer, summary="which remembered screen a dump shows")
+def locate(body: LocateRequest, request: Request, _=Depends(require("plan"))) -> LocateAnswer:
+    return service(request).locate(body.app, body.screen_xml, body.screen_html, body.activity)
 
 
-@router.post("/hints", summary="hints for a step-wise agent on its current screen")
-def hints(body: HintsRequest, request: Request, _=Depends(require("plan"))) -> dict[str, Any]:
-    return {"hints": memory(request).hints(body.task, body.app, body.screen_xml, body.screen_html, body.activity)}
+@router.post("/hints", response_model=HintsAnswer, summary="hints for a step-wise agent on its current screen")
+def hints(body: HintsRequest, request: Request, _=Depends(require("plan"))) -> HintsAnswer:
+    return service(request).hints(body.task, body.app, body.screen_xml, body.screen_html, body.activity)
+
+
+@router.get("/apps/{app}/doc", summary="the app document: screens, elements, effects, locators, ways in")
+def doc(request: Request, app: str = Path(min_length=1, max_length=300, pattern=PACKAGE_PATTERN, description="package or short name"), budget: int | None = Query(None, ge=100, le=100_000),
+        _=Depends(require("plan"))) -> dict[str, Any]:
+    return service(request).doc(app, budget)
+
+
+@router.get("/search", summary="semantic search over element, screen or task memory")
+def search(request: Request, text: str = Query(min_length=1, max_length=2000),
+           kind: Literal["element", "screen", "task"] = "element",
+           app: str | None = Query(None, min_length=1, max_length=300), k: int = Query(5, ge=1, le=100),
+           _=Depends(require("plan"))) -> dict[str, Any]:
+    return {"hits": service(request).search(text, kind, app, k)}
 
 
 @router.get("/apps", summary="the apps in memory with their counts")
 def apps(request: Request, _=Depends(require("plan"))) -> dict[str, Any]:
-    return {"apps": memory(request).apps()}
+    return {"apps": service(request).apps()}
 
 
 @router.get("/apps/{package}/screens/{screen_id}", summary="one screen: elements, locators, exits")
-def screen(request: Request, package: str = PACKAGE, screen_id: str = SCREEN,
+def screen(request: Request, package: str = Path(min_length=1, max_length=300, pattern=PACKAGE_PATTERN),
+           screen_id: str = Path(min_length=1, max_length=200),
            _=Depends(require("plan"))) -> dict[str, Any]:
-    found = memory(request).screen(package, screen_id)
+    found = service(request).screen(package, screen_id)
     if found is None:
         raise HTTPException(404, f"no screen {screen_id!r} of {package!r} in memory")
     return found

@@ -9,6 +9,7 @@ import argparse
 import logging
 import sys
 
+from appmem import tracing
 from appmem.errors import AppmemError
 from appmem.settings import Settings
 
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env()
     try:
+        tracing.configure(settings.tracing)
         return int(args.handler(settings, args) or 0)
     except AppmemError as exc:
         print(f"appmem: error: {exc}", file=sys.stderr)

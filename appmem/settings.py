@@ -43,6 +43,11 @@ class Settings:
     ingest_chunk_steps: int = 200
     rate_limit: int = 50  # API requests per second per key, unless the key sets its own
     max_body_bytes: int = 2 * 1024 * 1024
+    server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
+    server_key: str | None = None  # the API key for `server`
+    workers: int = 0  # `appmem serve` worker processes (0: one per core)
+    preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
+    tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
@@ -73,6 +78,11 @@ class Settings:
             ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
             rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
             max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
+            server=env.get("APPMEM_SERVER") or None,
+            server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
+            workers=_int(env, "APPMEM_WORKERS", 0),
+            preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
+            tracing=env.get("APPMEM_TRACING") or None,
             risky_words=tuple(w.strip().lower() for w in risky.split(",") if w.strip()) if risky
             else cls.__dataclass_fields__["risky_words"].default,
         )

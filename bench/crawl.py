@@ -34,12 +34,13 @@ from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
 from graph.times import now_iso  # noqa: E402
+from graph.vocabulary import is_launcher  # noqa: E402
 from ingest.droidbot import read_recording  # noqa: E402
 from workers.celery_app import create_app  # noqa: E402
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs  # noqa: E402
 from workers.devices import DevicePool, DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, is_home  # noqa: E402
+from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
@@ -53,7 +54,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "d
 def droidbot_curve(folder: Path) -> list[int]:
     """States DroidBot had seen after each of its events (home screens aside)."""
     rec = read_recording(folder)
-    ids = {sid: shown_state_id(s) for sid, s in rec.states.items() if not is_home(s.package)}
+    ids = {sid: shown_state_id(s) for sid, s in rec.states.items() if not is_launcher(s.package)}
     seen: set[str] = set()
     curve = []
     for path in sorted((folder / "events").glob("event_*.json")):
@@ -78,7 +79,7 @@ def twin_ceiling(folder: Path) -> int:
             if target != LAUNCHER_STATE and target not in seen:
                 seen.add(target)
                 queue.append(target)
-    return len({shown_state_id(app.states[s]) for s in seen if not is_home(app.states[s].package)})
+    return len({shown_state_id(app.states[s]) for s in seen if not is_launcher(app.states[s].package)})
 
 
 @dataclass
@@ -114,7 +115,7 @@ def policy_curve(clients: WorkerClients, device: DeviceRecord, package: str, pol
     curve = []
     for step in sink.steps:
         for sid in (step.source_state, step.target_state):
-            if not is_home(sink.packages.get(sid, "")):
+            if not is_launcher(sink.packages.get(sid, "")):
                 seen.add(sid)
         curve.append(len(seen))
     return curve

@@ -45,7 +45,7 @@ from twins.device import build_fleet  # noqa: E402
 from twins.profiles import Profile  # noqa: E402
 from workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, is_home, trace_id  # noqa: E402
+from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, trace_id  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
 from formats.uixml import shown_state_id  # noqa: E402

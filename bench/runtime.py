@@ -32,7 +32,7 @@ from common import DROIDBOT, private_stack  # noqa: E402
 import adbutils  # noqa: E402
 
 from runtime.runtime import Runtime  # noqa: E402
-from agent.memory import Memory  # noqa: E402
+from agent.service import Service  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
@@ -54,7 +54,7 @@ def ended_there(result: dict, task: dict) -> bool:
     return result["status"] == "done" and bool(result["steps"]) and result["steps"][-1]["reached_screen"] == task["target"]
 
 
-def run_tasks(server: TwinServer, memory: Memory, package: str, tasks: list[dict], max_replans: int) -> dict:
+def run_tasks(server: TwinServer, memory: Service, package: str, tasks: list[dict], max_replans: int) -> dict:
     hits, ended, steps, seconds = 0, 0, 0, 0.0
     for task in tasks:
         server.reset(SERIAL)
@@ -78,7 +78,7 @@ def main() -> int:
     folders = [DROIDBOT / a for a in args.apps.split(",")] if args.apps else sorted(DROIDBOT.iterdir())
     rows: dict[str, dict] = {}
     with private_stack() as settings:
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         try:
             memory.store.ensure_schema()
             packages = []

@@ -1,15 +1,21 @@
-"""Benchmark: the plan API under concurrent load, and in-process planning on large synthetic memories.
+"""Benchmark: `appmem serve` under a mixed load, 1 worker against 2; and planning on large synthetic memories.
 
 Part 1 (HTTP): a private stack holds two twin apps' recorded memories
 (DroidBot recordings of anupam.acrylic and com.lolo.io.onelist, summarised and
-embedded with the real model). `appmem serve` runs as its own process; this
-process sends POST /v1/plan over loopback from 1, 8 and 32 concurrent clients
-(threads with one httpx client each), tasks built from the recorded graphs
-(tests/twin_tasks.py) in turn: `--requests` requests per level of tasks other
-agents already asked (answered from the memoised plans, as long as the memory
-has not changed), then half as many whose texts are all new (planned from
-scratch). It prints throughput and p50/p99 latency per level, and the tasks
-planned in process first (the baseline: what HTTP, auth and rate limiting add).
+embedded with the real model). For 1 worker, then 2, `appmem serve --workers N`
+runs as its own process tree on that memory (the plan cache in Redis emptied
+between: each starts cold, preloads, is warmed with the known tasks). This
+process sends POST /v1/plan over loopback from 8 concurrent clients (threads
+with one httpx client each), tasks built from the recorded graphs
+(tests/twin_tasks.py):
+  mixed     -- `--requests` requests, 9 in 10 of tasks other agents already asked (the shared plan
+               cache answers), 1 in 10 a new text (planned from scratch);
+  new tasks -- `--requests` // 2 requests, every text new: the planning throughput.
+The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 worker.
+Targets (issue 18, 2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
+throughput x1.7 from 1 to 2 workers. Several workers need vectors that several processes can read
+(see README "Serving"); where they cannot, the 2-worker run is skipped and says why. The load
+generator runs on the same cores as the server: on 2 shared cores that caps what 2 workers can add.
 
 Part 2 (in process): synthetic memories of 10, 100, 1000 apps (`--apps`), each
 `--screens` screens with 5 elements and `--transitions` transitions, ingested
@@ -19,7 +25,7 @@ Plans for random apps' elements' labels give p50/p99 per size: an app's first pl
 loads its graph and element index) and the next one (the app loaded, as in a long-running
 server), each planned from scratch (no memoised answer).
 
-    .venv/bin/python bench/serve.py [--requests 300] [--apps 10,100,1000] [--screens 300] [--transitions 1000]
+    .venv/bin/python bench/serve.py [--requests 600] [--workers 1,2] [--apps 10,100,1000] [--skip-synthetic]
 
 Where the time goes: Qdrant's local mode filters payloads in Python over every
 point (linear in the number of element vectors: ≈ 0.75 s a search at 3,000
@@ -37,6 +43,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,7 +58,7 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 import httpx  # noqa: E402
 
 from api.keys import KeyStore  # noqa: E402
-from agent.memory import Memory  # noqa: E402
+from agent.service import Service  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View  # noqa: E402
@@ -82,9 +89,10 @@ def line(name: str, latencies: list[float], seconds: float) -> str:
 
 
 # ---- part 1: HTTP ---------------------------------------------------------------------------
-def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
-         unique: bool = False) -> tuple[list[float], float, int]:
-    """`requests` POST /v1/plan from `clients` threads; `unique` makes every task text new (no memoised plan)."""
+def load(url: str, key: str, tasks: list[dict], clients: int, requests: int, unique: bool = False,
+         new_every: int = 0, tag: str = "") -> tuple[list[float], float, int]:
+    """`requests` POST /v1/plan from `clients` threads; `unique` makes every task text new (no cached plan),
+    `new_every` every n-th one; `tag` keeps one run's new texts apart from another's."""
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -95,7 +103,8 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
             for i in counter:
                 task = tasks[i % len(tasks)]
                 t0 = time.perf_counter()
-                text = f"{task['task']} (client pool {clients}, request {i})" if unique else task["task"]
+                new = unique or (new_every and i % new_every == 0)
+                text = f"{task['task']} (run {tag}, {clients} clients, request {i})" if new else task["task"]
                 r = http.post("/v1/plan", json={"task": text, "app": task["app"]})
                 dt = time.perf_counter() - t0
                 with lock:
@@ -111,53 +120,88 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
     return latencies, time.perf_counter() - started, errors[0]
 
 
-def http_bench(requests: int) -> None:
+def start_server(settings, port: int, workers: int) -> subprocess.Popen:
+    env = {**os.environ, "APPMEM_HOME": str(settings.home),
+           "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
+           "APPMEM_REDIS_PORT": str(settings.redis_port)}
+    return subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers",
+                             str(workers)], env=env, cwd=Path(__file__).resolve().parents[1],
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def wait_ready(url: str, server: subprocess.Popen, timeout_s: float = 300) -> float:
+    """Seconds until /healthz says ready (every app preloaded)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s and server.poll() is None:
+        try:
+            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                return time.monotonic() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"the server at {url} did not get ready (exit code {server.poll()})")
+
+
+def mixed_load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
+               run: str) -> tuple[list[float], float, int]:
+    """1 request in 10 with a new task text, the others tasks asked before."""
+    return load(url, key, tasks, clients, requests, unique=False, new_every=10, tag=run)
+
+
+def http_bench(requests: int, worker_counts: list[int]) -> None:
+    from agent.service import shares_vectors
+
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
         for app in TWIN_APPS:
             ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version="1.0"),
                          settings.ingest_chunk_steps)
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
                   list(TWIN_APPS))
         tasks = [{**t, "app": app} for app in TWIN_APPS for t in recorded_tasks(store, app, 20)]
-        base = []
-        t0 = time.perf_counter()
-        for i in range(min(requests, 60)):  # new task texts: planned from scratch, as the HTTP "new tasks"
-            s = time.perf_counter()
-            memory.plan(f"{tasks[i % len(tasks)]['task']} (request {i})", tasks[i % len(tasks)]["app"])
-            base.append(time.perf_counter() - s)
-        print(f"{len(tasks)} tasks over {len(TWIN_APPS)} apps")
-        print(line("in process, new tasks", base, time.perf_counter() - t0))
-        memory.close()  # the server process owns the vectors from here on
+        memory.close()  # the servers read the vectors from here on
         store.driver.close()
-        _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=100_000)
-        port = free_port()
-        env = {**os.environ, "APPMEM_HOME": str(settings.home),
-               "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
-               "APPMEM_REDIS_PORT": str(settings.redis_port)}
-        server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port)], env=env,
-                                  cwd=Path(__file__).resolve().parents[1], stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                try:
-                    if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.3)
-            load(url, key, tasks, 4, 40)  # warm-up: also memoises the tasks' plans
-            for clients in (1, 8, 32):
-                latencies, seconds, errors = load(url, key, tasks, clients, requests)
-                print(line(f"HTTP, {clients} clients, repeated", latencies, seconds) + f"  errors {errors}")
-            for clients in (1, 8, 32):
-                latencies, seconds, errors = load(url, key, tasks, clients, requests // 2, unique=True)
-                print(line(f"HTTP, {clients} clients, new tasks", latencies, seconds) + f"  errors {errors}")
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+        r = open_redis(Stack(settings).redis_url())
+        _, key = KeyStore(r).create("bench", "plan", rate_limit=100_000)
+        print(f"{len(tasks)} tasks over {len(TWIN_APPS)} apps; {os.cpu_count()} cores (load generator on the same "
+              "cores)")
+        results: dict[int, dict[str, tuple[float, float]]] = {}
+        for workers in worker_counts:
+            if workers > 1 and not shares_vectors(settings):
+                print(f"{workers} workers: not measured: the vectors cannot be read by several processes here "
+                      "(set QDRANT_URL)")
+                continue
+            for found in r.scan_iter("appmem:plan:*"):
+                r.delete(found)
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            server = start_server(settings, port, workers)
+            try:
+                ready = wait_ready(url, server)
+                load(url, key, tasks, 8, 4 * len(tasks))  # warm-up: every worker plans the known tasks once
+                mixed, mixed_s, errors = mixed_load(url, key, tasks, 8, requests, f"w{workers}")
+                print(line(f"{workers} worker(s), 8 clients, mixed", mixed, mixed_s)
+                      + f"  errors {errors}  (ready after {ready:.1f} s)", flush=True)
+                new, new_s, new_errors = load(url, key, tasks, 8, requests // 2, unique=True, tag=f"w{workers}")
+                print(line(f"{workers} worker(s), 8 clients, new tasks", new, new_s) + f"  errors {new_errors}",
+                      flush=True)
+                results[workers] = {"mixed": (len(mixed) / mixed_s, pct(mixed, 99)),
+                                    "new": (len(new) / new_s, pct(new, 99))}
+            finally:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(timeout=60)
+        if 1 in results:
+            rate, p99 = results[1]["mixed"]
+            print(f"target mixed >= 100 req/s, p99 <= 250 ms at 8 clients, 1 worker: {rate:.1f} req/s, "
+                  f"p99 {1000 * p99:.0f} ms: {'met' if rate >= 100 and p99 <= 0.25 else 'MISSED'}")
+        if 1 in results and 2 in results:
+            for kind in ("mixed", "new"):
+                ratio = results[2][kind][0] / results[1][kind][0]
+                print(f"{kind}: 2 workers / 1 worker = x{ratio:.2f} req/s"
+                      + (f" (target x1.7: {'met' if ratio >= 1.7 else 'MISSED'})" if kind == "new" else "")
+                      + f"; p99 {1000 * results[1][kind][1]:.0f} -> {1000 * results[2][kind][1]:.0f} ms")
 
 
 # ---- part 2: synthetic memories -------------------------------------------------------------
@@ -192,7 +236,7 @@ def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
-        memory = Memory.open(settings)
+        memory = Service.open(settings)
         vectors = dict(zip(labels, memory.embedder.embed(labels)))
         made = 0
         for size in sizes:
@@ -226,7 +270,8 @@ def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=300, help="requests per concurrency level")
+    parser.add_argument("--requests", type=int, default=600, help="requests of the mixed load (new tasks: half)")
+    parser.add_argument("--workers", default="1,2", help="worker counts to compare, the first is the baseline")
     parser.add_argument("--apps", default="10,100,1000", help="synthetic memory sizes (apps), ascending")
     parser.add_argument("--screens", type=int, default=300)
     parser.add_argument("--transitions", type=int, default=1000)
@@ -235,7 +280,7 @@ def main() -> int:
     parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args()
     if not args.skip_http:
-        http_bench(args.requests)
+        http_bench(args.requests, [int(w) for w in args.workers.split(",")])
     if not args.skip_synthetic:
         print(f"synthetic apps: {args.screens} screens, {args.screens * ELEMENTS_PER_SCREEN} elements, "
               f"{args.transitions} transitions each")

@@ -44,6 +44,8 @@ PHONE = "<PHONE>"
 NUMBER = "<NUMBER>"
 SECRET = "<SECRET>"
 ITEM = "<ITEM>"
+# Any placeholder above, as it appears in stored text.
+PLACEHOLDER = re.compile(r"<[A-Z]+>")
 
 _EMAIL_RE = re.compile(
     r"(?<![\w.%+-])[\w.%+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])", re.UNICODE)

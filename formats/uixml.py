@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from appmem.errors import InputFormatError
 from formats.ui import Bounds, UIState, View
@@ -36,11 +37,17 @@ def _flag(node: ET.Element, name: str) -> bool:
     return node.get(name) == "true"
 
 
-def _bounds(raw: str | None, where: str) -> Bounds:
+def parse_bounds(raw: str | None) -> Bounds | None:
+    """A node's `bounds="[l,t][r,b]"`; None when malformed or absent."""
     m = BOUNDS_RE.fullmatch((raw or "").strip())
-    if not m:
+    return Bounds(*(int(g) for g in m.groups())) if m else None
+
+
+def _bounds(raw: str | None, where: str) -> Bounds:
+    bounds = parse_bounds(raw)
+    if bounds is None:
         raise InputFormatError(where, f"node has malformed bounds {raw!r}")
-    return Bounds(*(int(g) for g in m.groups()))
+    return bounds
 
 
 def qualified_activity(package: str, activity: str) -> str:
@@ -103,27 +110,21 @@ def content_state_id(activity: str, views: list[View]) -> str:
     return hashlib.md5(raw.encode("utf-8")).hexdigest()
 
 
-def shown_views(state: UIState) -> list[View]:
-    """The views a uiautomator dump of this state holds: visible, under visible parents."""
-    by_index = {v.index: v for v in state.views}
-    out: list[View] = []
-
-    def walk(view: View) -> None:
-        if not view.visible:
-            return
-        out.append(view)
-        for child in view.children:
-            if child in by_index:
-                walk(by_index[child])
-
-    for root in (v for v in state.views if v.parent < 0 or v.parent not in by_index):
-        walk(root)
-    return out
+def shown_views(views: list[View]) -> list[View]:
+    """The views a uiautomator dump holds: the visible ones under visible parents, children lists cut to those."""
+    by_index = {v.index: v for v in views}
+    keep: set[int] = set()
+    todo = [v for v in views if (v.parent < 0 or v.parent not in by_index) and v.visible]
+    while todo:
+        view = todo.pop()
+        keep.add(view.index)
+        todo.extend(by_index[c] for c in view.children if c in by_index and by_index[c].visible and c not in keep)
+    return [replace(v, children=[c for c in v.children if c in keep]) for v in views if v.index in keep]
 
 
 def shown_state_id(state: UIState) -> str:
     """The id a crawl gives a recorded state when it sees it through a dump."""
-    return content_state_id(state.activity, shown_views(state))
+    return content_state_id(state.activity, shown_views(state.views))
 
 
 def version_code(dumpsys_package: str) -> int | None:

@@ -29,10 +29,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
 from formats.ui import stable_id, UIState, View
+from formats.uixml import shown_views
 
 from graph.model import Element, Screen
-from formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
 
 # Packages that are the device, not an app: their screens carry no app version.
 UNVERSIONED = ""
@@ -96,18 +97,6 @@ def element_names(state: UIState) -> dict[int, str]:
         if label and (v.clickable or v.checkable) and not v.editable:  # HTML inputs are editable, exactly
             out[v.index] = label
     return out
-
-
-def shown_views(views: list[View]) -> list[View]:
-    """The visible views under visible parents, children lists cut to those."""
-    by_index = {v.index: v for v in views}
-    keep: set[int] = set()
-    todo = [v for v in views if (v.parent < 0 or v.parent not in by_index) and v.visible]
-    while todo:
-        view = todo.pop()
-        keep.add(view.index)
-        todo.extend(by_index[c] for c in view.children if c in by_index and by_index[c].visible and c not in keep)
-    return [replace(v, children=[c for c in v.children if c in keep]) for v in views if v.index in keep]
 
 
 def in_scroller(view: View, by_index: dict[int, View]) -> bool:

@@ -27,6 +27,9 @@ import re
 from functools import cache
 from typing import Any, Protocol, Sequence
 
+from formats import privacy
+from formats.autodroid_html import SWITCH_RE
+
 
 class Labelled(Protocol):
     class_name: str
@@ -38,9 +41,9 @@ class Labelled(Protocol):
 
 # -- word lists ----------------------------------------------------------------------------------
 # The privacy scrubber's placeholders (formats/privacy.py), read as words.
-PLACEHOLDER_WORDS = {"<ITEM>": "an item", "<EMAIL>": "an e-mail address", "<PHONE>": "a phone number",
-                     "<NUMBER>": "a number", "<URL>": "a link", "<CARD>": "a card number", "<IP>": "an address",
-                     "<SECRET>": "a password"}
+PLACEHOLDER_WORDS = {privacy.ITEM: "an item", privacy.EMAIL: "an e-mail address", privacy.PHONE: "a phone number",
+                     privacy.NUMBER: "a number", privacy.URL: "a link", privacy.CARD: "a card number",
+                     privacy.IP: "an address", privacy.SECRET: "a password"}
 # Parts of resource ids that name the kind of view, not what it does.
 GENERIC_IDS = {"id", "btn", "button", "text", "txt", "view", "image", "img", "icon", "layout", "item", "title",
                "container", "content", "root", "main", "action", "menu", "android", "widget", "label", "value",
@@ -56,9 +59,10 @@ CONFIRM_WORDS = {"ok", "yes", "save", "done", "apply", "confirm", "allow", "acce
 ACTION_WORDS = {"delete", "remove", "send", "create", "add", "rename", "print", "export", "import", "move",
                 "copy", "update", "overwrite", "share", "call", "clear", "reset", "discard"}
 HINT = re.compile(r"(…|\.\.\.)$|^(insert|enter|type|search|add|write|find|label|name|title|note|message)\b", re.I)
-ON_OFF = re.compile(r"\s+(ON|OFF)$")
 INFLECTIONS = r"(?:s|es|d|ed|ing)?"
 # Characters no model, JSON encoder or database driver should get: controls, lone surrogates, noncharacters.
+# A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
+LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
 UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -111,7 +115,7 @@ def id_words(resource_id: str) -> str:
 def head(label: str) -> str:
     """The name part of a label that shows a value too: 'Reminder sound / Default (Pixie)' → 'Reminder sound',
     'Use 24-hour time format OFF' → 'Use 24-hour time format'."""
-    return ON_OFF.sub("", label.split(" / ", 1)[0]).strip()
+    return SWITCH_RE.sub("", label.split(" / ", 1)[0]).strip()
 
 
 def snake(text: str) -> str:
@@ -121,6 +125,11 @@ def snake(text: str) -> str:
 
 
 # -- elements ------------------------------------------------------------------------------------
+def is_launcher(package: str) -> bool:
+    """Whether the package is a launcher (home screen): the way into every app."""
+    return LAUNCHER.search(package or "") is not None
+
+
 def role_of(e: Labelled) -> str:
     """input | toggle | scroll | long_tap | tap."""
     cls = e.class_name.lower()

@@ -23,7 +23,7 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:
-    """(successes + 1) / (successes + failures + 2) over contributor-weighted counts (CONTRACTS §1)."""
+    """(successes + 1) / (successes + failures + 2) over contributor-weighted counts (README: "The graph model")."""
     s, f = weighted_counts(edge)
     return (s + 1) / (s + f + 2)
 

@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from appmem import generations
 from appmem.output import emit
 from appmem.settings import Settings
 
@@ -66,6 +67,7 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
             reports.append(report.as_dict())
     finally:
         store.driver.close()
+        generations.bump_from(settings, [r["package"] for r in reports])  # servers retire their cached plans
     emit(args, reports, lambda rs: "\n".join(_describe(r) for r in rs))  # what was left out: on stderr
     return 1 if problems else 0
 
@@ -86,6 +88,7 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
         tasks = ingest_tasks(store, imported.tasks, imported.demo_trace) if imported.demo_trace else 0
     finally:
         store.driver.close()
+        generations.bump_from(settings, [imported.trace.package])
     result = {"traces": traces, "tasks": tasks, "problems": [str(p) for p in imported.problems]}
     emit(args, result, lambda r: "\n".join([*(_describe(t) for t in r["traces"]), f"tasks: {r['tasks']}"]))
     return 1 if imported.problems else 0
@@ -102,6 +105,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
         report, _ = ingest_run(store, run, chunk_steps=settings.ingest_chunk_steps)
     finally:
         store.driver.close()
+        generations.bump_from(settings, [run.package])
     emit(args, report, lambda r: f"{_describe(r)}; {r['failed_steps']} failed steps; task: {r['task'] or 'none'}")
     return 0
 

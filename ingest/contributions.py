@@ -27,13 +27,15 @@ from typing import Any
 
 import redis
 
+from appmem import generations
 from appmem.errors import AppmemError, InputFormatError, TransientError
+from contract.run import RunTrace
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
 from formats.privacy import scrub_text
-from ingest.run import RunTrace, ingest_run, validate_run
+from ingest.run import ingest_run, validate_run
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,6 @@ MAX_MEMBERS = 20_000
 MAX_UNPACKED = 256 * 1024 * 1024
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
-GENERATION_KEY = "appmem:memory:generation"  # agent/memory.py reads it
 KINDS = ("run", "droidbot", "correction")
 
 
@@ -158,7 +159,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps
         board.finish(cid, reason=str(exc))
         return {"status": "failed", "reason": str(exc)}
     board.finish(cid, report=report)
-    r.incr(GENERATION_KEY)  # the memory changed: API replicas stop answering from their memoised plans
+    generations.bump(r, [report["package"]])  # the app changed: every server process stops serving its cached plans
     return {"status": "done", **report}
 
 
@@ -183,4 +184,4 @@ def _ingest(store: GraphStore, kind: str, contributor: str, body: bytes, chunk_s
                         rows=vote_rows(trace.id, f"{kind}:{contributor}", rows))
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows)
-    return {**report, "graph_trace_id": trace.id}
+    return {**report, "graph_trace_id": trace.id, "package": trace.package}

@@ -21,7 +21,6 @@ from graph.vocabulary import clean_all
 
 EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
 VIEW_RE = re.compile(r"view=(?P<view>[0-9a-f]{32})\((?P<activity>[^/]*)/(?P<cls>[^-]*)-(?P<text>[^)]*)\)")
-STATE_RE = re.compile(r"state=(?P<state>[0-9a-f]{32})")
 KEY_RE = re.compile(r"name=(?P<name>\w+)")
 DIRECTION_RE = re.compile(r"direction=(?P<dir>\w+)")
 TEXT_RE = re.compile(r"\), text=(?P<text>.*)$", re.S)

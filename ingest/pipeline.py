@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from appmem.tracing import traced
 from formats.ui import Action, ActionType, UIState
-
 from graph.model import Step, Task, Trace
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import elements_of, locators, screen_of, view_locations
@@ -63,6 +63,7 @@ def scrub_task(task: Task) -> Task:
                    steps=[replace(step, action=scrub_action(step.action)) for step in task.steps])
 
 
+@traced("appmem.ingest")
 def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None) -> IngestReport:
     started = time.perf_counter()
     clean = resolve_version(store, scrub_trace(trace))

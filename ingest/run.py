@@ -1,4 +1,4 @@
-"""Executed agent runs (the run trace JSON, CONTRACTS.md §3) → a Trace of source "agent", plus a Task when done.
+"""Executed agent runs (`contract.RunTrace`) → a Trace of source "agent", plus a Task when done.
 
     {"format": "appmem-run/1", "task", "package", "app_version", "device", "started", "ended",
      "status": "done|failed|stopped",
@@ -21,58 +21,16 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from appmem.errors import InputFormatError
+from contract.run import RunElement, RunTrace
 from formats.ui import Action, ActionType, stable_id, UIState, View
 from graph.model import Outcome, Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.vocabulary import clean_all
 from formats.uixml import parse_hierarchy
-
-FORMAT = "appmem-run/1"
-MAX_STEPS = 1000
-OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RunElement(Strict):
-    text: str = Field("", max_length=5000)
-    content_desc: str = Field("", max_length=5000)
-    resource_id: str = Field("", max_length=500)
-    class_name: str = Field("", max_length=500)
-    bounds: list[int] = Field(default_factory=lambda: [0, 0, 0, 0], min_length=4, max_length=4)
-
-
-class RunStep(Strict):
-    index: int = Field(ge=0)
-    action: Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
-    element: RunElement | None = None
-    input: str = Field("", max_length=5000)
-    before_xml: str = Field(min_length=1)
-    after_xml: str = Field(min_length=1)
-    before_activity: str = Field("", max_length=500)
-    after_activity: str = Field("", max_length=500)
-    expected_screen: str | None = Field(None, max_length=200)
-    reached_screen: str | None = Field(None, max_length=200)
-    outcome: OutcomeName = "ok"
-
-
-class RunTrace(Strict):
-    format: Literal["appmem-run/1"] = FORMAT
-    task: str = Field(min_length=1, max_length=2000)
-    package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
-    app_version: str = Field(min_length=1, max_length=200)
-    device: str = Field(min_length=1, max_length=200)
-    started: str = Field(max_length=64)
-    ended: str = Field(max_length=64)
-    status: Literal["done", "failed", "stopped"]
-    steps: list[RunStep] = Field(max_length=MAX_STEPS)
 
 
 def read_run(path: Path) -> RunTrace:

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--adb-host", default="127.0.0.1")
     p.add_argument("--adb-port", type=int, default=5037)
     p.add_argument("--server", help="API base URL (default: plan from the local stores)")
-    p.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    p.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     p.add_argument("--yes", action="store_true", help="confirm risky steps without asking")
     p.add_argument("--max-steps", type=int, default=30)
     p.add_argument("--trace-out", type=Path, help="also write the run trace JSON (appmem-run/1) here")
@@ -55,7 +55,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
 
     device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)
     driver = DeviceDriver(device, args.serial)
-    from runtime.client import open_backend
+    from agent.service import open_backend
 
     memory = open_backend(settings, args.server, args.key)
     try:
@@ -67,7 +67,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
             args.trace_out.write_text(json.dumps(run, ensure_ascii=False))
         result["trace_id"] = None
         if not args.no_contribute and run["steps"]:
-            result["trace_id"] = (memory.contribute(run)["trace_id"] if args.server
+            result["trace_id"] = (memory.contribute(run).trace_id if args.server or settings.server
                                   else contribute_locally(settings, memory, run))
     finally:
         memory.close()

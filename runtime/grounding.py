@@ -15,8 +15,8 @@ from typing import Any
 from lxml import etree
 
 from formats.ui import Bounds
+from formats.uixml import parse_bounds
 
-_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 
@@ -32,8 +32,7 @@ def class_tree(xml: str) -> etree._Element:
 
 
 def bounds_of(node: etree._Element) -> Bounds | None:
-    m = _BOUNDS.fullmatch((node.get("bounds") or "").strip())
-    return Bounds(*(int(g) for g in m.groups())) if m else None
+    return parse_bounds(node.get("bounds"))
 
 
 def _distance(b: Bounds, remembered: list[int] | None) -> int:

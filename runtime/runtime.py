@@ -10,7 +10,7 @@ recorded with its outcome and the memory is asked again from where the device
 is (at most `max_replans` times). With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
-(CONTRACTS.md §3) that is contributed back.
+(`contract.RunTrace`) that is contributed back.
 """
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ SLOT_SCROLLS = 4
 
 
 @dataclass
-class Screen:
+class LiveScreen:
+    """The device's screen as the runtime just observed it, located in memory (graph.model.Screen is the stored one)."""
+
     package: str
     activity: str
     xml: str
@@ -43,33 +45,34 @@ class Screen:
 
 @dataclass
 class Runtime:
-    """`memory` answers `plan(...)` and `locate(...)`: an `ApiClient` or the local `agent.memory.Memory`."""
+    """`memory` answers `plan(...)`, `locate(...)` and `hints(...)` with `contract` models: a
+    `contract.client.ApiClient` or the local `agent.service.Service`."""
 
     driver: DeviceDriver
     memory: Any
     confirm: Callable[[dict[str, Any]], bool]
     max_steps: int = 30
     max_replans: int = 4
-    llm_step: Callable[[str, Screen, list[dict]], dict[str, Any] | None] | None = None
+    llm_step: Callable[[str, LiveScreen, list[dict]], dict[str, Any] | None] | None = None
     progress: Callable[[dict[str, Any]], None] | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)  # run trace steps (§3)
 
-    def screen(self, package: str) -> Screen:
+    def screen(self, package: str) -> LiveScreen:
         """The device's screen, located in memory: the task's app, or another that a cross-app step
         went to (a file picker, the dialer, a settings page) when memory holds its screens."""
         fg_package, activity, xml = self.driver.dump()
         try:
-            located = self.memory.locate(fg_package, xml, None, activity)
+            located = self.memory.locate(fg_package, xml, None, activity).model_dump()
         except AppmemError as exc:
             if fg_package == package or not 400 <= getattr(exc, "status", 400) < 500:
                 raise  # the task's own app, or the server is unreachable: not "a screen memory lacks"
             located = {}
-        return Screen(fg_package, activity, xml, located)
+        return LiveScreen(fg_package, activity, xml, located)
 
     def run(self, task: str, app: str | None) -> dict[str, Any]:
         started, replans = now_iso(), 0
         fg_package, activity, xml = self.driver.dump()
-        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
+        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity).model_dump()
         package = plan["package"]
         version = self._version(package)
         here = self.screen(package)
@@ -121,12 +124,12 @@ class Runtime:
         except DeviceError:
             return "unknown"
 
-    def _replan(self, task: str, package: str, here: Screen) -> dict[str, Any]:
+    def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
         if here.package != package:
-            return self.memory.plan(task, package)
-        return self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity)
+            return self.memory.plan(task, package).model_dump()
+        return self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump()
 
-    def _target(self, step: dict[str, Any], here: Screen) -> tuple[Bounds | None, str]:
+    def _target(self, step: dict[str, Any], here: LiveScreen) -> tuple[Bounds | None, str]:
         """The element's bounds on the current screen (locator queue, then a slot's row by scrolling)."""
         element = step.get("element")
         if element is None:
@@ -145,7 +148,7 @@ class Runtime:
             here.package, here.activity, here.xml = self.driver.dump()
         return None, f"element {_label(step)!r} is not on the screen"
 
-    def _act(self, step: dict[str, Any], here: Screen, package: str, expected: str | None) -> Screen:
+    def _act(self, step: dict[str, Any], here: LiveScreen, package: str, expected: str | None) -> LiveScreen:
         kind = ActionType(step["action"])
         bounds, why = self._target(step, here)
         element = step.get("element")
@@ -168,7 +171,7 @@ class Runtime:
         return after
 
     @staticmethod
-    def _outcome(before: Screen, after: Screen, package: str, expected: str | None) -> str:
+    def _outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str | None) -> str:
         if expected is None or after.screen_id == expected:
             return "ok"
         if after.package != package and before.package == package:
@@ -177,12 +180,13 @@ class Runtime:
             return "ok"
         return "no_effect" if after.xml == before.xml else "missed"
 
-    def _without_route(self, task: str, package: str, here: Screen) -> tuple[str, str, Screen]:
+    def _without_route(self, task: str, package: str, here: LiveScreen) -> tuple[str, str, LiveScreen]:
         if self.llm_step is None:
             return "stopped", ("memory has no route for this task from this screen, and no LLM is configured "
                                "(APPMEM_LLM_BASE_URL / APPMEM_LLM_MODEL) to go on step by step"), here
         for _ in range(self.max_steps - len(self.steps)):
-            hints = self.memory.hints(task, package, here.xml, None, here.activity) if here.package == package else []
+            hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"] \
+                if here.package == package else []
             step = self.llm_step(task, here, hints)
             if step is None:
                 return "done", "the LLM judged the task done", here

@@ -1,9 +1,7 @@
 """CLI: `appmem summarize` (summaries + embeddings, incremental; retrains the element ranker, when one
 was trained, after the memory changed), `appmem ranker train` and `appmem search` (semantic retrieval).
 
-`--app` takes a package or a short app name: `calendar` matches
-com.simplemobiletools.calendar.pro (the package's last name part, or the one
-before a `.pro` / `.free` style suffix).
+`--app` takes a package or a short app name (semantic/search.py `resolve_app`).
 """
 from __future__ import annotations
 
@@ -11,27 +9,10 @@ import argparse
 import sys
 from typing import Any
 
+from appmem import generations
 from appmem.output import emit
-from appmem.errors import NotFound
 from appmem.settings import Settings
-
-SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
-
-
-def resolve_app(packages: list[str], name: str) -> list[str]:
-    """Packages `name` designates: itself if it is one, else those whose last
-    name part (before a `.pro`-style suffix) is `name`."""
-    if name in packages:
-        return [name]
-    wanted = name.strip().lower()
-    out = []
-    for package in packages:
-        parts = package.lower().split(".")
-        if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
-            out.append(package)
-    if not out:
-        raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
-    return out
+from semantic.search import resolve_app
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,6 +67,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         embedder = Embedder(settings.home)
         vectors = VectorStore(client, embedder.dim)
         report = summarize(store, vectors, embedder, summarizer, packages, _progress)
+        changed = packages or [r["package"] for r in store.read("semantic_packages")]
         ranker = None
         # The memory grew or changed: so does the ranker, when one was trained (`appmem ranker train`: it is
         # opt-in, since on the shared apps it does not yet beat the base ranking, see bench/retrieval.py).
@@ -99,6 +81,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         if llm_client is not None:
             llm_client.close()
             summarizer.cache.close()
+    generations.bump_from(settings, changed)  # servers retire the apps' cached plans
     emit(args, {**report.as_dict(), "ranker": ranker}, lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
@@ -133,36 +116,10 @@ def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if out.get("trained") else 1
 
 
-def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
-           k: int = 5) -> list[dict[str, Any]]:
-    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
-    from semantic.ranker import installed
-    from semantic.ranking import search_elements
-
-    collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
-    vector = embedder.embed([text])[0]
-    hits = search_elements(vectors, vector, text, k, packages,
-                                                     installed(getattr(embedder, "home", None))) if kind == "element" else \
-        vectors.search(collection, vector, k=k, packages=packages)
-    out = []
-    for h in hits:
-        p = h.payload
-        hit = {"score": round(h.score, 4), "package": p.get("package"), "app_version": p.get("app_version"),
-               "screen_id": p.get("screen_id"), "element_id": p.get("element_id") or None, "risky": p.get("risky")}
-        if kind == "element":
-            hit.update(label=p.get("label"), simulated_task=p.get("simulated_task"), matched=p.get("text"),
-                       screen_title=p.get("screen_title"))
-        elif kind == "screen":
-            hit.update(title=p.get("screen_title"), summary=p.get("text"))
-        else:
-            hit.update(task_id=p.get("task_id"), description=p.get("text"), element_ids=p.get("element_ids"))
-        out.append(hit)
-    return out
-
-
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
     from graph.clients import open_graph
     from semantic.embedder import Embedder
+    from semantic.search import search
     from semantic.vectors import VectorStore, open_qdrant
 
     packages = None

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from appmem.errors import SummaryError
+from appmem.tracing import traced
 from graph.model import Element
 from graph.store import GraphStore, element_of
 from graph.vocabulary import BACK_WORDS, label_of, role_of
@@ -200,6 +201,7 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, pac
         report.tasks_done += len(chunk)
 
 
+@traced("appmem.summarize")
 def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
               package: str | list[str] | None = None, progress: Progress | None = None,
               batch_screens: int = BATCH_SCREENS) -> SummarizeReport:

@@ -39,11 +39,46 @@ def pytest_configure(config) -> None:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
+    items[:] = families_together(items)
     for item in items:
         if item.get_closest_marker("stack") is None and not STACK_FIXTURES.isdisjoint(item.fixturenames):
             item.add_marker(pytest.mark.stack)
         if item.get_closest_marker("stack") is None:
             item.add_marker(pytest.mark.fast)
+
+
+def shared_data_of(item):
+    """The shared data set (tests/shared_data.py) that one of the item's fixtures holds, if any."""
+    for defs in item._fixtureinfo.name2fixturedefs.values():
+        if data := getattr(defs[-1].func, "shared_data", None):
+            return data
+    return None
+
+
+def families_together(items: list) -> list:
+    """The test modules whose fixtures hold shared data sets of one family (sets built on one root set), moved
+    to where the family's first module was and run bases first, so no other module refills the graph between
+    them; every other module keeps its place. Whole modules move, so module fixtures are set up once."""
+    modules: dict = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+    data = {}
+    for path, its in modules.items():
+        sets = [d for d in map(shared_data_of, its) if d is not None]
+        if sets:
+            data[path] = max(sets, key=lambda d: len(d.lineage))
+    order = list(modules)
+    families: dict = {}
+    for path in sorted(data, key=lambda p: (len(data[p].lineage), order.index(p))):
+        families.setdefault(data[path].lineage[0].name, []).append(path)
+    out, placed = [], set()
+    for path in order:
+        if path not in data:
+            out.extend(modules[path])
+        elif (root := data[path].lineage[0].name) not in placed:
+            placed.add(root)
+            out.extend(item for member in families[root] for item in modules[member])
+    return out
 
 
 def free_port() -> int:
@@ -99,6 +134,14 @@ def redis_client(settings):
     yield client
     client.flushdb()
     client.close()
+
+
+@pytest.fixture(scope="session")
+def shared_graph(store):
+    """The session's graph holding one shared data set at a time (tests/shared_data.py)."""
+    from tests.shared_data import SharedGraph
+
+    return SharedGraph(store)
 
 
 @pytest.fixture

@@ -36,8 +36,9 @@ from appmem.errors import StackError
 from formats.ui import stable_id
 from graph.times import now_iso
 from graph.store import GraphStore
+from graph.vocabulary import is_launcher
 from workers.devices import JobBoard
-from workers.explorer import JobSpec, is_home, trace_id
+from workers.explorer import JobSpec, trace_id
 from workers.jobs import reap_orphans
 from formats.uixml import shown_state_id
 
@@ -52,7 +53,7 @@ def recorded_states(folder: Path) -> tuple[str, set[str]]:
     from ingest.droidbot import read_recording
 
     rec = read_recording(folder)
-    return rec.package, {shown_state_id(s) for s in rec.states.values() if not is_home(s.package)}
+    return rec.package, {shown_state_id(s) for s in rec.states.values() if not is_launcher(s.package)}
 
 
 def plan_jobs(run_id: str, packages: list[str], policy: str, budget: int, max_job_actions: int,
@@ -185,7 +186,7 @@ def summarize(store: GraphStore, records: dict[str, dict], recorded: dict[str, s
     for package, recs in sorted(by_app.items()):
         traces = [trace_id(rec["spec"]["job_id"]) for rec in recs]
         seen = {row["state_id"] for row in store.read("explore_run_states", trace_ids=traces)
-                if not is_home(row["package"])}
+                if not is_launcher(row["package"])}
         started = [float(rec["started_at"]) for rec in recs if rec.get("started_at")]
         finished = [float(rec["finished_at"]) for rec in recs if rec.get("finished_at")]
         row: dict = {"states_discovered": len(seen), "actions": sum(int(rec.get("actions") or 0) for rec in recs),

@@ -31,7 +31,6 @@ took go last; a worker repeats them only when the run took everything it can rea
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from graph.model import Outcome, Step, Trace
 from graph.times import now_iso
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
+from graph.vocabulary import is_launcher
 from ingest.pipeline import scrub_trace, write_chunk
 from workers.devices import Lease, graph_write_lock, key
 from device.driver import DeviceDriver
@@ -53,7 +53,6 @@ from workers.policies import Policy, Seen, candidates, leaf_keys
 log = logging.getLogger(__name__)
 
 CLAIMS_TTL_S = 24 * 3600
-HOME_RE = re.compile(r"(?:^|\.)launcher\d*$")
 
 
 def trace_id(job_id: str) -> str:
@@ -244,20 +243,20 @@ class Explorer:
                 break
             self.alive()
             states[current.state.state_id] = current.state
-            if not is_home(current.state.package):
+            if not is_launcher(current.state.package):
                 app_states.add(current.state.state_id)
             action, bounds = self.decide(current, outside, unchanged)
             restarts += action.type == ActionType.START_APP
             self.driver.perform(action, bounds)
             target = self.observe(version)
             states[target.state.state_id] = target.state
-            if not is_home(target.state.package):
+            if not is_launcher(target.state.package):
                 app_states.add(target.state.state_id)
             log.debug("job %s step %d: %s %s %s -> %s %s", job.job_id, step_index, current.state.package, current.state.state_id[:8],
                       action.signature, target.state.package, target.state.state_id[:8])
             pending.append(self.judged(Step(step_index, current.state.state_id, action, target.state.state_id,
                                             at=target.state.observed_at), current, target, moves))
-            if not is_home(current.state.package):
+            if not is_launcher(current.state.package):
                 self.policy.record(current, action, target)
             relaunched = action.type in (ActionType.START_APP, ActionType.STOP_APP)
             outside = 0 if target.state.package == job.package or relaunched else outside + 1
@@ -297,7 +296,7 @@ class Explorer:
     def decide(self, current: Seen, outside: int, unchanged: int) -> tuple[Action, Bounds | None]:
         package, patience = self.job.package, self.job.foreign_patience
         if current.state.package != package:
-            if is_home(current.state.package) or outside >= 2 * patience:
+            if is_launcher(current.state.package) or outside >= 2 * patience:
                 return Action(ActionType.START_APP, text=package), None
             if outside >= patience:
                 return Action(ActionType.BACK), None
@@ -310,6 +309,3 @@ class Explorer:
         return choice.action, choice.bounds
 
 
-def is_home(package: str) -> bool:
-    """A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ..."""
-    return HOME_RE.search(package) is not None

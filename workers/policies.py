@@ -59,10 +59,6 @@ class Seen:
     screen: Screen
     elements: dict[int, Element]  # by view index
 
-    @property
-    def in_app(self) -> bool:
-        return self.screen.app_version != ""
-
 
 def label_text(state: UIState, index: int) -> str:
     """The lowercase texts, descriptions and id names of a view, and of its
@@ -78,12 +74,6 @@ def label_text(state: UIState, index: int) -> str:
         if not view.scrollable:
             stack += view.children
     return " ".join(p for p in parts if p).lower()
-
-
-def is_risky(state: UIState, index: int, risky_words: tuple[str, ...]) -> bool:
-    """Whether the view's texts hold one of the never-touch words, matched as
-    everywhere (graph.vocabulary.is_risky: whole words, inflected or not)."""
-    return vocabulary.is_risky(label_text(state, index), words=risky_words)
 
 
 def leaf_keys(state: UIState) -> frozenset[str]:
@@ -103,7 +93,8 @@ def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[Candidate]:
         view = by_index[index]
         if not (view.visible and view.enabled) or element.bounds.area == 0:
             continue
-        if is_risky(seen.state, index, risky_words):
+        # the never-touch words, matched as everywhere (whole words, inflected or not)
+        if vocabulary.is_risky(label_text(seen.state, index), words=risky_words):
             continue
         key, b = element.key, element.bounds
         if not view.interactive:

@@ -13,7 +13,7 @@ from agent.planner import Planner, PlanningError
 from agent.taskparse import parse_task
 from appmem.errors import InvalidInput
 from graph.model import Trace
-from ingest.autodroid import package_of, read_autodroid
+from ingest.autodroid import package_of
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
@@ -21,16 +21,15 @@ from semantic.ranking import search_elements
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
+from tests.shared_data import DROIDTASK_EXPLORED, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
 
 @pytest.fixture(scope="module")
-def planner(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    for app in ("calendar", "contacts"):
-        ingest_trace(store, read_autodroid(DROIDTASK / app, app).trace, chunk_size=100)
+@uses(DROIDTASK_EXPLORED)
+def planner(shared_graph, settings):
+    store = shared_graph.hold(DROIDTASK_EXPLORED)
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
     vectors = VectorStore(client, embedder.dim)
@@ -173,5 +172,3 @@ def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(plan
     assert choice.package == CONTACTS and choice.by == "screen"
     plan = plan_to_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
     assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
-    named = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p), CALENDAR)
-    assert named.package == CALENDAR, "a dump that names a package in memory is of that app"

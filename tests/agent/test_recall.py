@@ -23,13 +23,13 @@ from agent.planjson import plan_to_dict
 from agent.planner import Planner
 from agent.recall import Recall, record_run
 from ingest.autodroid import read_autodroid
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_tasks, ingest_trace
+from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
-from tests.conftest import DROIDBOT, DROIDTASK, REPO
+from tests.conftest import DROIDTASK, REPO
+from tests.shared_data import RECALL, uses
 
 CALENDAR, CONTACTS = "com.simplemobiletools.calendar.pro", "com.simplemobiletools.contacts.pro"
 ACRYLIC, CLOCK24, ADSILENCE = "anupam.acrylic", "com.chancehorizon.just24hoursplus", "bluepie.ad_silence"
@@ -37,18 +37,11 @@ LAUNCHER, SETTINGS = "com.android.launcher3", "com.android.settings"
 
 
 @pytest.fixture(scope="module")
-def memory(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    imports = {}
-    for app in ("applauncher", "calendar", "camera", "clock", "contacts", "notes"):
-        imported = read_autodroid(DROIDTASK / app, app)
-        ingest_trace(store, imported.trace, chunk_size=200)
-        ingest_trace(store, imported.demo_trace, chunk_size=200)
-        ingest_tasks(store, imported.tasks, imported.demo_trace)
-        imports[app] = imported
-    for package in (ACRYLIC, CLOCK24, ADSILENCE):
-        ingest_trace(store, recording_trace(read_recording(DROIDBOT / package)), chunk_size=200)
+@uses(RECALL)
+def memory(shared_graph, settings):
+    store = shared_graph.hold(RECALL)
+    imports = {app: read_autodroid(DROIDTASK / app, app)
+               for app in ("applauncher", "calendar", "camera", "clock", "contacts", "notes")}
     client = open_qdrant(settings)
     embedder = Embedder(settings.home)
     vectors = VectorStore(client, embedder.dim)

@@ -17,8 +17,8 @@ from fastapi import FastAPI
 from analyst.map import map_router
 from graph.screens import screen_of
 from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT, REPO, free_port
+from tests.shared_data import LAUNCHER_RECORDING, uses
 
 APP = "de.szalkowski.activitylauncher"
 OUTPUT = REPO / "test-output"
@@ -26,12 +26,11 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
-def served(store):
+@uses(LAUNCHER_RECORDING)
+def served(shared_graph):
     """The shared recording in the graph and the map router in a small FastAPI app under uvicorn."""
-    while store.write("delete_all")[0]["deleted"]:
-        pass
+    store = shared_graph.hold(LAUNCHER_RECORDING)
     trace = recording_trace(read_recording(DROIDBOT / APP))
-    ingest_trace(store, trace, chunk_size=200)
     app = FastAPI()
     app.include_router(map_router(lambda: store))
     port = free_port()

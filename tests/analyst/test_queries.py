@@ -11,20 +11,18 @@ from graph.screens import screen_of
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
+from tests.shared_data import ANALYST, uses
 
 APP = "de.szalkowski.activitylauncher"
 
 
 @pytest.fixture(scope="module")
-def memory(store):
+@uses(ANALYST)
+def memory(shared_graph):
     """Two apps from the shared recordings, and a second version of one of them that saw only the
     first half of the recording (so screens differ between its versions)."""
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    traces = {}
-    for name in (APP, "anupam.acrylic"):
-        traces[name] = recording_trace(read_recording(DROIDBOT / name))
-        ingest_trace(store, traces[name], chunk_size=200)
+    store = shared_graph.hold(ANALYST)
+    traces = {name: recording_trace(read_recording(DROIDBOT / name)) for name in (APP, "anupam.acrylic")}
     full = traces[APP]
     half = full.steps[: len(full.steps) // 2]
     seen = {s.source_state for s in half} | {s.target_state for s in half}

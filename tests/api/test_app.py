@@ -5,53 +5,8 @@ import json
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 
-from api.app import create_app
-from api.keys import KeyStore
-from agent.memory import Memory
-from appmem.stack import Stack
-from ingest.autodroid import read_autodroid
-from ingest.pipeline import ingest_trace
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDTASK
-from workers.devices import open_redis
-
-CALENDAR = "com.simplemobiletools.calendar.pro"
-
-
-@pytest.fixture(scope="module")
-def memory(store, settings):
-    """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    imported = read_autodroid(DROIDTASK / "calendar", "calendar")
-    ingest_trace(store, imported.trace, chunk_size=100)
-    memory = Memory.open(settings)
-    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
-              [imported.trace.package])
-    yield memory
-    memory.vectors.client.close()
-
-
-@pytest.fixture(scope="module")
-def client(settings, memory):
-    with TestClient(create_app(settings, memory), raise_server_exceptions=False) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def keys(settings):
-    return KeyStore(open_redis(Stack(settings).redis_url()))
-
-
-@pytest.fixture
-def bearer(keys):
-    def make(scopes="plan", rate=0):
-        _, secret = keys.create("test", scopes, rate)
-        return {"Authorization": f"Bearer {secret}"}
-    return make
+from tests.api.conftest import CALENDAR
 
 
 def test_a_plan_over_http_is_the_plan_json(client, bearer):
@@ -128,8 +83,10 @@ def test_locate_apps_and_screens(client, bearer, memory):
 
 
 def test_health_and_metrics(client, bearer):
-    health = client.get("/healthz")
-    assert health.status_code == 200 and health.json() == {"status": "ok", "graph": "ok", "redis": "ok",
+    deadline = time.monotonic() + 60
+    while (health := client.get("/healthz")).json()["status"] == "loading" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert health.status_code == 200 and health.json() == {"status": "ready", "graph": "ok", "redis": "ok",
                                                            "vectors": "ok"}
     client.post("/v1/plan", json={"task": "delete all events", "app": "calendar"}, headers=bearer())
     text = client.get("/metrics").text
@@ -141,7 +98,7 @@ def test_health_and_metrics(client, bearer):
 def test_openapi_docs_are_served(client):
     assert client.get("/docs").status_code == 200
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/v1/plan", "/v1/locate", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
+    assert {"/v1/plan", "/v1/locate", "/v1/hints", "/v1/search", "/v1/apps/{app}/doc", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
             "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
 
 

@@ -8,13 +8,7 @@ from hypothesis import HealthCheck, given, settings as hsettings
 
 from api.app import create_app
 from api.keys import KeyStore
-from agent.memory import Memory
 from appmem.stack import Stack
-from ingest.autodroid import read_autodroid
-from ingest.pipeline import ingest_trace
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDTASK
 from workers.devices import open_redis
 
 
@@ -25,19 +19,11 @@ def gzip_body(ctx, value) -> dict:
 
 
 @pytest.fixture(scope="module")
-def app(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    imported = read_autodroid(DROIDTASK / "calendar", "calendar")
-    ingest_trace(store, imported.trace, chunk_size=100)
-    memory = Memory.open(settings)
-    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
-              [imported.trace.package])
+def app(memory, settings):
     app = create_app(settings, memory)
     _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("fuzz", "admin", rate_limit=100_000)
     app.state.fuzz_key = key
-    yield app
-    memory.vectors.client.close()
+    return app
 
 
 def test_no_input_gets_a_server_error(app):

@@ -16,9 +16,9 @@ import uvicorn
 from runtime.commands import contribute_locally
 from runtime.runtime import Runtime
 from api.app import create_app
-from runtime.client import ApiClient
+from contract.client import ApiClient
 from api.keys import KeyStore
-from agent.memory import Memory
+from agent.service import Service
 from appmem.stack import Stack
 from formats.ui import stable_id
 from graph.votes import crowd_reliability
@@ -47,7 +47,7 @@ def memory(store, settings):
     for app in APPS:  # imported under the version the twins report, as a device's own runs are
         version = TwinApp.from_droidbot(DROIDBOT / app).version
         ingest_trace(store, recording_trace(read_recording(DROIDBOT / app), app_version=version), 200)
-    memory = Memory.open(settings)
+    memory = Service.open(settings)
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), list(APPS))
     yield memory
     memory.vectors.client.close()
@@ -106,7 +106,7 @@ def test_a_run_without_a_confirmation_stops_before_a_risky_step(twins, memory):
     device = adbutils.AdbClient("127.0.0.1", server.port).device("twin-0003")
     rt = Runtime(DeviceDriver(device, "twin-0003"), memory, lambda step: False)
     plan = memory.plan("tap About", ACRYLIC)
-    plan["steps"][-1]["risky"] = True
+    plan.steps[-1].risky = True
     rt.memory = type("Fixed", (), {"plan": lambda self, *a, **k: plan, "locate": memory.locate})()
     result = rt.run("tap About", ACRYLIC)
     assert result["status"] == "stopped" and "not confirmed" in result["reason"]
@@ -167,7 +167,7 @@ def test_appmem_run_against_the_api_reaches_the_target_and_its_trace_is_ingested
     result = json.loads(proc.stdout)
     assert result["status"] == "done" and result["steps"][-1]["reached_screen"] == task["target"]
     with ApiClient(url, key) as api:
-        status = api.wait_trace(result["trace_id"], 60)
+        status = api.wait_trace(result["trace_id"], 60).model_dump()
     assert status["status"] == "done", status
     graph_trace = status["report"]["graph_trace_id"]
     assert memory.store.read("serve_trace", trace_id=graph_trace, task_id="")[0]["source"] == "agent"
@@ -189,7 +189,7 @@ def missed_step_run(memory, twins, task_text: str, step: int) -> tuple[dict, dic
 def failed_edge(memory, run: dict) -> dict:
     """serve_edge's parameters for the edge the run's last step was expected to take."""
     step = run_trace(validate_run(run, "test")).trace.steps[-1]
-    source = memory.locate(ACRYLIC, run["steps"][-1]["before_xml"], None, run["steps"][-1]["before_activity"])
+    source = memory.locate(ACRYLIC, run["steps"][-1]["before_xml"], None, run["steps"][-1]["before_activity"]).model_dump()
     return {"source": source["screen_id"],
             "key": stable_id("transition", source["screen_id"], step.action.signature, step.expected_screen)}
 
@@ -202,23 +202,23 @@ def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, mem
     def fork_of(task: str) -> str | None:
         """The first screen of the task's plan where other elements lead to the same next screen."""
         graph = memory.answers().planner.graph([ACRYLIC])
-        for step in memory.plan(task, ACRYLIC)["steps"]:
+        for step in memory.plan(task, ACRYLIC).model_dump()["steps"]:
             if len({e.element_id for e in graph.edges.get(step["screen_id"], []) if e.target == step["to_screen"]}) > 1:
                 return step["screen_id"]
         return None
     task, fork = next((t["task"], f) for t in recorded_tasks(memory.store, ACRYLIC, 30) if (f := fork_of(t["task"])))
-    before = memory.plan(task, ACRYLIC, screen_id=fork)
+    before = memory.plan(task, ACRYLIC, screen_id=fork).model_dump()
     run, _ = missed_step_run(memory, twins, task, 0)
     at_fork = next(k for k, s in enumerate(run["steps"]) if k and run["steps"][k - 1]["reached_screen"] == fork)
     _, failing = missed_step_run(memory, twins, task, at_fork)
     assert failing["steps"][-1]["element"]["text"] == before["steps"][0]["element"]["text"]
     with ApiClient(url, key) as api:
-        accepted = api.contribute({**failing, "started": "2026-01-01T00:00:00Z"})
+        accepted = api.contribute({**failing, "started": "2026-01-01T00:00:00Z"}).model_dump()
         assert accepted["status_url"].endswith(accepted["trace_id"])
-        status = api.wait_trace(accepted["trace_id"], 60)
+        status = api.wait_trace(accepted["trace_id"], 60).model_dump()
     assert status["status"] == "done" and status["report"]["missed_edges"] == 1, status
     assert memory.store.read("serve_edge", **failed_edge(memory, failing))[0]["failures"] == 1
-    after = memory.plan(task, ACRYLIC, screen_id=fork)
+    after = memory.plan(task, ACRYLIC, screen_id=fork).model_dump()
     assert after["steps"][0]["element"]["id"] != before["steps"][0]["element"]["id"]
     assert after["steps"][-1]["element"]["id"] == before["steps"][-1]["element"]["id"]
 
@@ -230,8 +230,8 @@ def test_one_keys_flood_counts_as_one_contributor(server, twins, memory, setting
     _, run = missed_step_run(memory, twins, "tap Color palette", 2)
     edge = failed_edge(memory, run)
     with ApiClient(url, flooder) as api:
-        ids = [api.contribute({**run, "started": f"2026-02-0{i}T00:00:00Z"})["trace_id"] for i in range(1, 6)]
-        statuses = [api.wait_trace(i, 60)["status"] for i in ids]
+        ids = [api.contribute({**run, "started": f"2026-02-0{i}T00:00:00Z"}).trace_id for i in range(1, 6)]
+        statuses = [api.wait_trace(i, 60).status for i in ids]
     assert statuses == ["done"] * 5
     counts = memory.store.read("serve_edge", source=edge["source"], key=edge["key"])[0]
     # the edge's contributors: the earlier test's key (its runs took this edge fine) and the flooder
@@ -255,8 +255,8 @@ def test_a_droidbot_tarball_and_a_correction_are_ingested(server, twins, memory,
                   "after_xml": fix["after_xml"], "before_activity": fix["before_activity"],
                   "after_activity": fix["after_activity"]}
     with ApiClient(url, key) as api:
-        tarball = api.wait_trace(api.contribute_droidbot(archive)["trace_id"], 120)
-        corrected = api.wait_trace(api.correct(correction)["trace_id"], 60)
+        tarball = api.wait_trace(api.contribute_droidbot(archive).trace_id, 120).model_dump()
+        corrected = api.wait_trace(api.correct(correction).trace_id, 60).model_dump()
     assert tarball["status"] == "done" and tarball["report"]["transitions"] > 0, tarball
     assert "ch.abertschi.adfree" in [a["package"] for a in memory.apps()]
     assert corrected["status"] == "done" and corrected["report"]["task"], corrected

@@ -9,30 +9,23 @@ import sys
 
 import pytest
 
-from ingest.autodroid import read_autodroid
-from ingest.pipeline import ingest_tasks, ingest_trace
-from semantic.commands import resolve_app, search
+from semantic.search import resolve_app, search
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import VectorStore, open_qdrant
 
-from tests.conftest import DROIDTASK, REPO
+from tests.conftest import REPO
+from tests.shared_data import DROIDTASK_DEMONSTRATED, uses
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 
 
 @pytest.fixture(scope="module")
-def loaded(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    for app in ("calendar", "contacts"):
-        imported = read_autodroid(DROIDTASK / app, app, None)
-        for trace in (imported.trace, imported.demo_trace):
-            ingest_trace(store, trace, settings.ingest_chunk_steps)
-        ingest_tasks(store, imported.tasks, imported.demo_trace)
-    return store
+@uses(DROIDTASK_DEMONSTRATED)
+def loaded(shared_graph):
+    return shared_graph.hold(DROIDTASK_DEMONSTRATED)
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,11 @@ import pytest
 
 from appmem.stack import Stack
 from tests.conftest import DROIDBOT
+from graph.vocabulary import is_launcher
 from workers.celery_app import create_app
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
 from workers.devices import DevicePool, DeviceRecord, JobBoard, key
-from workers.explorer import is_home, trace_id
+from workers.explorer import trace_id
 from twins.adb_server import TwinServer
 from twins.device import build_fleet
 
@@ -76,7 +77,7 @@ def wait_until(predicate, timeout, what):
 
 def run_states(store, records) -> set[str]:
     traces = [trace_id(j) for j in records]
-    return {r["state_id"] for r in store.read("explore_run_states", trace_ids=traces) if not is_home(r["package"])}
+    return {r["state_id"] for r in store.read("explore_run_states", trace_ids=traces) if not is_launcher(r["package"])}
 
 
 def assert_clean_graph(store):

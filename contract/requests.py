@@ -1,21 +1,12 @@
-"""Request bodies of the API: strict (unknown fields are refused), bounded, each field described.
-
-Responses are the JSON documents of CONTRACTS.md (plan §4, run trace §3)
-passed through as they are; run traces are validated by `ingest.run.RunTrace`.
-"""
+"""What agents send: a task and/or their current screen. Strict (unknown fields refused) and bounded."""
 from __future__ import annotations
 
-from typing import Literal
+from pydantic import Field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ingest.run import RunElement
+from contract.base import Strict
+from contract.run import RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class ScreenInput(Strict):
@@ -35,7 +26,7 @@ class LocateRequest(ScreenInput):
 
 
 class HintsRequest(ScreenInput):
-    task: str = Field(min_length=1, max_length=2000)
+    task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
 
 
 class CorrectionRequest(Strict):
@@ -44,23 +35,10 @@ class CorrectionRequest(Strict):
     task: str = Field(min_length=1, max_length=2000)
     package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
     app_version: str = Field(min_length=1, max_length=200)
-    action: Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
+    action: RunAction
     element: RunElement | None = None
     input: str = Field("", max_length=5000)
     before_xml: str = Field(min_length=1, max_length=SCREEN_MAX)
     after_xml: str = Field(min_length=1, max_length=SCREEN_MAX)
     before_activity: str = Field("", max_length=500)
     after_activity: str = Field("", max_length=500)
-
-
-class Accepted(BaseModel):
-    trace_id: str
-    status_url: str
-
-
-class TraceStatus(BaseModel):
-    trace_id: str
-    status: Literal["pending", "done", "failed"]
-    kind: str
-    reason: str = ""
-    report: dict | None = None

@@ -1,0 +1,257 @@
+"""The one front door: plan, locate, hints, doc and search, for the CLI, the API and the MCP server alike.
+
+`Service` holds the memory's clients (graph store, vector store, embedder,
+opened once and injected) and one `agent.answer.Answerer`, kept loaded: its
+per-app graphs and element indexes are what make a new plan fast. Every answer
+is a `contract` model. The agent's screen is read once, here
+(`agent.locate.agent_screen`). Plans are cached per request and per
+generation of the apps the request touches (`appmem.generations`): in process,
+and in Redis when one is given, so that every server worker shares them and a
+change to an app (an ingest, a contribution, a purge) retires its plans at once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from agent.answer import Answerer
+from agent.locate import agent_screen
+from agent.planner import PlanningError
+from appmem import generations
+from appmem.errors import ConfigError, InvalidInput, NotFound
+from appmem.settings import Settings
+from appmem.tracing import span
+from contract import HintsAnswer, LocateAnswer, Plan
+from graph.model import UIState
+from graph.store import GraphStore
+from semantic.search import resolve_app, search
+
+APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
+PLAN_CACHE = 4096  # plans kept in process
+PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
+PLAN_PREFIX = "appmem:plan:"
+
+
+class Service:
+    def __init__(self, store: GraphStore, vectors: Any, embedder: Any, settings: Settings, redis: Any = None):
+        self.store, self.vectors, self.embedder, self.settings = store, vectors, embedder, settings
+        self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
+        self._lock = threading.Lock()
+        self._plans: OrderedDict[str, str] = OrderedDict()
+        self._apps: tuple[float, list[str]] | None = None
+        self._answerer: Answerer | None = None
+        self._answered: str | None = None
+
+    @classmethod
+    def open(cls, settings: Settings, redis: Any = None, vectors: bool = True, read_only: bool = False) -> "Service":
+        """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
+        it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
+        other processes (`reader_vectors`)."""
+        from graph.clients import open_graph
+        from semantic.embedder import Embedder
+        from semantic.vectors import VectorStore, open_qdrant
+
+        store = open_graph(settings)
+        if not vectors:
+            return cls(store, None, None, settings, redis)
+        embedder = Embedder(settings.home)
+        found = reader_vectors(settings, embedder.dim) if read_only else VectorStore(open_qdrant(settings), embedder.dim)
+        return cls(store, found, embedder, settings, redis)
+
+    def close(self) -> None:
+        if self.vectors is not None:
+            self.vectors.client.close()
+        self.store.driver.close()
+
+    # -- what memory holds ---------------------------------------------------------------------
+    def known(self) -> list[str]:
+        """The apps in memory (re-read every APPS_CACHE_S)."""
+        with self._lock:
+            if self._apps and time.monotonic() - self._apps[0] < APPS_CACHE_S:
+                return self._apps[1]
+        apps = [r["package"] for r in self.store.read("semantic_packages")]
+        with self._lock:
+            self._apps = (time.monotonic(), apps)
+        return apps
+
+    def packages(self, app: str) -> list[str]:
+        """The packages `app` (a package or a short name) designates."""
+        known = self.known()
+        if not known:
+            raise PlanningError("the memory holds no app yet: import or crawl one, then `appmem summarize`")
+        return resolve_app(known, app)
+
+    def generation(self, packages: list[str] = ()) -> str:
+        return generations.current(self.redis, packages) if self.redis is not None else "0"
+
+    def answers(self) -> Answerer:
+        """The Answerer of the memory's current generation (a new one after any app changed)."""
+        generation = self.generation()
+        with self._lock:
+            if self._answerer is None or generation != self._answered:
+                self._answerer = Answerer(self.store, self.vectors, self.embedder)
+                self._answered = generation
+                self._apps = None
+            return self._answerer
+
+    def forget(self) -> None:
+        """Drop what was read of the memory (after it changed in this process, with no Redis to say so)."""
+        with self._lock:
+            self._plans.clear()
+            self._apps = None
+            self._answerer = None
+
+    def preload(self, packages: list[str] | None = None) -> list[str]:
+        """Load each app's graph and element index now, so that its first plan is a warm one."""
+        answers = self.answers()
+        done = []
+        for package in packages or self.known():
+            answers.planner.graph([package])
+            answers.planner.index([package])
+            done.append(package)
+        return done
+
+    # -- the answers -----------------------------------------------------------------------------
+    def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
+             screen_html: str | None = None, activity: str | None = None, k: int | None = None) -> Plan:
+        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named."""
+        with span("appmem.plan", task=task, app=app or ""):
+            if not task.strip():
+                raise InvalidInput("task", "the task is empty")
+            if screen_html and not (app or screen_xml):  # an HTML screen names no app: choose it first
+                app = self._app_for_html(task, screen_html, activity)
+            packages = self.packages(app) if app else []
+            screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
+                if screen_xml or screen_html else None
+            touched = packages + ([screen.package] if screen is not None else [])
+            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k,
+                                             self.generation(touched)]).encode()).hexdigest()
+            cached = self._cached(key)
+            if cached is not None:
+                return Plan.model_validate_json(cached)
+            start: str | UIState | None = screen_id
+            if screen is not None:
+                start = screen if not packages or screen.package in packages else self._elsewhere(screen)
+                app = app or screen.package
+            plan = Plan.model_validate(self.answers().answer(task, app, start, k))
+            self._keep(key, plan.model_dump_json())
+            return plan
+
+    def _app_for_html(self, task: str, html: str, activity: str | None) -> str:
+        """The app of a task asked from an HTML screen: of the task's best apps, the first in which the
+        screen is located (agent/apps.py `app_for_screen`), else the best app for the task."""
+        from agent.apps import app_for_screen
+
+        answers = self.answers()
+        choice = app_for_screen(answers.recall, answers.locate, task,
+                                lambda package: agent_screen(package, None, html, activity))
+        if choice is None:
+            raise NotFound("no element memory at all: run `appmem summarize` first")
+        return choice.package
+
+    def _elsewhere(self, state: UIState) -> str | None:
+        """A screen of another app than the task's (a launcher, a permission page), as memory knows it: its
+        id when located (the plan then starts with the observed way into the app), else None (the app's entry)."""
+        try:
+            located = self.answers().locate(state.package, state)
+        except NotFound:  # memory holds no screen of that app
+            return None
+        return located["screen_id"] if located["match"] != "unknown" else None
+
+    def locate(self, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
+               activity: str | None = None) -> LocateAnswer:
+        """Which remembered screen the agent's screen is: exact, similar or unknown."""
+        with span("appmem.locate", app=app or ""):
+            try:
+                package = self.packages(app)[0] if app else None
+            except NotFound:
+                if not app or "." not in app:
+                    raise
+                # Not an app anybody explored, but maybe one an app's step led into (a file picker, the
+                # dialer, a permission page): its screens are in memory under its full package name.
+                package = app
+            state = agent_screen(package, screen_xml, screen_html, activity)
+            return LocateAnswer(package=state.package, **self.answers().locate(state.package, state))
+
+    def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
+              activity: str | None = None) -> HintsAnswer:
+        """Which elements of the agent's screen lead towards the task, where to and in how many steps."""
+        package = self.packages(app)[0] if app else None
+        state = agent_screen(package, screen_xml, screen_html, activity)
+        return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
+
+    def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:
+        """The app document: screens, elements, effects, locators, ways in (agent/appdoc.py)."""
+        from agent.appdoc import BUDGET, app_doc, token_counter
+
+        return app_doc(self.store, self.packages(app)[0], token_counter(self.settings.home), budget or BUDGET)
+
+    def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]:
+        """Scored hits from the element, screen or task memory."""
+        return search(self.vectors, self.embedder, text, kind, self.packages(app) if app else None, k)
+
+    def apps(self) -> list[dict[str, Any]]:
+        return self.store.stats()
+
+    def screen(self, package: str, screen_id: str) -> dict[str, Any] | None:
+        rows = self.store.read("serve_screen", package=package, screen_id=screen_id)
+        if not rows:
+            return None
+        return {**rows[0], "exits": self.store.read("serve_screen_exits", screen_id=screen_id)}
+
+    # -- the plan cache ----------------------------------------------------------------------------
+    def _cached(self, key: str) -> str | None:
+        with self._lock:
+            if key in self._plans:
+                self._plans.move_to_end(key)
+                return self._plans[key]
+        found = self.redis.get(PLAN_PREFIX + key) if self.redis is not None else None
+        if found is not None:
+            self._remember(key, found)
+        return found
+
+    def _keep(self, key: str, plan_json: str) -> None:
+        self._remember(key, plan_json)
+        if self.redis is not None:
+            self.redis.set(PLAN_PREFIX + key, plan_json, ex=PLAN_TTL_S)
+
+    def _remember(self, key: str, plan_json: str) -> None:
+        with self._lock:
+            self._plans[key] = plan_json
+            while len(self._plans) > PLAN_CACHE:
+                self._plans.popitem(last=False)
+
+
+def reader_vectors(settings: Settings, dim: int):
+    """Vectors that many processes read at once: a Qdrant server (QDRANT_URL). Qdrant's local folder has one
+    owner process, so without a server only one serve worker may run (`appmem serve` says so)."""
+    from semantic.vectors import VectorStore, open_qdrant
+
+    if not settings.qdrant_url:
+        raise ConfigError("several serve workers need vectors they can share: set QDRANT_URL "
+                          "(the local Qdrant folder allows one process), or serve with --workers 1")
+    return VectorStore(open_qdrant(settings), dim)
+
+
+def shares_vectors(settings: Settings) -> bool:
+    """Whether several processes can read the vectors at once."""
+    return bool(settings.qdrant_url)
+
+
+def open_backend(settings: Settings, server: str | None = None, key: str | None = None):
+    """What the CLI, the MCP server and the runtime answer from: a running API server (a
+    `contract.client.ApiClient`, when `server` or APPMEM_SERVER is set), else the local stores (a `Service`).
+    Both answer plan, locate, hints, doc and search with the same `contract` models."""
+    server = server or settings.server
+    if server:
+        from contract.client import ApiClient
+
+        key = key or settings.server_key
+        if not key:
+            raise ConfigError(f"the server {server} needs an API key: --key or APPMEM_KEY")
+        return ApiClient(server, key)
+    return Service.open(settings)

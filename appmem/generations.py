@@ -1,0 +1,46 @@
+"""Which version of each app's memory is current: a counter per app in Redis, bumped by every writer.
+
+Writers (an ingest, a summarize, an ingested contribution, a purge) call
+`bump(redis, packages)`; each bump also moves the memory-wide counter (`"*"`),
+which answers for requests naming no app. Readers put the counters of the apps
+a request touches into their cache keys: a plan cached before a change is
+never served after it, in every server process sharing the Redis.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Iterable
+
+import redis
+
+PREFIX = "appmem:generation:"
+ALL = "*"
+
+log = logging.getLogger(__name__)
+
+
+def bump(r: redis.Redis, packages: Iterable[str]) -> None:
+    pipe = r.pipeline()
+    for package in {*packages, ALL}:
+        pipe.incr(PREFIX + package)
+    pipe.execute()
+
+
+def current(r: redis.Redis, packages: Iterable[str] = ()) -> str:
+    """The counters of `packages` (the memory-wide one when none is named), as one string for a cache key."""
+    names = sorted(set(packages)) or [ALL]
+    return ",".join(f"{n}={v or 0}" for n, v in zip(names, r.mget([PREFIX + n for n in names])))
+
+
+def bump_from(settings, packages: Iterable[str]) -> None:
+    """`bump` from a command that holds no Redis client (`appmem ingest`, `appmem summarize`). With no Redis
+    reachable no server shares a plan cache either, so there is nothing to invalidate: say so and go on."""
+    from appmem.stack import Stack
+
+    client = redis.Redis.from_url(Stack(settings).redis_url(), decode_responses=True, socket_connect_timeout=2)
+    try:
+        bump(client, packages)
+    except redis.ConnectionError:
+        log.info("no Redis at %s: no plan cache to invalidate", Stack(settings).redis_url())
+    finally:
+        client.close()

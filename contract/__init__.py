@@ -1,0 +1,19 @@
+"""The typed contract between agents (and the device-side runtime) and the memory: pydantic models only.
+
+Everything that crosses the API, the MCP server, the Python client or the CLI's
+`--json` output is one of these models: a `Plan` of `PlanStep`s, a
+`LocateAnswer`, `Hint`s, a `RunTrace` of `RunStep`s reported back, and a
+`ContributionStatus`. This package imports nothing of appmem's but pydantic,
+so every layer may use it. README.md's "Contract" section lists these fields
+(tests/test_contract.py checks it).
+"""
+from contract.contributions import Accepted, ContributionStatus
+from contract.hints import Hint, HintsAnswer, HintTarget
+from contract.locate import Candidate, LocateAnswer
+from contract.plan import Alternative, AppChoice, Plan, PlanElement, PlanStart, PlanStep
+from contract.requests import CorrectionRequest, HintsRequest, LocateRequest, PlanRequest, ScreenInput
+from contract.run import FORMAT, MAX_STEPS, RunElement, RunStep, RunTrace
+
+__all__ = ["Accepted", "Alternative", "AppChoice", "Candidate", "ContributionStatus", "CorrectionRequest", "FORMAT",
+           "Hint", "HintTarget", "HintsAnswer", "HintsRequest", "LocateAnswer", "LocateRequest", "MAX_STEPS", "Plan",
+           "PlanElement", "PlanRequest", "PlanStart", "PlanStep", "RunElement", "RunStep", "RunTrace", "ScreenInput"]

@@ -1,0 +1,53 @@
+"""A run trace: what an agent (the device-side runtime) did, reported back so memory learns from it.
+
+The runtime builds it, `/v1/traces` and `appmem import-run` validate it
+(`ingest.run.validate_run`), the ingest worker stores it. A step whose outcome
+is not "ok" becomes a failure on its edge; a "done" run is also a demonstration.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from contract.base import Strict
+
+FORMAT = "appmem-run/1"
+MAX_STEPS = 1000
+OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
+RunAction = Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
+
+
+class RunElement(Strict):
+    text: str = Field("", max_length=5000, description="the element's text")
+    content_desc: str = Field("", max_length=5000, description="its content description")
+    resource_id: str = Field("", max_length=500, description="its resource id")
+    class_name: str = Field("", max_length=500, description="its widget class")
+    bounds: list[int] = Field(default_factory=lambda: [0, 0, 0, 0], min_length=4, max_length=4,
+                              description="[left, top, right, bottom] in the `before` dump")
+
+
+class RunStep(Strict):
+    index: int = Field(ge=0, description="the step's position in the run")
+    action: RunAction = Field(description="what the agent did")
+    element: RunElement | None = Field(None, description="the element acted on, as in the `before` dump")
+    input: str = Field("", max_length=5000, description="text typed")
+    before_xml: str = Field(min_length=1, description="uiautomator dump before the step")
+    after_xml: str = Field(min_length=1, description="uiautomator dump after the step")
+    before_activity: str = Field("", max_length=500, description="foreground activity before (optional)")
+    after_activity: str = Field("", max_length=500, description="foreground activity after (optional)")
+    expected_screen: str | None = Field(None, max_length=200, description="the screen the plan meant to reach")
+    reached_screen: str | None = Field(None, max_length=200, description="the screen the device reached")
+    outcome: OutcomeName = Field("ok", description="ok, no_effect, crash or missed")
+
+
+class RunTrace(Strict):
+    format: Literal["appmem-run/1"] = Field(FORMAT, description="the trace format's version")
+    task: str = Field(min_length=1, max_length=2000, description="the task run")
+    package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$", description="the app")
+    app_version: str = Field(min_length=1, max_length=200, description="the app's version on the device")
+    device: str = Field(min_length=1, max_length=200, description="the device (or 'correction')")
+    started: str = Field(max_length=64, description="ISO time the run started")
+    ended: str = Field(max_length=64, description="ISO time it ended")
+    status: Literal["done", "failed", "stopped"] = Field(description="done, failed or stopped")
+    steps: list[RunStep] = Field(max_length=MAX_STEPS, description="the steps, in order")

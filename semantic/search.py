@@ -1,0 +1,56 @@
+"""Finding things by name and by meaning: an app by its short name, elements, screens or tasks by a text.
+
+`resolve_app`: `calendar` designates com.simplemobiletools.calendar.pro (the
+package's last name part, or the one before a `.pro` / `.free` style suffix).
+`search`: scored hits from the element, screen or task memory.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from appmem.errors import NotFound
+
+SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
+
+
+def resolve_app(packages: list[str], name: str) -> list[str]:
+    """Packages `name` designates: itself if it is one, else those whose last
+    name part (before a `.pro`-style suffix) is `name`."""
+    if name in packages:
+        return [name]
+    wanted = name.strip().lower()
+    out = []
+    for package in packages:
+        parts = package.lower().split(".")
+        if parts[-1] == wanted or (len(parts) > 1 and parts[-1] in SUFFIXES and parts[-2] == wanted):
+            out.append(package)
+    if not out:
+        raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
+    return out
+
+
+def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
+           k: int = 5) -> list[dict[str, Any]]:
+    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
+    from semantic.ranker import installed
+    from semantic.ranking import search_elements
+
+    collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
+    vector = embedder.embed([text])[0]
+    hits = search_elements(vectors, vector, text, k, packages,
+                                                     installed(getattr(embedder, "home", None))) if kind == "element" else \
+        vectors.search(collection, vector, k=k, packages=packages)
+    out = []
+    for h in hits:
+        p = h.payload
+        hit = {"score": round(h.score, 4), "package": p.get("package"), "app_version": p.get("app_version"),
+               "screen_id": p.get("screen_id"), "element_id": p.get("element_id") or None, "risky": p.get("risky")}
+        if kind == "element":
+            hit.update(label=p.get("label"), simulated_task=p.get("simulated_task"), matched=p.get("text"),
+                       screen_title=p.get("screen_title"))
+        elif kind == "screen":
+            hit.update(title=p.get("screen_title"), summary=p.get("text"))
+        else:
+            hit.update(task_id=p.get("task_id"), description=p.get("text"), element_ids=p.get("element_ids"))
+        out.append(hit)
+    return out

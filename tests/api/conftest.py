@@ -1,0 +1,70 @@
+"""Fixtures of the API tests: Calendar's exploration memory behind one `Service`, the app in a test
+client, keys, and the API on a real socket (uvicorn in a thread of this process, which owns the vectors)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from agent.service import Service
+from api.app import create_app
+from api.keys import KeyStore
+from appmem import generations
+from appmem.stack import Stack
+from semantic.pipeline import summarize
+from semantic.summaries import DeterministicSummarizer
+from tests.conftest import free_port
+from tests.shared_data import CALENDAR_EXPLORED, uses
+from workers.devices import open_redis
+
+CALENDAR = "com.simplemobiletools.calendar.pro"
+
+
+@pytest.fixture(scope="package")
+@uses(CALENDAR_EXPLORED)
+def memory(shared_graph, settings):
+    """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
+    store = shared_graph.hold(CALENDAR_EXPLORED)
+    service = Service.open(settings)
+    summarize(store, service.vectors, service.embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR])
+    generations.bump_from(settings, [CALENDAR])  # as every writer does: no plan cached before is served
+    yield service
+    service.close()
+
+
+@pytest.fixture(scope="package")
+def keys(settings):
+    return KeyStore(open_redis(Stack(settings).redis_url()))
+
+
+@pytest.fixture
+def bearer(keys):
+    def make(scopes="plan", rate=0):
+        _, secret = keys.create("test", scopes, rate)
+        return {"Authorization": f"Bearer {secret}"}
+    return make
+
+
+@pytest.fixture(scope="module")
+def client(settings, memory):
+    with TestClient(create_app(settings, memory), raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="package")
+def served(settings, memory, keys):
+    """(base URL, a plan-scoped key) of the API on a real socket."""
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _, key = keys.create("served", "plan")
+    yield f"http://127.0.0.1:{port}", key
+    uv.should_exit = True
+    thread.join(timeout=10)

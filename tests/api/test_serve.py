@@ -1,0 +1,140 @@
+"""Serving: /healthz before and after the preload, the plan cache shared in Redis and retired by an ingest,
+the CLI through a running server, OpenTelemetry spans (console exporter)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+from fastapi.testclient import TestClient
+
+from agent.service import PLAN_PREFIX, Service
+from api.app import create_app
+from appmem import generations, tracing
+from appmem.stack import Stack
+from tests.api.conftest import CALENDAR
+from tests.conftest import DROIDTASK, REPO
+from workers.devices import open_redis
+
+TASK = "change the view from monthly to yearly"
+
+
+class GatedService(Service):
+    """The real service, whose preload waits until the test opens the gate (to see /healthz while loading)."""
+
+    gate: threading.Event
+
+    def preload(self, packages=None):
+        assert self.gate.wait(60)
+        return super().preload(packages)
+
+
+def test_healthz_says_loading_until_every_app_is_preloaded_then_ready(memory, settings):
+    service = GatedService(memory.store, memory.vectors, memory.embedder, settings)
+    service.gate = threading.Event()
+    with TestClient(create_app(settings, service), raise_server_exceptions=False) as client:
+        loading = client.get("/healthz")
+        assert loading.status_code == 503 and loading.json()["status"] == "loading"
+        assert service._answerer is None or not service._answerer.planner._graphs
+        service.gate.set()
+        deadline = time.monotonic() + 60
+        while (ready := client.get("/healthz")).status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.status_code == 200 and ready.json()["status"] == "ready"
+        planner = service.answers().planner
+        assert (CALENDAR,) in planner._graphs and (CALENDAR,) in planner._indexes
+
+
+def test_without_preload_healthz_is_ready_at_once(memory, settings):
+    from dataclasses import replace
+
+    service = Service(memory.store, memory.vectors, memory.embedder, settings)
+    with TestClient(create_app(replace(settings, preload=False), service)) as client:
+        assert client.get("/healthz").json()["status"] == "ready"
+        assert service._answerer is None  # nothing was loaded before the first request
+
+
+def plan_keys(r) -> set[str]:
+    return set(r.scan_iter(PLAN_PREFIX + "*"))
+
+
+def test_an_ingest_retires_the_apps_cached_plans(memory, settings, stack_env, client, bearer):
+    r = open_redis(Stack(settings).redis_url())
+    headers = bearer()
+    body = {"task": TASK, "app": "calendar"}
+    first = client.post("/v1/plan", json=body, headers=headers)
+    keys = plan_keys(r)
+    assert first.status_code == 200 and keys
+    assert client.post("/v1/plan", json=body, headers=headers).json() == first.json()
+    assert plan_keys(r) == keys  # the same request: answered from the cache
+    # Another worker process (its own Service, the same Redis) answers from that cache too.
+    other = Service(memory.store, memory.vectors, memory.embedder, settings, r)
+    assert other.plan(TASK, "calendar").model_dump(mode="json") == first.json()
+    assert plan_keys(r) == keys
+    before = generations.current(r, [CALENDAR])
+    ingest = subprocess.run([sys.executable, "-m", "appmem.cli", "ingest", "autodroid", str(DROIDTASK / "calendar"),
+                             "--app", "calendar", "--json"], cwd=REPO, env=stack_env, capture_output=True,
+                            text=True, timeout=300)
+    assert ingest.returncode == 0, ingest.stderr
+    assert generations.current(r, [CALENDAR]) != before
+    again = client.post("/v1/plan", json=body, headers=headers)
+    assert again.status_code == 200 and again.json()["package"] == CALENDAR
+    assert len(plan_keys(r) - keys) == 1  # planned again for the new generation, not served from the old one
+
+
+def test_the_cli_plans_locates_and_hints_through_a_running_server(served, memory, stack_env, tmp_path):
+    url, key = served
+    env = {**stack_env, "APPMEM_SERVER": url, "APPMEM_KEY": key}
+    task = json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())[0]
+    html = tmp_path / "screen.html"
+    html.write_text(task["profile"][0]["state"])
+
+    def cli(*args: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "appmem.cli", *args, "--json"], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    # The test process owns the local vector folder: a CLI that opened the stores could not plan at all.
+    assert cli("plan", TASK, "--app", "calendar") == memory.plan(TASK, "calendar").model_dump(mode="json")
+    located = cli("locate", "--app", "calendar", "--screen-html", str(html))
+    assert located == memory.locate("calendar", screen_html=task["profile"][0]["state"]).model_dump(mode="json")
+    assert located["match"] == "exact"
+    hints = cli("hints", "--task", task["task"], "--app", "calendar", "--screen-html", str(html))
+    assert hints["screen_id"] == located["screen_id"] and hints["task"] == task["task"]
+
+
+def test_spans_around_plan_locate_ingest_and_summarize_are_emitted(memory, settings, store, capsys):
+    from ingest.autodroid import read_autodroid
+    from ingest.pipeline import ingest_trace
+    from semantic.pipeline import summarize
+    from semantic.summaries import DeterministicSummarizer
+
+    service = Service(memory.store, memory.vectors, memory.embedder, settings)
+    task = json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())[0]
+    tracing.configure("console")
+    try:
+        service.plan("open the settings", "calendar")
+        service.locate("calendar", screen_html=task["profile"][0]["state"])
+        imported = read_autodroid(DROIDTASK / "calendar", "calendar")
+        ingest_trace(store, imported.trace, chunk_size=100)
+        summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR])
+    finally:
+        tracing.configure(None)
+    printed = capsys.readouterr().out
+    names = [json.loads(s)["name"] for s in split_spans(printed)]
+    assert {"appmem.plan", "appmem.locate", "appmem.ingest", "appmem.summarize"} <= set(names)
+    service.plan("open the settings again", "calendar")  # tracing off again: nothing printed
+    assert capsys.readouterr().out == ""
+
+
+def split_spans(text: str) -> list[str]:
+    """The console exporter prints one indented JSON object per span."""
+    decoder, spans, i = json.JSONDecoder(), [], 0
+    while (start := text.find("{", i)) >= 0:
+        obj, end = decoder.raw_decode(text, start)
+        spans.append(json.dumps(obj))
+        i = end
+    return spans

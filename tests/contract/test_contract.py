@@ -1,0 +1,52 @@
+"""The contract: README's section is the models' fields, and the plan JSON keeps what the DroidTask scorer reads."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+import contract
+from contract.doc import render, section
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_contract_section_is_the_models():
+    assert section(README.read_text(encoding="utf-8")) == render(), \
+        "README.md's Contract section is out of date: paste the output of `python -m contract.doc`"
+
+
+def test_the_contract_imports_nothing_of_appmem_but_itself():
+    import ast
+
+    for path in Path(contract.__file__).parent.glob("*.py"):
+        if path.name == "client.py":  # the HTTP client: httpx and appmem's error tree, nothing of the memory
+            continue
+        tree = ast.parse(path.read_text())
+        roots = {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        roots |= {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert roots <= {"__future__", "contract", "pydantic", "typing", "types", "re"}, (path.name, roots)
+
+
+def plan_json() -> dict:
+    element = {"id": "e1", "text": "Yearly view", "content_desc": "", "label": "Yearly view",
+               "class_name": "android.widget.Button", "resource_id": "", "bounds": [0, 0, 10, 10],
+               "locators": ["//*[@text='Yearly view']"], "html": "<button>Yearly view</button>"}
+    return {"task": "t", "package": "p", "source": "memory", "route": "found", "llm_calls": 0,
+            "start": {"screen_id": "s", "match": "entry", "score": 1.0},
+            "steps": [{"action": "tap", "package": "p", "element": element, "input": "", "slot": None,
+                       "screen_id": "s", "to_screen": "s2", "risky": False, "confidence": 0.9, "stale": False}],
+            "alternatives": []}
+
+
+def test_a_plan_keeps_what_the_droidtask_scorer_reads():
+    dumped = contract.Plan.model_validate(plan_json()).model_dump(mode="json")
+    step = dumped["steps"][0]
+    assert step["action"] == "tap" and step["input"] == "" and dumped["llm_calls"] == 0
+    assert {"text", "content_desc", "label", "html"} <= set(step["element"])
+
+
+def test_a_field_the_contract_lacks_is_refused():
+    with pytest.raises(ValidationError, match="surprise"):
+        contract.Plan.model_validate({**plan_json(), "surprise": 1})
