@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.apps import choose_app
+from agent.apps import choose_app, named_package
 from agent.crossapp import connect, packages_of
 from agent.hints import hints
 from agent.locate import locate
@@ -53,6 +53,8 @@ class Answerer:
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         choice = None
+        named, task = named_package([r["package"] for r in self.store.read("semantic_packages")], task)
+        app = app or named
         if app:
             packages = self.packages(app)
         else:

@@ -9,6 +9,7 @@ best package wins. No word list and no constant tuned on task texts.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from agent.recall import Recall
@@ -42,6 +43,19 @@ def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[t
         package = hit.payload.get("package") or ""
         best[package] = max(best.get(package, hit.score), hit.score)
     return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def named_package(known: list[str], task: str) -> tuple[str | None, str]:
+    """The package the task names outright ("... in org.example.app"), the longest when several do, and
+    the task without it: a package name says where, not what (its words would match the app's own
+    name on its about screen)."""
+    named = [p for p in known if "." in p and re.search(rf"(?<![\w.]){re.escape(p)}(?![\w.])", task)]
+    if not named:
+        return None, task
+    package = max(named, key=len)
+    rest = re.sub(rf"\s*(?:\b(?:in|on|of|using|with)\s+)?(?<![\w.]){re.escape(package)}(?![\w.])", "", task,
+                  flags=re.I).strip()
+    return package, rest or task
 
 
 def choose_app(recall: Recall, task: str) -> AppChoice | None:

@@ -18,7 +18,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Callable
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 
 from graph.model import reliability
@@ -71,26 +71,29 @@ def app_map(store: GraphStore, package: str) -> dict[str, Any]:
     return {"package": package, "screens": nodes, "transitions": edges}
 
 
-def map_router(store_factory: Callable[[], GraphStore]) -> APIRouter:
+def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIRouter:
+    """The map's routes; `guard` (a FastAPI dependency: the API's `plan` scope) protects its data routes.
+    The page and its scripts hold no data: the page sends the key it is given (map.js)."""
     router = APIRouter(tags=["app map"])
+    data = [Depends(guard)]
 
     @router.get("/apps/{package}/map", response_class=HTMLResponse)
     def page(package: str) -> HTMLResponse:
         text = (STATIC / "map.html").read_text(encoding="utf-8")
         return HTMLResponse(text.replace("{{package}}", html.escape(package)))
 
-    @router.get("/apps/{package}/map.json")
+    @router.get("/apps/{package}/map.json", dependencies=data)
     def map_json(package: str) -> dict[str, Any]:
         return app_map(store_factory(), package)
 
-    @router.get("/apps/{package}/screens/{screen_id}.json")
+    @router.get("/apps/{package}/screens/{screen_id}.json", dependencies=data)
     def screen(package: str, screen_id: str) -> dict[str, Any]:
         rows = store_factory().read("map_screen", package=package, screen_id=screen_id)
         if not rows:
             raise HTTPException(404, f"no screen {screen_id!r} in app {package!r}")
         return rows[0]
 
-    @router.get("/apps/{package}/route")
+    @router.get("/apps/{package}/route", dependencies=data)
     def route(package: str, source: str, target: str) -> dict[str, Any]:
         hops = planner_route(store_factory(), source, target)
         return {"package": package, "source": source, "target": target, "found": hops is not None,

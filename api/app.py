@@ -25,7 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from api.limits import LimitsMiddleware
 from api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
@@ -131,6 +131,7 @@ def worker_app() -> FastAPI:
 
 def create_app(settings: Settings, service: Service | None = None, read_only: bool = False) -> FastAPI:
     from analyst.map import map_router
+    from api.auth import require
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
@@ -162,7 +163,7 @@ def create_app(settings: Settings, service: Service | None = None, read_only: bo
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
-    app.include_router(map_router(lambda: services.service.store))
+    app.include_router(map_router(lambda: services.service.store, require("plan")))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
     @app.get("/healthz", tags=["ops"], summary="loading (503) until every app is preloaded, then ready; "

@@ -11,7 +11,7 @@ import math
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from api.keys import ApiKey
+from appmem.keys import ApiKey
 
 bearer = HTTPBearer(auto_error=False, description="an appmem API key: `appmem keys create`")
 

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = keys.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="a new key; the key itself is printed only this once")
     create.add_argument("--name", required=True)
-    create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, admin")
+    create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, correct, admin")
     create.add_argument("--rate-limit", type=int, default=0,
                         help="requests per second (default: APPMEM_RATE_LIMIT, 50)")
     create.add_argument("--json", action="store_true")
@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     revoke.add_argument("id")
     revoke.add_argument("--json", action="store_true")
     revoke.set_defaults(handler=run_keys_revoke)
+    purge = actions.add_parser("purge", help="remove every observation a key contributed, then revoke it")
+    purge.add_argument("name", help="the key's name (or its id)")
+    purge.add_argument("--json", action="store_true")
+    purge.set_defaults(handler=run_keys_purge)
 
     mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
     mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
@@ -46,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _keystore(settings: Settings):
-    from api.keys import KeyStore
+    from appmem.keys import KeyStore
     from appmem.stack import Stack
     from workers.devices import open_redis
 
@@ -64,6 +68,35 @@ def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, [k.as_dict() for k in _keystore(settings).list()], lambda ks: "\n".join(
         f"{k['id']}  {k['name']}  {','.join(k['scopes'])}  rate={k['rate_limit'] or 'default'}"
         + ("  REVOKED" if k["revoked"] else "") for k in ks) or "no keys")
+    return 0
+
+
+def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
+    from graph.clients import open_graph
+    from appmem.errors import AppmemError
+    from ingest.purge import purge_contributor
+
+    keys = _keystore(settings)
+    key = keys.find(args.name)
+    store = open_graph(settings)
+    vectors = None
+    try:
+        try:  # the local vector store has one owner process: when `appmem serve` holds it, the API purges
+            from semantic.embedder import DIM
+            from semantic.vectors import VectorStore, open_qdrant
+
+            vectors = VectorStore(open_qdrant(settings), DIM)
+        except (AppmemError, RuntimeError):
+            vectors = None
+        report = purge_contributor(store, keys.r, key.id, settings.trust_quorum, vectors)
+    finally:
+        store.driver.close()
+        if vectors is not None:
+            vectors.client.close()
+    emit(args, report, lambda p: f"key {p['key']['id']} ({p['key']['name']}) purged and revoked: "
+         f"{p['traces']} traces, {p['states']} states, {p['votes']} votes, {p['edges']} edges, {p['screens']} "
+         f"screens, {p['elements']} elements, {p['tasks']} tasks, {p['contributions']} parked contributions; "
+         f"vectors {p['vectors']}")
     return 0
 
 

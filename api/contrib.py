@@ -1,22 +1,28 @@
-"""Contribution routes (scope `contribute`): run traces or DroidBot tarballs, corrections, their status.
+"""Contribution routes: run traces or DroidBot tarballs (scope `contribute`), corrections (scope `correct`),
+their status.
 
-Bodies are validated and scrubbed here, parked in Redis and queued to the
+Bodies are validated and scrubbed off the event loop (a worker thread: parsing a
+large body must not stall other requests), parked in Redis and queued to the
 Celery ingest task (ingest/contributions.py); the answer is 202 with the
-contribution's id and where to poll its status.
+contribution's id and where to poll its status. A malformed or hostile body is a
+422 naming the problem, never a 500. Per-key quotas (per minute, per UTC day,
+waiting for a worker; settings `contrib_*`) each answer 429 with Retry-After.
 """
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path as FsPath
+import time
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from api.auth import require
 from appmem.errors import InputFormatError
 from contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, safe_extract, scrub_run
+from ingest.contributions import INGEST_QUEUE, INGEST_TASK, scrub_run
+from ingest.purge import purge_contributor
+from ingest.tarball import clean_archive
 from graph.rows import now_iso
 from ingest.run import run_trace, validate_run
 
@@ -25,6 +31,28 @@ TRACE_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": RunTrace.model_json_schema(ref_template="#/components/schemas/{model}")},
     "application/gzip": {"schema": {"type": "string", "format": "binary",
                                     "description": "a DroidBot output folder as tar.gz"}}}}}
+
+
+def _quota(request: Request) -> None:
+    """429 when the key is over one of its contribution quotas."""
+    services = request.app.state.services
+    settings, key, now = services.settings, request.state.key, int(time.time())
+    minute, day = f"appmem:quota:{key.id}:m:{now // 60}", f"appmem:quota:{key.id}:d:{now // 86400}"
+    pipe = services.contributions.r.pipeline(transaction=False)
+    pipe.incr(minute)
+    pipe.expire(minute, 120)
+    pipe.incr(day)
+    pipe.expire(day, 2 * 86400)
+    per_minute, _, per_day, _ = pipe.execute()
+    if per_minute > settings.contrib_per_minute:
+        raise HTTPException(429, f"key {key.id}: more than {settings.contrib_per_minute} contributions this minute",
+                            headers={"Retry-After": str(60 - now % 60)})
+    if per_day > settings.contrib_per_day:
+        raise HTTPException(429, f"key {key.id}: more than {settings.contrib_per_day} contributions today (UTC)",
+                            headers={"Retry-After": str(86400 - now % 86400)})
+    if (waiting := services.contributions.pending(key.id)) >= settings.contrib_pending:
+        raise HTTPException(429, f"key {key.id}: {waiting} contributions are still waiting for a worker",
+                            headers={"Retry-After": "30"})
 
 
 def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
@@ -37,30 +65,42 @@ def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
     return JSONResponse(accepted.model_dump(), status_code=202)
 
 
+def _checked_run(body: bytes) -> bytes:
+    """The run trace JSON validated, checked against its dumps and scrubbed (what is parked)."""
+    try:
+        raw = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFormatError("body", f"not JSON ({exc.msg if hasattr(exc, 'msg') else 'bad encoding'})") from None
+    except RecursionError:
+        raise InputFormatError("body", "JSON nested too deeply") from None
+    run = scrub_run(validate_run(raw, "body"))
+    run_trace(run)  # its dumps parse: refuse it now, not in the worker
+    return run.model_dump_json().encode()
+
+
+def _accept(request: Request, kind: str, check, body: bytes) -> JSONResponse:
+    """Quota, then the check (a worker thread), then the queue; InputFormatError → 422."""
+    _quota(request)
+    try:
+        parked = check(body)
+    except InputFormatError as exc:
+        raise HTTPException(422, str(exc)) from None
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:  # whatever a hostile body provokes
+        raise HTTPException(422, f"body: unreadable ({type(exc).__name__})") from None
+    return _queue(request, kind, parked)
+
+
 @router.post("/traces", status_code=202, response_model=Accepted, openapi_extra=TRACE_BODY,
              summary="contribute an executed run trace (contract.RunTrace) or a DroidBot tar.gz")
 async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSONResponse:
     body = await request.body()
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype in ("application/gzip", "application/x-gzip", "application/octet-stream"):
-        try:  # a dry run of the extraction: refuse a hostile or malformed tarball before queuing it
-            with tempfile.TemporaryDirectory(prefix="appmem-check-") as tmp:
-                safe_extract(body, FsPath(tmp))
-        except InputFormatError as exc:
-            raise HTTPException(422, str(exc)) from None
-        return _queue(request, "droidbot", body)
+        # read in memory with limits checked while reading, scrubbed, screenshots dropped (ingest/tarball.py)
+        return await run_in_threadpool(_accept, request, "droidbot", clean_archive, body)
     if ctype != "application/json":
         raise HTTPException(415, "send application/json (a run trace) or application/gzip (a DroidBot tar.gz)")
-    try:
-        raw = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise HTTPException(422, f"body: not JSON ({exc.msg if hasattr(exc, 'msg') else 'bad encoding'})") from None
-    try:
-        run = scrub_run(validate_run(raw, "body"))
-        run_trace(run)  # its dumps parse and its elements are in them: refuse it now, not in the worker
-    except InputFormatError as exc:
-        raise HTTPException(422, str(exc)) from None
-    return _queue(request, "run", run.model_dump_json().encode())
+    return await run_in_threadpool(_accept, request, "run", _checked_run, body)
 
 
 @router.get("/traces/{trace_id}", name="trace_status", response_model=ContributionStatus,
@@ -75,16 +115,23 @@ def trace_status(request: Request, trace_id: str = Path(min_length=1, max_length
 
 @router.post("/corrections", status_code=202, response_model=Accepted,
              summary="a person's fix of a step, stored as a high-trust observation")
-def post_correction(body: CorrectionRequest, request: Request, _=Depends(require("contribute"))) -> JSONResponse:
+def post_correction(body: CorrectionRequest, request: Request, _=Depends(require("correct"))) -> JSONResponse:
     step = RunStep(index=0, action=body.action, element=body.element, input=body.input, before_xml=body.before_xml,
                    after_xml=body.after_xml, before_activity=body.before_activity,
                    after_activity=body.after_activity, outcome="ok")
     now = now_iso()
     run = RunTrace(task=body.task, package=body.package, app_version=body.app_version, device="correction",
                    started=now, ended=now, status="done", steps=[step])
-    try:
-        run = scrub_run(run)
-        run_trace(run)
-    except InputFormatError as exc:
-        raise HTTPException(422, str(exc)) from None
-    return _queue(request, "correction", run.model_dump_json().encode())
+    return _accept(request, "correction", _checked_run, run.model_dump_json().encode())
+
+
+@router.delete("/contributors/{key_id}", summary="remove every observation a key contributed, then revoke it "
+               "(scope admin)")
+def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$"),
+                       _=Depends(require("admin"))) -> dict:
+    services = request.app.state.services
+    if services.keys.get(key_id) is None:
+        raise HTTPException(404, f"no key with id {key_id!r}")
+    memory = services.service
+    return purge_contributor(memory.store, services.contributions.r, key_id, services.settings.trust_quorum,
+                             memory.vectors)

@@ -43,6 +43,10 @@ class Settings:
     ingest_chunk_steps: int = 200
     rate_limit: int = 50  # API requests per second per key, unless the key sets its own
     max_body_bytes: int = 2 * 1024 * 1024
+    trust_quorum: int = 3  # distinct contributors before a contribution-only observation counts for plans
+    contrib_per_minute: int = 30  # contributions per key per minute
+    contrib_per_day: int = 2000  # contributions per key per UTC day
+    contrib_pending: int = 50  # contributions of one key waiting for a worker
     server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
     server_key: str | None = None  # the API key for `server`
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
@@ -78,6 +82,10 @@ class Settings:
             ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
             rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
             max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
+            trust_quorum=max(1, _int(env, "APPMEM_TRUST_QUORUM", 3)),
+            contrib_per_minute=_int(env, "APPMEM_CONTRIB_PER_MINUTE", 30),
+            contrib_per_day=_int(env, "APPMEM_CONTRIB_PER_DAY", 2000),
+            contrib_pending=_int(env, "APPMEM_CONTRIB_PENDING", 50),
             server=env.get("APPMEM_SERVER") or None,
             server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
             workers=_int(env, "APPMEM_WORKERS", 0),

@@ -1,18 +1,25 @@
-"""Benchmark: `appmem run` on app twins. How often the runtime reaches a task's target, per app.
+"""Benchmark: `appmem run` on app twins, on the issue's targets. How often the runtime reaches them, per app.
 
 TWINS ARE SIMULATORS: each replays a DroidBot recording behind the real adb protocol
 (twins/), so a tap the recording never took changes nothing. Every figure here depends
-on them.
+on them, and each miss says whether the twin simulator is why (below).
 
 Memory: each shared DroidBot app's recording, imported under the version its twin
-reports (as a device's own runs would be), summarised deterministically. Tasks: built
-from the recorded graph (tests/twin_tasks.py: "tap LABEL" for a uniquely labelled
-recorded tap, its target the screen that tap led to), up to --tasks per app. A run
-counts as *reached* when it ends `done` and one of its steps reached the target screen,
-and as *ended there* when its last step did (a plan may go on past the target: the
-planner confirms a form or dialog the target opens, e.g. SAVE after opening an editor).
+reports (as a device's own runs would be), summarised deterministically. Targets
+(tests/twin_tasks.py `unseen_targets`): each recorded tap on a uniquely labelled element
+becomes `tap 'LABEL' in PACKAGE`, started on an in-app screen that is not the app's first
+(one from which the recording reached the tap's screen, picked by a hash of ids). A run
+*reached* its target when the device's own dump after the run is the screen the recorded
+tap led to (computed from the dump, not from what the runtime believed).
 
-Baseline, same run, same tasks and memory: the runtime with no re-planning
+Every run's trace is also checked against the trace contract (ingest/run.py, what the API
+validates): `refused` counts traces the importer would refuse (the target is 0).
+
+A miss is put down to the simulator when, during the run, the twin ignored an input it had
+no recorded transition for (a real app would have reacted), or a recorded input led to
+different screens on different turns (the twin replays them round-robin).
+
+Baseline, same run, same targets and memory: the runtime with no re-planning
 (`max_replans=0`), i.e. the plan executed as first answered, with the same grounding.
 
     .venv/bin/python bench/runtime.py [--apps a,b] [--tasks 8] [--json]
@@ -35,9 +42,11 @@ from runtime.runtime import Runtime  # noqa: E402
 from agent.service import Service  # noqa: E402
 from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
+from ingest.run import run_trace, validate_run  # noqa: E402
+from appmem.errors import InputFormatError  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from tests.twin_tasks import recorded_tasks  # noqa: E402
+from tests.twin_tasks import dump_screen, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
@@ -46,27 +55,53 @@ from device.driver import DeviceDriver  # noqa: E402
 SERIAL = "twin-0001"
 
 
-def reached(result: dict, task: dict) -> bool:
-    return result["status"] == "done" and any(s["reached_screen"] == task["target"] for s in result["steps"])
+class SimulatorWatch:
+    """Counts, on one twin device, the inputs its recording has no transition for and the recorded
+    inputs with several targets (replayed round-robin): where the twin is why a run went astray."""
+
+    def __init__(self, device):
+        self.unrecorded = self.ambiguous = 0
+        original = device._follow
+
+        def follow(*actions):
+            app, state = device._app, device._state_id
+            targets = {t for a in actions for t in app.targets(state, a.signature)} if app else set()
+            self.unrecorded += not targets
+            self.ambiguous += len(targets) > 1
+            return original(*actions)
+        device._follow = follow
+
+    def reset(self) -> None:
+        self.unrecorded = self.ambiguous = 0
 
 
-def ended_there(result: dict, task: dict) -> bool:
-    return result["status"] == "done" and bool(result["steps"]) and result["steps"][-1]["reached_screen"] == task["target"]
-
-
-def run_tasks(server: TwinServer, memory: Service, package: str, tasks: list[dict], max_replans: int) -> dict:
-    hits, ended, steps, seconds = 0, 0, 0, 0.0
+def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict], max_replans: int) -> dict:
+    hits, steps, seconds, refused, misses = 0, 0, 0.0, [], []
+    device = fleet[SERIAL]
+    watch = SimulatorWatch(device)
     for task in tasks:
         server.reset(SERIAL)
-        device = adbutils.AdbClient("127.0.0.1", server.port).device(SERIAL)
-        runtime = Runtime(DeviceDriver(device, SERIAL), memory, lambda step: True, max_replans=max_replans)
+        device.goto(app.package, task["start"])
+        watch.reset()
+        driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", server.port).device(SERIAL), SERIAL)
+        runtime = Runtime(driver, memory, lambda step: True, max_replans=max_replans)
         start = time.perf_counter()
-        result = runtime.run(task["task"], package)
+        result = runtime.run(task["task"], None)
         seconds += time.perf_counter() - start
-        hits += reached(result, task)
-        ended += ended_there(result, task)
+        package, activity, xml = driver.dump()
+        hit = dump_screen(xml, activity, package, app.version) == task["target"]
+        hits += hit
         steps += len(result["steps"])
-    return {"reached": hits, "ended_there": ended, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1)}
+        try:
+            run_trace(validate_run(result["run"], "run"))
+        except InputFormatError as exc:
+            refused.append(f"{task['label']}: {exc}")
+        if not hit:
+            misses.append({"label": task["label"], "status": result["status"], "reason": result["reason"][:160],
+                           "simulator": bool(watch.unrecorded or watch.ambiguous)})
+    return {"reached": hits, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
+            "refused": refused, "misses": misses,
+            "simulator_misses": sum(m["simulator"] for m in misses)}
 
 
 def main() -> int:
@@ -77,6 +112,7 @@ def main() -> int:
     args = parser.parse_args()
     folders = [DROIDBOT / a for a in args.apps.split(",")] if args.apps else sorted(DROIDBOT.iterdir())
     rows: dict[str, dict] = {}
+    skipped: list[str] = []  # apps whose recording has no target reachable from a non-first in-app screen
     with private_stack() as settings:
         memory = Service.open(settings)
         try:
@@ -90,30 +126,42 @@ def main() -> int:
                 packages.append(trace.package)
             summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
                       packages)
-            with TwinServer(build_fleet(folders, 1)) as server:
+            fleet = build_fleet(folders, 1)
+            with TwinServer(fleet) as server:
                 for package in packages:
-                    tasks = recorded_tasks(memory.store, package, args.tasks)
-                    if tasks:
-                        rows[package] = {"runtime": run_tasks(server, memory, package, tasks, 4),
-                                         "no_replan": run_tasks(server, memory, package, tasks, 0)}
+                    app = fleet[SERIAL].apps[package]
+                    tasks = unseen_targets(memory.store, app, args.tasks)
+                    if not tasks:
+                        skipped.append(package)
+                    else:
+                        rows[package] = {"runtime": run_tasks(server, fleet, memory, app, tasks, 4),
+                                         "no_replan": run_tasks(server, fleet, memory, app, tasks, 0)}
         finally:
             memory.close()
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(json.dumps({"apps": rows, "without_targets": skipped}, indent=1))
         return 0
     print("TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings.")
-    print(f"{'app':<36} {'reached':>8} {'ended there':>12} {'no re-plan':>11} {'s/task':>7}")
+    print(f"{'app':<36} {'reached':>8} {'no re-plan':>11} {'refused':>8} {'sim. misses':>12} {'s/task':>7}")
     for package, r in rows.items():
         a, b = r["runtime"], r["no_replan"]
-        print(f"{package:<36} {a['reached']:>4}/{a['tasks']:<3} {a['ended_there']:>8}/{a['tasks']:<3} "
-              f"{b['reached']:>7}/{b['tasks']:<3} {a['seconds'] / a['tasks']:>7.1f}")
+        print(f"{package:<36} {a['reached']:>4}/{a['tasks']:<3} {b['reached']:>7}/{b['tasks']:<3} "
+              f"{len(a['refused']) + len(b['refused']):>8} {a['simulator_misses']:>6}/{len(a['misses']):<5} "
+              f"{a['seconds'] / a['tasks']:>7.1f}")
+        for m in a["misses"]:
+            print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}{m['reason']}")
+        for why in a["refused"] + b["refused"]:
+            print(f"    REFUSED trace {why}")
+    for package in skipped:
+        print(f"{package:<36} no recorded tap reachable from a non-first in-app screen: no target")
     total = {k: sum(r[k]["reached"] for r in rows.values()) for k in ("runtime", "no_replan")}
     n = sum(r["runtime"]["tasks"] for r in rows.values())
-    ended = sum(r["runtime"]["ended_there"] for r in rows.values())
-    print(f"all: runtime reached {total['runtime']}/{n} = {total['runtime'] / max(n, 1):.1%} "
-          f"(ended there {ended}/{n} = {ended / max(n, 1):.1%}), "
+    refused = sum(len(r[k]["refused"]) for r in rows.values() for k in ("runtime", "no_replan"))
+    sim = sum(r["runtime"]["simulator_misses"] for r in rows.values())
+    print(f"all: runtime reached {total['runtime']}/{n} = {total['runtime'] / max(n, 1):.1%}, "
           f"without re-planning {total['no_replan']}/{n} = {total['no_replan'] / max(n, 1):.1%} "
-          f"({total['runtime'] / max(total['no_replan'], 1):.2f}x)")
+          f"({total['runtime'] / max(total['no_replan'], 1):.2f}x); traces refused: {refused}; "
+          f"misses from the twin simulator: {sim}/{n - total['runtime']}")
     return 0
 
 

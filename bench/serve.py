@@ -57,7 +57,7 @@ from common import DROIDBOT, free_port, private_stack  # noqa: E402
 
 import httpx  # noqa: E402
 
-from api.keys import KeyStore  # noqa: E402
+from appmem.keys import KeyStore  # noqa: E402
 from agent.service import Service  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402

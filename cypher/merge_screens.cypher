@@ -1,13 +1,19 @@
 // merge_screens: abstract screens keyed by their signature id (graph/screens.py; no version
 // in it), attached to every App (package, version) they were seen in; `versions` lists those. Times: ISO strings in, datetime stored
-// (graph/times.py says why the wrapping is done here).
+// (graph/times.py says why the wrapping is done here). A contribution (r.trusted false) sets
+// the title only of a screen it creates, and such a screen stays `crowd_only` until a crawl or
+// an import sees it (then the crawl's title wins). `crowd_keys`: the contributors that reported
+// a crowd-only screen (a purge deletes one that has none left).
 UNWIND $rows AS r
 MATCH (a:App {id: r.app_id})
 MERGE (s:Screen {id: r.id})
 ON CREATE SET s.package = r.package, s.app_version = r.app_version, s.activity = r.activity,
               s.signature = r.signature, s.first_seen = datetime(r.seen), s.last_seen = datetime(r.seen),
-              s.versions = []
-SET s.title = r.title,
+              s.versions = [], s.title = r.title, s.crowd_only = NOT r.trusted
+SET s.title = CASE WHEN r.trusted THEN r.title ELSE s.title END,
+    s.crowd_only = coalesce(s.crowd_only, false) AND NOT r.trusted,
+    s.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(s.crowd_keys, []) THEN coalesce(s.crowd_keys, [])
+                     ELSE coalesce(s.crowd_keys, []) + r.contributor END,
     s.versions = CASE WHEN r.version = '' OR r.version IN s.versions THEN s.versions ELSE s.versions + r.version END,
     s.first_seen = CASE WHEN datetime(r.seen) < s.first_seen THEN datetime(r.seen) ELSE s.first_seen END,
     s.last_seen = CASE WHEN datetime(r.seen) > s.last_seen THEN datetime(r.seen) ELSE s.last_seen END

@@ -4,7 +4,8 @@ MATCH (a:App {id: $app_id})
 MERGE (t:Trace {id: $id})
 ON CREATE SET t.source = $source, t.device = $device, t.explorer = $explorer, t.package = $package,
               t.app_version = $app_version, t.started = datetime($started), t.chunks = []
-SET t.ended = coalesce(datetime($ended), t.ended), t.entry_screen = coalesce($entry_screen, t.entry_screen)
+SET t.ended = coalesce(datetime($ended), t.ended), t.entry_screen = coalesce($entry_screen, t.entry_screen),
+    t.contributor = CASE WHEN $contributor = '' THEN t.contributor ELSE $contributor END
 MERGE (t)-[:OF_APP]->(a)
 WITH a, coalesce(datetime($ended), datetime($started)) AS at
 SET a.explored = CASE WHEN at IS NOT NULL AND (a.explored IS NULL OR at > a.explored) THEN at ELSE a.explored END

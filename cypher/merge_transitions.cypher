@@ -1,14 +1,18 @@
 // merge_transitions: the UTG. One edge per (source screen, action signature,
 // target screen); counts, devices, app versions and freshness accumulate across traces
-// (staleness: refresh_stale).
+// (staleness: refresh_stale). An edge only contributions report is `crowd_only` until a crawl
+// or import sees it: plans use it once enough contributors back it (edge_crowd sets crowd_trusted).
 UNWIND $rows AS r
 MATCH (a:Screen {id: r.source}), (b:Screen {id: r.target})
 MERGE (a)-[t:TRANSITION {key: r.key}]->(b)
 ON CREATE SET t.action = r.action, t.element_id = r.element_id, t.element_key = r.element_key,
               t.detail = r.detail, t.input_template = r.input_template, t.observations = 0,
               t.successes = 0, t.failures = 0, t.devices = [], t.versions = [], t.stale = false,
-              t.first_seen = datetime(r.first_seen)
-SET t.observations = t.observations + r.observations,
+              t.first_seen = datetime(r.first_seen), t.crowd_only = NOT r.trusted
+SET t.crowd_only = coalesce(t.crowd_only, false) AND NOT r.trusted,
+    t.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(t.crowd_keys, []) THEN coalesce(t.crowd_keys, [])
+                     ELSE coalesce(t.crowd_keys, []) + r.contributor END,
+    t.observations = t.observations + r.observations,
     t.successes = t.successes + r.successes,
     t.failures = t.failures + r.failures,
     t.last_seen = CASE WHEN t.last_seen IS NULL OR datetime(r.last_seen) > t.last_seen THEN datetime(r.last_seen)

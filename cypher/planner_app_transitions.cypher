@@ -12,5 +12,7 @@ RETURN a.id AS source, b.id AS target, b.package AS target_package, coalesce(b.t
        // contributed traces count once per contributor (graph/votes.py folds these)
        coalesce(t.crowd_successes, 0.0) AS crowd_successes, coalesce(t.crowd_failures, 0.0) AS crowd_failures,
        coalesce(t.contributed_successes, 0) AS contributed_successes,
-       coalesce(t.contributed_failures, 0) AS contributed_failures
+       coalesce(t.contributed_failures, 0) AS contributed_failures,
+       // only contributions report it / enough distinct contributors back it (edge_crowd)
+       coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted
 ORDER BY source, element_id, target

@@ -1,8 +1,9 @@
 // recall_tasks: stored demonstrations by id, with provenance, run counts and their
 // ordered steps: the element acted on, its screen (package, versions seen in, signature)
 // and what it showed when the demonstration acted on it (text, description, locators).
+// A contributed task is recalled only once enough contributors did the same task (task_crowd).
 MATCH (k:Task)
-WHERE k.id IN $ids
+WHERE k.id IN $ids AND (coalesce(k.contributor, '') = '' OR coalesce(k.crowd_trusted, false))
 OPTIONAL MATCH (k)-[st:STEP]->(e:Element)<-[:HAS_ELEMENT]-(s:Screen)
 WITH k, st, e, s ORDER BY st.index
 RETURN k.id AS id, k.description AS description, k.package AS package, k.source AS source,

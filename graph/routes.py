@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from graph.model import reliability
 from graph.store import GraphStore
-from graph.votes import weighted_counts
+from graph.votes import usable, weighted_counts
 
 HOP = 1.0
 STALE = 20.0  # more than any plausible fresh detour
@@ -54,10 +54,11 @@ class Edge:
 
 
 def edges_of(rows: Iterable[dict[str, Any]]) -> list[Edge]:
-    """Edges from `planner_app_transitions` rows; a no-op (a screen to itself) moves nowhere and is left out."""
+    """Edges from `planner_app_transitions` rows; a no-op (a screen to itself) moves nowhere and is left out,
+    and so is an edge only contributions report until enough contributors back it (graph/votes.py)."""
     out = []
     for r in rows:
-        if r["source"] != r["target"]:
+        if r["source"] != r["target"] and usable(r):
             successes, failures = weighted_counts(r)
             out.append(Edge(r["source"], r["target"], r["action"], r["element_id"], r["detail"], r["input_template"],
                             successes, failures, r["stale"]))

@@ -88,6 +88,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
     element_rows: dict[str, dict] = {}
     texts: dict[str, dict[str, int]] = {}  # element id → text variant → observations
     default_seen = trace.started or now_iso()
+    trusted = not trace.contributor  # a contribution's rows never overwrite what crawls and imports recorded
     for state in states:
         screen = screen_of(state, trace.package, trace.app_version)
         screens[state.state_id] = screen
@@ -96,7 +97,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         screen_rows[screen.id] = {
             "id": screen.id, "app_id": aid, "package": screen.package, "app_version": screen.app_version,
             "activity": screen.activity, "signature": screen.signature, "title": screen.title,
-            "seen": state.observed_at or default_seen, "version": screen.app_version,
+            "seen": state.observed_at or default_seen, "version": screen.app_version, "trusted": trusted,
+            "contributor": trace.contributor,
         }
         rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
                             "package": state.package, "observed_at": state.observed_at or None})
@@ -115,7 +117,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
             element_rows[e.id] = {
                 "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,
                 "resource_id": e.resource_id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
-                "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators,
+                "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators, "trusted": trusted,
+                "contributor": trace.contributor,
             }
     own = app_id(trace.package, trace.app_version)
     apps[own] = {"id": own, "package": trace.package, "version": trace.app_version,
@@ -156,7 +159,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 lead = leads.setdefault(lk, {"source": element.id, "target": target.id,
                                              "action": action.type.value, "observations": 0})
                 lead["observations"] += 1
-    rows.transitions = [transition_row(t, trace.app_version) for t in transitions.values()]
+    rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor}
+                        for t in transitions.values()]
     rows.leads_to = list(leads.values())
     return rows
 

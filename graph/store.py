@@ -100,6 +100,7 @@ class GraphStore:
             tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,
                    source=trace.source, device=trace.device, explorer=trace.explorer, package=trace.package,
                    app_version=trace.app_version, started=trace.started or None, ended=trace.ended or None,
+                   contributor=trace.contributor,
                    entry_screen=rows.entry_screen).consume()
             for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
@@ -153,5 +154,6 @@ def task_rows(tasks: list[Task], element_ids: dict[tuple[str, str], str], trace:
                                   "content_desc": shown.get("content_desc"), "locators": shown.get("locators")})
         out.append({"id": task.id, "description": task.description, "package": task.package,
                     "source": task.source, "steps": len(task.steps), "step_rows": step_rows,
-                    "trace_id": trace.id if trace else None, "device": trace.device if trace else None})
+                    "trace_id": trace.id if trace else None, "device": trace.device if trace else None,
+                    "contributor": trace.contributor if trace else ""})
     return out

@@ -8,6 +8,10 @@ known version whose screens it matches best (at least `ATTACH_SHARE` of its own
 screens seen there), and the alias is recorded on that App so the next import
 under it attaches at once. An import that matches no known version keeps its
 alias as its version, and its edges are never judged stale (refresh_stale).
+The other order folds the same way (`fold_aliases`): when a device-reported
+version is written and at least ATTACH_SHARE of its screens were seen under an
+alias-only version, that version becomes the device's (its screens, edges and
+traces move, the alias is recorded): `stats` shows one row per real version.
 """
 from __future__ import annotations
 
@@ -24,6 +28,20 @@ ATTACH_SHARE = 0.5
 
 def is_alias(version: str) -> bool:
     return version in UNKNOWN or version.startswith(ALIAS_PREFIXES)
+
+
+def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
+    """Fold alias-only versions of the app whose screens the trace (of a device-reported version, already
+    written) matches into that version; returns the aliases folded. A contribution folds nothing: one key
+    must not re-version what imports recorded."""
+    if is_alias(trace.app_version) or trace.contributor:
+        return []
+    own = sorted({screen_of(s, trace.package, "").id for s in trace.states.values() if s.package == trace.package})
+    rows = store.read("version_candidates", package=trace.package, screen_ids=own)
+    folded = [r["version"] for r in rows if is_alias(r["version"]) and own and r["matched"] >= ATTACH_SHARE * len(own)]
+    for alias in folded:
+        store.write("version_fold", package=trace.package, alias=alias, version=trace.app_version, screen_ids=own)
+    return folded
 
 
 def resolve_version(store: GraphStore, trace: Trace) -> Trace:

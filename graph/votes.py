@@ -7,6 +7,11 @@ contributed through the API also leave one `Vote` per (edge, contributor)
 failure *ratio* times its weight (1 for a run, CORRECTION_WEIGHT for a person's
 correction). `weighted_counts` replaces the contributed raw counts by those, and
 `crowd_reliability` is the edge reliability a planner should rank by.
+
+No single key may change what other users get: the crowd's counts, and an edge
+only contributions report (`crowd_only`), count only once QUORUM distinct
+contributors (APPMEM_TRUST_QUORUM) voted on the edge, or a crawl or import saw it.
+A contributor is its key id, whatever it sends (runs, tarballs, corrections).
 """
 from __future__ import annotations
 
@@ -15,10 +20,18 @@ from typing import Any, Mapping
 CORRECTION_WEIGHT = 3.0
 
 
+def usable(edge: Mapping[str, Any]) -> bool:
+    """Whether plans may use the edge: a crawl or import saw it, or enough contributors back it."""
+    return not edge.get("crowd_only") or bool(edge.get("crowd_trusted"))
+
+
 def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
-    """(successes, failures) of an edge with each contributor counted once."""
+    """(successes, failures) of an edge with each contributor counted once, and the contributors'
+    counts only once a quorum of them voted on it (edge_crowd's `crowd_trusted`)."""
     s = float(edge.get("successes") or 0) - float(edge.get("contributed_successes") or 0)
     f = float(edge.get("failures") or 0) - float(edge.get("contributed_failures") or 0)
+    if not edge.get("crowd_trusted"):
+        return s, f
     return s + float(edge.get("crowd_successes") or 0), f + float(edge.get("crowd_failures") or 0)
 
 

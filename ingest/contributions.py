@@ -8,26 +8,32 @@ add counts, nothing is deleted or overwritten), then records the
 contributor's votes on the edges it touched (graph/votes.py), and sets the
 status `done` with a report or `failed` with a reason.
 
-Tarballs are extracted defensively: regular files and folders only, no
-absolute paths or `..`, at most MAX_MEMBERS members and MAX_UNPACKED bytes.
+Tarballs are read defensively and parked cleaned and scrubbed (ingest/tarball.py).
+
+The worker never leaves a contribution `pending`: a bad body fails with the
+reason whatever the error, a contribution delivered more than MAX_DELIVERIES
+times (a worker killed while ingesting it: late acks redeliver it) fails, and
+one whose key was revoked (or purged) is dropped. A contributor is one identity,
+its key id, whatever it sends; its `device` reaches the graph only as a keyed
+hash (`pseudonym`).
 """
 from __future__ import annotations
 
 import base64
-import io
+import hashlib
+import hmac
 import json
 import logging
 import secrets
-import shutil
-import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import redis
 
 from appmem import generations
+from appmem.keys import KeyStore
 from appmem.errors import AppmemError, InputFormatError, TransientError
 from contract.run import RunTrace
 from graph.rows import build_rows
@@ -36,14 +42,17 @@ from graph.votes import CORRECTION_WEIGHT, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
 from formats.privacy import scrub_text
 from ingest.run import ingest_run, validate_run
+from ingest.tarball import unpack
 
 log = logging.getLogger(__name__)
 
 PREFIX = "appmem:contrib:"
 BODY_TTL_S = 24 * 3600
 STATUS_TTL_S = 30 * 24 * 3600
-MAX_MEMBERS = 20_000
-MAX_UNPACKED = 256 * 1024 * 1024
+MAX_DELIVERIES = 3
+MAX_RUN_BYTES = 64 * 1024 * 1024  # a parked run trace's JSON (the API's body limit is lower)
+PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending contributions (quotas, purge)
+PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
 KINDS = ("run", "droidbot", "correction")
@@ -76,40 +85,6 @@ def scrub_run(run: RunTrace) -> RunTrace:
     return run.model_copy(update={"task": scrub_text(run.task), "steps": steps})
 
 
-def safe_extract(data: bytes, dest: Path) -> Path:
-    """Unpack a DroidBot tar.gz into `dest` defensively; returns the folder holding utg.js."""
-    try:
-        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")
-        members = tar.getmembers()
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise InputFormatError("tarball", f"not a gzip-compressed tar: {exc}") from None
-    if len(members) > MAX_MEMBERS:
-        raise InputFormatError("tarball", f"more than {MAX_MEMBERS} members")
-    total = 0
-    for m in members:
-        path = PurePosixPath(m.name)
-        if path.is_absolute() or ".." in path.parts:
-            raise InputFormatError("tarball", f"unsafe path {m.name!r}")
-        if not (m.isfile() or m.isdir()):
-            raise InputFormatError("tarball", f"{m.name!r} is not a regular file or folder")
-        total += m.size
-        if total > MAX_UNPACKED:
-            raise InputFormatError("tarball", f"unpacks to more than {MAX_UNPACKED} bytes")
-    with tar:
-        for m in members:
-            target = dest.joinpath(*PurePosixPath(m.name).parts)
-            if m.isdir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with tar.extractfile(m) as src, open(target, "wb") as out:
-                shutil.copyfileobj(src, out)
-    found = sorted(dest.rglob("utg.js"), key=lambda p: len(p.parts))
-    if not found:
-        raise InputFormatError("tarball", "no utg.js: not a DroidBot output folder")
-    return found[0].parent
-
-
 class Contributions:
     """Status and parked bodies (base64: the client decodes responses) of contributions, in Redis."""
 
@@ -122,8 +97,27 @@ class Contributions:
         pipe.hset(PREFIX + cid, mapping={"kind": kind, "contributor": contributor, "status": "pending", "reason": ""})
         pipe.expire(PREFIX + cid, STATUS_TTL_S)
         pipe.set(PREFIX + cid + ":body", base64.b64encode(body).decode("ascii"), ex=BODY_TTL_S)
+        pipe.sadd(PENDING + contributor, cid)
+        pipe.sadd(PREFIX + "by:" + contributor, cid)
         pipe.execute()
         return cid
+
+    def pending(self, contributor: str) -> int:
+        """How many of the key's contributions are waiting (entries whose status ended are dropped)."""
+        ids = list(self.r.smembers(PENDING + contributor))
+        if not ids:
+            return 0
+        pipe = self.r.pipeline()
+        for cid in ids:
+            pipe.hget(PREFIX + cid, "status")
+        done = [cid for cid, status in zip(ids, pipe.execute()) if status != "pending"]
+        if done:
+            self.r.srem(PENDING + contributor, *done)
+        return len(ids) - len(done)
+
+    def delivered(self, cid: str) -> int:
+        """Count one more delivery of the contribution to a worker; returns the count."""
+        return int(self.r.hincrby(PREFIX + cid, "deliveries", 1))
 
     def status(self, cid: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(PREFIX + cid)
@@ -138,50 +132,81 @@ class Contributions:
         mapping = {"status": "failed" if reason else "done", "reason": reason}
         if report is not None:
             mapping["report"] = json.dumps(report)
-        self.r.hset(PREFIX + cid, mapping=mapping)
-        self.r.delete(PREFIX + cid + ":body")
+        contributor = self.r.hget(PREFIX + cid, "contributor") or ""
+        pipe = self.r.pipeline()
+        pipe.hset(PREFIX + cid, mapping=mapping)
+        pipe.delete(PREFIX + cid + ":body")
+        pipe.srem(PENDING + contributor, cid)
+        pipe.execute()
 
 
-def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps: int = 200) -> dict:
+def pseudonym(r: redis.Redis, device: str) -> str:
+    """The device name as the graph keeps it: a keyed hash (the key is made once, kept in Redis)."""
+    r.set(PSEUDONYM_KEY, secrets.token_hex(32), nx=True)
+    key = r.get(PSEUDONYM_KEY)
+    return "device:" + hmac.new(str(key).encode(), device.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
+
+
+def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps: int = 200,
+                        quorum: int = 3) -> dict:
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
     for bad input (a transient graph error is raised, for the task's bounded retry)."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
-    body = base64.b64decode(parked) if parked else None
-    if info is None or body is None:
-        return {"status": "failed", "reason": "unknown or expired contribution"}
+    if info is None or info["status"] != "pending":
+        return {"status": info["status"] if info else "failed", "reason": "unknown, expired or already ingested"}
+    if parked is None:
+        return _fail(board, cid, "its body expired or was purged before a worker took it")
+    if (deliveries := board.delivered(cid)) > MAX_DELIVERIES:
+        return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
+    if not KeyStore(r).live(info["contributor"]):
+        return _fail(board, cid, "dropped: its key was revoked")
     try:
-        report = _ingest(store, info["kind"], info["contributor"], body, chunk_steps)
+        body = base64.b64decode(parked)
+        report = _ingest(store, r, info["kind"], info["contributor"], body, chunk_steps, quorum)
     except TransientError:
         raise
     except AppmemError as exc:
-        board.finish(cid, reason=str(exc))
-        return {"status": "failed", "reason": str(exc)}
+        return _fail(board, cid, str(exc))
+    except (ValueError, TypeError, KeyError, RecursionError, OSError, UnicodeError, MemoryError) as exc:
+        return _fail(board, cid, f"unreadable contribution: {type(exc).__name__}: {str(exc)[:300]}")
     board.finish(cid, report=report)
     generations.bump(r, [report["package"]])  # the app changed: every server process stops serving its cached plans
     return {"status": "done", **report}
 
 
-def _ingest(store: GraphStore, kind: str, contributor: str, body: bytes, chunk_steps: int) -> dict:
+def _fail(board: Contributions, cid: str, reason: str) -> dict:
+    board.finish(cid, reason=reason)
+    return {"status": "failed", "reason": reason}
+
+
+def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body: bytes, chunk_steps: int,
+            quorum: int) -> dict:
     weight = CORRECTION_WEIGHT if kind == "correction" else 1.0
     if kind == "droidbot":
         from ingest.droidbot import read_recording, recording_trace
 
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
-            folder = safe_extract(body, Path(tmp))
-            trace = recording_trace(read_recording(folder), device=f"contributor:{contributor}")
+            folder = unpack(body, Path(tmp))
+            trace = recording_trace(read_recording(folder), device=pseudonym(r, f"{contributor}:droidbot"))
+        trace.contributor = contributor
         store.ensure_schema()
         report = ingest_trace(store, trace, chunk_steps).as_dict()
     else:
+        if len(body) > MAX_RUN_BYTES:
+            raise InputFormatError("contribution", f"larger than {MAX_RUN_BYTES} bytes")
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
-        report, imported = ingest_run(store, run, f"{kind}:{contributor}", chunk_steps)
+        run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
+        report, imported = ingest_run(store, run, contributor, chunk_steps)
         trace = imported.trace
+        if imported.task is not None:
+            store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
     clean = scrub_trace(trace)
     rows = build_rows(clean, clean.steps, list(clean.states.values())).transitions
-    votes = store.write("merge_votes", trace_id=trace.id, contributor=f"{kind}:{contributor}", weight=weight,
-                        rows=vote_rows(trace.id, f"{kind}:{contributor}", rows))
+    votes = store.write("merge_votes", trace_id=trace.id, contributor=contributor, weight=weight,
+                        rows=vote_rows(trace.id, contributor, rows))
     if votes and votes[0]["votes"]:
-        store.write("edge_crowd", rows=rows)
+        store.write("edge_crowd", rows=rows, quorum=quorum)
     return {**report, "graph_trace_id": trace.id, "package": trace.package}

@@ -47,8 +47,14 @@ class Recording:
         return self.meta.get("app_package") or ""
 
 
+MAX_JSON_BYTES = 64 * 1024 * 1024  # one utg.js or state file; a worker holds it whole while parsing
+
+
 def read_json(path: Path) -> Any:
+    """One JSON document of the folder, bounded (MAX_JSON_BYTES, nesting): problems name the file."""
     try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise InputFormatError(str(path), f"larger than {MAX_JSON_BYTES} bytes")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputFormatError(str(path), "file is missing") from None
@@ -63,6 +69,8 @@ def read_json(path: Path) -> Any:
         return clean_all(json.loads(text))  # a "\ud800" escape decodes to a lone surrogate: nothing can store it
     except json.JSONDecodeError as exc:
         raise InputFormatError(str(path), f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputFormatError(str(path), "JSON nested too deeply") from None
 
 
 def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:

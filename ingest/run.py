@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -67,6 +67,7 @@ def _view_index(state: UIState, element: RunElement) -> int | None:
 class RunImport:
     trace: Trace
     task: Task | None
+    unmatched: list[dict] = field(default_factory=list)  # steps kept out of the graph, with the reason
 
 
 def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: int = 200) -> tuple[dict, RunImport]:
@@ -80,16 +81,19 @@ def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: in
         ingest_tasks(store, [imported.task], imported.trace)
     return {**report, "task": imported.task.id if imported.task else None,
             "failed_steps": sum(s.outcome != "ok" for s in run.steps),
-            "missed_edges": sum(s.outcome != "ok" and bool(s.expected_screen) for s in run.steps)}, imported
+            "missed_edges": sum(s.outcome != "ok" and bool(s.expected_screen) for s in run.steps),
+            "unmatched_steps": imported.unmatched}, imported
 
 
 def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
-    """The run as a Trace (source "agent") and its Task for a done run. A failed step with an
+    """The run as a Trace (source "agent") and its Task for a done run; `contributor` is the API key id of
+    a contribution ("local": one's own run, trusted like an import). A failed step with an
     `expected_screen` is a failure of the edge to that screen (graph/rows.py), else of the edge it took."""
     trace_id = stable_id("trace", "agent", contributor, run.package, run.device, run.started, run.task)
     states: dict[str, UIState] = {}
     steps: list[Step] = []
     task_steps: list[TaskStep] = []
+    unmatched: list[dict] = []
 
     def state_of(xml: str, activity: str, where: str) -> UIState:
         try:  # the dump's own package: a step may leave the app (launcher, share sheet)
@@ -108,17 +112,19 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
         action = Action(kind, text=detail)
         if step.element is not None and kind.needs_element:
             index = _view_index(before, step.element)
-            if index is None:
-                raise InputFormatError(where, "its element is not in its before_xml dump")
+            if index is None:  # kept with the reason; the rest of the run is still imported
+                unmatched.append({"index": step.index, "reason": f"{where}: its element is not in its before_xml dump"})
+                continue
             action.element_key = view_paths(before.views)[index]
         steps.append(Step(step.index, before.state_id, action, after.state_id, outcome=Outcome(step.outcome),
                           at=run.ended, expected_screen=step.expected_screen or ""))
         if step.outcome == "ok":
             task_steps.append(TaskStep(before.state_id, action))
     trace = Trace(id=trace_id, source="agent", package=run.package, app_version=run.app_version, device=run.device,
-                  explorer="appmem-run", started=run.started, ended=run.ended, states=states, steps=steps)
+                  explorer="appmem-run", started=run.started, ended=run.ended, states=states, steps=steps,
+                  contributor="" if contributor == "local" else contributor)
     task = None
-    if run.status == "done" and task_steps:
+    if run.status == "done" and task_steps and not unmatched:  # a demonstration with a gap is none
         task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
                     source="agent", steps=task_steps)
-    return RunImport(trace, task)
+    return RunImport(trace, task, unmatched)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
 
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-contribute", action="store_true", help="do not send the trace to the memory")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_run)
+    register_contribute(sub)
 
 
 def confirmer(yes: bool):
@@ -46,30 +48,77 @@ def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
     return ingest_run(memory.store, validate_run(run, "run"), "local", settings.ingest_chunk_steps)[0]["trace_id"]
 
 
+def sender(settings: Settings, memory, server: str | None):
+    """How a trace is contributed: to the API server (its contribution id), else into the local graph."""
+    if server:
+        return lambda run: memory.contribute(run).trace_id
+    return lambda run: contribute_locally(settings, memory, run)
+
+
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
     import adbutils
 
+    from device.driver import DeviceDriver
+    from agent.service import open_backend
+    from runtime.outbox import Outbox
     from runtime.runtime import Runtime, describe
     from runtime.stepwise import make_llm_step
-    from device.driver import DeviceDriver
 
     device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)
     driver = DeviceDriver(device, args.serial)
-    from agent.service import open_backend
-
     memory = open_backend(settings, args.server, args.key)
+    outbox = Outbox(settings.home)
     try:
         runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,
                           llm_step=make_llm_step(settings))
         result = runtime.run(args.task, args.app)
         run = result.pop("run")
+        result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""
         if args.trace_out:
-            args.trace_out.write_text(json.dumps(run, ensure_ascii=False))
-        result["trace_id"] = None
-        if not args.no_contribute and run["steps"]:
-            result["trace_id"] = (memory.contribute(run).trace_id if args.server or settings.server
-                                  else contribute_locally(settings, memory, run))
+            try:
+                args.trace_out.write_text(json.dumps(run, ensure_ascii=False))
+            except OSError as exc:
+                result["trace_out_error"] = f"{args.trace_out}: {exc}"
+        if not args.no_contribute:
+            server = args.server or settings.server
+            send = sender(settings, memory, server)
+            result["outbox"] = outbox.flush(server, send)  # earlier runs' kept traces first
+            if not run["steps"]:
+                result["contribution"] = "nothing to send: the run took no step"
+            else:
+                try:
+                    result["trace_id"], result["contribution"] = send(run), "sent"
+                except AppmemError as exc:  # refused or failed: kept, sent again by the next run or --flush
+                    kept = outbox.keep(server, run, str(exc))
+                    result["contribution"] = f"failed: {exc}; kept in {kept} (appmem contribute --flush)"
     finally:
         memory.close()
     emit(args, result, describe)
     return 0 if result["status"] == "done" else 1
+
+
+def register_contribute(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("contribute", help="send run traces again: those kept in the outbox (--flush)")
+    p.add_argument("--flush", action="store_true", required=True,
+                   help="send every trace kept in APPMEM_HOME/outbox for this --server (or the local memory)")
+    p.add_argument("--server", help="API base URL (default: the local memory)")
+    p.add_argument("--key", help="API key for --server (or APPMEM_API_KEY)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=run_contribute)
+
+
+def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
+    from runtime.outbox import Outbox
+    from agent.service import open_backend
+
+    memory = open_backend(settings, args.server, args.key)
+    server = args.server or settings.server
+    try:
+        results = Outbox(settings.home).flush(server, sender(settings, memory, server))
+    finally:
+        memory.close()
+    summary = {"sent": sum(r["status"] == "sent" for r in results),
+               "kept": sum(r["status"] != "sent" for r in results), "traces": results}
+    emit(args, summary, lambda s: f"sent {s['sent']}, kept {s['kept']}"
+         + "".join(f"\n  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in s["traces"]))
+    return 0 if not summary["kept"] else 1

@@ -15,18 +15,24 @@ and says why. Every step, failures included, goes into a run trace
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from contract.backend import MemoryBackend
+from runtime.stepwise import LlmReplyError
 from runtime.grounding import find_text, ground, node_at, scrollable
 from appmem.errors import AppmemError, DeviceError
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
+from contract.run import RunElement, RunStep, RunTrace
 from device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
 
 SLOT_SCROLLS = 4
+PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
+LLM_RETRIES = 2  # invalid LLM replies in a row before the run fails
 
 
 @dataclass
@@ -49,13 +55,14 @@ class Runtime:
     `contract.client.ApiClient` or the local `agent.service.Service`."""
 
     driver: DeviceDriver
-    memory: Any
+    memory: MemoryBackend
     confirm: Callable[[dict[str, Any]], bool]
     max_steps: int = 30
     max_replans: int = 4
     llm_step: Callable[[str, LiveScreen, list[dict]], dict[str, Any] | None] | None = None
     progress: Callable[[dict[str, Any]], None] | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)  # run trace steps (§3)
+    llm_failures: list[dict[str, Any]] = field(default_factory=list)  # invalid LLM replies: no device action
 
     def screen(self, package: str) -> LiveScreen:
         """The device's screen, located in memory: the task's app, or another that a cross-app step
@@ -70,13 +77,55 @@ class Runtime:
         return LiveScreen(fg_package, activity, xml, located)
 
     def run(self, task: str, app: str | None) -> dict[str, Any]:
-        started, replans = now_iso(), 0
+        """Run the task; whatever fails on the way (the memory, the device), the result and the
+        trace of the steps taken so far come back, with the reason."""
+        started = now_iso()
+        self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None}
+        try:
+            status, reason = self._run(task, app)
+        except AppmemError as exc:
+            status, reason = "failed", f"{type(exc).__name__}: {exc}"
+        where = self._where
+        here: LiveScreen | None = where["here"]
+        run = self._trace(task, where["package"] or (here.package if here else "unknown"), where["version"],
+                          started, status)
+        steps = [{"index": s["index"], "action": s["action"], "label": (s["element"] or {}).get("text")
+                  or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
+                  "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
+                  **({"why": s["why"]} if s["why"] else {})} for s in self.steps]
+        return {"status": status, "reason": reason, "replans": where["replans"], "package": where["package"],
+                "steps": sorted(steps + self.llm_failures, key=lambda s: (s["index"], s["action"] != "llm")),
+                "ended": {"package": here.package, "activity": here.activity, "screen_id": here.screen_id}
+                if here else None,
+                "run": run.model_dump(mode="json")}
+
+    def _trace(self, task: str, package: str, version: str, started: str, status: str) -> RunTrace:
+        """The run trace, built with the model the API validates (ingest/run.py), clipped to its bounds."""
+        steps = [RunStep(index=s["index"], action=s["action"], element=_run_element(s["element"]),
+                         input=s["input"][:5000], before_xml=s["before_xml"], after_xml=s["after_xml"],
+                         before_activity=s["before_activity"][:500], after_activity=s["after_activity"][:500],
+                         expected_screen=s["expected_screen"], reached_screen=s["reached_screen"],
+                         outcome=s["outcome"]) for s in self.steps]
+        package = package if PACKAGE.fullmatch(package or "") else "unknown"
+        return RunTrace(task=task[:2000] or "(no task)", package=package[:300], app_version=(version or "unknown")[:200],
+                        device=(self.driver.name or "device")[:200], started=started, ended=now_iso(),
+                        status=status, steps=steps)
+
+    def _run(self, task: str, app: str | None) -> tuple[str, str]:
+        track = self._where
         fg_package, activity, xml = self.driver.dump()
-        plan = self.memory.plan(task, app, screen_xml=xml, activity=activity).model_dump()
-        package = plan["package"]
-        version = self._version(package)
-        here = self.screen(package)
-        status, reason, cursor = "done", "", 0
+        track["package"] = track["package"] or fg_package
+        try:
+            plan = self.memory.plan(task, app, screen_xml=xml, activity=activity).model_dump()
+        except AppmemError as exc:
+            if not 400 <= getattr(exc, "status", 400) < 500:
+                raise  # the server is unreachable or failed: the run ends here, with its reason
+            # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
+            plan = self.memory.plan(task, app).model_dump()
+        package = track["package"] = plan["package"]
+        track["version"] = self._version(package)
+        here = track["here"] = self.screen(package)
+        status, reason, cursor, replans = "done", "", 0, 0
         while True:
             steps = plan.get("steps") or []
             if steps and cursor >= len(steps):
@@ -103,20 +152,12 @@ class Runtime:
             if self.steps[-1]["outcome"] == "ok":
                 cursor += 1
                 continue
-            replans += 1
+            replans = self._where["replans"] = replans + 1
             if replans > self.max_replans:
                 status, reason = "failed", f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
                 break
             plan, cursor = self._replan(task, package, here), 0
-        run = {"format": "appmem-run/1", "task": task, "package": package, "app_version": version,
-               "device": self.driver.name, "started": started, "ended": now_iso(), "status": status,
-               "steps": [{k: v for k, v in s.items() if k != "why"} for s in self.steps]}
-        return {"status": status, "reason": reason, "replans": replans, "package": package,
-                "steps": [{"index": s["index"], "action": s["action"], "label": (s["element"] or {}).get("text")
-                           or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
-                           "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
-                           **({"why": s["why"]} if s["why"] else {})} for s in self.steps],
-                "run": run}
+        return status, reason
 
     def _version(self, package: str) -> str:
         try:
@@ -166,6 +207,7 @@ class Runtime:
             why = "" if outcome == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self.steps.append({**record, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": outcome, "why": why})
+        self._where["here"] = after
         if self.progress:
             self.progress(self.steps[-1])
         return after
@@ -184,11 +226,22 @@ class Runtime:
         if self.llm_step is None:
             return "stopped", ("memory has no route for this task from this screen, and no LLM is configured "
                                "(APPMEM_LLM_BASE_URL / APPMEM_LLM_MODEL) to go on step by step"), here
-        for _ in range(self.max_steps - len(self.steps)):
+        invalid = 0
+        while len(self.steps) + len(self.llm_failures) < self.max_steps:
             hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"] \
                 if here.package == package else []
-            step = self.llm_step(task, here, hints)
-            if step is None:
+            try:
+                step = self.llm_step(task, here, hints)
+            except LlmReplyError as exc:  # a failed step with its reason, never "done"
+                invalid += 1
+                self.llm_failures.append({"index": len(self.steps), "action": "llm", "label": None,
+                                          "outcome": "invalid_reply", "expected_screen": None,
+                                          "reached_screen": here.screen_id, "why": str(exc)})
+                if invalid > LLM_RETRIES:
+                    return "failed", f"the LLM gave {invalid} invalid replies in a row: {exc}", here
+                continue
+            invalid = 0
+            if step.get("done"):
                 return "done", "the LLM judged the task done", here
             if step.get("risky") and not self.confirm(step):
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
@@ -199,6 +252,16 @@ class Runtime:
 def _label(step: dict[str, Any]) -> str:
     element = step.get("element") or {}
     return element.get("label") or element.get("text") or element.get("content_desc") or step.get("action", "")
+
+
+def _run_element(element: dict[str, Any] | None) -> RunElement | None:
+    if element is None:
+        return None
+    bounds = [int(b) for b in (element.get("bounds") or [0, 0, 0, 0])][:4]
+    return RunElement(text=str(element.get("text") or "")[:5000], content_desc=str(element.get("content_desc") or "")[:5000],
+                      resource_id=str(element.get("resource_id") or "")[:500],
+                      class_name=str(element.get("class_name") or "")[:500],
+                      bounds=bounds if len(bounds) == 4 else [0, 0, 0, 0])
 
 
 def _element(element: dict[str, Any] | None, bounds: Bounds | None, xml: str) -> dict[str, Any] | None:
@@ -216,6 +279,11 @@ def describe(result: dict[str, Any]) -> str:
     lines = [f"{result['status']}: {len(result['steps'])} steps, {result['replans']} re-plans"
              + (f" ({result['reason']})" if result["reason"] else "")]
     lines += [f"  {s['index'] + 1}. {s['action']} {s['label'] or ''} → {s['outcome']}" for s in result["steps"]]
+    if result.get("ended"):
+        lines.append(f"ended on {result['ended']['screen_id'] or 'a screen memory does not know'} "
+                     f"({result['ended']['package']})")
     if result.get("trace_id"):
         lines.append(f"trace: {result['trace_id']}")
+    if result.get("contribution") and result["contribution"] != "sent":
+        lines.append(f"contribution: {result['contribution']}")
     return "\n".join(lines)

@@ -3,13 +3,19 @@
 The prompt holds the task, the current screen's interactive elements (as
 AutoDroid's HTML-like list) and appmem's hints (agent/hints via the memory),
 and asks for one JSON action: {"index": n, "action": "tap|input|scroll|back",
-"input": str} or {"done": true}. One call per step; the answer is validated.
+"input": str} or {"done": true}. One call per step; the answer is validated: a
+reply that is not that JSON, or names no element of the screen, raises
+LlmReplyError (the runtime records it as a failed step with the reason, never as
+"the task is done"); only an explicit {"done": true} ends the run as done.
 """
 from __future__ import annotations
 
 import json
 from typing import Any, Callable
 
+import openai
+
+from appmem.errors import AppmemError
 from appmem.settings import Settings
 from formats.ui import ActionType
 from graph.vocabulary import is_risky
@@ -20,6 +26,13 @@ SYSTEM = ("You operate an Android app for a user. Given the task, the screen's e
           "\"back\", \"input\": text to type or \"\"}, or {\"done\": true} when the task is complete.")
 
 
+DONE = {"done": True}
+
+
+class LlmReplyError(AppmemError):
+    """The LLM's reply is not a valid choice of action; the message says what is wrong with it."""
+
+
 def make_llm_step(settings: Settings) -> Callable | None:
     """The runtime's `llm_step` when an LLM is configured, else None."""
     if not settings.llm_base_url or not settings.llm_model:
@@ -28,28 +41,48 @@ def make_llm_step(settings: Settings) -> Callable | None:
 
     client, model = open_llm(settings)
 
-    def step(task: str, screen, hints: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def step(task: str, screen, hints: list[dict[str, Any]]) -> dict[str, Any]:
         state = parse_hierarchy(screen.xml, screen.package, screen.activity)
         views = [v for v in state.views if v.interactive]
         listing = [{"index": i, "class": v.short_class, "text": v.text, "desc": v.content_desc}
                    for i, v in enumerate(views)]
-        answer = client.chat.completions.create(
-            model=model, temperature=0, response_format={"type": "json_object"},
-            messages=[{"role": "system", "content": SYSTEM},
-                      {"role": "user", "content": json.dumps({"task": task, "elements": listing, "hints": hints})}])
         try:
-            choice = json.loads(answer.choices[0].message.content or "{}")
-        except json.JSONDecodeError:
-            return None
-        if choice.get("done") or not isinstance(choice.get("index"), int) or not 0 <= choice["index"] < len(views):
-            return None
-        action = choice.get("action") if choice.get("action") in ("tap", "input", "scroll", "back") else "tap"
-        v = views[choice["index"]]
+            answer = client.chat.completions.create(
+                model=model, temperature=0, response_format={"type": "json_object"},
+                messages=[{"role": "system", "content": SYSTEM},
+                          {"role": "user", "content": json.dumps({"task": task, "elements": listing, "hints": hints})}])
+            content = answer.choices[0].message.content or ""
+        except (openai.OpenAIError, IndexError, AttributeError) as exc:
+            raise LlmReplyError(f"the LLM call failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+        choice = parse_choice(content, len(views))
+        if choice is DONE:
+            return DONE
+        if choice["action"] == "back":
+            return {"action": "back", "element": None, "input": "", "risky": False}
+        action, v = choice["action"], views[choice["index"]]
         element = {"text": v.text, "content_desc": v.content_desc, "resource_id": v.resource_id,
                    "class_name": v.class_name, "bounds": v.bounds.as_list(),
                    "locators": [f"//*[@bounds='[{v.bounds.left},{v.bounds.top}][{v.bounds.right},{v.bounds.bottom}]']"]}
-        return {"action": ActionType(action).value, "element": None if action == "back" else element,
-                "input": str(choice.get("input") or ""),
+        return {"action": ActionType(action).value, "element": element, "input": choice["input"],
                 "risky": is_risky(v.text, v.content_desc, extra=settings.risky_words)}
 
     return step
+
+
+def parse_choice(content: str, n_views: int) -> dict[str, Any]:
+    """The reply as {"index", "action", "input"}, or DONE; LlmReplyError naming what is wrong otherwise."""
+    try:
+        choice = json.loads(content)
+    except (json.JSONDecodeError, RecursionError):
+        raise LlmReplyError(f"the LLM's reply is not JSON: {content[:120]!r}") from None
+    if not isinstance(choice, dict):
+        raise LlmReplyError(f"the LLM's reply is not a JSON object: {content[:120]!r}")
+    if choice.get("done") is True:
+        return DONE
+    action = choice.get("action", "tap")
+    if action not in ("tap", "input", "scroll", "back"):
+        raise LlmReplyError(f"the LLM chose an unknown action {str(action)[:40]!r}")
+    index = choice.get("index")
+    if action != "back" and (not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < n_views):
+        raise LlmReplyError(f"the LLM chose element {str(index)[:40]!r}, not one of the screen's {n_views} elements")
+    return {"index": index, "action": action, "input": str(choice.get("input") or "")[:5000]}

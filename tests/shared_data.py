@@ -77,7 +77,8 @@ ANALYST = DataSet("activitylauncher-acrylic", (Recording("anupam.acrylic"),), ba
 
 
 def uses(data: DataSet) -> Callable:
-    """Marks a fixture as holding `data`, so that conftest orders the modules that use it."""
+    """Marks a fixture as holding `data`, so that conftest orders the modules that use it (put it under
+    `@pytest.fixture`, on the function itself)."""
     def mark(fixture: Callable) -> Callable:
         fixture.shared_data = data
         return fixture

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from runtime.grounding import ground, node_at
+from graph.model import stable_id
+from graph.screens import screen_of
 from graph.store import GraphStore
+from twins.app import TwinApp
+from twins.device import TwinDevice
+from formats.uixml import parse_hierarchy
 
 
 def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:
@@ -16,5 +22,91 @@ def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:
     for r in rows:
         label = (r["label"] or "").strip()
         if 2 < len(label) <= 40 and "<" not in label and labels[r["label"]] == 1 and r["screen_id"] not in entry:
-            out.setdefault(label, {"task": f"tap {label}", "label": label, "target": r["to_screen"]})
+            out.setdefault(label, {"task": f"tap {label}", "label": label, "target": r["to_screen"],
+                                   "screen": r["screen_id"]})
     return list(out.values())[:limit]
+
+
+def unseen_targets(store: GraphStore, app: TwinApp, limit: int) -> list[dict]:
+    """The issue's targets: "tap 'LABEL' in PACKAGE" for each recorded task, started on an in-app twin
+    state that is not the app's first screen, from which the recording reached the tap's screen. The
+    start is the first such state in a hash order of their ids (no choice by outcome). A run is judged
+    by the device's own dump afterwards (`dump_screen`)."""
+    entry = {r["screen_id"] for r in store.read("planner_entry_screens", packages=[app.package])}
+    screen_of_state = {sid: screen_of(s, app.package, app.version).id for sid, s in app.states.items()}
+    nexts: dict[str, set[str]] = {}
+    for (src, _), dsts in app.transitions.items():
+        nexts.setdefault(src, set()).update(d for d in dsts if d in app.states)
+    out = []
+    for task in recorded_tasks(store, app.package, 10_000):
+        tap_screen = task["screen"]
+        starts = [sid for sid, state in app.states.items() if state.package == app.package
+                  and screen_of_state[sid] not in entry and sid != app.entry
+                  and screen_of_state[sid] != task["target"] and _reaches(nexts, sid, screen_of_state, tap_screen)]
+        if not starts:
+            continue
+        start = min(starts, key=lambda sid: stable_id("start", task["label"], sid))
+        out.append({**task, "task": f"tap '{task['label']}' in {app.package}", "start": start})
+        if len(out) == limit:
+            break
+    return out
+
+
+def _reaches(nexts: dict[str, set[str]], start: str, screen_of_state: dict[str, str], screen: str) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        sid = todo.pop()
+        if screen_of_state.get(sid) == screen:
+            return True
+        for nxt in nexts.get(sid, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
+
+
+def dump_screen(xml: str, activity: str, package: str, version: str) -> str:
+    """The memory's screen id of a device dump, computed from the dump alone."""
+    return screen_of(parse_hierarchy(xml, package, activity), package, version).id
+
+
+def state_of_screen(app: TwinApp, screen_id: str) -> str | None:
+    """A recorded twin state of the app whose dump is the memory's screen `screen_id`."""
+    return next((sid for sid, s in app.states.items() if screen_of(s, app.package, app.version).id == screen_id), None)
+
+
+def forged_runs(device: TwinDevice, plan: dict, task: str, started: str) -> list[dict]:
+    """What one dishonest key sends about a plan (bench/poison.py, tests/test_crowd.py), as valid run traces:
+    a one-tap shortcut (the plan's first element said to lead straight to its last screen, skipping the
+    real screens between) and a run that claims every step of the real route failed."""
+    app = device.apps[plan["package"]]
+    steps = [s for s in plan["steps"] if s["element"] and s["screen_id"] and s["to_screen"]]
+    dumps = {}
+    for sid in {s["screen_id"] for s in steps} | {s["to_screen"] for s in steps}:
+        if (state := state_of_screen(app, sid)) is not None:
+            device.goto(app.package, state)
+            dumps[sid] = (device.hierarchy(), app.states[state].activity)
+    steps = [s for s in steps if s["screen_id"] in dumps and s["to_screen"] in dumps]
+    if not steps:
+        return []
+
+    def run_step(i: int, step: dict, after: str, outcome: str) -> dict:
+        found = ground(step["element"], dumps[step["screen_id"]][0])  # the view as the device dumps it
+        element = node_at(dumps[step["screen_id"]][0], found[0]) if found else {}
+        return {"index": i, "action": step["action"], "input": step.get("input") or "",
+                "element": {k: element.get(k) or "" for k in ("text", "content_desc", "resource_id", "class_name")}
+                | {"bounds": element.get("bounds") or [0, 0, 0, 0]},
+                "before_xml": dumps[step["screen_id"]][0], "before_activity": dumps[step["screen_id"]][1],
+                "after_xml": dumps[after][0], "after_activity": dumps[after][1],
+                "expected_screen": step["to_screen"], "reached_screen": after, "outcome": outcome}
+
+    head = {"format": "appmem-run/1", "task": task, "package": app.package, "app_version": app.version,
+            "device": device.serial, "started": started, "ended": started}
+    out = []
+    if len(steps) > 1:  # the shortcut: the first tap "reaches" the last screen at once
+        shortcut = run_step(0, steps[0], steps[-1]["to_screen"], "ok")
+        shortcut["expected_screen"] = steps[-1]["to_screen"]
+        out.append({**head, "status": "done", "steps": [shortcut]})
+    out.append({**head, "status": "failed", "started": started.replace("Z", ".5Z"),
+                "steps": [run_step(i, s, s["screen_id"], "no_effect") for i, s in enumerate(steps)]})
+    return out

@@ -42,9 +42,18 @@ def explore(self, job_id: str, package: str, policy: str, budget: int, **options
     return run_job(clients(), spec)
 
 
-@app.task(name=INGEST_TASK, autoretry_for=(TransientError,), max_retries=MAX_RETRIES, retry_backoff=1,
-          retry_backoff_max=15, retry_jitter=True)
+class IngestTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        """Retries spent (or an error nobody expected): the contribution fails with the reason, never stays pending."""
+        cid = kwargs.get("contribution_id") or (args[0] if args else "")
+        if cid:
+            contributions.Contributions(clients().r).finish(cid, reason=f"ingest failed: {type(exc).__name__}: {exc}")
+
+
+@app.task(name=INGEST_TASK, base=IngestTask, autoretry_for=(TransientError,), max_retries=MAX_RETRIES,
+          retry_backoff=1, retry_backoff_max=15, retry_jitter=True)
 def ingest_contribution(contribution_id: str) -> dict:
     """A contribution parked by the API (ingest/contributions.py): ingest it, record its status."""
     c = clients()
-    return contributions.ingest_contribution(c.store, c.r, contribution_id, settings.ingest_chunk_steps)
+    return contributions.ingest_contribution(c.store, c.r, contribution_id, settings.ingest_chunk_steps,
+                                             settings.trust_quorum)

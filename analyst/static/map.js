@@ -19,8 +19,24 @@
     return e;
   }
 
+  // The data routes need an API key with the `plan` scope: given once as /apps/PKG/map#key=KEY (a
+  // fragment never reaches a server or its logs), or asked for; kept for this tab only.
+  const key = (function () {
+    const found = /(?:^#|&)key=([^&]+)/.exec(window.location.hash);
+    if (found) {
+      sessionStorage.setItem('appmemKey', decodeURIComponent(found[1]));
+      history.replaceState(null, '', window.location.pathname + window.location.search);
+    }
+    let stored = sessionStorage.getItem('appmemKey');
+    if (!stored) {
+      stored = window.prompt('appmem API key (scope plan)') || '';
+      sessionStorage.setItem('appmemKey', stored);
+    }
+    return stored;
+  })();
+
   async function getJSON(url) {
-    const reply = await fetch(url);
+    const reply = await fetch(url, { headers: { Authorization: 'Bearer ' + key } });
     if (!reply.ok) throw new Error(url + ': ' + reply.status + ' ' + (await reply.text()));
     return reply.json();
   }

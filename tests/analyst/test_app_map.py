@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Header, HTTPException
 
 from analyst.map import map_router
 from graph.screens import screen_of
@@ -22,6 +22,7 @@ from tests.shared_data import LAUNCHER_RECORDING, uses
 
 APP = "de.szalkowski.activitylauncher"
 OUTPUT = REPO / "test-output"
+KEY = "map-test-key"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 
@@ -32,7 +33,7 @@ def served(shared_graph):
     store = shared_graph.hold(LAUNCHER_RECORDING)
     trace = recording_trace(read_recording(DROIDBOT / APP))
     app = FastAPI()
-    app.include_router(map_router(lambda: store))
+    app.include_router(map_router(lambda: store, require_test_key))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -46,12 +47,24 @@ def served(shared_graph):
     thread.join(10)
 
 
-def get(url: str) -> tuple[int, bytes]:
+def require_test_key(authorization: str = Header("")) -> None:
+    """Stands for the API's `plan` scope (tests/test_crowd.py checks the real one): the page must send it."""
+    if authorization != f"Bearer {KEY}":
+        raise HTTPException(401, "missing API key")
+
+
+def get(url: str, key: str | None = KEY) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=30) as reply:
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
+        with urllib.request.urlopen(request, timeout=30) as reply:
             return reply.status, reply.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
+
+
+def test_the_map_data_needs_the_key_the_page_sends(served):
+    assert get(f"{served['url']}/apps/{APP}/map.json", key=None)[0] == 401
+    assert get(f"{served['url']}/apps/{APP}/map", key=None)[0] == 200  # the page itself holds no data
 
 
 def test_map_json_has_a_node_per_screen_with_thumbnails(served):
@@ -99,7 +112,7 @@ def test_page_shows_every_screen_and_a_click_lists_its_elements(served, browser)
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{served['url']}/apps/{APP}/map")
+    browser.get(f"{served['url']}/apps/{APP}/map#key={KEY}")
     wait_for(browser, "return window.appmemMap && window.appmemMap.ready")
     assert int(browser.find_element(By.ID, "count").text) == len(served["screens"])
     assert browser.execute_script("return appmemMap.cy.nodes().length") == len(served["screens"])
@@ -135,7 +148,7 @@ def test_picking_two_screens_shows_the_planners_route(served, browser):
         if hops and (far is None or len(hops) > len(far[1])):
             far = (target, hops)
     assert far, "no route from the busiest screen to any other"
-    browser.get(f"{served['url']}/apps/{APP}/map")
+    browser.get(f"{served['url']}/apps/{APP}/map#key={KEY}")
     wait_for(browser, "return window.appmemMap && window.appmemMap.ready")
     browser.execute_script(f"document.getElementById('from').value = '{top}';"
                            f"document.getElementById('to').value = '{far[0]}';")

@@ -7,7 +7,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings as hsettings
 
 from api.app import create_app
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from appmem.stack import Stack
 from workers.devices import open_redis
 

@@ -14,7 +14,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 # What a user sets in docker/.env (.env.example lists them); the rest takes the files' defaults.
-ENV = {"NEO4J_PASSWORD": "secret-pass", "FLOWER_PASSWORD": "flower-pass", "NEO4J_URI": "bolt://central:7687",
+ENV = {"NEO4J_PASSWORD": "secret-pass", "QDRANT_API_KEY": "qdrant-key", "FLOWER_PASSWORD": "flower-pass", "NEO4J_URI": "bolt://central:7687",
        "REDIS_URL": "redis://central:6379/0", "QDRANT_URL": "http://central:6333",
        "APPMEM_HOST_QUEUE": "host-10-0-0-5", "APPMEM_WORKER_REPLICAS": "3"}
 _VAR = re.compile(r"\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}")
@@ -74,6 +74,13 @@ def test_central_stack_has_every_service_with_health_checks_and_ordered_start():
     assert "--appendonly" in services["redis"]["command"]
     assert "apoc" in services["neo4j"]["environment"]["NEO4J_PLUGINS"]
     assert services["neo4j"]["environment"]["NEO4J_AUTH"] == "neo4j/secret-pass"
+    # Qdrant: not published, and it requires the API key the appmem containers send.
+    assert "ports" not in services["qdrant"]
+    assert services["qdrant"]["environment"]["QDRANT__SERVICE__API_KEY"] == "qdrant-key"
+    assert services["api"]["environment"]["QDRANT_API_KEY"] == "qdrant-key"
+    with pytest.raises(KeyError, match="QDRANT_API_KEY"):
+        interpolate(yaml.safe_load((REPO / "docker" / "docker-compose.yml").read_text()),
+                    {k: v for k, v in ENV.items() if k != "QDRANT_API_KEY"})
     # A required secret left unset is an error, as compose reports it.
     with pytest.raises(KeyError, match="NEO4J_PASSWORD"):
         interpolate(yaml.safe_load((REPO / "docker" / "docker-compose.yml").read_text()), {})

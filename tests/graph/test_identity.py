@@ -181,3 +181,27 @@ def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, re
     outside = empty_graph.read("explore_screens_outside", trace_id=result["trace_id"],
                                package=recording.package, reference_id=recording.id)
     assert outside == []
+
+
+def test_an_import_made_before_any_device_version_folds_into_the_devices_version(empty_graph):
+    from graph.model import Action, ActionType, Step, Trace
+
+    tap_y = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/y]#0")
+    a, b = two_button_states()
+    imported = Trace("imp", "droidbot", "org.example.app", "sha256:feedbeef", "dev", "droidbot", "", "",
+                     {"a": a, "b": b}, [Step(0, "a", tap_y, "b")])
+    ingest_trace(empty_graph, imported, chunk_size=10)
+    assert [r["version"] for r in empty_graph.stats("org.example.app")] == ["sha256:feedbeef"]
+    a1, b1 = two_button_states("1")  # the same screens, then a device reports its version
+    device = Trace("dev", "agent", "org.example.app", "1.0", "pixel", "appmem-run", "2026-03-01T00:00:00Z", "",
+                   {"a1": a1, "b1": b1}, [Step(0, "a1", tap_y, "b1")], version_code=1)
+    ingest_trace(empty_graph, device, chunk_size=10)
+    rows = empty_graph.stats("org.example.app")
+    assert [(r["version"], r["aliases"], r["traces"]) for r in rows] == [("1.0", ["sha256:feedbeef"], 2)]
+    versions = cypher_rows(empty_graph, "MATCH (s:Screen {package: 'org.example.app'}) RETURN s.versions AS v")
+    assert all(r["v"] == ["1.0"] for r in versions)
+    # a later import under the alias attaches at once
+    again = Trace("imp2", "droidbot", "org.example.app", "sha256:feedbeef", "dev", "droidbot", "", "",
+                  {"a": a, "b": b}, [Step(0, "a", tap_y, "b")])
+    ingest_trace(empty_graph, again, chunk_size=10)
+    assert [r["version"] for r in empty_graph.stats("org.example.app")] == ["1.0"]

@@ -17,7 +17,7 @@ from runtime.commands import contribute_locally
 from runtime.runtime import Runtime
 from api.app import create_app
 from contract.client import ApiClient
-from api.keys import KeyStore
+from appmem.keys import KeyStore
 from agent.service import Service
 from appmem.stack import Stack
 from formats.ui import stable_id
@@ -145,7 +145,7 @@ def server(settings, memory, stack_env, tmp_path_factory):
         time.sleep(0.05)
     workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
     keys = KeyStore(open_redis(Stack(settings).redis_url()))
-    _, key = keys.create("runtime-test", "plan,contribute")
+    _, key = keys.create("runtime-test", "plan,contribute,correct")
     yield f"http://127.0.0.1:{port}", key
     workers.stop()
     uv.should_exit = True
@@ -194,9 +194,10 @@ def failed_edge(memory, run: dict) -> dict:
             "key": stable_id("transition", source["screen_id"], step.action.signature, step.expected_screen)}
 
 
-def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, memory):
+def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, memory, settings):
     """From a screen with equally short ways to the target, the plan takes the most reliable one; a
-    contributed run whose step on that way did nothing makes the next plan take another."""
+    contributed run whose step on that way did nothing makes the next plan take another once three
+    distinct keys report it."""
     url, key = server
 
     def fork_of(task: str) -> str | None:
@@ -212,12 +213,19 @@ def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, mem
     at_fork = next(k for k, s in enumerate(run["steps"]) if k and run["steps"][k - 1]["reached_screen"] == fork)
     _, failing = missed_step_run(memory, twins, task, at_fork)
     assert failing["steps"][-1]["element"]["text"] == before["steps"][0]["element"]["text"]
+    keys = KeyStore(open_redis(Stack(settings).redis_url()))
     with ApiClient(url, key) as api:
         accepted = api.contribute({**failing, "started": "2026-01-01T00:00:00Z"}).model_dump()
         assert accepted["status_url"].endswith(accepted["trace_id"])
         status = api.wait_trace(accepted["trace_id"], 60).model_dump()
     assert status["status"] == "done" and status["report"]["missed_edges"] == 1, status
     assert memory.store.read("serve_edge", **failed_edge(memory, failing))[0]["failures"] == 1
+    # one key's report changes no plan (no single key may steer what others get) ...
+    assert memory.plan(task, ACRYLIC, screen_id=fork).model_dump()["steps"] == before["steps"]
+    for n in range(2):  # ... the same failure reported by three distinct keys does (APPMEM_TRUST_QUORUM)
+        with ApiClient(url, keys.create(f"witness-{n}", "contribute")[1]) as api:
+            again = api.wait_trace(api.contribute({**failing, "started": f"2026-01-0{n + 2}T00:00:00Z"}).trace_id, 60)
+        assert again.status == "done", again
     after = memory.plan(task, ACRYLIC, screen_id=fork).model_dump()
     assert after["steps"][0]["element"]["id"] != before["steps"][0]["element"]["id"]
     assert after["steps"][-1]["element"]["id"] == before["steps"][-1]["element"]["id"]
@@ -235,7 +243,7 @@ def test_one_keys_flood_counts_as_one_contributor(server, twins, memory, setting
     assert statuses == ["done"] * 5
     counts = memory.store.read("serve_edge", source=edge["source"], key=edge["key"])[0]
     # the edge's contributors: the earlier test's key (its runs took this edge fine) and the flooder
-    assert counts["failures"] >= 5 and counts["contributors"] == 2
+    assert counts["failures"] >= 5 and counts["contributors"] >= 2
     assert counts["crowd_failures"] == pytest.approx(1.0)  # five failures of one key: one voice
     raw = (counts["successes"] + 1) / (counts["observations"] + 2)
     assert crowd_reliability(counts) > raw

@@ -1,4 +1,4 @@
-"""API keys and per-key rate limits, kept in Redis so that every API replica sees the same ones.
+"""API keys and per-key rate limits, kept in Redis so that every API replica (and the ingest worker) sees the same ones.
 
 A key is `am_<id>_<secret>`; only its sha256 is stored (keys are 32 random
 bytes, so a fast hash is enough: there is nothing to brute-force). Each request
@@ -18,7 +18,7 @@ import redis
 
 from appmem.errors import AppmemError
 
-SCOPES = ("plan", "contribute", "admin")
+SCOPES = ("plan", "contribute", "correct", "admin")  # correct: a person's fixes, which weigh more
 PREFIX = "appmem:apikey:"
 
 
@@ -91,6 +91,27 @@ class KeyStore:
         revoked = ApiKey(**{**record.as_dict(), "scopes": record.scopes, "revoked": True})
         self.r.set(PREFIX + "hash:" + hashed, json.dumps(revoked.as_dict()))
         return revoked
+
+    def get(self, key_id: str) -> ApiKey | None:
+        hashed = self.r.hget(PREFIX + "ids", key_id)
+        raw = self.r.get(PREFIX + "hash:" + hashed) if hashed else None
+        return _record(raw) if raw is not None else None
+
+    def find(self, name_or_id: str) -> ApiKey:
+        """The key with this id, else the one key with this name; KeyRequestError otherwise."""
+        if (key := self.get(name_or_id)) is not None:
+            return key
+        named = [k for k in self.list() if k.name == name_or_id]
+        if len(named) != 1:
+            raise KeyRequestError(f"no key named {name_or_id!r}" if not named else
+                                  f"{len(named)} keys are named {name_or_id!r}: give its id "
+                                  f"({', '.join(k.id for k in named)})")
+        return named[0]
+
+    def live(self, key_id: str) -> bool:
+        """Whether the key exists and is not revoked (the ingest worker drops a revoked key's queue)."""
+        key = self.get(key_id)
+        return key is not None and not key.revoked
 
     def check(self, secret: str, default_rate: int) -> tuple[ApiKey | None, float]:
         """(the live key or None, seconds until it may retry; 0 when within its rate) in one round trip."""

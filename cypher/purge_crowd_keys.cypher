@@ -1,0 +1,14 @@
+// purge_crowd_keys: take one contributor off the provenance lists of screens, elements and edges
+// that only contributions reported (purge_crowd_only then deletes those nobody is left behind).
+MATCH (s:Screen)
+WHERE $contributor IN coalesce(s.crowd_keys, [])
+SET s.crowd_keys = [k IN s.crowd_keys WHERE k <> $contributor]
+WITH count(s) AS screens
+MATCH (e:Element)
+WHERE $contributor IN coalesce(e.crowd_keys, [])
+SET e.crowd_keys = [k IN e.crowd_keys WHERE k <> $contributor]
+WITH screens, count(e) AS elements
+MATCH (:Screen)-[t:TRANSITION]->(:Screen)
+WHERE $contributor IN coalesce(t.crowd_keys, [])
+SET t.crowd_keys = [k IN t.crowd_keys WHERE k <> $contributor]
+RETURN screens, elements, count(t) AS edges

@@ -1,0 +1,69 @@
+"""Remove a contributor: every observation its key contributed, then the key itself.
+
+    revoke the key (its queued contributions are dropped by the worker from now on)
+    → its parked bodies and pending contributions (Redis)
+    → its votes, taken off the edges' counts first; the crowd counts folded again
+    → its traces and the states only they saw; its tasks (and their vectors)
+    → screens, elements and edges that only contributions reported and no other
+      contributor backs (their vectors too)
+
+What a crawl or an import recorded is never touched: a contribution never
+overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
+Element text variants and element-to-element LEADS_TO counts that the key added
+stay (they hold no contributor); plans do not read them for routes.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+from appmem import generations
+from appmem.keys import KeyStore
+from graph.store import GraphStore
+from ingest.contributions import PENDING, PREFIX, Contributions
+
+
+def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
+    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them."""
+    keys = KeyStore(r)
+    key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
+    report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
+    own = store.read("purge_devices", contributor=key_id)[0]
+    edges = store.write("purge_edge_counts", contributor=key_id, devices=own["devices"])
+    report["votes"] = store.write("purge_votes", contributor=key_id)[0]["deleted"]
+    if edges:
+        store.write("purge_edge_reset", keys=[e["key"] for e in edges])
+        store.write("edge_crowd", rows=edges, quorum=quorum)
+    traces = store.write("purge_traces", contributor=key_id)
+    report["traces"] = traces[0]["traces"] if traces else 0
+    report["states"] = traces[0]["states"] if traces else 0
+    tasks = store.write("purge_tasks", contributor=key_id)[0]["ids"]
+    store.write("task_crowd_all", quorum=quorum)
+    store.write("purge_crowd_keys", contributor=key_id)
+    report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
+    elements = store.write("purge_crowd_elements")[0]["ids"]
+    screens = store.write("purge_crowd_screens")[0]["ids"]
+    report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
+    if vectors is not None:
+        vectors.delete("tasks", tasks)
+        vectors.delete("elements", elements)
+        vectors.delete_screens("screens", screens)
+        report["vectors"] = "deleted"
+    else:
+        report["vectors"] = ("not touched: another process owns the local vector store; run the purge through "
+                             "the API (DELETE /v1/contributors/{key_id}) or with the server stopped")
+    generations.bump(r, own["packages"])  # plans cached by every server process are stale now
+    return report
+
+
+def _purge_parked(r: redis.Redis, key_id: str) -> int:
+    """Delete the key's parked bodies; its pending contributions end `failed` (never pending forever)."""
+    board = Contributions(r)
+    ids = list(r.smembers(PREFIX + "by:" + key_id))
+    for cid in ids:
+        if r.hget(PREFIX + cid, "status") == "pending":
+            board.finish(cid, reason="purged with its contributor")
+        r.delete(PREFIX + cid + ":body")
+    r.delete(PENDING + key_id, PREFIX + "by:" + key_id)
+    return len(ids)

@@ -1,0 +1,59 @@
+"""The runtime's outbox: run traces whose contribution was refused or failed, kept under APPMEM_HOME/outbox.
+
+A run is never lost: when sending its trace fails (the server is down, says 5xx,
+refuses it, or the local import fails), the trace is written here as one JSON file
+`{"server": URL | null, "run": {...}, "attempts": n, "last_error": str}`.
+`appmem contribute --flush` and the next `appmem run` send every kept trace again;
+a sent trace's file is deleted, a failing one stays with its new error.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from appmem.errors import AppmemError
+
+
+class Outbox:
+    def __init__(self, home: Path):
+        self.folder = home / "outbox"
+
+    def keep(self, server: str | None, run: dict[str, Any], error: str, attempts: int = 1) -> Path:
+        """Write the trace (atomically: a crash leaves no half file); its name is its content's hash."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        body = json.dumps(run, ensure_ascii=False, sort_keys=True)
+        path = self.folder / f"{hashlib.sha256(((server or '') + body).encode()).hexdigest()[:24]}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"server": server, "run": run, "attempts": attempts, "last_error": error},
+                                  ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    def pending(self) -> list[Path]:
+        return sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []
+
+    def flush(self, server: str | None, send: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+        """Send every kept trace meant for `server` (None: the local memory) with `send` (returns the
+        trace id); one entry per trace: sent with its id, or kept with the error."""
+        out = []
+        for path in self.pending():
+            try:
+                kept = json.loads(path.read_text(encoding="utf-8"))
+                run = kept["run"]
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                out.append({"file": str(path), "status": "unreadable", "error": str(exc)})
+                continue
+            if (kept.get("server") or None) != (server or None):
+                continue
+            try:
+                trace_id = send(run)
+            except AppmemError as exc:
+                self.keep(server, run, str(exc), int(kept.get("attempts") or 0) + 1)
+                out.append({"file": str(path), "status": "kept", "error": str(exc)})
+                continue
+            path.unlink(missing_ok=True)
+            out.append({"file": str(path), "status": "sent", "trace_id": trace_id})
+        return out

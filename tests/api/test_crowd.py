@@ -1,0 +1,482 @@
+"""The crowd loop on the real stack (graph, vectors, Redis, the API on a socket, a Celery ingest worker
+process, app twins behind the adb protocol): runs that always come back, one trace contract,
+contributions that cannot poison, a contributor's data that can be removed, hostile bodies.
+Twins are simulators replaying DroidBot recordings."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from pathlib import Path
+
+import adbutils
+import pytest
+import uvicorn
+
+from runtime.runtime import Runtime
+from api.app import create_app
+from contract.client import ApiClient, ApiError
+from agent.service import Service
+from appmem.keys import KeyStore
+from appmem.stack import Stack
+from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
+from ingest.droidbot import read_recording, recording_trace
+from ingest.pipeline import ingest_trace
+from semantic.pipeline import summarize
+from semantic.summaries import DeterministicSummarizer
+from tests.conftest import DROIDBOT, REPO, free_port
+from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
+from twins.adb_server import TwinServer
+from twins.app import TwinApp
+from twins.device import build_fleet
+from workers.crawl import WorkerProcesses
+from workers.devices import open_redis
+from device.driver import DeviceDriver
+
+ACRYLIC = "anupam.acrylic"
+ADFREE = "ch.abertschi.adfree"
+
+
+@pytest.fixture(scope="module")
+def memory(store, settings):
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    version = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version
+    ingest_trace(store, recording_trace(read_recording(DROIDBOT / ACRYLIC), app_version=version), 200)
+    memory = Service.open(settings)
+    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    yield memory
+    memory.close()
+
+
+@pytest.fixture(scope="module")
+def twins():
+    fleet = build_fleet([DROIDBOT / ACRYLIC, DROIDBOT / ADFREE], 2)
+    with TwinServer(fleet) as server:
+        yield fleet, server
+
+
+@pytest.fixture(scope="module")
+def redis_db(settings):
+    return open_redis(Stack(settings).redis_url())
+
+
+@pytest.fixture(scope="module")
+def keys(redis_db):
+    return KeyStore(redis_db)
+
+
+@pytest.fixture(scope="module")
+def server(settings, memory, stack_env, tmp_path_factory):
+    """The API on a real socket (uvicorn in a thread of this process, which owns the vectors) and one
+    Celery ingest worker process."""
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+    yield f"http://127.0.0.1:{port}"
+    workers.stop()
+    uv.should_exit = True
+    thread.join(timeout=10)
+
+
+def key(keys, scopes: str, name: str = "crowd-test") -> str:
+    return keys.create(name, scopes, 1000)[1]
+
+
+def real_run(twins, memory, task: str, serial: str = "twin-0001") -> dict:
+    fleet, server = twins
+    server.reset(serial)
+    device = adbutils.AdbClient("127.0.0.1", server.port).device(serial)
+    return Runtime(DeviceDriver(device, serial), memory, lambda step: True).run(task, ACRYLIC)
+
+
+def cli(args: list[str], env: dict, timeout: int = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "appmem.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=timeout)
+
+
+# ---- 1. a run is never lost; one trace contract ---------------------------------------------------
+
+def test_a_refused_contribution_is_reported_kept_in_the_outbox_and_flushed(server, twins, memory, keys,
+                                                                         stack_env, tmp_path):
+    fleet, twin_server = twins
+    app = fleet["twin-0002"].apps[ACRYLIC]
+    target = unseen_targets(memory.store, app, 1)[0]
+    twin_server.reset("twin-0002")
+    fleet["twin-0002"].goto(ACRYLIC, target["start"])
+    plan_only = key(keys, "plan")  # the server refuses its trace: 403 on POST /v1/traces
+    out = tmp_path / "run.json"
+    proc = cli(["run", "--task", target["task"], "--serial", "twin-0002", "--adb-port", str(twin_server.port),
+                "--server", server, "--key", plan_only, "--yes", "--json", "--trace-out", str(out)], stack_env)
+    assert proc.returncode in (0, 1), proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] in ("done", "failed", "stopped") and result["steps"] and "replans" in result
+    assert result["ended"]["package"] == ACRYLIC and result["trace_id"] is None
+    assert result["contribution"].startswith("failed") and "403" in result["contribution"]
+    assert json.loads(out.read_text())["format"] == "appmem-run/1"
+    home_outbox = Path(stack_env["APPMEM_HOME"]) / "outbox"
+    assert len(list(home_outbox.glob("*.json"))) == 1
+    contributor = key(keys, "plan,contribute")
+    flushed = cli(["contribute", "--flush", "--server", server, "--key", contributor, "--json"], stack_env)
+    assert flushed.returncode == 0, flushed.stdout + flushed.stderr
+    summary = json.loads(flushed.stdout)
+    assert summary["sent"] == 1 and summary["kept"] == 0 and not list(home_outbox.glob("*.json"))
+    with ApiClient(server, contributor) as api:
+        status = api.wait_trace(summary["traces"][0]["trace_id"], 60).model_dump()
+    assert status["status"] == "done", status
+
+
+def test_a_step_whose_element_is_not_in_its_dump_is_stored_with_a_reason(server, twins, memory, keys):
+    run = real_run(twins, memory, "tap About")["run"]
+    tapped = next(i for i, s in enumerate(run["steps"]) if s["element"])
+    run["steps"][tapped]["element"] = {"text": "no such view", "content_desc": "", "resource_id": "x:id/none",
+                                       "class_name": "android.widget.Nothing", "bounds": [1, 2, 3, 4]}
+    with ApiClient(server, key(keys, "contribute")) as api:
+        status = api.wait_trace(api.contribute({**run, "started": "2026-05-01T00:00:00Z"}).trace_id, 60).model_dump()
+    assert status["status"] == "done", status
+    assert [u["index"] for u in status["report"]["unmatched_steps"]] == [tapped]
+    assert "not in its before_xml dump" in status["report"]["unmatched_steps"][0]["reason"]
+
+
+def test_a_memory_failure_mid_run_still_returns_the_result_and_its_trace(twins, memory):
+    class Failing:  # the memory answers at first, then the server goes away
+        def __init__(self):
+            self.calls = 0
+
+        def plan(self, *a, **k):
+            return memory.plan(*a, **k)
+
+        def locate(self, *a, **k):
+            self.calls += 1
+            if self.calls > 2:
+                raise ApiError(0, "ConnectError: connection refused")
+            return memory.locate(*a, **k)
+
+    fleet, server = twins
+    server.reset("twin-0001")
+    device = adbutils.AdbClient("127.0.0.1", server.port).device("twin-0001")
+    result = Runtime(DeviceDriver(device, "twin-0001"), Failing(), lambda s: True).run("tap About", ACRYLIC)
+    assert result["status"] == "failed" and "connection refused" in result["reason"]
+    assert result["run"]["steps"] and result["run"]["format"] == "appmem-run/1"
+
+
+# ---- 6. hostile contributions ---------------------------------------------------------------------
+
+def pax_bomb() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("utg.js")
+        info.pax_headers = {"comment": "a" * (64 * 1024 * 1024)}
+        tar.addfile(info, io.BytesIO(b""))
+    return buffer.getvalue()
+
+
+def zero_bomb() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("states/state_1.json")
+        info.size = 60 * 1024 * 1024
+        tar.addfile(info, io.BytesIO(bytes(info.size)))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("body, problem", [
+    (pax_bomb(), "header"), (zero_bomb(), "compression ratio"),
+])
+def test_hostile_archives_stop_at_their_first_limit_while_read(server, keys, body, problem):
+    import tracemalloc
+
+    assert len(body) < 2 * 1024 * 1024
+    from ingest.tarball import clean_archive
+    tracemalloc.start()
+    with pytest.raises(Exception) as refused:
+        clean_archive(body)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # read as it goes: stopped long before the 64 MiB header or the 60 MiB file is held
+    assert problem in str(refused.value) and peak < 16 * 1024 * 1024
+    with ApiClient(server, key(keys, "contribute")) as api:
+        r = api.http.post("/v1/traces", content=body, headers={"Content-Type": "application/gzip"})
+    assert r.status_code == 422 and problem in r.text
+
+
+def test_a_tarball_is_parked_scrubbed_without_its_screenshots(server, keys, redis_db):
+    members = {"app/utg.js": b'var utg = {"app_package": "x", "nodes": [], "edges": []}',
+               "app/states/state_1.json": json.dumps({"views": [{"text": "mail me at ann@example.org"}]}).encode(),
+               "app/states/screen_1.png": b"\x89PNG secret screenshot"}
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    contributor = key(keys, "contribute")
+    with ApiClient(server, contributor) as api:
+        r = api.http.post("/v1/traces", content=buffer.getvalue(), headers={"Content-Type": "application/gzip"})
+        assert r.status_code == 202
+        cid = r.json()["trace_id"]
+        parked = redis_db.get(PREFIX + cid + ":body")
+        final = api.wait_trace(cid, 60).model_dump()
+    assert final["status"] in ("done", "failed") and final["status"] != "pending"
+    if parked is not None:  # the worker may already have taken it
+        with tarfile.open(fileobj=io.BytesIO(base64.b64decode(parked)), mode="r:gz") as tar:
+            names = tar.getnames()
+            state = tar.extractfile("app/states/state_1.json").read().decode()
+        assert "app/states/screen_1.png" not in names and "ann@example.org" not in state and "<EMAIL>" in state
+
+
+def test_bad_bodies_are_422_never_500(server, keys):
+    deep = "[" * 100_000 + "]" * 100_000
+    with ApiClient(server, key(keys, "contribute")) as api:
+        for body, ctype in ((deep.encode(), "application/json"), (b"\xff\xfe", "application/json"),
+                            (b"\x1f\x8b" + b"\x00" * 50, "application/gzip")):
+            r = api.http.post("/v1/traces", content=body, headers={"Content-Type": ctype})
+            assert r.status_code == 422, (r.status_code, r.text[:200])
+
+
+def test_the_worker_fails_bad_parked_bodies_redeliveries_and_revoked_keys_with_a_reason(
+        store, redis_db, keys, settings):
+    board = Contributions(redis_db)
+    live = keys.create("worker-test", "contribute")[0]
+    deep = board.create("run", live.id, ("[" * 50_000 + "]" * 50_000).encode())
+    assert "unreadable" in ingest_contribution(store, redis_db, deep)["reason"] or \
+        board.status(deep)["status"] == "failed"
+    assert board.status(deep)["status"] == "failed" and board.status(deep)["reason"]
+    tar = board.create("droidbot", live.id, b"\x1f\x8b garbage")
+    assert ingest_contribution(store, redis_db, tar)["status"] == "failed"
+    again = board.create("run", live.id, b"{}")
+    redis_db.hset(PREFIX + again, "deliveries", MAX_DELIVERIES)
+    assert "deliveries" in ingest_contribution(store, redis_db, again)["reason"]
+    revoked = keys.create("revoked-test", "contribute")[0]
+    queued = board.create("run", revoked.id, b"{}")
+    keys.revoke(revoked.id)
+    assert "revoked" in ingest_contribution(store, redis_db, queued)["reason"]
+    assert all(board.status(c)["status"] == "failed" for c in (deep, tar, again, queued))
+    assert board.pending(live.id) == 0
+
+
+def test_per_key_quotas_answer_429(settings, memory, keys):
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    tight = replace(settings, contrib_per_minute=2, contrib_pending=1000)
+    contributor = key(keys, "contribute")
+    with TestClient(create_app(tight, memory), raise_server_exceptions=False) as client:
+        codes = [client.post("/v1/traces", json={"format": "appmem-run/1"},
+                             headers={"Authorization": f"Bearer {contributor}"}).status_code for _ in range(3)]
+    assert codes == [422, 422, 429]
+    pending = replace(settings, contrib_pending=0)
+    with TestClient(create_app(pending, memory), raise_server_exceptions=False) as client:
+        r = client.post("/v1/traces", json={}, headers={"Authorization": f"Bearer {key(keys, 'contribute')}"})
+    assert r.status_code == 429 and "waiting" in r.text and r.headers["Retry-After"]
+
+
+# ---- 4. trust ---------------------------------------------------------------------------------------
+
+def plan_shape(plan: dict) -> list:
+    return [plan["route"]] + [((s["element"] or {}).get("id"), s["screen_id"], s["to_screen"]) for s in plan["steps"]]
+
+
+def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(server, twins, memory, keys):
+    fleet, _ = twins
+    tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
+    before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
+    forged = [run for i, (t, plan) in enumerate(before.items())
+              for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z")]
+    assert any(r["status"] == "done" and len(r["steps"]) == 1 for r in forged)
+    attacker = key(keys, "contribute", "attacker")
+    with ApiClient(server, attacker) as api:
+        ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)}).trace_id
+               for n in range(2) for r in forged]
+        assert {api.wait_trace(i, 120).model_dump()["status"] for i in ids} == {"done"}
+    after = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
+    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(after[t]) for t in tasks]
+    # the same shortcut from two more keys: three distinct contributors, and plans may use it
+    shortcut = next(r for r in forged if r["status"] == "done")
+    for n in range(2):
+        with ApiClient(server, key(keys, "contribute", f"witness-{n}")) as api:
+            assert api.wait_trace(api.contribute({**shortcut, "started": f"2026-09-0{n + 1}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+    edge = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
+    assert any(e["crowd_only"] and e["crowd_trusted"] for e in edge)
+
+
+def test_a_correction_needs_the_correct_scope(server, keys):
+    body = {"task": "x", "package": ACRYLIC, "app_version": "1.0", "action": "tap", "element": None,
+            "before_xml": "<hierarchy/>", "after_xml": "<hierarchy/>"}
+    with ApiClient(server, key(keys, "contribute")) as api:
+        assert api.http.post("/v1/corrections", json=body).status_code == 403
+    with ApiClient(server, key(keys, "correct")) as api:
+        assert api.http.post("/v1/corrections", json=body).status_code in (202, 422)
+
+
+def test_a_contribution_never_overwrites_what_an_import_recorded(server, twins, memory, keys):
+    run = real_run(twins, memory, "tap About")["run"]
+    step = next(s for s in run["steps"] if s["element"] and s["element"]["text"])
+    screen_id = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).screen_id
+    before_screen = memory.store.read("serve_screen", package=ACRYLIC, screen_id=screen_id)[0]
+    before = {e["id"]: (e["bounds"], e["locators"], e["text"]) for e in memory.store.elements(screen_ids=[screen_id])}
+    left, top, right, bottom = step["element"]["bounds"]
+    moved = step["before_xml"].replace(f'bounds="[{left},{top}][{right},{bottom}]"', 'bounds="[1,1][9,9]"')
+    assert moved != step["before_xml"]
+    forged = {**run, "started": "2026-10-01T00:00:00Z", "steps": [{**step, "index": 0, "before_xml": moved,
+              "element": {**step["element"], "bounds": [1, 1, 9, 9]}}]}
+    with ApiClient(server, key(keys, "contribute")) as api:
+        status = api.wait_trace(api.contribute(forged).trace_id, 60).model_dump()
+    assert status["status"] == "done" and status["report"]["transitions"] >= 1
+    assert memory.locate(ACRYLIC, moved, None, step["before_activity"]).screen_id == screen_id  # same screen
+    after = {e["id"]: (e["bounds"], e["locators"], e["text"]) for e in memory.store.elements(screen_ids=[screen_id])}
+    assert after == before  # same bounds and locators: the import's, not the contributor's
+    assert memory.store.read("serve_screen", package=ACRYLIC, screen_id=screen_id)[0]["title"] == before_screen["title"]
+
+
+# ---- 5. remove a contributor ------------------------------------------------------------------------
+
+def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, stack_env, tmp_path):
+    fleet, _ = twins
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    before = counts()
+    name = "to-purge"
+    contributor = key(keys, "contribute", name)
+    run = real_run(twins, memory, "tap About")["run"]
+    plan = memory.plan("tap About", ACRYLIC).model_dump()
+    archive = tmp_path / "adfree.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DROIDBOT / ADFREE, arcname=ADFREE)
+    with ApiClient(server, contributor) as api:
+        ids = [api.contribute({**run, "started": "2026-11-01T00:00:00Z"}).trace_id,
+               api.contribute_droidbot(archive).trace_id]
+        ids += [api.contribute(r).trace_id for r in forged_runs(fleet["twin-0001"], plan, "tap About",
+                                                                   "2026-11-02T00:00:00Z")]
+        assert {api.wait_trace(i, 180).model_dump()["status"] for i in ids} == {"done"}
+    during = counts()
+    assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
+    purged = cli(["keys", "purge", name, "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    report = json.loads(purged.stdout)
+    assert report["key"]["revoked"] and report["traces"] == len(ids)
+    assert counts() == before
+    with ApiClient(server, contributor) as api:
+        assert api.http.get("/v1/apps").status_code == 401
+
+
+def test_delete_contributor_needs_admin_and_purges(server, twins, memory, keys):
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    before = counts()
+    record, contributor = keys.create("to-delete", "contribute", 1000)
+    run = real_run(twins, memory, "tap About")["run"]
+    with ApiClient(server, contributor) as api:
+        assert api.wait_trace(api.contribute({**run, "started": "2026-12-01T00:00:00Z"}).trace_id,
+                              60).model_dump()["status"] == "done"
+    assert counts() != before
+    with ApiClient(server, key(keys, "contribute,correct")) as api:
+        assert api.http.delete(f"/v1/contributors/{record.id}").status_code == 403
+    with ApiClient(server, key(keys, "admin")) as api:
+        r = api.http.delete(f"/v1/contributors/{record.id}")
+    assert r.status_code == 200 and r.json()["traces"] == 1 and r.json()["vectors"] == "deleted"
+    assert counts() == before
+
+
+# ---- 7. privacy and exposure ---------------------------------------------------------------------------
+
+def test_devices_reach_the_graph_only_as_a_keyed_hash(server, twins, memory, keys):
+    run = real_run(twins, memory, "tap About")["run"]
+    run = {**run, "device": "pixel-of-ann-smith", "started": "2027-01-01T00:00:00Z"}
+    with ApiClient(server, key(keys, "contribute")) as api:
+        status = api.wait_trace(api.contribute(run).trace_id, 60).model_dump()
+    trace = memory.store.read("serve_trace", trace_id=status["report"]["graph_trace_id"], task_id="")[0]
+    assert "ann" not in json.dumps(trace, default=str)
+    devices = {d for row in memory.store.read("transition_devices", package=ACRYLIC) for d in row["devices"]}
+    assert not any("ann" in d for d in devices) and any(d.startswith("device:") for d in devices)
+
+
+def test_the_app_map_needs_a_plan_key(server, keys):
+    import httpx
+
+    assert httpx.get(f"{server}/apps/{ACRYLIC}/map.json").status_code == 401
+    r = httpx.get(f"{server}/apps/{ACRYLIC}/map.json", headers={"Authorization": f"Bearer {key(keys, 'plan')}"})
+    assert r.status_code == 200 and r.json()["screens"]
+
+
+# ---- 8. the step-wise LLM fallback ---------------------------------------------------------------------
+
+class TinyLLM:
+    """A small OpenAI-compatible chat server on a socket: it answers the queued replies in order."""
+
+    def __init__(self, replies: list[str]):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        queue = list(replies)
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                content = queue.pop(0) if queue else '{"done": true}'
+                body = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": "tiny",
+                                   "choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": content}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def llm_run(twins, memory, settings, replies: list[str]) -> dict:
+    from dataclasses import replace
+
+    from runtime.stepwise import make_llm_step
+
+    class NoRoute:  # the real memory, but it knows no route: the runtime goes on step by step
+        def plan(self, task, app, **kw):
+            return memory.plan(task, app).model_copy(update={"route": "none", "steps": []})
+
+        def locate(self, *a, **k):
+            return memory.locate(*a, **k)
+
+        def hints(self, *a, **k):
+            return memory.hints(*a, **k)
+
+    llm = TinyLLM(replies)
+    try:
+        step = make_llm_step(replace(settings, llm_base_url=llm.url, llm_model="tiny"))
+        fleet, server = twins
+        server.reset("twin-0001")
+        device = adbutils.AdbClient("127.0.0.1", server.port).device("twin-0001")
+        return Runtime(DeviceDriver(device, "twin-0001"), NoRoute(), lambda s: True, llm_step=step).run(
+            "tap About", ACRYLIC)
+    finally:
+        llm.close()
+
+
+def test_an_invalid_llm_reply_is_a_failed_step_with_its_reason_never_done(twins, memory, settings):
+    result = llm_run(twins, memory, settings, ["this is not json", '{"index": 999, "action": "tap"}',
+                                               '{"index": 0, "action": "tap"}', '{"done": true}'])
+    invalid = [s for s in result["steps"] if s["outcome"] == "invalid_reply"]
+    assert len(invalid) == 2 and "not JSON" in invalid[0]["why"] and "999" in invalid[1]["why"]
+    acted = [s for s in result["steps"] if s["action"] == "tap"]
+    assert acted and result["status"] == "done" and result["reason"] == "the LLM judged the task done"
+    assert all(s["action"] != "llm" for s in result["run"]["steps"])  # no device action: not in the trace
+    garbage = llm_run(twins, memory, settings, ["nonsense"] * 5)
+    assert garbage["status"] == "failed" and "invalid replies" in garbage["reason"]
