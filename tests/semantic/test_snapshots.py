@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from qdrant_client import models
 
-from agent.index import ElementIndex
+from semantic.ranking import ElementIndex
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
