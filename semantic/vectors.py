@@ -126,7 +126,7 @@ class VectorStore:
         self.dim = dim
         self.snapshots = snapshots
         self.per_app = not _is_server(client) if per_app is None else per_app
-        self._write_lock = threading.Lock()  # local mode: serialise every write (see module doc)
+        self._write_lock = threading.RLock()  # local mode: serialise every write (see module doc); re-entered by ensure
         self._ready: set[str] = set()
         self.dirty: set[str] = set()  # packages written since the last snapshot (semantic.snapshots.publish)
         if self.per_app:

@@ -164,6 +164,18 @@ def test_the_reader_never_writes(owner, embedder):
         reader.search("nope", embedder.query("OK"))
 
 
+def test_a_fresh_store_deletes_before_it_ever_wrote(embedder, tmp_path):
+    """The first call of a store may be a delete (summarize refreshes screens first): it creates what it needs."""
+    for per_app in (True, False):
+        vectors = VectorStore(open_qdrant(Settings(home=tmp_path / str(per_app))), embedder.dim, per_app=per_app)
+        try:
+            vectors.delete_screens("elements", ["s1"], ["com.a"])
+            vectors.delete("tasks", ["t1"], ["com.a"])
+            assert vectors.count("elements", ["com.a"]) == 0
+        finally:
+            vectors.close()
+
+
 def test_a_folder_with_shared_collections_is_split_per_app(embedder, tmp_path):
     """Stores written before per-app collections: the first owner moves each app's points to its own."""
     settings = Settings(home=tmp_path)
