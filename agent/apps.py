@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from agent.recall import Recall
+from appmem.errors import NotFound
 from semantic.embedder import Embedder
 from semantic.ranker import installed
 from semantic.ranking import search_elements
@@ -82,6 +83,10 @@ def app_for_screen(recall: Recall, locate_in, task: str, parse) -> AppChoice | N
         return None
     ranked = [p for p, _ in choice.ranking]
     for package in ranked[:SCREEN_APPS]:
-        if locate_in(package, parse(package))["match"] in ("exact", "similar"):
+        try:
+            match = locate_in(package, parse(package))["match"]
+        except NotFound:  # vectors without screens (a graph emptied or purged apart from them): not this app
+            continue
+        if match in ("exact", "similar"):
             return AppChoice(package, dict(choice.ranking)[package], "screen", choice.ranking)
     return choice

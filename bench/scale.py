@@ -112,21 +112,21 @@ def probe(mode: str, packages: list[str]) -> dict:
         texts = sorted({p.get("simulated_task") or p["text"] for _, p in rows})
         tasks_of[package] = texts[:: max(1, len(texts) // (WARM + 1))][:WARM + 1]
     planner = Planner(store, vectors, embedder)  # a new planner: nothing of any app is loaded
-    first, warm = [], []
+    first, warm, failed, steps = [], [], 0, 0
     for package in packages:
         for i, task in enumerate(tasks_of[package]):
             t = time.perf_counter()
             try:
-                planner.plan(task, [package])
+                steps += len(planner.plan(task, [package]).steps)
             except PlanningError:
-                pass
+                failed += 1  # counted: a plan that could not be made is no latency figure
             (first if i == 0 else warm).append(time.perf_counter() - t)
     rss = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) * 1024
     store.driver.close()
     if mode == "scan":
         vectors.client.close()
     warm.sort()
-    return {"open_s": round(open_s, 3), "first_s": round(statistics.median(first), 3),
+    return {"plans": len(first) + len(warm), "failed": failed, "steps": steps, "open_s": round(open_s, 3), "first_s": round(statistics.median(first), 3),
             "first_all": [round(x, 3) for x in first], "warm_p50_ms": round(1000 * warm[len(warm) // 2], 1),
             "warm_p99_ms": round(1000 * warm[min(len(warm) - 1, int(len(warm) * 0.99))], 1),
             "rss_mb": round(rss / 2**20), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
