@@ -2,7 +2,7 @@
 
 Retrieval runs over every app in memory. A stored task that fits (recall)
 names its app outright; otherwise each package scores by its best element
-(`semantic.ranking.search_elements`: cosine plus lexical overlap, over all
+(`semantic.ranking.search_elements`, the one element scorer, over all
 apps' elements, so the overlap's word weights are those of the whole memory:
 a word every app has weighs little, an app's own name weighs much), and the
 best package wins. No word list and no constant tuned on task texts.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent.recall import Recall
 from semantic.embedder import Embedder
+from semantic.ranker import installed
 from semantic.ranking import search_elements
 from semantic.vectors import VectorStore
 
@@ -35,7 +36,8 @@ class AppChoice:
 
 def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[tuple[str, float]]:
     """Packages by their best element for `task`, best first."""
-    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None)
+    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None,
+                           installed(getattr(embedder, "home", None)))
     best: dict[str, float] = {}
     for hit in hits:
         package = hit.payload.get("package") or ""
@@ -65,3 +67,21 @@ def choose_app(recall: Recall, task: str) -> AppChoice | None:
     if not ranking:
         return None
     return AppChoice(ranking[0][0], ranking[0][1], "elements", ranking)
+
+
+SCREEN_APPS = 3  # the best apps for the task in which an agent's dumped screen is looked for
+
+
+def app_for_screen(recall: Recall, locate_in, task: str, parse) -> AppChoice | None:
+    """The app of a task asked from a screen that names no app (AutoDroid HTML) without `--app`: of the
+    SCREEN_APPS best apps for the task, the first in which the screen is located (exact or similar:
+    `locate_in(package, state)`), else the best app for the task. `parse(package)` reads the screen
+    as one of that package."""
+    choice = choose_app(recall, task)
+    if choice is None:
+        return None
+    ranked = [p for p, _ in choice.ranking]
+    for package in ranked[:SCREEN_APPS]:
+        if locate_in(package, parse(package))["match"] in ("exact", "similar"):
+            return AppChoice(package, dict(choice.ranking)[package], "screen", choice.ranking)
+    return choice

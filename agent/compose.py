@@ -31,6 +31,10 @@ VALUE_W = 0.0
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
+# Special rules, each switchable so bench/plan.py can measure it leave-one-app-out (with and without).
+RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
+         "submit_forms": True,  # a form filled on the way is submitted when the plan is back on it
+         "fill_rest": True}  # values still unsaid go into the fields of the screen the plan ends on
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -142,13 +146,14 @@ class Composer:
             screen, changed = target.screen_id, changed + (role(target) in ("toggle", "input"))
         closed = self.steps[-1].to_screen != screen
         ok = confirm(self.graph.screen_elements(screen), self.acted)
-        if changed and ok is not None and not closed:
+        if changed and ok is not None and not closed and RULES["confirm_changed"]:
             self._act(ok)
-        for form in self.forms[::-1]:  # back on a form filled on the way (a dialog of it is done): submit it
+        for form in self.forms[::-1] if RULES["submit_forms"] else ():  # back on a form filled on the way (a dialog of it is done): submit it
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
                 self._act(ok)
                 break
-        self._fill_rest()
+        if RULES["fill_rest"]:
+            self._fill_rest()
 
     def _fill_rest(self) -> None:
         """Values the task still names ("… and type '123456'") go into the fields of the screen the plan ends on."""

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from agent.appgraph import AppGraph
-from appmem.errors import InputFormatError, NotFound
+from appmem.errors import InputFormatError, InvalidInput, NotFound
 from formats.ui import UIState
 from graph.model import Element
 from graph.screens import elements_of, screen_of, screen_signature
@@ -57,13 +57,13 @@ def agent_screen(package: str | None, xml: str | None = None, html: str | None =
             raise InputFormatError(where or "screen_xml", f"malformed XML: {exc}") from None
         package = (node.get("package") if node is not None else None) or package
         if not package:
-            raise InputFormatError(where or "screen_xml", "no package: name the app or send a dump whose nodes name it")
+            raise InvalidInput(where or "screen_xml", "no package: name the app or send a dump whose nodes name it")
         return state_from_xml(xml, package, where or "screen_xml", activity)
     if html:
         if not package:
-            raise InputFormatError(where or "screen_html", "HTML screens need the app's package")
+            raise InvalidInput(where or "screen_html", "HTML screens need the app's package")
         return state_from_html(html, package, where or "screen_html", activity)
-    raise InputFormatError(where or "request", "send screen_xml or screen_html")
+    raise InvalidInput(where or "request", "send screen_xml or screen_html")
 
 
 def token(e: Element) -> str:

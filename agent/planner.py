@@ -12,13 +12,12 @@
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
 The app's UTG and element vectors are read once per package set and kept
-(agent/appgraph.py, agent/index.py; `forget` drops them after the memory changed).
+(agent/appgraph.py, semantic/ranking.py; `forget` drops them after the memory changed).
 """
 from __future__ import annotations
 
 
 from agent.appgraph import AppGraph
-from agent.index import ElementIndex
 from agent.compose import Anchor, Candidate, compose, score
 from agent.locate import locate
 from agent.screenwork import confirm, fields, role
@@ -30,7 +29,8 @@ from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.ranking import POOL
+from semantic.ranker import Ranker, installed
+from semantic.ranking import POOL, ElementIndex
 from semantic.vectors import Hit, VectorStore
 
 CANDIDATES = 10
@@ -50,10 +50,13 @@ def _first_line(e: Element) -> str:
 class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
-    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES):
+    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
+                 ranker: Ranker | None = None):
         self.store = store
         self.vectors = vectors
         self.embedder = embedder
+        # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
+        self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
         self._indexes: dict[tuple[str, ...], ElementIndex] = {}
@@ -67,7 +70,7 @@ class Planner:
     def index(self, packages: list[str]) -> ElementIndex:
         key = tuple(sorted(packages))
         if key not in self._indexes:
-            self._indexes[key] = ElementIndex.load(self.vectors, list(key))
+            self._indexes[key] = ElementIndex.load(self.vectors, list(key), self.ranker)
         return self._indexes[key]
 
     def forget(self) -> None:

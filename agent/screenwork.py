@@ -32,6 +32,10 @@ NAME_FIELD = re.compile(r"\bname\b", re.I)
 FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
 LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
+# Special rules, each switchable so bench/plan.py can measure it leave-one-app-out (with and without).
+RULES = {"old_value_text": True,  # the field showing X (of "from X to Y") is named by X in the plan
+         "first_last_name": True,  # a two-word name split over first-name and last-name fields
+         "lone_field": True}  # a screen's only field takes the task's first textual value
 TEXTUAL = ("new", "quoted", "named", "file", "name")
 
 
@@ -112,20 +116,20 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
             (e for e in inputs if _shape(e.text) == _shape(old)), None)
         target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
-            out.append((replace(target, text=old), new.text, "value"))
+            out.append((replace(target, text=old) if RULES["old_value_text"] else target, new.text, "value"))
             free.remove(new)
             inputs.remove(target)
     name = next((v for v in free if v.kind == "name" and " " in v.text), None)
     first = next((e for e in inputs if FIRST_NAME.search(field_name(e))), None)
     last = next((e for e in inputs if LAST_NAME.search(field_name(e))), None)
-    if name and first and last:  # a person's name over first-name and surname fields
+    if name and first and last and RULES["first_last_name"]:  # a person's name over first-name and surname fields
         given, family = name.text.split(" ", 1)
         out += [(first, given, "value"), (last, family, "value")]
         free.remove(name)
         inputs = [e for e in inputs if e not in (first, last)]
     for e in inputs:
         value = next((v for v in free if _fits(e, v)), None)
-        if value is None and len(inputs) == 1 and not out:
+        if value is None and len(inputs) == 1 and not out and RULES["lone_field"]:
             value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
         if value is not None:
             out.append((e, value.text, "value"))

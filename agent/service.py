@@ -126,6 +126,8 @@ class Service:
             # a package the task names ("tap 'X' in org.example.app") is where to plan, not the screen's package
             # (a system overlay, a dialog of another app)
             app = app or named_package(self.known(), task)[0]
+            if screen_html and not (app or screen_xml):  # an HTML screen names no app: choose it first
+                app = self._app_for_html(task, screen_html, activity)
             packages = self.packages(app) if app else []
             screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
                 if screen_xml or screen_html else None
@@ -142,6 +144,18 @@ class Service:
             plan = Plan.model_validate(self.answers().answer(task, app, start, k))
             self._keep(key, plan.model_dump_json())
             return plan
+
+    def _app_for_html(self, task: str, html: str, activity: str | None) -> str:
+        """The app of a task asked from an HTML screen: of the task's best apps, the first in which the
+        screen is located (agent/apps.py `app_for_screen`), else the best app for the task."""
+        from agent.apps import app_for_screen
+
+        answers = self.answers()
+        choice = app_for_screen(answers.recall, answers.locate, task,
+                                lambda package: agent_screen(package, None, html, activity))
+        if choice is None:
+            raise NotFound("no element memory at all: run `appmem summarize` first")
+        return choice.package
 
     def _elsewhere(self, state: UIState) -> str | None:
         """A screen of another app than the task's (a launcher, a permission page), as memory knows it: its

@@ -30,6 +30,10 @@ OFF = re.compile(r"\b(?:disable|deactivate|turn(?:ing)?\s+off|switch\s+off|unche
                  r"no\s+longer|without)\b", re.I)
 ON = re.compile(r"\b(?:enable|activate|turn(?:ing)?\s+on|switch\s+on|check|show|use|allow|always)\b", re.I)
 WORD = re.compile(r"[a-z0-9%]+")
+# Special rules, each switchable so bench/plan.py can measure it leave-one-app-out (with and without).
+RULES = {"from_to": True,  # "from X to Y": X is the current value, Y the wanted one
+         "quoted_pair": True,  # "'X' to 'Y'" read as from X to Y
+         "proper_names": True}  # capitalised words in the prose are names (values, items)
 APP_NAME = re.compile(r"\s+(?:app|application)\b", re.I)
 
 
@@ -74,8 +78,10 @@ def parse_task(text: str) -> ParsedTask:
             seen.add(value.lower())
             task.values.append(Value(value, kind))
 
-    for m in FROM_TO.finditer(text):  # "from X to Y", "'X' to 'Y'": X is there now, Y is wanted
+    for m in FROM_TO.finditer(text) if RULES["from_to"] else ():  # "from X to Y", "'X' to 'Y'": X now, Y wanted
         old, new = (1, 2) if m.group(1) else (3, 4)
+        if old == 3 and not RULES["quoted_pair"]:
+            continue
         task.old.append(_unquote(m.group(old)))
         taken.append(m.span(old))
         add(m, new, "new")
@@ -83,7 +89,7 @@ def parse_task(text: str) -> ParsedTask:
                           (SIZE, "size"), (PHONE, "phone"), (FILE, "file"), (NUMBER, "number")):
         for m in pattern.finditer(text):
             add(m, 1 if pattern.groups else 0, kind)
-    for m in PROPER.finditer(text):
+    for m in PROPER.finditer(text) if RULES["proper_names"] else ():
         # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
         if m.start() == 0:
             m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import neo4j.time
 
 import cypher
-from appmem.errors import InputFormatError, NotFound
+from appmem.errors import InputFormatError, InvalidInput, NotFound
 from graph.store import GraphStore, translated_errors
 
 # Rows per UNWIND statement in scripts and loads.
@@ -61,7 +61,7 @@ def read(store: GraphStore, package: str | None) -> Subgraph:
 
 def _name(name: str) -> str:
     if not _NAME.match(name):
-        raise InputFormatError("export", f"not a label or relationship type appmem writes: {name!r}")
+        raise InvalidInput("export", f"not a label or relationship type appmem writes: {name!r}")
     return f"`{name}`"
 
 

@@ -3,11 +3,14 @@
 A pure ASGI middleware: a declared Content-Length over the limit is refused at
 once; any other body is read (up to the limit, then refused) before the route
 sees it. Metrics label requests by route template (never by path: ids would
-explode the label set) and record no request content.
+explode the label set) and record no request content. Every answer names the
+worker process that gave it (`X-Appmem-Worker`: its pid), so that a client of
+`appmem serve --workers N` can tell the workers apart.
 """
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -76,6 +79,7 @@ class LimitsMiddleware:
         async def tracked_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
+                message = {**message, "headers": [*message.get("headers", []), (b"x-appmem-worker", str(os.getpid()).encode())]}
             await send(message)
 
         try:

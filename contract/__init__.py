@@ -7,6 +7,7 @@ Everything that crosses the API, the MCP server, the Python client or the CLI's
 so every layer may use it. README.md's "Contract" section lists these fields
 (tests/test_contract.py checks it).
 """
+from contract.backend import MemoryBackend
 from contract.contributions import Accepted, ContributionStatus
 from contract.hints import Hint, HintsAnswer, HintTarget
 from contract.locate import Candidate, LocateAnswer
@@ -15,5 +16,5 @@ from contract.requests import CorrectionRequest, HintsRequest, LocateRequest, Pl
 from contract.run import FORMAT, MAX_STEPS, RunElement, RunStep, RunTrace
 
 __all__ = ["Accepted", "Alternative", "AppChoice", "Candidate", "ContributionStatus", "CorrectionRequest", "FORMAT",
-           "Hint", "HintTarget", "HintsAnswer", "HintsRequest", "LocateAnswer", "LocateRequest", "MAX_STEPS", "Plan",
+           "Hint", "HintTarget", "HintsAnswer", "HintsRequest", "LocateAnswer", "LocateRequest", "MAX_STEPS", "MemoryBackend", "Plan",
            "PlanElement", "PlanRequest", "PlanStart", "PlanStep", "RunElement", "RunStep", "RunTrace", "ScreenInput"]

@@ -1,9 +1,9 @@
 """The domain model of app memory, defined once and used by every package.
 
-A device shows a *UI state* (a tree of `View`s). Its content-free structure
-gives a `Screen` (the abstract screen of one app version); its interactive views
-are `Element`s of that screen. An `Action` on an element moves the device to
-another state: a `Step` of a `Trace`. Importers (`ingest/`) and the explorer
+A device shows a *UI state* (a tree of `View`s; they and the `Action`s done on them are
+in formats/ui.py). Its content-free structure gives a `Screen` (the abstract screen of
+one app version); its interactive views are `Element`s of that screen. An `Action`
+on an element moves the device to another state: a `Step` of a `Trace`. Importers (`ingest/`) and the explorer
 (`workers/`) produce Traces; the graph store turns them into `Transition`s.
 `Task`s are demonstrations; `Plan`s are what the planner answers.
 """

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from contract.backend import MemoryBackend
 from runtime.stepwise import LlmReplyError
 from runtime.grounding import find_text, ground, node_at, scrollable
 from appmem.errors import AppmemError, DeviceError, NotFound
@@ -54,7 +55,7 @@ class Runtime:
     `contract.client.ApiClient` or the local `agent.service.Service`."""
 
     driver: DeviceDriver
-    memory: Any
+    memory: MemoryBackend
     confirm: Callable[[dict[str, Any]], bool]
     max_steps: int = 30
     max_replans: int = 4

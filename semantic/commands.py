@@ -1,4 +1,5 @@
-"""CLI: `appmem summarize` (summaries + embeddings, incremental) and `appmem search` (semantic retrieval).
+"""CLI: `appmem summarize` (summaries + embeddings, incremental; retrains the element ranker, when one
+was trained, after the memory changed), `appmem ranker train` and `appmem search` (semantic retrieval).
 
 `--app` takes a package or a short app name (semantic/search.py `resolve_app`).
 """
@@ -19,8 +20,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--app", help="package or short app name (default: every app)")
     p.add_argument("--llm", choices=("none", "openai"), default="none",
                    help="none: deterministic summaries; openai: an OpenAI-compatible endpoint (APPMEM_LLM_*)")
+    p.add_argument("--no-ranker", action="store_true", help="do not retrain the element ranker afterwards")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_summarize)
+
+    r = sub.add_parser("ranker", help="the learned element ranker (trained on synthetic tasks from the memory)")
+    rsub = r.add_subparsers(dest="ranker_command", required=True)
+    t = rsub.add_parser("train", help="train it over every summarised app; writes <home>/ranker/ with provenance")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(handler=run_ranker_train)
 
     s = sub.add_parser("search", help="semantic search over element, screen or task memory")
     s.add_argument("text")
@@ -56,8 +65,16 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     try:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
         embedder = Embedder(settings.home)
-        report = summarize(store, VectorStore(client, embedder.dim), embedder, summarizer, packages, _progress)
+        vectors = VectorStore(client, embedder.dim)
+        report = summarize(store, vectors, embedder, summarizer, packages, _progress)
         changed = packages or [r["package"] for r in store.read("semantic_packages")]
+        ranker = None
+        # The memory grew or changed: so does the ranker, when one was trained (`appmem ranker train`: it is
+        # opt-in, since on the shared apps it does not yet beat the base ranking, see bench/retrieval.py).
+        if report.screens_done and not args.no_ranker and (settings.home / "ranker" / "model.pkl").exists():
+            from semantic.training import train
+
+            ranker = train(store, vectors, embedder, settings.home)
     finally:
         client.close()
         store.driver.close()
@@ -65,12 +82,38 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
             llm_client.close()
             summarizer.cache.close()
     generations.bump_from(settings, changed)  # servers retire the apps' cached plans
-    emit(args, report.as_dict(), lambda r: (
+    emit(args, {**report.as_dict(), "ranker": ranker}, lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
         f"{r['embedded_texts']} texts at {r['texts_per_second']}/s in {r['seconds']}s"
+        + (f"\nranker: {_ranker_line(r['ranker'])}" if r["ranker"] else "")
         + "".join(f"\n  left out: {e}" for e in r["errors"])))
     return 1 if report.errors else 0
+
+
+def _ranker_line(r: dict) -> str:
+    if not r.get("trained"):
+        return f"not trained: {r.get('reason')}"
+    return (f"trained on {r['synthetic_tasks']} synthetic tasks of {len(r['apps'])} apps "
+            f"({r['rows']} pairs, {r['model']}, seed {r['seed']}, commit {r['commit'][:10]})")
+
+
+def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
+    from graph.clients import open_graph
+    from semantic.embedder import Embedder
+    from semantic.training import train
+    from semantic.vectors import VectorStore, open_qdrant
+
+    store = open_graph(settings)
+    client = open_qdrant(settings)
+    try:
+        embedder = Embedder(settings.home)
+        out = train(store, VectorStore(client, embedder.dim), embedder, settings.home, seed=args.seed)
+    finally:
+        client.close()
+        store.driver.close()
+    emit(args, out, _ranker_line)
+    return 0 if out.get("trained") else 1
 
 
 def run_search(settings: Settings, args: argparse.Namespace) -> int:

@@ -88,6 +88,7 @@ class Embedder:
         os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
         from fastembed import TextEmbedding
 
+        self.home = Path(home)  # the memory's folder: the learned ranker lives beside the model
         self.folder = model_folder(home)
         self.batch_size = batch_size
         self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder),

@@ -26,9 +26,10 @@ from appmem.errors import SummaryError
 from appmem.tracing import traced
 from graph.model import Element
 from graph.store import GraphStore, element_of
-from graph.vocabulary import BACK_WORDS, label_of
+from graph.vocabulary import BACK_WORDS, label_of, role_of
 from semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
 from semantic.embedder import Embedder
+from semantic.meaning import EMBEDDED, depth, meaning
 from semantic.ranking import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.vectors import VectorPoint, VectorStore
@@ -36,7 +37,7 @@ from semantic.vectors import VectorPoint, VectorStore
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/4"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/5"  # bump to redo every summary after a change of the summarizer
 
 
 @dataclass
@@ -82,13 +83,16 @@ def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector: list[float],
-                  text: str, es: ElementSummary, variant: int = 0) -> VectorPoint:
-    """Variant 0 embeds the element's simulated task, the others a task it completes (`text`).
-    Every variant carries the element's lexical terms (semantic/ranking.py)."""
+                  text: str, es: ElementSummary, variant: int | str = 0) -> VectorPoint:
+    """Variant 0 embeds the element's simulated task, numbered ones a task it completes (`text`),
+    named ones a part of its meaning (semantic/meaning.py: label, screen, effect; payload `part`).
+    Every row carries the element's lexical terms, role and depth (semantic/ranking.py)."""
+    part = variant if isinstance(variant, str) else None
     return VectorPoint(object_id=e.id if variant == 0 else f"{e.id}#{variant}", vector=vector, package=ctx.package,
                        app_version=ctx.app_version, screen_id=ctx.id, element_id=e.id, risky=es.risky, text=text,
                        extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": es.simulated_task,
-                              "screen_summary": summary.summary, "variant": variant,
+                              "screen_summary": summary.summary, "variant": -1 if part else variant, "part": part,
+                              "role": role_of(e), "depth": depth(ctx),
                               "terms": terms(es.simulated_task, *es.completes)})
 
 
@@ -130,15 +134,22 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
                 for i, text in enumerate([es.simulated_task, *es.completes]):
                     points.append(("elements", ctx, summary, e, (es, i, text)))
                     texts.append(text)
+                parts = meaning(ctx, e)
+                for part in EMBEDDED:
+                    if parts[part]:
+                        points.append(("elements", ctx, summary, e, (es, part, parts[part])))
+                        texts.append(parts[part])
         screen_rows.append({"id": ctx.id, "summary": summary.summary,
                             "subtasks": json.dumps([t.model_dump() for t in summary.subtasks], ensure_ascii=False),
                             "summary_hash": hashes[ctx.id]})
         points.append(("screens", ctx, summary, None, None))
         texts.append(screen_text(summary))
     started = time.perf_counter()
-    vecs = embedder.embed(texts)
+    unique = list(dict.fromkeys(texts))  # a screen part is every element's of the screen: embedded once
+    by_text = dict(zip(unique, embedder.embed(unique)))
+    vecs = [by_text[t] for t in texts]
     report.embed_seconds += time.perf_counter() - started
-    report.embedded_texts += len(texts)
+    report.embedded_texts += len(unique)
     element_points, screen_points = [], []
     for (kind, ctx, summary, e, es), vector in zip(points, vecs):
         if kind == "elements":

@@ -1,41 +1,54 @@
-"""Hybrid element ranking: dense cosine plus a lexical overlap score, computed over the app's candidates.
+"""The one scorer of elements: search, plan, hints, app choice and recall all rank through `ElementIndex`.
 
-Dense similarity alone (all-MiniLM-L6-v2 on short UI texts) blurs names that a
-task states outright: "Sort by … *descending*", "*favorite*", "*properties*".
-So an element's score is
+An index holds the element vectors of some apps in memory (read once, like
+the UTG in agent/appgraph.py). A task is scored in two stages:
 
-    cosine(task, best text of the element) + LEXICAL_WEIGHT * overlap(task, element terms)
+1. Base score, for every element: cosine(task, best task text of the element)
+   + LEXICAL_WEIGHT * overlap. The task texts are the element's simulated task
+   and the tasks it completes (semantic/summaries.py); `overlap` is the
+   IDF-weighted share of the task's known stems the element has,
+   sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
+   idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
+   carries weighs little; a word one element carries weighs most.
+2. When a learned ranker is given (semantic/ranker.py, trained on synthetic
+   tasks generated from the memory itself), the RERANK best by base score are
+   re-ordered by the ranker's probability, over features that include the
+   element's meaning parts (semantic/meaning.py: label, screen, effect rows).
+   The scores keep the base scale (the re-ordered head takes the head's base
+   scores, best first), so the planner's costs read them as before. Without a
+   model, the base order stands.
 
-where the element's terms are the word stems of every text embedded for it
-(simulated task, completions, breadcrumbs: label, screen name, how the screen
-is reached), stored with each point (`terms`), and `overlap` is the
-IDF-weighted share of the task's known stems that the element has:
-sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
-with idf(t) = ln(1 + N / df(t)) over the N candidate elements. A word every
-element carries (the app's name, "settings" on a settings-heavy app) weighs
-little; a word one element carries weighs most.
-
-Candidates are the POOL best elements by cosine within the filter (the whole
-app for apps of up to POOL elements: Qdrant's local mode scans anyway).
-LEXICAL_WEIGHT is fixed: 0.1 keeps cosine the main signal (a perfect lexical
-match is worth a tenth of the cosine range) and only reorders close
-candidates. No query or element text is special-cased.
+LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
+special-cased.
 """
 from __future__ import annotations
 
 import math
 import re
+from typing import Protocol
+
+import numpy as np
 
 from semantic.vectors import Hit, VectorStore
 
 LEXICAL_WEIGHT = 0.1
-POOL = 2000
+RERANK = 30  # candidates the learned ranker re-orders
+POOL = 2000  # candidates a plan weighs (agent/planner.py)
+PAGE = 10_000  # Qdrant's local mode scans every point for each page: few, large pages
+PARTS = ("label", "screen", "effect")
 # Function words and words that name the kind of thing, not which one.
 STOPWORDS = frozenset(
     "a an the to of in on for and or with my me i it its this that these those from by as at be is are was "
     "all your app apps then than into out up".split())
 SUFFIXES = ("ing", "es", "s", "ed")
 WORD = re.compile(r"[a-z0-9]+")
+
+
+class Ranker(Protocol):
+    """What re-orders the base ranking's head (semantic/ranker.py's learned model)."""
+
+    def score(self, index: "ElementIndex", query: np.ndarray, text: str, head: np.ndarray, best: np.ndarray,
+              total: np.ndarray) -> np.ndarray: ...
 
 
 def stem(word: str) -> str:
@@ -52,26 +65,137 @@ def terms(*texts: str) -> list[str]:
     return sorted(out)
 
 
-def rerank(hits: list[Hit], text: str, k: int, weight: float = LEXICAL_WEIGHT) -> list[Hit]:
-    """The k best of `hits` (one per element, with payload `terms`) by cosine + weight × overlap."""
-    docs = [set(h.payload.get("terms") or ()) for h in hits]
+def _idf(docs: list[set[str]]) -> dict[str, float]:
     df: dict[str, int] = {}
     for doc in docs:
         for t in doc:
             df[t] = df.get(t, 0) + 1
-    idf = {t: math.log(1 + len(docs) / n) for t, n in df.items()}
-    query = [t for t in terms(text) if t in idf]
-    norm = sum(idf[t] for t in query)
-    scored = []
-    for hit, doc in zip(hits, docs):
-        overlap = sum(idf[t] for t in query if t in doc) / norm if norm else 0.0
-        scored.append(Hit(hit.kind, hit.score + weight * overlap, {**hit.payload, "cosine": hit.score,
-                                                                   "overlap": round(overlap, 4)}))
-    return sorted(scored, key=lambda h: -h.score)[:k]
+    return {t: math.log(1 + len(docs) / n) for t, n in df.items()}
+
+
+class ElementIndex:
+    """Task rows grouped by element (`starts[i]` is element i's first row), plus its meaning rows."""
+
+    def __init__(self, matrix: np.ndarray, payloads: list[dict], starts: np.ndarray,
+                 parts: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] | None = None,
+                 ranker: Ranker | None = None):
+        self.matrix = matrix
+        self.payloads = payloads
+        self.starts = starts
+        self.ranker = ranker
+        # part → (element positions, unit vectors, texts): each element's label / screen / effect row
+        self.parts = parts or {}
+        self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
+        # Row i belongs to element segment[i]: the best row of each element is found in one sort.
+        self.segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(payloads))))
+        self.idf = _idf(self.docs)
+        self.holders = self._holders(self.docs)
+        self.part_terms = {p: self._part_docs(p) for p in PARTS}
+        self.part_idf = {p: _idf(d) for p, d in self.part_terms.items()}
+        self.part_holders = {p: self._holders(d) for p, d in self.part_terms.items()}
+
+    @staticmethod
+    def _holders(docs: list[set[str]]) -> dict[str, np.ndarray]:
+        holders: dict[str, list[int]] = {}  # term → the elements whose texts say it
+        for i, doc in enumerate(docs):
+            for t in doc:
+                holders.setdefault(t, []).append(i)
+        return {t: np.asarray(ids, dtype=np.int64) for t, ids in holders.items()}
+
+    def _part_docs(self, part: str) -> list[set[str]]:
+        docs: list[set[str]] = [set() for _ in self.starts]
+        if part in self.parts:
+            for i, text in zip(self.parts[part][0].tolist(), self.parts[part][2]):
+                docs[i] = set(terms(text))
+        return docs
+
+    @classmethod
+    def load(cls, vectors: VectorStore, packages: list[str] | None, ranker: Ranker | None = None) -> "ElementIndex":
+        """The element rows of `packages` (every app when None)."""
+        from qdrant_client import models
+
+        vectors.ensure("elements")
+        flt = None if packages is None else models.Filter(
+            must=[models.FieldCondition(key="package", match=models.MatchAny(any=list(packages)))])
+        rows, offset = [], None
+        while True:
+            points, offset = vectors.client.scroll("elements", scroll_filter=flt, limit=PAGE, offset=offset,
+                                                   with_payload=True, with_vectors=True)
+            rows += [(p.vector, dict(p.payload or {})) for p in points]
+            if offset is None:
+                break
+        return cls.from_rows(rows, vectors.dim, ranker)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple[list[float], dict]], dim: int, ranker: Ranker | None = None) -> "ElementIndex":
+        key = lambda p: str(p.get("element_id") or p.get("object_id"))  # noqa: E731
+        tasks = sorted([r for r in rows if not r[1].get("part")], key=lambda r: key(r[1]))
+        keys = [key(p) for _, p in tasks]
+        starts = np.asarray([i for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]], dtype=np.int64)
+        position = {keys[s]: i for i, s in enumerate(starts.tolist())}
+        parts = {}
+        for part in PARTS:
+            mine = [(position[key(p)], v, p.get("text") or "") for v, p in rows
+                    if p.get("part") == part and key(p) in position]
+            if mine:
+                parts[part] = (np.asarray([m[0] for m in mine], dtype=np.int64), _unit([m[1] for m in mine], dim),
+                               [m[2] for m in mine])
+        return cls(_unit([v for v, _ in tasks], dim), [p for _, p in tasks], starts, parts, ranker)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def overlap(self, text: str, part: str | None = None) -> np.ndarray:
+        """Per element: the IDF-weighted share of the task's known stems that its texts (or one part) say."""
+        idf, holders = (self.idf, self.holders) if part is None else (self.part_idf[part], self.part_holders[part])
+        query = [t for t in terms(text) if t in idf]
+        out = np.zeros(len(self.starts))
+        for t in query:
+            out[holders[t]] += idf[t]
+        norm = sum(idf[t] for t in query)
+        return out / norm if norm else out
+
+    def cosines(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per element: the best task row's cosine, and that row."""
+        scores = self.matrix @ query
+        best = np.maximum.reduceat(scores, self.starts)
+        rows = np.lexsort((-scores, self.segment))[self.starts]  # each element's best row (first of ties)
+        return best, rows
+
+    def part_cosines(self, query: np.ndarray, part: str) -> np.ndarray:
+        """Per element: the cosine of its `part` row (0 without one)."""
+        out = np.zeros(len(self.starts), dtype=np.float32)
+        if part in self.parts:
+            where, matrix, _ = self.parts[part]
+            out[where] = matrix @ query
+        return out
+
+    def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
+        """The k best elements for `text` (embedded as `vector`), each with its best task row's payload."""
+        if not self.payloads:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (np.linalg.norm(query) or 1.0)
+        best, rows = self.cosines(query)
+        total = best + LEXICAL_WEIGHT * self.overlap(text)
+        order = np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
+        if self.ranker is not None:
+            # The head in the ranker's order, keeping the base scores' scale (the planner's costs
+            # and thresholds read them): the i-th of the new order gets the i-th best base score.
+            head = order[:RERANK]
+            probability = self.ranker.score(self, query, text, head, best, total)
+            order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[RERANK:]])
+        scores = np.concatenate([np.sort(total[order[:RERANK]])[::-1], total[order[RERANK:]]])
+        return [Hit("elements", float(s), self.payloads[rows[i]]) for s, i in zip(scores[:k], order[:k])]
+
+
+def _unit(vectors: list, dim: int) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), dim)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms)
 
 
 def search_elements(vectors: VectorStore, vector: list[float], text: str, k: int = 5,
-                    packages: list[str] | None = None, weight: float = LEXICAL_WEIGHT) -> list[Hit]:
-    """The k elements that best match task `text` (embedded as `vector`), one hit per element."""
-    pool = vectors.search("elements", vector, k=max(k, POOL), packages=packages, distinct="element_id")
-    return rerank(pool, text, k, weight)
+                    packages: list[str] | None = None, ranker: Ranker | None = None) -> list[Hit]:
+    """The k elements that best match task `text` (embedded as `vector`) in `packages` (all when None)."""
+    return ElementIndex.load(vectors, packages, ranker).search(vector, text, k)

@@ -32,11 +32,13 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
 def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
            k: int = 5) -> list[dict[str, Any]]:
     """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
+    from semantic.ranker import installed
     from semantic.ranking import search_elements
 
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
     vector = embedder.embed([text])[0]
-    hits = search_elements(vectors, vector, text, k, packages) if kind == "element" else \
+    hits = search_elements(vectors, vector, text, k, packages,
+                                                     installed(getattr(embedder, "home", None))) if kind == "element" else \
         vectors.search(collection, vector, k=k, packages=packages)
     out = []
     for h in hits:
@@ -45,8 +47,7 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
                "screen_id": p.get("screen_id"), "element_id": p.get("element_id") or None, "risky": p.get("risky")}
         if kind == "element":
             hit.update(label=p.get("label"), simulated_task=p.get("simulated_task"), matched=p.get("text"),
-                       screen_title=p.get("screen_title"), cosine=round(p.get("cosine", h.score), 4),
-                       overlap=p.get("overlap"))
+                       screen_title=p.get("screen_title"))
         elif kind == "screen":
             hit.update(title=p.get("screen_title"), summary=p.get("text"))
         else:

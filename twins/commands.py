@@ -43,12 +43,12 @@ def add_twin_options(parser: argparse.ArgumentParser, prefix: str) -> None:
 
 def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, seed: int) -> dict:
     """The twin devices the options describe (errors name the bad option)."""
-    from appmem.errors import InputFormatError
+    from appmem.errors import InvalidInput
     from twins.device import build_fleet
     from twins.profiles import Profile
 
     if version < 1:
-        raise InputFormatError("--twin-version", "must be at least 1")
+        raise InvalidInput("--twin-version", "must be at least 1")
     return build_fleet(folders, devices, profile=Profile.parse(profile, seed), version=version)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
-from appmem.errors import InputFormatError, InvalidInput
+from appmem.errors import InvalidInput
 from formats.ui import ActionType, Bounds, stable_id, UIState, View
 from graph.model import Step
 from graph.screens import view_paths
@@ -46,7 +46,7 @@ class Profile:
         if unknown:
             raise InvalidInput("--profile", f"unknown profile {', '.join(unknown)} (known: {', '.join(PROFILES)})")
         if {"small", "tablet"} <= names:
-            raise InputFormatError("--profile", "small and tablet are two display sizes: choose one")
+            raise InvalidInput("--profile", "small and tablet are two display sizes: choose one")
         return cls(frozenset(names), seed)
 
     @property

@@ -49,7 +49,7 @@ def steps(plan) -> list[tuple[str, str, str]]:
 
 
 def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
-    """agent/index.py is the planner's retrieval without a Qdrant round trip: same elements, same scores."""
+    """The planner's cached index and a one-off search are the one scorer (semantic/ranking.py): same results."""
     index = planner.index([CALENDAR])
     for task in ("delete all events", "change the theme to dark and save it", "add an event named Lunch at 12:30"):
         vector = planner.embedder.query(task)
@@ -156,3 +156,19 @@ def test_bad_requests_get_clear_errors(planner):
 def test_task_values(task, values, old):
     parsed = parse_task(task)
     assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old
+
+
+def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(planner):
+    """`appmem plan --screen-html F` without --app: the app is chosen, then the screen located in it."""
+    from agent.apps import app_for_screen
+    from agent.recall import Recall
+
+    task = json.loads((DROIDTASK / "contacts" / "tasks.json").read_text())[0]
+    html = task["profile"][0]["state"]
+    recall = Recall(planner.store, planner.vectors, planner.embedder, planner)
+    located = lambda package, state: locate(planner.store, package, state, planner.graph([package]))  # noqa: E731
+    # a task both apps could do ("settings"): the screen decides
+    choice = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p))
+    assert choice.package == CONTACTS and choice.by == "screen"
+    plan = plan_to_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
+    assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")

@@ -1,5 +1,6 @@
-"""Fixtures of the API tests: Calendar's exploration memory behind one `Service`, the app in a test
-client, keys, and the API on a real socket (uvicorn in a thread of this process, which owns the vectors)."""
+"""Fixtures of the API tests: Calendar's exploration memory behind one `Service`, the app in a test client,
+keys, and the API on a real socket (uvicorn in a thread of this process, which owns the vectors). Module-scoped:
+a module that opens its own `Service` must find the local vector folder free."""
 from __future__ import annotations
 
 import threading
@@ -23,7 +24,7 @@ from workers.devices import open_redis
 CALENDAR = "com.simplemobiletools.calendar.pro"
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 @uses(CALENDAR_EXPLORED)
 def memory(shared_graph, settings):
     """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
@@ -35,7 +36,7 @@ def memory(shared_graph, settings):
     service.close()
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def keys(settings):
     return KeyStore(open_redis(Stack(settings).redis_url()))
 
@@ -54,7 +55,7 @@ def client(settings, memory):
         yield client
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def served(settings, memory, keys):
     """(base URL, a plan-scoped key) of the API on a real socket."""
     port = free_port()

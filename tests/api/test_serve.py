@@ -138,3 +138,10 @@ def split_spans(text: str) -> list[str]:
         spans.append(json.dumps(obj))
         i = end
     return spans
+
+
+def test_plan_from_an_html_screen_without_app_chooses_the_app_then_locates(memory):
+    """An AutoDroid HTML screen names no app: the service chooses it from the task, then locates the screen."""
+    task = json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())[0]
+    plan = memory.plan("open the settings", screen_html=task["profile"][0]["state"])
+    assert plan.package == CALENDAR and plan.start.match == "exact"

@@ -47,6 +47,18 @@ def test_a_plan_keeps_what_the_droidtask_scorer_reads():
     assert {"text", "content_desc", "label", "html"} <= set(step["element"])
 
 
+def test_the_service_and_the_client_answer_the_same_methods():
+    import inspect
+
+    from agent.service import Service
+    from contract.client import ApiClient
+
+    for method in ("plan", "locate", "hints", "doc", "search", "close"):
+        wanted = list(inspect.signature(getattr(contract.MemoryBackend, method)).parameters)
+        for backend in (Service, ApiClient):
+            assert list(inspect.signature(getattr(backend, method)).parameters) == wanted, (backend, method)
+
+
 def test_a_field_the_contract_lacks_is_refused():
     with pytest.raises(ValidationError, match="surprise"):
         contract.Plan.model_validate({**plan_json(), "surprise": 1})

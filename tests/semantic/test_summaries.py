@@ -2,12 +2,14 @@
 sub-tasks) and the lexical part of the hybrid ranking."""
 from __future__ import annotations
 
-from semantic.ranking import rerank, terms
+import numpy as np
+import pytest
+
+from semantic.ranking import ElementIndex, terms
 from graph.model import Element
 from graph.vocabulary import humanize, id_words, is_risky, label_of, role_of
 from semantic.contexts import ScreenRow, TransitionRow, build_contexts
 from semantic.summaries import DeterministicSummarizer
-from semantic.vectors import Hit
 
 
 def el(eid, screen, cls="android.widget.Button", rid="", text="", desc="", flags=("clickable",)):
@@ -87,15 +89,21 @@ def test_breadcrumbs_start_at_entry_screens_and_skip_returns():
     assert ctx["sound"].arrivals == ["Reminder sound"]
 
 
-def test_lexical_terms_and_rerank():
+def test_lexical_terms_and_the_base_ranking():
     assert terms("Sorting the Events by Title", "sort") == ["event", "sort", "title"]
-    hits = [Hit("elements", 0.50, {"element_id": "a", "terms": ["sort", "title"]}),
-            Hit("elements", 0.52, {"element_id": "b", "terms": ["sort", "date"]}),
-            Hit("elements", 0.40, {"element_id": "c", "terms": ["theme"]})]
-    ranked = rerank(hits, "sort by title", k=2, weight=0.1)
-    assert [h.payload["element_id"] for h in ranked] == ["a", "b"], "the rarer shared word decides close calls"
-    assert ranked[0].payload["cosine"] == 0.50 and 0 < ranked[1].payload["overlap"] < ranked[0].payload["overlap"]
-    assert [h.payload["element_id"] for h in rerank(hits, "sort by title", k=3, weight=0.0)] == ["b", "a", "c"]
+    query = np.asarray([1.0, 0.0])
+    at = lambda c: [c, float(np.sqrt(1 - c * c))]  # noqa: E731  a unit vector of cosine c with the query
+    rows = [(at(0.50), {"element_id": "a", "terms": ["sort", "title"]}),
+            (at(0.52), {"element_id": "b", "terms": ["sort", "date"]}),
+            (at(0.40), {"element_id": "c", "terms": ["theme"]}),
+            (at(0.45), {"element_id": "c", "terms": ["theme"], "variant": 1}),
+            (at(0.99), {"element_id": "a", "part": "label", "text": "Sort by title"})]
+    index = ElementIndex.from_rows(rows, 2)
+    ranked = index.search(query.tolist(), "sort by title", k=3)
+    assert [h.payload["element_id"] for h in ranked] == ["a", "b", "c"], "the rarer shared word decides close calls"
+    assert ranked[2].score == pytest.approx(0.45), "an element scores by its best task row; part rows are not task rows"
+    assert index.part_cosines(query, "label")[0] == pytest.approx(0.99)
+    assert [round(x, 3) for x in index.overlap("sort by title")] == [1.0, round(np.log(2.5) / (np.log(2.5) + np.log(4)), 3), 0.0]
 
 
 def test_screen_summaries_and_subtasks():

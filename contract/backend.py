@@ -1,0 +1,25 @@
+"""What answers an agent: the local `agent.service.Service` or `contract.client.ApiClient`, the same methods."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from contract.hints import HintsAnswer
+from contract.locate import LocateAnswer
+from contract.plan import Plan
+
+
+class MemoryBackend(Protocol):
+    def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
+             screen_html: str | None = None, activity: str | None = None, k: int | None = None) -> Plan: ...
+
+    def locate(self, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
+               activity: str | None = None) -> LocateAnswer: ...
+
+    def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
+              activity: str | None = None) -> HintsAnswer: ...
+
+    def doc(self, app: str, budget: int | None = None) -> dict[str, Any]: ...
+
+    def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
