@@ -31,10 +31,11 @@ VALUE_W = 0.0
 STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
-# Special rules, each switchable so bench/plan.py can measure it leave-one-app-out (with and without).
+# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without).
+# confirm_changed helps on every shared app (kept by all six folds); the others helped one app or none.
 RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
-         "submit_forms": True,  # a form filled on the way is submitted when the plan is back on it
-         "fill_rest": True}  # values still unsaid go into the fields of the screen the plan ends on
+         "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
+         "fill_rest": False}  # values still unsaid go into the fields of the screen the plan ends on
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 

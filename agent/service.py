@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from agent.apps import named_package
 from agent.answer import Answerer
 from agent.locate import agent_screen
 from agent.planner import PlanningError
@@ -122,6 +123,9 @@ class Service:
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
+            # a package the task names ("tap 'X' in org.example.app") is where to plan, not the screen's package
+            # (a system overlay, a dialog of another app)
+            app = app or named_package(self.known(), task)[0]
             if screen_html and not (app or screen_xml):  # an HTML screen names no app: choose it first
                 app = self._app_for_html(task, screen_html, activity)
             packages = self.packages(app) if app else []

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from contract.backend import MemoryBackend
 from runtime.stepwise import LlmReplyError
 from runtime.grounding import find_text, ground, node_at, scrollable
-from appmem.errors import AppmemError, DeviceError
+from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
 from contract.run import RunElement, RunStep, RunTrace
@@ -71,9 +71,10 @@ class Runtime:
         try:
             located = self.memory.locate(fg_package, xml, None, activity).model_dump()
         except AppmemError as exc:
-            if fg_package == package or not 400 <= getattr(exc, "status", 400) < 500:
-                raise  # the task's own app, or the server is unreachable: not "a screen memory lacks"
-            located = {}
+            status = getattr(exc, "status", 404 if isinstance(exc, NotFound) else 400)
+            if not 400 <= status < 500 or (fg_package == package and status != 404):
+                raise  # the server is unreachable, or the app's own dump is bad: not "a screen memory lacks"
+            located = {}  # memory holds no screen of the dump's package (a system overlay, another app)
         return LiveScreen(fg_package, activity, xml, located)
 
     def run(self, task: str, app: str | None) -> dict[str, Any]:
