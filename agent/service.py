@@ -238,11 +238,6 @@ def reader_vectors(settings: Settings, dim: int):
     return open_reader(settings, dim)
 
 
-def shares_vectors(settings: Settings) -> bool:
-    """Whether several processes can read the vectors at once: always (a Qdrant server, or the snapshots)."""
-    return True
-
-
 def open_backend(settings: Settings, server: str | None = None, key: str | None = None):
     """What the CLI, the MCP server and the runtime answer from: a running API server (a
     `contract.client.ApiClient`, when `server` or APPMEM_SERVER is set), else the local stores (a `Service`).

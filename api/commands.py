@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8750)
     serve.add_argument("--workers", type=int, default=None,
                        help="worker processes planning from the same memory (default: APPMEM_WORKERS, else one "
-                            "per core; more than one needs shared vectors: see README 'Serving')")
+                            "per core; several read the vectors' read-only snapshots, or a Qdrant server)")
     serve.add_argument("--no-preload", action="store_true",
                        help="load each app on its first request instead of before /healthz says ready "
                             "(APPMEM_PRELOAD=0)")
@@ -114,7 +114,6 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from agent.service import shares_vectors
     from api.app import create_app
 
     if args.no_preload:
@@ -124,18 +123,11 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     if asked is not None and asked < 1:
         raise ConfigError(f"--workers must be at least 1, got {asked}")
     workers = asked or os.cpu_count() or 1
-    if workers > 1 and not shares_vectors(settings):
-        if asked:
-            raise ConfigError(f"--workers {workers} needs vectors that several processes can read: set QDRANT_URL "
-                              "(the local Qdrant folder allows one process), or serve with --workers 1")
-        print(f"appmem serve: 1 worker, not {workers}: the local Qdrant folder allows one process "
-              "(set QDRANT_URL to serve from every core)", file=sys.stderr)
-        workers = 1
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
-    if workers == 1:
+    if workers == 1:  # one process: it owns the vectors (and may write them: a purge)
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning", access_log=False)
-    else:
+    else:  # each worker reads the vectors read-only: a Qdrant server, else the per-app snapshots
         uvicorn.run("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
                     log_level="warning", access_log=False)
     return 0

@@ -13,9 +13,9 @@ with one httpx client each), tasks built from the recorded graphs
   new tasks -- `--requests` // 2 requests, every text new: the planning throughput.
 The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 worker.
 Targets (issue 18, 2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
-throughput x1.7 from 1 to 2 workers. Several workers need vectors that several processes can read
-(see README "Serving"); where they cannot, the 2-worker run is skipped and says why. The load
-generator runs on the same cores as the server: on 2 shared cores that caps what 2 workers can add.
+throughput x1.7 from 1 to 2 workers. Several workers read the vectors from the per-app read-only
+snapshots (semantic/snapshots.py). The load generator runs on the same cores as the server: on 2
+shared cores that caps what 2 workers can add.
 
 Part 2 (in process): synthetic memories of 10, 100, 1000 apps (`--apps`), each
 `--screens` screens with 5 elements and `--transitions` transitions, ingested
@@ -149,8 +149,6 @@ def mixed_load(url: str, key: str, tasks: list[dict], clients: int, requests: in
 
 
 def http_bench(requests: int, worker_counts: list[int]) -> None:
-    from agent.service import shares_vectors
-
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
@@ -169,10 +167,6 @@ def http_bench(requests: int, worker_counts: list[int]) -> None:
               "cores)")
         results: dict[int, dict[str, tuple[float, float]]] = {}
         for workers in worker_counts:
-            if workers > 1 and not shares_vectors(settings):
-                print(f"{workers} workers: not measured: the vectors cannot be read by several processes here "
-                      "(set QDRANT_URL)")
-                continue
             for found in r.scan_iter("appmem:plan:*"):
                 r.delete(found)
             port = free_port()

@@ -145,3 +145,49 @@ def test_plan_from_an_html_screen_without_app_chooses_the_app_then_locates(memor
     task = json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())[0]
     plan = memory.plan("open the settings", screen_html=task["profile"][0]["state"])
     assert plan.package == CALENDAR and plan.start.match == "exact"
+
+
+def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
+    """`appmem serve --workers 2`: two processes, each planning from the same memory (the vectors read
+    from the read-only snapshots, while this process owns the vector folder), give one answer; each plans
+    tasks no one asked before as this process does."""
+    import os
+    import signal
+
+    import httpx
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "2"],
+                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, key = keys.create("two-workers", "plan")
+        tasks = [t["task"] for t in json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())]
+        seen: dict[str, dict] = {}
+        planned: dict[str, int] = {}
+        deadline = time.monotonic() + 240
+        i = 0
+        while (len(seen) < 2 or len(planned) < 2) and time.monotonic() < deadline and server.poll() is None:
+            new = tasks[i % len(tasks)]
+            i += 1
+            try:  # a new connection each time: the kernel hands it to either worker
+                same = httpx.post(url + "/v1/plan", json={"task": TASK, "app": "calendar"},
+                                  headers={"Authorization": f"Bearer {key}"}, timeout=60)
+                fresh = httpx.post(url + "/v1/plan", json={"task": new, "app": "calendar"},
+                                   headers={"Authorization": f"Bearer {key}"}, timeout=60)
+            except httpx.HTTPError:
+                time.sleep(0.3)
+                continue
+            assert same.status_code == 200 and fresh.status_code == 200, (same.text, fresh.text)
+            seen[same.headers["x-appmem-worker"]] = same.json()
+            assert fresh.json() == memory.plan(new, "calendar").model_dump(mode="json")
+            planned[fresh.headers["x-appmem-worker"]] = planned.get(fresh.headers["x-appmem-worker"], 0) + 1
+        assert len(seen) == 2 and len(planned) == 2, f"answers from {set(seen) | set(planned)}; exit {server.poll()}"
+        first, second = seen.values()
+        assert first == second == memory.plan(TASK, "calendar").model_dump(mode="json")
+        assert str(os.getpid()) not in seen
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
