@@ -129,16 +129,20 @@ def start_server(settings, port: int, workers: int) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def wait_ready(url: str, server: subprocess.Popen, timeout_s: float = 300) -> float:
-    """Seconds until /healthz says ready (every app preloaded)."""
-    started = time.monotonic()
+def wait_ready(url: str, server: subprocess.Popen, workers: int, timeout_s: float = 300) -> float:
+    """Seconds until /healthz says ready (every app preloaded) in each of the `workers` processes (a new
+    connection each time: the kernel hands it to either; the answer names its worker)."""
+    started, ready = time.monotonic(), set()
     while time.monotonic() - started < timeout_s and server.poll() is None:
         try:
-            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                return time.monotonic() - started
+            r = httpx.get(url + "/healthz", timeout=2)
+            if r.status_code == 200:
+                ready.add(r.headers.get("x-appmem-worker"))
+                if len(ready) >= workers:
+                    return time.monotonic() - started
         except httpx.HTTPError:
             pass
-        time.sleep(0.2)
+        time.sleep(0.1)
     raise SystemExit(f"the server at {url} did not get ready (exit code {server.poll()})")
 
 
@@ -173,7 +177,7 @@ def http_bench(requests: int, worker_counts: list[int]) -> None:
             url = f"http://127.0.0.1:{port}"
             server = start_server(settings, port, workers)
             try:
-                ready = wait_ready(url, server)
+                ready = wait_ready(url, server, workers)
                 load(url, key, tasks, 8, 4 * len(tasks))  # warm-up: every worker plans the known tasks once
                 mixed, mixed_s, errors = mixed_load(url, key, tasks, 8, requests, f"w{workers}")
                 print(line(f"{workers} worker(s), 8 clients, mixed", mixed, mixed_s)
