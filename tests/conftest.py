@@ -10,6 +10,9 @@ needs no server, new ones included. A test that starts servers of its own is mar
 from __future__ import annotations
 
 import os
+import threading
+import time
+from contextlib import contextmanager
 import socket
 from pathlib import Path
 
@@ -150,3 +153,24 @@ def empty_graph(store) -> GraphStore:
     while store.write("delete_all")[0]["deleted"]:
         pass
     return store
+
+
+@contextmanager
+def api_on_socket(settings, memory):
+    """The API on a real socket: uvicorn in a thread of this process (which owns the vectors). Yields its URL."""
+    import uvicorn
+
+    from api.app import create_app
+
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        uv.should_exit = True
+        thread.join(timeout=10)

@@ -27,16 +27,8 @@ from tests.shared_data import DROIDTASK_EXPLORED, uses
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
 
-@pytest.fixture(autouse=True)
-def every_rule_on(monkeypatch):
-    """These tests check the special rules' mechanics: switched on here. By default the rules that helped
-    one app only are off (bench/plan.py measures each leave-one-app-out; README "Rules that fit one task")."""
-    import agent.compose
-    import agent.screenwork
-    import agent.taskparse
-
-    for module in (agent.taskparse, agent.screenwork, agent.compose):
-        monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, True))
+# These tests check the special rules' mechanics (tests/agent/conftest.py switches them all on).
+pytestmark = pytest.mark.usefixtures("every_rule_on")
 
 
 @pytest.fixture(scope="module")

@@ -37,16 +37,8 @@ ACRYLIC, CLOCK24, ADSILENCE = "anupam.acrylic", "com.chancehorizon.just24hourspl
 LAUNCHER, SETTINGS = "com.android.launcher3", "com.android.settings"
 
 
-@pytest.fixture(autouse=True)
-def every_rule_on(monkeypatch):
-    """These tests check the special rules' mechanics: switched on here. By default the rules that helped
-    one app only are off (bench/plan.py measures each leave-one-app-out; README "Rules that fit one task")."""
-    import agent.compose
-    import agent.screenwork
-    import agent.taskparse
-
-    for module in (agent.taskparse, agent.screenwork, agent.compose):
-        monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, True))
+# These tests check the special rules' mechanics (tests/agent/conftest.py switches them all on).
+pytestmark = pytest.mark.usefixtures("every_rule_on")
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,8 @@ keys, and the API on a real socket (uvicorn in a thread of this process, which o
 a module that opens its own `Service` must find the local vector folder free."""
 from __future__ import annotations
 
-import threading
-import time
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from agent.service import Service
@@ -17,7 +14,7 @@ from appmem import generations
 from appmem.stack import Stack
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import free_port
+from tests.conftest import api_on_socket
 from tests.shared_data import CALENDAR_EXPLORED, uses
 from workers.devices import open_redis
 
@@ -58,14 +55,6 @@ def client(settings, memory):
 @pytest.fixture(scope="module")
 def served(settings, memory, keys):
     """(base URL, a plan-scoped key) of the API on a real socket."""
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    _, key = keys.create("served", "plan")
-    yield f"http://127.0.0.1:{port}", key
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with api_on_socket(settings, memory) as url:
+        _, key = keys.create("served", "plan")
+        yield url, key

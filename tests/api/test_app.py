@@ -10,7 +10,7 @@ from tests.api.conftest import CALENDAR
 
 
 def test_a_plan_over_http_is_the_plan_json(client, bearer):
-    r = client.post("/v1/plan", json={"task": "change the view from monthly to yearly", "app": "calendar"},
+    r = client.post("/v1/plan", json={"task": "change the view to yearly", "app": "calendar"},
                     headers=bearer())
     assert r.status_code == 200, r.text
     plan = r.json()

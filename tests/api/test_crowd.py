@@ -11,12 +11,10 @@ import subprocess
 import sys
 import tarfile
 import threading
-import time
 from pathlib import Path
 
 import adbutils
 import pytest
-import uvicorn
 
 from runtime.runtime import Runtime
 from api.app import create_app
@@ -29,7 +27,7 @@ from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDBOT, REPO, free_port
+from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
 from twins.adb_server import TwinServer
 from twins.app import TwinApp
@@ -75,18 +73,10 @@ def keys(redis_db):
 def server(settings, memory, stack_env, tmp_path_factory):
     """The API on a real socket (uvicorn in a thread of this process, which owns the vectors) and one
     Celery ingest worker process."""
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
-    yield f"http://127.0.0.1:{port}"
-    workers.stop()
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+        yield url
+        workers.stop()
 
 
 def key(keys, scopes: str, name: str = "crowd-test") -> str:

@@ -3,15 +3,11 @@ targets: "tap 'LABEL' in PACKAGE" from an in-app screen that is not the first), 
 writes is accepted by the API and ingested by a real Celery worker. Twins are simulators."""
 from __future__ import annotations
 
-import threading
-import time
 
 import adbutils
 import pytest
-import uvicorn
 
 from agent.service import Service
-from api.app import create_app
 from appmem.keys import KeyStore
 from appmem.stack import Stack
 from device.driver import DeviceDriver
@@ -21,7 +17,7 @@ from contract.client import ApiClient, ApiError
 from runtime.runtime import Runtime
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDBOT, free_port
+from tests.conftest import DROIDBOT, api_on_socket
 from tests.twin_tasks import unseen_targets
 from twins.adb_server import TwinServer
 from twins.app import TwinApp
@@ -43,21 +39,13 @@ def stack(store, settings, stack_env, tmp_path_factory):
         packages.append(trace.package)
     memory = Service.open(settings)
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), packages)
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
-    key = KeyStore(open_redis(Stack(settings).redis_url())).create("contract", "plan,contribute", 1000)[1]
-    fleet = build_fleet(FOLDERS, 1)
-    with TwinServer(fleet) as twins:
-        yield memory, f"http://127.0.0.1:{port}", key, fleet, twins
-    workers.stop()
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+        key = KeyStore(open_redis(Stack(settings).redis_url())).create("contract", "plan,contribute", 1000)[1]
+        fleet = build_fleet(FOLDERS, 1)
+        with TwinServer(fleet) as twins:
+            yield memory, url, key, fleet, twins
+        workers.stop()
     memory.close()
 
 

@@ -6,16 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
-import time
 
 import adbutils
 import pytest
-import uvicorn
 
 from runtime.commands import contribute_locally
 from runtime.runtime import Runtime
-from api.app import create_app
 from contract.client import ApiClient
 from appmem.keys import KeyStore
 from agent.service import Service
@@ -27,7 +23,7 @@ from ingest.pipeline import ingest_trace
 from ingest.run import run_trace, validate_run
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDBOT, REPO, free_port
+from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import recorded_tasks
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
@@ -135,21 +131,12 @@ def test_a_run_trace_goes_into_the_graph_with_its_failures(twins, memory, settin
 def server(settings, memory, stack_env, tmp_path_factory):
     """The API on a real socket (uvicorn in a thread of this process, which owns the vectors)
     and one Celery ingest worker process."""
-    port = free_port()
-    config = uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not uv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
-    keys = KeyStore(open_redis(Stack(settings).redis_url()))
-    _, key = keys.create("runtime-test", "plan,contribute,correct")
-    yield f"http://127.0.0.1:{port}", key
-    workers.stop()
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+        keys = KeyStore(open_redis(Stack(settings).redis_url()))
+        _, key = keys.create("runtime-test", "plan,contribute,correct")
+        yield url, key
+        workers.stop()
 
 
 def test_appmem_run_against_the_api_reaches_the_target_and_its_trace_is_ingested(
