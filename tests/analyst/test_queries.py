@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 
-
 import pytest
 
 from graph.screens import screen_of
