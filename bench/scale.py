@@ -51,15 +51,6 @@ APPS = 3  # apps whose first plan is measured in each service process
 WARM = 20  # warm plans per app
 
 
-def copy_recording(source: Path, folder: Path, package: str) -> Path:
-    """The recording with its package name replaced in every file: another app's recording."""
-    old = read_recording(source).package
-    shutil.copytree(source, folder)
-    for path in folder.rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".js"):
-            path.write_text(path.read_text(encoding="utf-8").replace(old, package), encoding="utf-8")
-    return folder
-
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -157,6 +148,7 @@ def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str
 
 def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) -> dict:
     """The same recordings built the previous way and the new way, each into an empty vector store and cache."""
+    from tests.shared_data import copy_recording  # not at the top: the probe processes measure the service's RSS
     out = {}
     for way in ("previous", "now"):
         folders = [copy_recording(s, tmp / f"{way}-{i}", f"{way}{i}.{s.name}") for i, s in enumerate(sources)]
@@ -178,6 +170,7 @@ def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) ->
 
 
 def main() -> None:
+    from tests.shared_data import copy_recording  # not at the top: the probe processes measure the service's RSS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,30,120")
     parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")

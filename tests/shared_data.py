@@ -17,7 +17,9 @@ sets one after another, bases first, so nothing refills the graph between them.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from graph.store import GraphStore
@@ -27,6 +29,17 @@ from ingest.pipeline import ingest_tasks, ingest_trace
 from tests.conftest import DROIDBOT, DROIDTASK
 
 CHUNK = 200
+
+
+def copy_recording(source: Path, folder: Path, package: str) -> Path:
+    """The recording with its package name replaced in every file, copied into `folder`: another app's
+    recording (bench/scale.py builds its memories from such copies; never written into the repository)."""
+    old = read_recording(source).package
+    shutil.copytree(source, folder)
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".js"):
+            path.write_text(path.read_text(encoding="utf-8").replace(old, package), encoding="utf-8")
+    return folder
 
 
 @dataclass(frozen=True)

@@ -58,3 +58,17 @@ def served(settings, memory, keys):
     with api_on_socket(settings, memory) as url:
         _, key = keys.create("served", "plan")
         yield url, key
+
+
+def tarball(members: dict[str, bytes]) -> bytes:
+    """A gzipped tar archive of these members (name -> bytes)."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

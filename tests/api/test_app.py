@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.api.conftest import CALENDAR
+from tests.api.conftest import CALENDAR, tarball
 
 
 def test_a_plan_over_http_is_the_plan_json(client, bearer):
@@ -101,18 +101,6 @@ def test_openapi_docs_are_served(client):
     assert {"/v1/plan", "/v1/locate", "/v1/hints", "/v1/search", "/v1/apps/{app}/doc", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
             "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
 
-
-def tarball(members: dict[str, bytes]) -> bytes:
-    import io
-    import tarfile
-
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize("body, problem", [

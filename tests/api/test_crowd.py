@@ -27,6 +27,7 @@ from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
+from tests.api.conftest import tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
 from twins.adb_server import TwinServer
@@ -204,15 +205,9 @@ def test_a_tarball_is_parked_scrubbed_without_its_screenshots(server, keys, redi
     members = {"app/utg.js": b'var utg = {"app_package": "x", "nodes": [], "edges": []}',
                "app/states/state_1.json": json.dumps({"views": [{"text": "mail me at ann@example.org"}]}).encode(),
                "app/states/screen_1.png": b"\x89PNG secret screenshot"}
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     contributor = key(keys, "contribute")
     with ApiClient(server, contributor) as api:
-        r = api.http.post("/v1/traces", content=buffer.getvalue(), headers={"Content-Type": "application/gzip"})
+        r = api.http.post("/v1/traces", content=tarball(members), headers={"Content-Type": "application/gzip"})
         assert r.status_code == 202
         cid = r.json()["trace_id"]
         parked = redis_db.get(PREFIX + cid + ":body")

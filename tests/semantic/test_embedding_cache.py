@@ -3,10 +3,7 @@ of model never reuses a vector of the old one. Real model, real stack, a real Dr
 copied under a new package name."""
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
-import pytest
 
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -15,19 +12,11 @@ from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from semantic.vectors import open_vectors
 from tests.conftest import DROIDBOT
+from tests.shared_data import copy_recording
 
 APP = "anupam.acrylic"
 COPY = "org.example.paint"
 
-
-def copy_recording(source, folder, package: str):
-    """The recording with its package name replaced everywhere, as another app's recording."""
-    old = read_recording(source).package
-    shutil.copytree(source, folder)
-    for path in folder.rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".js"):
-            path.write_text(path.read_text(encoding="utf-8").replace(old, package), encoding="utf-8")
-    return folder
 
 
 def test_a_copy_of_an_app_is_embedded_from_the_cache(empty_graph, settings, tmp_path):
