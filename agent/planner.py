@@ -18,7 +18,8 @@ from __future__ import annotations
 
 
 from agent.appgraph import AppGraph
-from agent.compose import RULES, Anchor, Candidate, compose, score, then, unsaid
+import agent.compose
+from agent.compose import Anchor, Candidate, compose, score, then, unsaid
 from agent.locate import locate
 from agent import screenwork
 from agent.screenwork import confirm, fields, label, role
@@ -111,7 +112,7 @@ class Planner:
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
-        if best is not None and RULES["then"]:
+        if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
             best = self._then(graph, parsed, best, targets)
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
