@@ -139,6 +139,7 @@ class VectorCache:
 
 
 MODELS = ("minilm", "mpnet")
+DIMS = {"minilm": DIM, "mpnet": 768}  # per model, for a writer that needs no model (a purge)
 
 
 class Embedder:

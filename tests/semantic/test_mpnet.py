@@ -10,7 +10,7 @@ import pytest
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic import mpnet
-from semantic.embedder import Embedder, sha256_of
+from semantic.embedder import DIMS, Embedder, sha256_of
 
 
 def _installed() -> bool:
@@ -47,7 +47,7 @@ def large(tmp_path_factory) -> Embedder:
 def test_mpnet_vectors_are_real_normalised_and_independent_of_the_batch(large):
     a, b, c = (np.asarray(v) for v in large.embed(["delete all events", "remove every calendar event",
                                                    "change the font size"]))
-    assert large.dim == a.shape[0] == 768 and abs(float(a @ a) - 1.0) < 1e-4
+    assert large.dim == a.shape[0] == DIMS["mpnet"] and abs(float(a @ a) - 1.0) < 1e-4
     assert float(a @ b) > 0.5 > 0.2 > float(a @ c)
     alone = np.asarray(large.embed(["change the font size"], cache=False)[0])
     padded = np.asarray(large.embed(["change the font size", "a much longer text that pads the batch to its "
