@@ -48,12 +48,23 @@ from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 import semantic.vectors  # noqa: E402
 
 APPS = 3  # apps whose first plan is measured in each service process
+SCAN_UP_TO = 120  # the scan baseline's probe holds every point: ≈ 2.2 GB at 120 apps, ≈ 18 GB at 1,000
 WARM = 20  # warm plans per app
 
 
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def rss_mb() -> int:
+    return round(int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024)
+
+
+def peak_rss_mb() -> int:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def folder_bytes(path: Path) -> int:
@@ -93,9 +104,11 @@ def probe(mode: str, packages: list[str]) -> dict:
     t0 = time.perf_counter()
     if mode == "snapshots":
         vectors = SnapshotVectors(settings.snapshot_path, embedder.dim)
-    else:
-        vectors = VectorStore(open_qdrant(Settings.from_env({**os.environ, "APPMEM_HOME": os.environ["SCALE_LEGACY"]})),
-                              embedder.dim, per_app=False)
+    else:  # one local folder, every point loaded when it opens, as before
+        from qdrant_client import QdrantClient
+
+        legacy = Settings.from_env({**os.environ, "APPMEM_HOME": os.environ["SCALE_LEGACY"]})
+        vectors = VectorStore(QdrantClient(path=str(legacy.qdrant_path)), embedder.dim, per_app=False)
     open_s = time.perf_counter() - t0
     tasks_of = {}
     for package in packages:  # the apps' own simulated tasks as task texts, read before timing
@@ -139,8 +152,8 @@ def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str
     """The same points in the previous layout (one shared collection per kind)."""
     from semantic.vectors import VectorPoint
 
-    for kind in ("elements", "screens", "tasks"):
-        for package in packages:
+    for package in packages:  # app by app: each app's folder is opened once
+        for kind in ("elements", "screens", "tasks"):
             rows = vectors.points(kind, [package])
             legacy.upsert(kind, [VectorPoint(p["object_id"], list(v), package, extra={
                 k: x for k, x in p.items() if k not in ("object_id", "package")}) for v, p in rows])
@@ -174,6 +187,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,30,120")
     parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
+    parser.add_argument("--scan-up-to", type=int, default=SCAN_UP_TO,
+                        help="largest size at which the scan baseline runs (its probe holds every point in memory)")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--packages", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -202,6 +217,7 @@ def main() -> None:
         legacy_home = tmp / "legacy"
         legacy_settings = Settings(home=legacy_home)
         packages: list[str] = []
+        scanned: list[str] = []  # apps copied into the scan baseline's folder
         try:
             for size in sizes:
                 new = []
@@ -215,33 +231,49 @@ def main() -> None:
                 log(f"built: {step}")
                 for folder in new:
                     shutil.rmtree(folder)
-                legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
-                copy_to_legacy(vectors, legacy, packages[size - len(new):size])
-                legacy.client.close()
+                scan = size <= args.scan_up_to
+                if scan:
+                    legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
+                    copy_to_legacy(vectors, legacy, packages[len(scanned):size])
+                    legacy.close()
+                    scanned = packages[:size]
                 chosen = [packages[i] for i in (0, size // 2, size - 1)][:APPS]
                 log("probing the snapshot service")
                 now = run_probe(settings, legacy_home, "snapshots", chosen)
-                log("probing the previous scan path")
-                before = run_probe(settings, legacy_home, "scan", chosen)
+                before = None
+                if scan:
+                    log("probing the previous scan path")
+                    before = run_probe(settings, legacy_home, "scan", chosen)
                 disk_now = folder_bytes(settings.qdrant_path) + folder_bytes(settings.snapshot_path)
-                disk_before = folder_bytes(legacy_settings.qdrant_path)
                 row = {"apps": size, "build": step, "now": now, "before": before,
-                       "disk_now_mb": round(disk_now / 2**20, 1), "disk_before_mb": round(disk_before / 2**20, 1),
-                       "load": round(os.getloadavg()[0], 1)}
+                       "disk_now_mb": round(disk_now / 2**20, 1),
+                       "disk_before_mb": round(folder_bytes(legacy_settings.qdrant_path) / 2**20, 1) if scan else None,
+                       "builder_rss_mb": rss_mb(), "builder_peak_rss_mb": peak_rss_mb(),
+                       "app_folders_opened": vectors.client.opened, "load": [round(x, 1) for x in os.getloadavg()]}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
         finally:
             vectors.client.close()
             store.driver.close()
-    print("\n| apps | first plan s (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) | service start s (scan) "
-          "| vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) |")
-    print("|---|---|---|---|---|---|---|")
+    first = rows[0]["now"]["first_s"] if rows else 0
+    print(f"\nscan baseline run up to {args.scan_up_to} apps (its probe loads every point of the memory into one "
+          "process); flatness: first plan against the same run's first size")
+    print("\n| apps | first plan s (× first size) (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) "
+          "| service start s (scan) | vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) "
+          "| builder RSS MB | load 1/5/15 min |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        n, b, s = r["now"], r["before"], r["build"]
-        print(f"| {r['apps']} | {n['first_s']} ({b['first_s']}) | {n['warm_p50_ms']} / {n['warm_p99_ms']} "
-              f"({b['warm_p50_ms']} / {b['warm_p99_ms']}) | {n['rss_mb']} ({b['rss_mb']}) | {n['open_s']} ({b['open_s']}) "
-              f"| {r['disk_now_mb']} ({r['disk_before_mb']}) | {s['apps_per_min']}, {s['texts_per_s']} "
-              f"({s['model_texts']} / {s['cached_texts']}) |")
+        n, b, s = r["now"], r["before"] or {}, r["build"]
+        ratio = n["first_s"] / first if first else 0
+
+        def scan(key):
+            return f" ({b[key]})" if b else " (not run)"
+        print(f"| {r['apps']} | {n['first_s']} (×{ratio:.2f}){scan('first_s')} | {n['warm_p50_ms']} / "
+              f"{n['warm_p99_ms']}{(' (' + str(b['warm_p50_ms']) + ' / ' + str(b['warm_p99_ms']) + ')') if b else ''} "
+              f"| {n['rss_mb']}{scan('rss_mb')} | {n['open_s']}{scan('open_s')} "
+              f"| {r['disk_now_mb']}{(' (' + str(r['disk_before_mb']) + ')') if b else ''} | {s['apps_per_min']}, "
+              f"{s['texts_per_s']} ({s['model_texts']} / {s['cached_texts']}) | {r['builder_rss_mb']} "
+              f"(peak {r['builder_peak_rss_mb']}) | {' / '.join(map(str, r['load']))} |")
 
 
 if __name__ == "__main__":
