@@ -33,13 +33,18 @@ import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qdrant_client import QdrantClient, models
-
+from appmem.lazy import LazyModule
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
 from semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
+
+# Importing qdrant_client costs ≈ 0.9 s: processes that read only the snapshots (the CLI, serve workers) never do.
+models = LazyModule("qdrant_client.models")
 
 COLLECTIONS = ("elements", "screens", "tasks")
 SAFE_PACKAGE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,150}")
@@ -61,8 +66,10 @@ def package_key(package: str) -> str:
     return "h-" + hashlib.sha256(package.encode()).hexdigest()[:32]
 
 
-def open_qdrant(settings: Settings) -> QdrantClient | AppFolders:
+def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
     """The process's Qdrant client: a server if QDRANT_URL is set, else local mode, a folder per app."""
+    from qdrant_client import QdrantClient
+
     if settings.qdrant_url:
         return QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=30)
     settings.qdrant_path.mkdir(parents=True, exist_ok=True)
