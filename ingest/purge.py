@@ -21,7 +21,7 @@ import redis
 from appmem import generations
 from appmem.keys import KeyStore
 from graph.store import GraphStore
-from ingest.contributions import PENDING, PREFIX, Contributions
+from ingest.contributions import PENDING, PREFIX, Contributions, judge_crowd
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
@@ -41,6 +41,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     tasks = store.write("purge_tasks", contributor=key_id)[0]["ids"]
     store.write("task_crowd_all", quorum=quorum)
     store.write("purge_crowd_keys", contributor=key_id)
+    judge_crowd(store, own["packages"], quorum)  # fewer contributors: what they alone backed is held out again
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]
