@@ -37,9 +37,9 @@ class Answerer:
         self.planner = Planner(store, vectors, embedder, **({"k": k} if k else {}))
         self.recall = Recall(store, vectors, embedder, self.planner)
 
-    def forget(self) -> None:
-        """Drop what was read of the memory (after an ingest changed it)."""
-        self.planner.forget()
+    def forget(self, packages: list[str] | None = None) -> None:
+        """Drop what was read of the memory (after an ingest changed it): all, or of these apps."""
+        self.planner.forget(packages)
 
     def packages(self, app: str | None) -> list[str]:
         known = [r["package"] for r in self.store.read("semantic_packages")]

@@ -2,10 +2,13 @@
 
 Retrieval runs over every app in memory. A stored task that fits (recall)
 names its app outright; otherwise each package scores by its best element
-(`semantic.ranking.search_elements`, the one element scorer, over all
-apps' elements, so the overlap's word weights are those of the whole memory:
-a word every app has weighs little, an app's own name weighs much), and the
-best package wins. No word list and no constant tuned on task texts.
+(`semantic.ranking.ElementIndex`, the one element scorer, over all apps'
+elements, so the overlap's word weights are those of the whole memory: a word
+every app has weighs little, an app's own name weighs much), and the best
+package wins. No word list and no constant tuned on task texts. The index of
+every app is the planner's (`Planner.index(None)`): built once, kept until an
+app changes (agent/service.py follows the apps' generations), so a query does
+not pay for reading the whole memory.
 """
 from __future__ import annotations
 
@@ -16,8 +19,7 @@ from agent.recall import Recall
 from appmem.errors import NotFound
 from semantic.embedder import Embedder
 from semantic.ranker import installed
-from semantic.ranking import search_elements
-from semantic.vectors import VectorStore
+from semantic.ranking import ElementIndex
 
 # Elements retrieved over all apps before they are grouped by package.
 POOL_HITS = 30
@@ -35,10 +37,9 @@ class AppChoice:
                 "ranking": [{"package": p, "score": round(s, 4)} for p, s in self.ranking[:5]]}
 
 
-def rank_packages(vectors: VectorStore, embedder: Embedder, task: str) -> list[tuple[str, float]]:
-    """Packages by their best element for `task`, best first."""
-    hits = search_elements(vectors, embedder.query(task), task, POOL_HITS, None,
-                           installed(getattr(embedder, "home", None)))
+def rank_packages(index: ElementIndex, embedder: Embedder, task: str) -> list[tuple[str, float]]:
+    """Packages by their best element for `task` in `index` (every app's elements), best first."""
+    hits = index.search(embedder.query(task), task, POOL_HITS)
     best: dict[str, float] = {}
     for hit in hits:
         package = hit.payload.get("package") or ""
@@ -62,7 +63,9 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
 def choose_app(recall: Recall, task: str) -> AppChoice | None:
     """The app `task` is for, or None when memory holds no element at all."""
     matches = recall.matches(task)
-    ranking = rank_packages(recall.vectors, recall.embedder, task)
+    index = recall.planner.index(None) if recall.planner is not None else \
+        ElementIndex.load(recall.vectors, None, installed(getattr(recall.embedder, "home", None)))
+    ranking = rank_packages(index, recall.embedder, task)
     if matches:
         return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
     if not ranking:

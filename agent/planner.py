@@ -16,6 +16,7 @@ The app's UTG and element vectors are read once per package set and kept
 """
 from __future__ import annotations
 
+from typing import Any, Callable
 
 from agent.appgraph import AppGraph
 from agent.compose import Anchor, Candidate, compose, score
@@ -59,24 +60,39 @@ class Planner:
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
-        self._indexes: dict[tuple[str, ...], ElementIndex] = {}
+        self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
+        self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            self._graphs[key] = AppGraph.load(self.store, list(key))
+            return self._keep(self._graphs, key, lambda: AppGraph.load(self.store, list(key)))
         return self._graphs[key]
 
-    def index(self, packages: list[str]) -> ElementIndex:
-        key = tuple(sorted(packages))
+    def index(self, packages: list[str] | None) -> ElementIndex:
+        """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
+        key = None if packages is None else tuple(sorted(packages))
         if key not in self._indexes:
-            self._indexes[key] = ElementIndex.load(self.vectors, list(key), self.ranker)
+            return self._keep(self._indexes, key, lambda: ElementIndex.load(
+                self.vectors, None if key is None else list(key), self.ranker))
         return self._indexes[key]
 
-    def forget(self) -> None:
-        """Drop what was read of the memory (after an import or `summarize`)."""
-        self._graphs.clear()
-        self._indexes.clear()
+    def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
+        forgotten = self._forgotten
+        value = load()
+        if forgotten == self._forgotten:
+            cache[key] = value
+        return value
+
+    def forget(self, packages: list[str] | None = None) -> None:
+        """Drop what was read of the memory (after an import or `summarize`): all of it, or what holds
+        any of `packages` (the every-app index too)."""
+        self._forgotten += 1
+        changed = set(packages or ())
+        for cache in (self._graphs, self._indexes):
+            for key in list(cache):
+                if packages is None or key is None or changed.intersection(key):
+                    cache.pop(key, None)
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
         if not task.strip():

@@ -8,6 +8,10 @@ is a `contract` model. The agent's screen is read once, here
 generation of the apps the request touches (`appmem.generations`): in process,
 and in Redis when one is given, so that every server worker shares them and a
 change to an app (an ingest, a contribution, a purge) retires its plans at once.
+What a worker loaded follows the generations too: when the memory-wide counter
+moved (one Redis read per planned request), the apps whose counters moved are
+dropped (their graphs, their indexes, the every-app index of app choice) and
+read again on their next request; the other apps stay loaded.
 """
 from __future__ import annotations
 
@@ -45,13 +49,15 @@ class Service:
         self._plans: OrderedDict[str, str] = OrderedDict()
         self._apps: tuple[float, list[str]] | None = None
         self._answerer: Answerer | None = None
-        self._answered: str | None = None
+        self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
+        self._loaded: dict[str, str] = {}  # package -> its generation then
 
     @classmethod
-    def open(cls, settings: Settings, redis: Any = None, vectors: bool = True, read_only: bool = False) -> "Service":
+    def open(cls, settings: Settings, redis: Any = None, vectors: bool = True, read_only: bool = False,
+             threads: int | None = None) -> "Service":
         """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
         it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
-        other processes (`reader_vectors`)."""
+        other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores)."""
         from graph.clients import open_graph
         from semantic.embedder import Embedder
         from semantic.vectors import open_vectors
@@ -59,7 +65,7 @@ class Service:
         store = open_graph(settings)
         if not vectors:
             return cls(store, None, None, settings, redis)
-        embedder = Embedder(settings.home)
+        embedder = Embedder(settings.home, threads=threads)
         found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
         return cls(store, found, embedder, settings, redis)
 
@@ -90,14 +96,29 @@ class Service:
         return generations.current(self.redis, packages) if self.redis is not None else "0"
 
     def answers(self) -> Answerer:
-        """The Answerer of the memory's current generation (a new one after any app changed)."""
-        generation = self.generation()
+        """The Answerer, holding nothing of an app older than the app's current generation."""
         with self._lock:
-            if self._answerer is None or generation != self._answered:
+            if self._answerer is None:
                 self._answerer = Answerer(self.store, self.vectors, self.embedder)
-                self._answered = generation
-                self._apps = None
-            return self._answerer
+            answers = self._answerer
+        if self.redis is not None:
+            self._follow(answers)
+        return answers
+
+    def _follow(self, answers: Answerer) -> None:
+        """Drop what `answers` loaded of the apps whose generation moved since the last look. Nothing moved:
+        one Redis read. The memory-wide counter is read first: an app bumped after it is seen next time."""
+        memory = generations.current(self.redis)
+        if memory == self._followed:
+            return
+        self._apps = None  # a new app shows up at once
+        known = self.known()
+        now = dict(generations.counters(self.redis, known)) if known else {}
+        with self._lock:
+            changed = [p for p in set(now) | set(self._loaded) if now.get(p) != self._loaded.get(p)]
+            self._loaded, self._followed = now, memory
+        if changed:
+            answers.forget(changed)
 
     def forget(self) -> None:
         """Drop what was read of the memory (after it changed in this process, with no Redis to say so)."""
@@ -105,6 +126,7 @@ class Service:
             self._plans.clear()
             self._apps = None
             self._answerer = None
+            self._followed = None
 
     def preload(self, packages: list[str] | None = None) -> list[str]:
         """Load each app's graph and element index now, so that its first plan is a warm one."""
@@ -196,7 +218,9 @@ class Service:
 
     def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]:
         """Scored hits from the element, screen or task memory."""
-        return search(self.vectors, self.embedder, text, kind, self.packages(app) if app else None, k)
+        packages = self.packages(app) if app else None
+        index = self.answers().planner.index(packages) if kind == "element" else None
+        return search(self.vectors, self.embedder, text, kind, packages, k, index)
 
     def apps(self) -> list[dict[str, Any]]:
         return self.store.stats()
@@ -241,7 +265,9 @@ def reader_vectors(settings: Settings, dim: int):
 def open_backend(settings: Settings, server: str | None = None, key: str | None = None):
     """What the CLI, the MCP server and the runtime answer from: a running API server (a
     `contract.client.ApiClient`, when `server` or APPMEM_SERVER is set), else the local stores (a `Service`).
-    Both answer plan, locate, hints, doc and search with the same `contract` models."""
+    Both answer plan, locate, hints, doc and search with the same `contract` models. The local stores'
+    vectors are the read-only snapshots (`reader_vectors`): a one-off call neither imports the Qdrant
+    client nor waits for the folder that a running server or worker owns."""
     server = server or settings.server
     if server:
         from contract.client import ApiClient
@@ -250,4 +276,4 @@ def open_backend(settings: Settings, server: str | None = None, key: str | None 
         if not key:
             raise ConfigError(f"the server {server} needs an API key: --key or APPMEM_KEY")
         return ApiClient(server, key)
-    return Service.open(settings)
+    return Service.open(settings, read_only=True)

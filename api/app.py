@@ -69,9 +69,18 @@ def open_services(settings: Settings, service: Service | None = None, read_only:
     r = open_redis(url)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    service = service or Service.open(settings, read_only=read_only)
+    service = service or Service.open(settings, read_only=read_only, threads=model_threads(settings))
     service.redis = r  # the shared plan cache, and the apps' generations that every writer bumps
     return Services(settings, service, r, KeyStore(r), Contributions(r), celery, Metrics(), threading.Event())
+
+
+def model_threads(settings: Settings) -> int | None:
+    """The ONNX threads of one of `settings.workers` serve workers: their share of the cores (None: all of
+    them, one worker). Each worker runs its own ONNX thread pool: at all cores each, two workers on two
+    cores would run four busy threads."""
+    from semantic.embedder import cores
+
+    return max(1, cores() // settings.workers) if settings.workers > 1 else None
 
 
 # An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides; the

@@ -115,6 +115,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from semantic.embedder import cores
 
     if args.no_preload:
         os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
@@ -122,11 +123,12 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     asked = args.workers or settings.workers
     if asked is not None and asked < 1:
         raise ConfigError(f"--workers must be at least 1, got {asked}")
-    workers = asked or os.cpu_count() or 1
+    workers = asked or cores()
+    os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
     if workers == 1:  # one process: it owns the vectors (and may write them: a purge)
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning", access_log=False)
+        uvicorn.run(create_app(replace(settings, workers=1)), host=args.host, port=args.port, log_level="warning", access_log=False)
     else:  # each worker reads the vectors read-only: a Qdrant server, else the per-app snapshots
         uvicorn.run("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
                     log_level="warning", access_log=False)

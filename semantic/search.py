@@ -30,16 +30,19 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
 
 
 def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
-           k: int = 5) -> list[dict[str, Any]]:
-    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text."""
+           k: int = 5, index=None) -> list[dict[str, Any]]:
+    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text.
+    `index`: the element index of `packages` when the caller keeps one (a server), else it is read here."""
     from semantic.ranker import installed
-    from semantic.ranking import search_elements
+    from semantic.ranking import ElementIndex
 
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
-    vector = embedder.embed([text])[0]
-    hits = search_elements(vectors, vector, text, k, packages,
-                                                     installed(getattr(embedder, "home", None))) if kind == "element" else \
-        vectors.search(collection, vector, k=k, packages=packages)
+    vector = embedder.query(text)
+    if kind == "element":
+        index = index or ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
+        hits = index.search(vector, text, k)
+    else:
+        hits = vectors.search(collection, vector, k=k, packages=packages)
     out = []
     for h in hits:
         p = h.payload

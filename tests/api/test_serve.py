@@ -1,12 +1,15 @@
 """Serving: /healthz before and after the preload, the plan cache shared in Redis and retired by an ingest,
-the CLI through a running server, OpenTelemetry spans (console exporter)."""
+what a worker keeps loaded per app generation, the CLI through a running server and in process (from the
+snapshots), OpenTelemetry spans (console exporter)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
@@ -104,6 +107,65 @@ def test_the_cli_plans_locates_and_hints_through_a_running_server(served, memory
     assert located["match"] == "exact"
     hints = cli("hints", "--task", task["task"], "--app", "calendar", "--screen-html", str(html))
     assert hints["screen_id"] == located["screen_id"] and hints["task"] == task["task"]
+
+
+# Plans in a process of its own, as `appmem plan` makes them, reporting which heavy modules it imported.
+CLI_PROBE = """
+import json, sys
+from appmem.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", "redis") if m in sys.modules)}),
+      file=sys.stderr)
+"""
+
+
+def test_the_cli_plans_in_process_from_the_snapshots_while_another_process_owns_the_vector_folder(memory, stack_env):
+    """No APPMEM_SERVER: the CLI plans from the stores itself. This process owns the local vector folder
+    (`memory` opened it writable), so a CLI that opened the folder could not plan at all; it reads the
+    per-app snapshots, and never imports the Qdrant client or Redis (what made a cold call slow)."""
+    env = {k: v for k, v in stack_env.items() if k not in ("APPMEM_SERVER", "APPMEM_KEY")}
+    out = subprocess.run([sys.executable, "-c", CLI_PROBE, "plan", TASK, "--app", "calendar", "--json"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=120)
+    probe = json.loads(out.stderr.strip().splitlines()[-1])
+    assert out.returncode == 0 and probe["code"] == 0, out.stderr
+    assert json.loads(out.stdout) == memory.plan(TASK, "calendar").model_dump(mode="json")
+    assert probe["imported"] == []
+
+
+def test_the_cli_says_what_to_run_for_an_app_without_vectors(memory, stack_env, tmp_path):
+    """A memory whose vectors were never summarised (no snapshot, no vector folder): a clear error, no traceback."""
+    env = {**{k: v for k, v in stack_env.items() if k not in ("APPMEM_SERVER", "APPMEM_KEY")},
+           "APPMEM_HOME": str(tmp_path)}  # the same graph and Redis, but no vectors at all
+    for name in ("secrets", "run"):  # the graph's password and the stack's state stay those of the test stack
+        src = Path(stack_env["APPMEM_HOME"]) / name
+        if src.exists():
+            shutil.copytree(src, tmp_path / name)
+    out = subprocess.run([sys.executable, "-m", "appmem.cli", "plan", TASK, "--app", "calendar", "--json"],
+                         cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "appmem summarize" in out.stderr
+
+
+def test_a_worker_drops_only_what_it_loaded_of_the_apps_that_changed(memory, settings):
+    """A serve worker keeps each app's graph and index and the every-app index of app choice; a writer's bump
+    of another app keeps them, a bump of the app (what an ingest does) drops that app's and app choice's."""
+    r = open_redis(Stack(settings).redis_url())
+    service = Service(memory.store, memory.vectors, memory.embedder, settings, r)
+    service.plan("open the settings", "calendar")
+    service.plan("open the settings")  # no app: chosen over every app's elements
+    planner = service.answers().planner
+    graph, index, everything = planner.graph([CALENDAR]), planner.index([CALENDAR]), planner.index(None)
+    generations.bump(r, ["org.example.elsewhere"])  # another app changed
+    service.plan("open the about screen", "calendar")
+    service.plan("open the about screen")
+    assert planner.graph([CALENDAR]) is graph and planner.index([CALENDAR]) is index
+    assert planner.index(None) is everything
+    generations.bump(r, [CALENDAR])  # calendar changed
+    service.plan("show the events list", "calendar")
+    assert planner.graph([CALENDAR]) is not graph and planner.index([CALENDAR]) is not index
+    assert None not in planner._indexes  # app choice reads every app again on its next query
+    choice = service.plan("show the events list")
+    assert planner.index(None) is not everything and choice.package == CALENDAR
 
 
 def test_spans_around_plan_locate_ingest_and_summarize_are_emitted(memory, settings, store, capsys):
