@@ -402,6 +402,9 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
         assert {api.wait_trace(i, 180).model_dump()["status"] for i in ids} == {"done"}
     during = counts()
     assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
+    # its runs also added text variants' observations and element-to-element (LEADS_TO) observations
+    assert during["text_observations"] > before["text_observations"]
+    assert during["leads_to_observations"] > before["leads_to_observations"]
     purged = cli(["keys", "purge", name, "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     report = json.loads(purged.stdout)
