@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from agent.appgraph import AppGraph
 from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
-from agent.taskparse import ParsedTask, content_stems, coverage, said, stem
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
 from semantic.ranking import STOPWORDS
 from formats.ui import ActionType
 from graph.model import Element, PlanStep
@@ -35,7 +35,8 @@ GUESS = 0.5  # confidence of a step no recorded transition backs
 # confirm_changed helps on every shared app (kept by all six folds); the others helped one app or none.
 RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
          "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
-         "fill_rest": False}  # values still unsaid go into the fields of the screen the plan ends on
+         "fill_rest": False,  # values still unsaid go into the fields of the screen the plan ends on
+         "then": True}  # a task with a second goal ("… and sort by date") goes on from where the plan ends
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -188,12 +189,38 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
     return Candidate(target or anchor.row, retrieval, c.steps, hops)
 
 
-def score(candidate: Candidate, task: ParsedTask) -> float:
-    words = {stem(w) for w in task.words if w not in STOPWORDS}
-    spoken = {s for step in candidate.steps for s in content_stems(
+def then(graph: AppGraph, task: ParsedTask, first: Candidate, target: Element, retrieval: float,
+         route: list[Edge]) -> Candidate:
+    """`first`, then on from the screen it ends on to a second target: what the first plan did (elements
+    acted on, values typed) stays done."""
+    c = Composer(graph, task)
+    c.acted = {s.element.id for s in first.steps if s.element is not None}
+    c.values = {s.input for s in first.steps if s.input}
+    for edge in route:
+        c.hop(edge)
+    c.finish(target)
+    return Candidate(target, first.retrieval, first.steps + c.steps, first.hops + route)
+
+
+def task_stems(task: ParsedTask) -> set[str]:
+    return {stem(w) for w in task.words if w not in STOPWORDS}
+
+
+def spoken(steps: list[PlanStep]) -> set[str]:
+    """The stems a plan's steps say: their elements' labels and texts, and what they type."""
+    return {s for step in steps for s in content_stems(
         " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
                   step.input)))}
-    cover = said(words, spoken)
+
+
+def unsaid(task: ParsedTask, steps: list[PlanStep]) -> set[str]:
+    """The task's stems that no step says."""
+    told = spoken(steps)
+    return {t for t in task_stems(task) if not any(alike(t, s) for s in told)}
+
+
+def score(candidate: Candidate, task: ParsedTask) -> float:
+    cover = said(task_stems(task), spoken(candidate.steps))
     typed = " ".join(s.input for s in candidate.steps).lower()
     used = sum(v.text.lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
     reliable = sum(math.log(h.reliability) for h in candidate.hops)

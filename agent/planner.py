@@ -19,15 +19,18 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from agent.appgraph import AppGraph
-from agent.compose import Anchor, Candidate, compose, score
+import agent.compose
+from agent.compose import Anchor, Candidate, compose, score, then, unsaid
 from agent.locate import locate
-from agent.screenwork import confirm, fields, role
-from agent.taskparse import ParsedTask, parse_task
+from agent import screenwork
+from agent.screenwork import confirm, fields, label, role
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task
 from appmem.errors import InvalidInput, NotFound
 from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
 from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
+from graph.vocabulary import BACK_WORDS
 from graph.store import GraphStore
 from semantic.embedder import Embedder
 from semantic.ranker import Ranker, installed
@@ -125,6 +128,8 @@ class Planner:
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
+        if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
+            best = self._then(graph, parsed, best, targets)
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -132,6 +137,34 @@ class Planner:
         if best is None:
             return Plan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
         return Plan(task, package, best.steps, start=where, alternatives=alternatives)
+
+    @staticmethod
+    def _then(graph: AppGraph, parsed: ParsedTask, best: Candidate, targets: list[tuple[Element, float]]) -> Candidate:
+        """The best plan, or the best plan followed by a second one from where it ends (a task with two
+        goals), when that scores better as a whole. The second target is one the task names (OPTION_MIN
+        of its label's words, as for options) with a word the first plan left unsaid, and the way there
+        dismisses nothing (a Cancel or Back would undo the first goal)."""
+        left = unsaid(parsed, best.steps)
+        end = best.steps[-1].to_screen if best.steps else None
+        if not left or not end:
+            return best
+        done = {s.element.id for s in best.steps if s.element is not None}
+        out = best
+        for target, retrieval in targets:
+            if target.id in done or coverage(label(target), parsed.words) < screenwork.OPTION_MIN \
+                    or not any(alike(w, s) for w in left for s in content_stems(label(target))):
+                continue
+            route = graph.route(end, target.screen_id)
+            if route is None:
+                continue
+            candidate = then(graph, parsed, best, target, retrieval, route)
+            if any(s.element is not None and label(s.element).lower() in BACK_WORDS
+                   for s in candidate.steps[len(best.steps):]):
+                continue
+            candidate.score = score(candidate, parsed)
+            if candidate.score > out.score:
+                out = candidate
+        return out
 
     def _candidates(self, graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
                     anchors: list[Anchor]) -> list[Candidate]:

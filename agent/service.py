@@ -65,7 +65,7 @@ class Service:
         store = open_graph(settings)
         if not vectors:
             return cls(store, None, None, settings, redis)
-        embedder = Embedder(settings.home, threads=threads)
+        embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
         found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
         return cls(store, found, embedder, settings, redis)
 

@@ -82,10 +82,10 @@ def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
     vectors = None
     try:
         try:  # the local vector store has one owner process: when `appmem serve` holds it, the API purges
-            from semantic.embedder import DIM
+            from semantic.embedder import DIMS
             from semantic.vectors import open_vectors
 
-            vectors = open_vectors(settings, DIM)
+            vectors = open_vectors(settings, DIMS.get(settings.embed_model, 384))
         except (AppmemError, RuntimeError):
             vectors = None
         report = purge_contributor(store, keys.r, key.id, settings.trust_quorum, vectors)

@@ -52,6 +52,7 @@ class Settings:
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
     preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
+    embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
@@ -91,6 +92,7 @@ class Settings:
             workers=_int(env, "APPMEM_WORKERS", 0),
             preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
             tracing=env.get("APPMEM_TRACING") or None,
+            embed_model=(env.get("APPMEM_EMBED_MODEL") or "minilm").strip().lower(),
             risky_words=tuple(w.strip().lower() for w in risky.split(",") if w.strip()) if risky
             else cls.__dataclass_fields__["risky_words"].default,
         )

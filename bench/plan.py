@@ -251,7 +251,7 @@ def main() -> int:
     with private_stack(args.home) as settings:
         store, client = open_graph(settings), open_qdrant(settings)
         try:
-            embedder = Embedder(settings.home)
+            embedder = Embedder(settings.home, model=settings.embed_model)
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
             planner = Planner(store, vectors, embedder)

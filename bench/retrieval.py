@@ -145,7 +145,7 @@ def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
     best = 0.0
     for _ in range(rounds):
         started = time.perf_counter()
-        embedder.embed(texts)
+        embedder.embed(texts, cache=False)  # the model itself, not the embedding cache
         best = max(best, len(texts) / (time.perf_counter() - started))
     words = sum(len(t.split()) for t in texts) / max(1, len(texts))
     return {"texts": len(texts), "mean_words": round(words, 1), "texts_per_second": round(best, 1),
@@ -281,7 +281,7 @@ def main() -> int:
         store = open_graph(settings)
         client = open_qdrant(settings)
         try:
-            embedder = Embedder(settings.home)
+            embedder = Embedder(settings.home, model=settings.embed_model)
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
             progress("memory")

@@ -9,16 +9,24 @@ repository). The apps are built in steps up to each size (ingest, then `summariz
 - warm p50 / p99: further plans of the same apps (their own element tasks as task texts: no benchmark text);
 - RSS of the service process after those plans; its start (opening the vector store) is printed apart;
 - vector store size on disk (Qdrant folder + snapshots);
-- build rate: apps/min and texts/s of the step that reached this size (the first step's apps are the only
-  distinct recordings; later copies share most texts with them, so their build is mostly vector-cache hits).
+- build rate: apps/min and texts/s of the step that reached this size, built CHUNK apps at a time (copies are
+  made in /dev/shm before and deleted after each chunk, outside the timing); the first step's apps are the only
+  distinct recordings, later copies share most texts with them, so their build is mostly vector-cache hits;
+- the builder's RSS (this process: it ingests and summarises, as `appmem summarize` does) after the step, and
+  the app folders its local Qdrant opened so far (semantic/appfolders.py: each app in its own folder);
+- the load average: other work on the machine makes every timing noisy.
 
-Baseline, same run: the read path before this change: one shared collection per kind in Qdrant local
+Flatness: each size's first plan against the same run's first size (target ≤ 1.3× from 10 to 1,000 apps).
+
+Baseline, same run: the read path before per-app vectors: one shared collection per kind in Qdrant local
 mode, an app's element index loaded by a package-filtered scroll over every point (a service opening the
-folder loads every point). Its folder gets the same points. Build baseline (--baseline-build N): the first
-N recordings built the previous way (no vector cache, a commit with fsync per point, shared collections)
-against the same N recordings built now, each with an empty cache.
+folder loads every point). Its folder gets the same points. It runs up to --scan-up-to apps only: its
+probe holds every point of the memory in one process (≈ 2.2 GB at 120 apps, so ≈ 18 GB at 1,000), which
+is the cost this change removes; above that size the table says "not run". Build baseline
+(--baseline-build N): the first N recordings built the previous way (no vector cache, a commit with fsync
+per point, shared collections) against the same N recordings built now, each with an empty cache.
 
-    .venv/bin/python bench/scale.py [--sizes 10,30,120] [--baseline-build 3]
+    .venv/bin/python bench/scale.py [--sizes 10,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
 """
 from __future__ import annotations
 
@@ -47,13 +55,25 @@ from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 import semantic.vectors  # noqa: E402
 
-APPS = 3  # apps whose first plan is measured in each service process
+APPS = 5  # apps whose first plan is measured in each service process
+CHUNK = 25  # apps copied and built at a time
+SCAN_UP_TO = 120  # the scan baseline's probe holds every point: ≈ 2.2 GB at 120 apps, ≈ 18 GB at 1,000
 WARM = 20  # warm plans per app
 
 
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def rss_mb() -> int:
+    return round(int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024)
+
+
+def peak_rss_mb() -> int:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def folder_bytes(path: Path) -> int:
@@ -72,16 +92,24 @@ def build(store, vectors, embedder, settings, folders: list[Path]) -> dict:
     ingest_s = time.perf_counter() - t0
     report = summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
     total = time.perf_counter() - t0
-    return {"apps": len(folders), "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
+    return {"apps": len(folders), "seconds": total, "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
             "apps_per_min": round(60 * len(folders) / total, 1), "texts": report.embedded_texts,
             "model_texts": report.model_texts, "cached_texts": report.cached_texts,
             "texts_per_s": round(report.embedded_texts / report.seconds, 1) if report.seconds else 0.0}
 
 
+def merged(parts: list[dict]) -> dict:
+    """One build step made of several `build` calls: totals, and the rates over the whole step."""
+    total = {k: sum(p[k] for p in parts) for k in ("apps", "ingest_s", "summarize_s", "texts", "model_texts",
+                                                   "cached_texts", "seconds")}
+    return {**{k: round(v, 1) for k, v in total.items()},
+            "apps_per_min": round(60 * total["apps"] / total["seconds"], 1) if total["seconds"] else 0.0,
+            "texts_per_s": round(total["texts"] / total["summarize_s"], 1) if total["summarize_s"] else 0.0}
+
+
 def probe(mode: str, packages: list[str]) -> dict:
     """In this (fresh) process: plan as a service would, from the snapshots (`snapshots`) or from a
     shared-collection Qdrant folder scanned by package (`scan`, the previous read path)."""
-    import resource
 
     from agent.planner import Planner, PlanningError
     from semantic.snapshots import SnapshotVectors
@@ -93,9 +121,11 @@ def probe(mode: str, packages: list[str]) -> dict:
     t0 = time.perf_counter()
     if mode == "snapshots":
         vectors = SnapshotVectors(settings.snapshot_path, embedder.dim)
-    else:
-        vectors = VectorStore(open_qdrant(Settings.from_env({**os.environ, "APPMEM_HOME": os.environ["SCALE_LEGACY"]})),
-                              embedder.dim, per_app=False)
+    else:  # one local folder, every point loaded when it opens, as before
+        from qdrant_client import QdrantClient
+
+        legacy = Settings.from_env({**os.environ, "APPMEM_HOME": os.environ["SCALE_LEGACY"]})
+        vectors = VectorStore(QdrantClient(path=str(legacy.qdrant_path)), embedder.dim, per_app=False)
     open_s = time.perf_counter() - t0
     tasks_of = {}
     for package in packages:  # the apps' own simulated tasks as task texts, read before timing
@@ -120,7 +150,7 @@ def probe(mode: str, packages: list[str]) -> dict:
     return {"plans": len(first) + len(warm), "failed": failed, "steps": steps, "open_s": round(open_s, 3), "first_s": round(statistics.median(first), 3),
             "first_all": [round(x, 3) for x in first], "warm_p50_ms": round(1000 * warm[len(warm) // 2], 1),
             "warm_p99_ms": round(1000 * warm[min(len(warm) - 1, int(len(warm) * 0.99))], 1),
-            "rss_mb": round(rss / 2**20), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+            "rss_mb": round(rss / 2**20), "peak_rss_mb": round(int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024)}
 
 
 def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) -> dict:
@@ -139,8 +169,10 @@ def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str
     """The same points in the previous layout (one shared collection per kind)."""
     from semantic.vectors import VectorPoint
 
-    for kind in ("elements", "screens", "tasks"):
-        for package in packages:
+    for kind in ("elements", "screens", "tasks"):  # the baseline's writes need not wait for the disk either
+        semantic.vectors._fast_local_writes(legacy.client._root(), legacy.ensure(kind))
+    for package in packages:  # app by app: each app's folder is opened once
+        for kind in ("elements", "screens", "tasks"):
             rows = vectors.points(kind, [package])
             legacy.upsert(kind, [VectorPoint(p["object_id"], list(v), package, extra={
                 k: x for k, x in p.items() if k not in ("object_id", "package")}) for v, p in rows])
@@ -174,6 +206,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,30,120")
     parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
+    parser.add_argument("--scan-up-to", type=int, default=SCAN_UP_TO,
+                        help="largest size at which the scan baseline runs (its probe holds every point in memory)")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--packages", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -182,9 +216,12 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     sources = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+    originals = {source: read_recording(source).package for source in sources}
     rows = []
-    with tempfile.TemporaryDirectory(prefix="appmem-scale-") as tmp_name, private_stack() as settings:
-        tmp = Path(tmp_name)
+    shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="appmem-scale-") as tmp_name, private_stack() as settings, \
+            tempfile.TemporaryDirectory(prefix="appmem-scale-copies-", dir=shm) as copies_name:
+        tmp, copies = Path(tmp_name), Path(copies_name)
         store = open_graph(settings)
         store.ensure_schema()
         embedder = Embedder(settings.home)
@@ -202,46 +239,68 @@ def main() -> None:
         legacy_home = tmp / "legacy"
         legacy_settings = Settings(home=legacy_home)
         packages: list[str] = []
+        scanned: list[str] = []  # apps copied into the scan baseline's folder
         try:
             for size in sizes:
-                new = []
-                for i in range(len(packages), size):
-                    source = sources[i % len(sources)]
-                    package = f"scale{i:04d}.{source.name}"
-                    new.append(copy_recording(source, tmp / "apps" / package, package))
-                    packages.append(package)
-                log(f"building {len(new)} apps up to {size}")
-                step = build(store, vectors, embedder, settings, new)
+                log(f"building {size - len(packages)} apps up to {size}")
+                parts = []
+                while len(packages) < size:  # a few apps at a time: their copies live in memory (/dev/shm)
+                    new = []
+                    for i in range(len(packages), min(size, len(packages) + CHUNK)):
+                        source = sources[i % len(sources)]
+                        package = f"scale{i:04d}.{source.name}"
+                        new.append(copy_recording(source, copies / package, package, originals[source]))
+                        packages.append(package)
+                    parts.append(build(store, vectors, embedder, settings, new))
+                    log(f"{len(packages)} apps: {parts[-1]}, builder RSS {rss_mb()} MB, "
+                        f"load {os.getloadavg()[0]:.1f}")
+                    for folder in new:
+                        shutil.rmtree(folder)
+                step = merged(parts)
                 log(f"built: {step}")
-                for folder in new:
-                    shutil.rmtree(folder)
-                legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
-                copy_to_legacy(vectors, legacy, packages[size - len(new):size])
-                legacy.client.close()
-                chosen = [packages[i] for i in (0, size // 2, size - 1)][:APPS]
+                scan = size <= args.scan_up_to
+                if scan:
+                    legacy = VectorStore(open_qdrant(legacy_settings), embedder.dim, per_app=False)
+                    copy_to_legacy(vectors, legacy, packages[len(scanned):size])
+                    legacy.close()
+                    scanned = packages[:size]
+                chosen = list(dict.fromkeys(packages[(size - 1) * i // (APPS - 1)] for i in range(APPS)))
                 log("probing the snapshot service")
                 now = run_probe(settings, legacy_home, "snapshots", chosen)
-                log("probing the previous scan path")
-                before = run_probe(settings, legacy_home, "scan", chosen)
+                before = None
+                if scan:
+                    log("probing the previous scan path")
+                    before = run_probe(settings, legacy_home, "scan", chosen)
                 disk_now = folder_bytes(settings.qdrant_path) + folder_bytes(settings.snapshot_path)
-                disk_before = folder_bytes(legacy_settings.qdrant_path)
                 row = {"apps": size, "build": step, "now": now, "before": before,
-                       "disk_now_mb": round(disk_now / 2**20, 1), "disk_before_mb": round(disk_before / 2**20, 1),
-                       "load": round(os.getloadavg()[0], 1)}
+                       "disk_now_mb": round(disk_now / 2**20, 1),
+                       "disk_before_mb": round(folder_bytes(legacy_settings.qdrant_path) / 2**20, 1) if scan else None,
+                       "builder_rss_mb": rss_mb(), "builder_peak_rss_mb": peak_rss_mb(),
+                       "app_folders_opened": vectors.client.opened, "load": [round(x, 1) for x in os.getloadavg()]}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
         finally:
             vectors.client.close()
             store.driver.close()
-    print("\n| apps | first plan s (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) | service start s (scan) "
-          "| vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) |")
-    print("|---|---|---|---|---|---|---|")
+    first = rows[0]["now"]["first_s"] if rows else 0
+    print(f"\nscan baseline run up to {args.scan_up_to} apps (its probe loads every point of the memory into one "
+          "process); flatness: first plan against the same run's first size")
+    print("\n| apps | first plan s (× first size) (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) "
+          "| service start s (scan) | vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) "
+          "| builder RSS MB | load 1/5/15 min |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        n, b, s = r["now"], r["before"], r["build"]
-        print(f"| {r['apps']} | {n['first_s']} ({b['first_s']}) | {n['warm_p50_ms']} / {n['warm_p99_ms']} "
-              f"({b['warm_p50_ms']} / {b['warm_p99_ms']}) | {n['rss_mb']} ({b['rss_mb']}) | {n['open_s']} ({b['open_s']}) "
-              f"| {r['disk_now_mb']} ({r['disk_before_mb']}) | {s['apps_per_min']}, {s['texts_per_s']} "
-              f"({s['model_texts']} / {s['cached_texts']}) |")
+        n, b, s = r["now"], r["before"] or {}, r["build"]
+        ratio = n["first_s"] / first if first else 0
+
+        def scan(key):
+            return f" ({b[key]})" if b else " (not run)"
+        print(f"| {r['apps']} | {n['first_s']} (×{ratio:.2f}){scan('first_s')} | {n['warm_p50_ms']} / "
+              f"{n['warm_p99_ms']}{(' (' + str(b['warm_p50_ms']) + ' / ' + str(b['warm_p99_ms']) + ')') if b else ''} "
+              f"| {n['rss_mb']}{scan('rss_mb')} | {n['open_s']}{scan('open_s')} "
+              f"| {r['disk_now_mb']}{(' (' + str(r['disk_before_mb']) + ')') if b else ''} | {s['apps_per_min']}, "
+              f"{s['texts_per_s']} ({s['model_texts']} / {s['cached_texts']}) | {r['builder_rss_mb']} "
+              f"(peak {r['builder_peak_rss_mb']}) | {' / '.join(map(str, r['load']))} |")
 
 
 if __name__ == "__main__":

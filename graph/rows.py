@@ -76,6 +76,9 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
     likewise `counted_states`: states whose element texts an earlier chunk counted."""
     rows = ChunkRows()
     acted: dict[str, set[str]] = {}
+    # What the trace itself typed: a field showing it shows content, not its name ("hello" typed into
+    # the "Title" field). The field keeps a text it showed that was not typed, when it showed one.
+    typed = {s.action.text for s in trace.steps if s.action.type == ActionType.INPUT and s.action.text}
     for step in steps:
         if step.action.element_key:
             acted.setdefault(step.source_state, set()).add(step.action.element_key)
@@ -113,6 +116,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 counted_states.add(state.state_id)
         for e in els.values():
             if written_elements is not None and e.id in written_elements:
+                continue
+            if e.id in element_rows and e.text in typed and element_rows[e.id]["text"] not in typed:
                 continue
             element_rows[e.id] = {
                 "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,

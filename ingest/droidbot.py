@@ -17,7 +17,7 @@ from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View
 from graph.model import Step, Trace
 from graph.screens import view_paths
 from graph.times import utc_iso
-from graph.vocabulary import clean_all
+from graph.vocabulary import UNSAFE, clean_all
 
 EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
 VIEW_RE = re.compile(r"view=(?P<view>[0-9a-f]{32})\((?P<activity>[^/]*)/(?P<cls>[^-]*)-(?P<text>[^)]*)\)")
@@ -48,6 +48,9 @@ class Recording:
 
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # one utg.js or state file; a worker holds it whole while parsing
+# What in a JSON text can decode to a character that `clean` removes: the character itself, or an
+# escape of a control character, a surrogate or a non-character (\b and \f are controls too).
+MAY_BE_UNSAFE = re.compile(UNSAFE.pattern + r"|\\(?:[bf]|u(?:00[01][0-9a-fA-F]|007[fF]|[dD][89a-fA-F]|[fF]{3}[eEfF]))")
 
 
 def read_json(path: Path) -> Any:
@@ -66,7 +69,10 @@ def read_json(path: Path) -> Any:
             raise InputFormatError(str(path), "no JSON object after 'var utg ='")
         text = text[start:]
     try:
-        return clean_all(json.loads(text))  # a "\ud800" escape decodes to a lone surrogate: nothing can store it
+        value = json.loads(text)
+        # A "\ud800" escape decodes to a lone surrogate: nothing can store it. Cleaning walks every string of
+        # the document (most of a recording's read time), so only documents that may hold one are walked.
+        return clean_all(value) if MAY_BE_UNSAFE.search(text) else value
     except json.JSONDecodeError as exc:
         raise InputFormatError(str(path), f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

@@ -61,7 +61,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),
                                    fallback=summarizer)
     store = open_graph(settings)
-    embedder = Embedder(settings.home)
+    embedder = Embedder(settings.home, model=settings.embed_model)
     vectors = open_vectors(settings, embedder.dim)
     try:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
@@ -107,7 +107,7 @@ def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
     store = open_graph(settings)
     client = open_qdrant(settings)
     try:
-        embedder = Embedder(settings.home)
+        embedder = Embedder(settings.home, model=settings.embed_model)
         out = train(store, VectorStore(client, embedder.dim), embedder, settings.home, seed=args.seed)
     finally:
         client.close()
@@ -129,7 +129,7 @@ def run_search(settings: Settings, args: argparse.Namespace) -> int:
             packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
         finally:
             store.driver.close()
-    embedder = Embedder(settings.home)
+    embedder = Embedder(settings.home, model=settings.embed_model)
     hits = search(open_reader(settings, embedder.dim), embedder, args.text, args.kind, packages, args.k)
 
     def human(rows: list[dict[str, Any]]) -> str:

@@ -12,6 +12,10 @@ disk (`<home>/embeddings.sqlite`) keyed by sha256 of the model id and the text,
 so "OK", "Settings" and "Cancel" of the thousandth app cost a lookup, and a
 change of model (another file, another length) never reuses a vector of the old one.
 Agents' task texts (`query`) are kept in memory only.
+
+`model` (APPMEM_EMBED_MODEL) picks the model: `minilm` (above, the default) or `mpnet`
+(all-mpnet-base-v2, 768 dimensions, run in NumPy from its safetensors: semantic/mpnet.py).
+bench/embedders.py compares them; a memory is summarised and queried with one model.
 """
 from __future__ import annotations
 
@@ -134,24 +138,38 @@ class VectorCache:
         self._con.close()
 
 
+MODELS = ("minilm", "mpnet")
+DIMS = {"minilm": DIM, "mpnet": 768}  # per model, for a writer that needs no model (a purge)
+
+
 class Embedder:
-    """Texts → 384-dim normalised vectors. Create one per process and inject it. `threads`: ONNX
-    threads (default: this process's cores); `cache`: keep document vectors in `<home>/embeddings.sqlite`."""
+    """Texts → normalised vectors (`dim`: 384 for minilm, 768 for mpnet). Create one per process and
+    inject it. `threads`: ONNX/BLAS threads (default: this process's cores); `cache`: keep document
+    vectors in `<home>/embeddings.sqlite`."""
 
-    dim = DIM
-
-    def __init__(self, home: Path, threads: int | None = None, batch_size: int = 64, cache: bool = True):
-        os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
-        from fastembed import TextEmbedding
-
+    def __init__(self, home: Path, threads: int | None = None, batch_size: int = 64, cache: bool = True,
+                 model: str = "minilm"):
         self.home = Path(home)  # the memory's folder: the learned ranker lives beside the model
-        self.folder = model_folder(home)
         self.batch_size = batch_size
         self.threads = threads or cores()
-        self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder), threads=self.threads)
-        # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
-        self.model_id = f"{MODEL_NAME}|{MODEL_SHA256}|{MAX_LENGTH}"
-        self.cache = VectorCache(Path(home) / "embeddings.sqlite", self.model_id) if cache else None
+        if model == "minilm":
+            os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
+            from fastembed import TextEmbedding
+
+            self.folder, self.dim = model_folder(home), DIM
+            self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder), threads=self.threads)
+            # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
+            self.model_id = f"{MODEL_NAME}|{MODEL_SHA256}|{MAX_LENGTH}"
+        elif model == "mpnet":
+            from semantic import mpnet
+
+            self.folder, self.dim = mpnet.model_folder(home, sha256_of), mpnet.DIM
+            self._model = mpnet.MPNet(self.folder, MAX_LENGTH, self.threads)
+            self.model_id = f"{mpnet.NAME}|{mpnet.FILES['model.safetensors']}|{MAX_LENGTH}"
+        else:
+            raise ConfigError(f"APPMEM_EMBED_MODEL={model!r}: expected one of {', '.join(MODELS)}")
+        self.model = model
+        self.cache = VectorCache(Path(home) / "embeddings.sqlite", self.model_id, self.dim) if cache else None
         self.computed = self.cached = 0  # texts run through the model / found in the cache, this process
         # One request embeds its task for recall, app choice, the planner and hints alike, and agents
         # repeat tasks: a query is embedded once (the vector is shared: callers must not change it).

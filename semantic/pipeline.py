@@ -175,11 +175,11 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
     report.elements_done += len(element_rows)
 
 
-def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, packages: list[str] | None,
-                report: SummarizeReport) -> None:
-    rows = store.read("semantic_tasks", packages=packages)
+def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, rows: list[dict],
+                packages: list[str] | None, report: SummarizeReport) -> None:
+    """Embed the demonstrations `rows` (of `packages`) whose description or steps changed."""
     indexed = vectors.values("tasks", "embed_hash", packages)
-    report.tasks = len(rows)
+    report.tasks += len(rows)
     todo = []
     for r in rows:
         steps = sorted(r["steps"], key=lambda s: s["index"])
@@ -210,7 +210,11 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, pac
 def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
               package: str | list[str] | None = None, progress: Progress | None = None,
               batch_screens: int = BATCH_SCREENS) -> SummarizeReport:
-    """Summarise and embed what is new or changed in the apps of `package` (all when None)."""
+    """Summarise and embed what is new or changed in the apps of `package` (all when None).
+
+    One app at a time, from its stored hashes to its published snapshot: a local vector store
+    opens each app's folder about once (semantic/appfolders.py), and readers see each app as soon
+    as it is done."""
     started = time.perf_counter()
     computed, cached = embedder.computed, embedder.cached
     summarizer = summarizer or DeterministicSummarizer()
@@ -218,17 +222,28 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
     contexts, stored = load_contexts(store, packages)
     report = SummarizeReport(packages=sorted({c.package for c in contexts}), screens=len(contexts))
     hashes = {c.id: summary_hash(c, summarizer) for c in contexts}
-    # Done means done in both stores: a lost or new vector folder redoes its screens.
-    indexed = vectors.values("screens", "summary_hash", packages)
-    todo = [c for c in contexts if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
-    report.screens_unchanged = len(contexts) - len(todo)
-    for i in range(0, len(todo), batch_screens):
-        _process(todo[i:i + batch_screens], hashes, store, vectors, embedder, summarizer, report)
+    screens_of: dict[str, list[ScreenContext]] = {}
+    for c in contexts:
+        screens_of.setdefault(c.package, []).append(c)
+    tasks_of: dict[str, list[dict]] = {}
+    for r in store.read("semantic_tasks", packages=packages):
+        tasks_of.setdefault(r["package"], []).append(r)
+    checked = 0
+    for app in sorted(set(screens_of) | set(tasks_of)):
+        app_screens = screens_of.get(app, [])
+        # Done means done in both stores: a lost or new vector folder redoes its screens.
+        indexed = vectors.values("screens", "summary_hash", [app])
+        todo = [c for c in app_screens if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
+        report.screens_unchanged += len(app_screens) - len(todo)
+        for i in range(0, len(todo), batch_screens):
+            _process(todo[i:i + batch_screens], hashes, store, vectors, embedder, summarizer, report)
+        embed_tasks(store, vectors, embedder, tasks_of.get(app, []), [app], report)
+        # Readers in other processes see the new vectors (a missing snapshot is written too).
+        publish(vectors, sorted(vectors.dirty | {app}))
+        checked += len(app_screens)
         if progress:
-            progress("screens", report.screens_done, len(todo))
-    embed_tasks(store, vectors, embedder, packages, report)
-    # Readers in other processes see the new vectors (a missing snapshot is written too).
-    publish(vectors, sorted(vectors.dirty | set(report.packages)))
+            progress("screens", checked, len(contexts))
+    publish(vectors)  # anything else written since the last publish
     if progress:
         progress("tasks", report.tasks_done, report.tasks_done)
     stats = summarizer.stats

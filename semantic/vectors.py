@@ -8,7 +8,10 @@ when `settings.qdrant_url` is set. The caller owns it and injects it into
 An app costs what it holds. Local mode keeps every point in Python and scans
 all of a collection for any payload filter (`create_payload_index` is ignored),
 so there each app has its own collections, `<kind>__<package>`: loading,
-counting or replacing one app's points touches only that app's. A server
+counting or replacing one app's points touches only that app's. A local
+client also loads every collection of its folder when it opens, so each app's
+collections live in a folder of their own, opened when used and closed when
+others are (semantic/appfolders.py): a writer holds the apps it writes. A server
 indexes the payload, so there each kind is one collection with a keyword index
 on `package`, and reads filter by it (Qdrant's advice for many tenants).
 
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from appmem.lazy import LazyModule
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
+from semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -43,7 +47,6 @@ if TYPE_CHECKING:
 models = LazyModule("qdrant_client.models")
 
 COLLECTIONS = ("elements", "screens", "tasks")
-SEP = "__"  # local mode: collection `elements__com.example.app`
 SAFE_PACKAGE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,150}")
 PAGE = 10_000
 TIE_MARGIN = 8
@@ -63,15 +66,15 @@ def package_key(package: str) -> str:
     return "h-" + hashlib.sha256(package.encode()).hexdigest()[:32]
 
 
-def open_qdrant(settings: Settings) -> QdrantClient:
-    """The process's Qdrant client (server if QDRANT_URL is set, else local mode)."""
+def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
+    """The process's Qdrant client: a server if QDRANT_URL is set, else local mode, a folder per app."""
     from qdrant_client import QdrantClient
 
     if settings.qdrant_url:
         return QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=30)
     settings.qdrant_path.mkdir(parents=True, exist_ok=True)
     try:
-        return QdrantClient(path=str(settings.qdrant_path))
+        return AppFolders(settings.qdrant_path, on_open=lambda client, name: _fast_local_writes(client, name))
     except RuntimeError as exc:  # "Storage folder ... is already accessed by another instance"
         raise ConfigError(f"{settings.qdrant_path}: {exc}. Local Qdrant allows one process per folder: "
                           "stop the other appmem process, set QDRANT_URL, or read the snapshots") from None
@@ -128,7 +131,7 @@ class VectorStore:
     `per_app`: the layout (default: per-app collections in local mode, shared ones on a server);
     tests and bench/scale.py run the server's layout on local mode too."""
 
-    def __init__(self, client: QdrantClient, dim: int, snapshots: Path | None = None, per_app: bool | None = None):
+    def __init__(self, client: QdrantClient | AppFolders, dim: int, snapshots: Path | None = None, per_app: bool | None = None):
         self.client = client
         self.dim = dim
         self.snapshots = snapshots
@@ -156,6 +159,9 @@ class VectorStore:
         return sorted(str(h.value) for h in facets.hits)
 
     def _package_of(self, name: str) -> str | None:
+        key = name.split(SEP, 1)[1]
+        if not key.startswith("h-"):  # a plain package name is its own key (package_key)
+            return key
         points, _ = self.client.scroll(name, limit=1, with_payload=["package"], with_vectors=False)
         return str(points[0].payload["package"]) if points and points[0].payload else None
 
@@ -189,7 +195,7 @@ class VectorStore:
                 if not self.per_app:  # a server indexes the keys reads filter by
                     for key in ("package", "app_version", "screen_id"):
                         self.client.create_payload_index(name, key, models.PayloadSchemaType.KEYWORD)
-            if self.per_app:
+            if self.per_app and not isinstance(self.client, AppFolders):  # AppFolders does it on each open
                 _fast_local_writes(self.client, name)
             self._ready.add(name)
         return name
@@ -348,7 +354,7 @@ def _fast_local_writes(client: QdrantClient, name: str) -> None:
         connection.execute("PRAGMA synchronous=NORMAL")
 
 
-def _is_server(client: QdrantClient) -> bool:
+def _is_server(client: QdrantClient | AppFolders) -> bool:
     from qdrant_client.local.qdrant_local import QdrantLocal
 
-    return not isinstance(getattr(client, "_client", None), QdrantLocal)
+    return not isinstance(client, AppFolders) and not isinstance(getattr(client, "_client", None), QdrantLocal)

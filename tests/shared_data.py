@@ -31,10 +31,11 @@ from tests.conftest import DROIDBOT, DROIDTASK
 CHUNK = 200
 
 
-def copy_recording(source: Path, folder: Path, package: str) -> Path:
-    """The recording with its package name replaced in every file, copied into `folder`: another app's
-    recording (bench/scale.py builds its memories from such copies; never written into the repository)."""
-    old = read_recording(source).package
+def copy_recording(source: Path, folder: Path, package: str, old: str | None = None) -> Path:
+    """The recording with its package name (`old`, read from it when not given) replaced in every file,
+    copied into `folder`: another app's recording (bench/scale.py builds its memories from such copies;
+    never written into the repository)."""
+    old = old or read_recording(source).package
     shutil.copytree(source, folder)
     for path in folder.rglob("*"):
         if path.is_file() and path.suffix in (".json", ".js"):

@@ -100,6 +100,30 @@ def test_multi_goal_task_fills_chooses_and_saves(planner):
     assert plan.start["match"] == "exact"
 
 
+def test_a_second_goal_goes_on_from_where_the_first_plan_ends(planner, monkeypatch):
+    """Rules as by default: the plan to the first goal (Settings) is kept, and the task's second goal
+    ("then open the about screen") goes on from where it ends (rule `then`); without the rule it stops
+    there. A task with one goal is planned as before."""
+    import agent.compose
+    import agent.screenwork
+    import agent.taskparse
+
+    for module in (agent.taskparse, agent.screenwork):
+        monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, False))
+    plans = {}
+    for on in (False, True):
+        monkeypatch.setattr(agent.compose, "RULES", {**dict.fromkeys(agent.compose.RULES, False),
+                                                     "confirm_changed": True, "then": on})
+        plans[on] = {task: steps(planner.plan(task, [CONTACTS])) for task in
+                     ("open settings and then open the about screen", "show a dialpad button on the main screen")}
+    two = "open settings and then open the about screen"
+    labels = [label for _, label, _ in plans[False][two]]
+    assert "Settings" in labels and "About" not in labels, plans
+    assert plans[True][two][:len(labels)] == plans[False][two] and plans[True][two][-1][:2] == ("tap", "About"), plans
+    one = "show a dialpad button on the main screen"
+    assert plans[True][one] == plans[False][one]
+
+
 def test_an_item_task_selects_the_named_row_as_a_slot(planner):
     plan = plan_to_dict(planner.plan("Delete contact Bob", [CONTACTS], first_screen("contacts", "Delete contact Bob")))
     item = plan["steps"][0]

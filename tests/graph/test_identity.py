@@ -205,3 +205,32 @@ def test_an_import_made_before_any_device_version_folds_into_the_devices_version
                   {"a": a, "b": b}, [Step(0, "a", tap_y, "b")])
     ingest_trace(empty_graph, again, chunk_size=10)
     assert [r["version"] for r in empty_graph.stats("org.example.app")] == ["1.0"]
+
+
+def test_a_field_keeps_its_name_not_the_text_the_trace_typed_into_it():
+    """An explorer typed "hello" into the "Title" field: the field's text in memory stays "Title", whichever
+    state is written last; a text the trace did not type (the app changed it) still replaces the old one."""
+    from formats.ui import Action, ActionType, Bounds, UIState, View
+    from graph.model import Step, Trace
+    from graph.rows import build_rows
+
+    pkg = "org.example.app"
+
+    def form(state_id, text):
+        views = [View(0, -1, [1], "android.widget.FrameLayout", pkg, bounds=Bounds(0, 0, 1080, 1920)),
+                 View(1, 0, [], "android.widget.EditText", pkg, resource_id=f"{pkg}:id/field", text=text,
+                      bounds=Bounds(0, 0, 500, 200), clickable=True, editable=True)]
+        return UIState(pkg, ".Edit", views, state_id=state_id, observed_at="2026-01-01T00:00:00Z")
+
+    key = "/FrameLayout[]#0/EditText[org.example.app:id/field]#0"
+    for first, second in (("a", "b"), ("b", "a")):  # rows are written in state-id order: both orders
+        states = {first: form(first, "Title"), second: form(second, "hello")}
+        trace = Trace("typed", "explorer", pkg, "1", "dev", "test", "2026-01-01T00:00:00Z", "", states=states,
+                      steps=[Step(0, first, Action(ActionType.INPUT, key, "hello"), second)])
+        fields = [r for r in build_rows(trace, trace.steps, list(states.values())).elements if r["key"] == key]
+        assert [r["text"] for r in fields] == ["Title"]
+    states = {"a": form("a", "Title"), "b": form("b", "Subject")}
+    trace = Trace("changed", "explorer", pkg, "1", "dev", "test", "2026-01-01T00:00:00Z", "", states=states,
+                  steps=[Step(0, "a", Action(ActionType.INPUT, key, "hello"), "b")])
+    assert [r["text"] for r in build_rows(trace, trace.steps, list(states.values())).elements
+            if r["key"] == key] == ["Subject"]
