@@ -85,10 +85,13 @@ def model_threads(settings: Settings) -> int | None:
     return max(1, cores() // settings.workers) if settings.workers > 1 else None
 
 
-# An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides.
+# An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides; the
+# one table for every route (a malformed body is a 422, as FastAPI's own validation answers), others 400.
 STATUS_OF: dict[type[AppmemError], tuple[int, str]] = {
+    InvalidInput: (422, "invalid_request"),
     NotFound: (404, "not_found"),
     Conflict: (409, "conflict"),
+    TransientError: (503, "unavailable"),
     ConfigError: (503, "misconfigured"),
 }
 
@@ -116,11 +119,11 @@ def install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(AppmemError)
     async def domain(_: Request, exc: AppmemError) -> JSONResponse:
-        if isinstance(exc, TransientError):
-            return _error(503, "unavailable", "a store is busy or unreachable; retry", {"Retry-After": "1"})
-        if isinstance(exc, InvalidInput):
-            return _error(422, "invalid_request", [{"field": exc.source, "problem": exc.problem}])
         status, code = next((STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF), (400, "bad_request"))
+        if isinstance(exc, TransientError):
+            return _error(status, code, "a store is busy or unreachable; retry", {"Retry-After": "1"})
+        if isinstance(exc, InvalidInput):  # names the field, as a validation error does
+            return _error(status, code, [{"field": exc.source, "problem": exc.problem}])
         return _error(status, code, str(exc))
 
     @app.exception_handler(Exception)
