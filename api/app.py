@@ -75,11 +75,13 @@ def open_services(settings: Settings, service: Service | None = None, read_only:
 
 
 def model_threads(settings: Settings) -> int | None:
-    """The ONNX threads of one of `settings.workers` serve workers: their share of the cores (None: all of
-    them, one worker). Each worker runs its own ONNX thread pool: at all cores each, two workers on two
-    cores would run four busy threads."""
+    """The ONNX threads of one of `settings.workers` serve workers: APPMEM_MODEL_THREADS, else their share
+    of the cores (None: all of them, one worker). Each worker runs its own ONNX thread pool: at all cores
+    each, two workers on two cores would run four busy threads."""
     from semantic.embedder import cores
 
+    if settings.model_threads > 0:
+        return settings.model_threads
     return max(1, cores() // settings.workers) if settings.workers > 1 else None
 
 
