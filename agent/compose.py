@@ -36,7 +36,8 @@ GUESS = 0.5  # confidence of a step no recorded transition backs
 RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
          "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
          "fill_rest": False,  # values still unsaid go into the fields of the screen the plan ends on
-         "then": True}  # a task with a second goal ("… and sort by date") goes on from where the plan ends
+         "then": True,  # a task with a second goal ("… and sort by date") goes on from where the plan ends
+         "quoted_label": True}  # "tap 'X'": the element labelled exactly X is a target
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 

@@ -105,7 +105,7 @@ class Planner:
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
         parsed = parse_task(task)
-        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked)
+        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(graph, parsed, ranked)
         starts, where = self._starts(graph, packages, start)
         anchors = self._anchors(graph, parsed, start, where)
         found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
@@ -180,6 +180,19 @@ class Planner:
             if to_row is not None and from_row is not None:
                 out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
         return out
+
+    @staticmethod
+    def _quoted(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
+        """Elements labelled exactly as the task quotes after a verb of touching ("tap 'Sort by'"): the
+        quote names the control word for word, which the meaning ranking may place below look-alikes or
+        leave out (a back button is no summarised target). A field showing the text is where it goes, not
+        a target. Each joins the targets at the best retrieval score; the plan's score still weighs its route."""
+        quoted = {" ".join(text.lower().split()) for text in parsed.labels}
+        if not quoted or not ranked or not agent.compose.RULES["quoted_label"]:
+            return []
+        return [Hit("elements", ranked[0].score, {"element_id": e.id, "screen_id": e.screen_id, "label": label(e)})
+                for e in graph.elements.values()
+                if role(e) != "input" and " ".join(label(e).lower().split()) in quoted]
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:

@@ -30,6 +30,10 @@ OFF = re.compile(r"\b(?:disable|deactivate|turn(?:ing)?\s+off|switch\s+off|unche
                  r"no\s+longer|without)\b", re.I)
 ON = re.compile(r"\b(?:enable|activate|turn(?:ing)?\s+on|switch\s+on|check|show|use|allow|always)\b", re.I)
 WORD = re.compile(r"[a-z0-9%]+")
+# A quote right after a verb of touching names the control itself ("tap 'Sort by'"), word for word;
+# after anything else ("delete the note 'Diary'") it names an item or a value.
+TOUCHED = re.compile(r"""\b(?:tap|click|press|touch|hit|select|choose)\s+(?:on\s+|the\s+)?["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""",
+                     re.I)
 # Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). Off:
 # on the shared apps each helped one task of one app (contacts) and nothing on the folds that did not see
 # it (README, "Rules that fit one task"); a memory with more apps re-measures them with the same switch.
@@ -51,6 +55,7 @@ class ParsedTask:
     values: list[Value] = field(default_factory=list)  # what may be typed, most explicit first
     old: list[str] = field(default_factory=list)  # the X of "from X to Y": the current value, not the goal
     entities: list[str] = field(default_factory=list)  # what may name a data item (a row of a list)
+    labels: list[str] = field(default_factory=list)  # quoted after a verb of touching: a control's label
     want_on: bool | None = None  # the wanted state of a named toggle, when the task says
     words: list[str] = field(default_factory=list)  # lower-case words, old values left out
 
@@ -98,6 +103,7 @@ def parse_task(text: str) -> ParsedTask:
         if m is not None and not APP_NAME.match(text, m.end()):
             add(m, 0, "name")
     task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
+    task.labels = [_unquote(m.group(1)) for m in TOUCHED.finditer(text)]
     off, on = OFF.search(text), ON.search(text)
     task.want_on = False if off else (True if on else None)
     lowered = text.lower()

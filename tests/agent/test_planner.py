@@ -239,3 +239,24 @@ def test_a_confirm_button_ranks_right_after_the_element_that_opens_its_screen(pl
         assert on[confirm["element_id"]] >= max(off[confirm["element_id"]], best_opener - ranking.FOLLOW_GAP) - 1e-5
         raised += on[confirm["element_id"]] > off[confirm["element_id"]] + 1e-6
     assert raised
+
+
+def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
+    """`tap 'LABEL'` taps the element labelled LABEL, for the uniquely labelled buttons of the app, including
+    those the meaning ranking puts below look-alikes (the rule switched off, fewer do)."""
+    import agent.compose
+    from agent.screenwork import label, role
+
+    graph = planner.graph([CALENDAR])
+    labels = [label(e) for e in graph.elements.values() if role(e) == "tap" and label(e).strip()]
+    unique = sorted({x for x in labels if labels.count(x) == 1 and "'" not in x and any(c.isalpha() for c in x)})[:25]
+    assert len(unique) >= 10
+
+    def taps_label() -> int:
+        return sum(any(s.element is not None and label(s.element) == x for s in p.steps)
+                   for x in unique for p in [planner.plan(f"tap '{x}'", [CALENDAR])])
+
+    with_rule = taps_label()
+    monkeypatch.setitem(agent.compose.RULES, "quoted_label", False)
+    assert with_rule > taps_label()
+    assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach
