@@ -13,7 +13,7 @@ one Recall over the same stores. A plan request goes:
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from agent.apps import choose_app, named_package
 from agent.crossapp import connect, packages_of
@@ -32,8 +32,11 @@ from semantic.vectors import VectorStore
 
 
 class Answerer:
-    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int | None = None) -> None:
+    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int | None = None,
+                 known: Callable[[], list[str]] | None = None) -> None:
+        """`known`: the summarised apps' packages (default: read from the graph on each plan; a server keeps them)."""
         self.store = store
+        self.known = known or (lambda: [r["package"] for r in store.read("semantic_packages")])
         self.planner = Planner(store, vectors, embedder, **({"k": k} if k else {}))
         self.recall = Recall(store, vectors, embedder, self.planner)
 
@@ -42,7 +45,7 @@ class Answerer:
         self.planner.forget(packages)
 
     def packages(self, app: str | None) -> list[str]:
-        known = [r["package"] for r in self.store.read("semantic_packages")]
+        known = self.known()
         if not known:
             raise PlanningError("the memory holds no summarised app yet: import or crawl one, then `appmem summarize`")
         return resolve_app(known, app)
@@ -53,7 +56,7 @@ class Answerer:
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         choice = None
-        named, task = named_package([r["package"] for r in self.store.read("semantic_packages")], task)
+        named, task = named_package(self.known(), task)
         app = app or named
         if app:
             packages = self.packages(app)
@@ -72,7 +75,8 @@ class Answerer:
             plan = self.planner.plan(task, packages, None if elsewhere else start, k)
             if elsewhere and plan.route == "none":  # the app has no entry of its own: go from the start's app
                 plan = self.planner.plan(task, packages + [here], start, k)
-            plan = connect(self.store, plan, start_id)
+            plan = connect(self.store, plan, start_id, self.planner.graph(packages).packages_of(
+                [s.screen_id for s in plan.steps]))
         return plan, (choice.as_dict() if choice else None)
 
     def answer(self, task: str, app: str | None = None, start: str | UIState | None = None,

@@ -1,12 +1,13 @@
 """An app's UTG in memory: screens, their elements, transitions, and the routes between screens.
 
 Planning reads the same few thousand rows for every task of an app, so the
-planner loads them once per package (three Cypher reads) and routes in code,
-with the one route search and cost of graph/routes.py.
+planner loads them once per package (four Cypher reads: screens, elements,
+transitions, where recorded runs entered the app) and routes in code, with the
+one route search and cost of graph/routes.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graph.model import Element
@@ -22,6 +23,7 @@ class AppGraph:
     risky: set[str]
     on_screen: dict[str, list[str]]  # screen id → element ids, in key order
     routes: Routes  # over the edges leaving the app's screens (graph/routes.py)
+    entries: list[str] = field(default_factory=list)  # where recorded runs entered the apps, most runs first
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -37,7 +39,12 @@ class AppGraph:
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
         routes = Routes.of(edges_of(rows))
-        return cls(tuple(packages), screens, elements, risky, on_screen, routes)
+        entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
+        return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries)
+
+    def packages_of(self, screen_ids: list[str]) -> dict[str, str]:
+        """The package of each of these screens that the graph holds (its apps' and those their edges reach)."""
+        return {s: self.screens[s]["package"] for s in screen_ids if s in self.screens and self.screens[s]["package"]}
 
     @property
     def edges(self) -> dict[str, list[Edge]]:

@@ -51,7 +51,8 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
     """The package the task names outright ("... in org.example.app"), the longest when several do, and
     the task without it: a package name says where, not what (its words would match the app's own
     name on its about screen)."""
-    named = [p for p in known if "." in p and re.search(rf"(?<![\w.]){re.escape(p)}(?![\w.])", task)]
+    # a substring test first: a pattern per known app per request would grow with the memory
+    named = [p for p in known if "." in p and p in task and re.search(rf"(?<![\w.]){re.escape(p)}(?![\w.])", task)]
     if not named:
         return None, task
     package = max(named, key=len)

@@ -86,20 +86,23 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
     return [PlanStep(ActionType.START_APP, None, source, package, to_screen=target)]
 
 
-def connect(store: GraphStore, plan: Plan, start_screen: str | None) -> Plan:
+def connect(store: GraphStore, plan: Plan, start_screen: str | None, known: dict[str, str] | None = None) -> Plan:
     """The plan from the agent's screen: steps that get from `start_screen` to where the
-    plan begins are put in front (across apps if need be), and every step names its package."""
+    plan begins are put in front (across apps if need be), and every step names its package.
+    `known`: screens' packages the caller holds (a loaded AppGraph's), read from the graph if not."""
     if start_screen and not packages_of(store, [start_screen]):
         raise NotFound(f"unknown start screen {start_screen!r}")
     if start_screen and plan.steps and plan.steps[0].screen_id != start_screen:
         plan.steps[:0] = switch_steps(store, start_screen, plan.steps[0].screen_id)
-    name_packages(store, plan)
+    name_packages(store, plan, known or {})
     return plan
 
 
-def name_packages(store: GraphStore, plan: Plan) -> Plan:
+def name_packages(store: GraphStore, plan: Plan, known: dict[str, str] | None = None) -> Plan:
     """Each step's package: the app of the screen it acts on (the launcher's for a launch from it)."""
-    known = packages_of(store, [s.screen_id for s in plan.steps if not s.package])
+    known = dict(known or {})
+    missing = [s.screen_id for s in plan.steps if not s.package and s.screen_id not in known]
+    known.update(packages_of(store, missing))
     for step in plan.steps:
         step.package = step.package or known.get(step.screen_id, "")
     apps = list(dict.fromkeys(s.package for s in plan.steps if s.package))

@@ -207,8 +207,7 @@ class Planner:
 
     def _starts(self, graph: AppGraph, packages: list[str], start: str | UIState | None) -> tuple[list[str], dict]:
         if start is None:
-            rows = self.store.read("planner_entry_screens", packages=packages)
-            starts = [r["screen_id"] for r in rows[:ENTRY_SCREENS] if r["screen_id"] in graph.screens]
+            starts = [s for s in graph.entries[:ENTRY_SCREENS] if s in graph.screens]
             return starts, {"screen_id": starts[0] if starts else None, "match": "entry", "score": 1.0}
         try:
             found = locate(self.store, packages[0], start, graph)

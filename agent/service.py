@@ -99,7 +99,7 @@ class Service:
         """The Answerer, holding nothing of an app older than the app's current generation."""
         with self._lock:
             if self._answerer is None:
-                self._answerer = Answerer(self.store, self.vectors, self.embedder)
+                self._answerer = Answerer(self.store, self.vectors, self.embedder, known=self.known)
             answers = self._answerer
         if self.redis is not None:
             self._follow(answers)

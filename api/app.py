@@ -75,18 +75,23 @@ def open_services(settings: Settings, service: Service | None = None, read_only:
 
 
 def model_threads(settings: Settings) -> int | None:
-    """The ONNX threads of one of `settings.workers` serve workers: their share of the cores (None: all of
-    them, one worker). Each worker runs its own ONNX thread pool: at all cores each, two workers on two
-    cores would run four busy threads."""
+    """The ONNX threads of one of `settings.workers` serve workers: APPMEM_MODEL_THREADS, else their share
+    of the cores (None: all of them, one worker). Each worker runs its own ONNX thread pool: at all cores
+    each, two workers on two cores would run four busy threads."""
     from semantic.embedder import cores
 
+    if settings.model_threads > 0:
+        return settings.model_threads
     return max(1, cores() // settings.workers) if settings.workers > 1 else None
 
 
-# An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides.
+# An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides; the
+# one table for every route (a malformed body is a 422, as FastAPI's own validation answers), others 400.
 STATUS_OF: dict[type[AppmemError], tuple[int, str]] = {
+    InvalidInput: (422, "invalid_request"),
     NotFound: (404, "not_found"),
     Conflict: (409, "conflict"),
+    TransientError: (503, "unavailable"),
     ConfigError: (503, "misconfigured"),
 }
 
@@ -114,11 +119,11 @@ def install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(AppmemError)
     async def domain(_: Request, exc: AppmemError) -> JSONResponse:
-        if isinstance(exc, TransientError):
-            return _error(503, "unavailable", "a store is busy or unreachable; retry", {"Retry-After": "1"})
-        if isinstance(exc, InvalidInput):
-            return _error(422, "invalid_request", [{"field": exc.source, "problem": exc.problem}])
         status, code = next((STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF), (400, "bad_request"))
+        if isinstance(exc, TransientError):
+            return _error(status, code, "a store is busy or unreachable; retry", {"Retry-After": "1"})
+        if isinstance(exc, InvalidInput):  # names the field, as a validation error does
+            return _error(status, code, [{"field": exc.source, "problem": exc.problem}])
         return _error(status, code, str(exc))
 
     @app.exception_handler(Exception)

@@ -79,14 +79,13 @@ def _checked_run(body: bytes) -> bytes:
 
 
 def _accept(request: Request, kind: str, check, body: bytes) -> JSONResponse:
-    """Quota, then the check (a worker thread), then the queue; InputFormatError → 422."""
+    """Quota, then the check (a worker thread), then the queue. A malformed body is an InputFormatError,
+    which the API's one mapping (api/app.py STATUS_OF) answers with a 422 naming the problem."""
     _quota(request)
     try:
         parked = check(body)
-    except InputFormatError as exc:
-        raise HTTPException(422, str(exc)) from None
     except (ValueError, TypeError, RecursionError, MemoryError) as exc:  # whatever a hostile body provokes
-        raise HTTPException(422, f"body: unreadable ({type(exc).__name__})") from None
+        raise InputFormatError("body", f"unreadable ({type(exc).__name__})") from None
     return _queue(request, kind, parked)
 
 

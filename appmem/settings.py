@@ -50,6 +50,7 @@ class Settings:
     server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
     server_key: str | None = None  # the API key for `server`
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
+    model_threads: int = 0  # ONNX threads of each serve worker (0: its share of the cores)
     preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
@@ -90,6 +91,7 @@ class Settings:
             server=env.get("APPMEM_SERVER") or None,
             server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
             workers=_int(env, "APPMEM_WORKERS", 0),
+            model_threads=_int(env, "APPMEM_MODEL_THREADS", 0),
             preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
             tracing=env.get("APPMEM_TRACING") or None,
             embed_model=(env.get("APPMEM_EMBED_MODEL") or "minilm").strip().lower(),

@@ -39,7 +39,8 @@ notes 57/57. Lexical weight chosen leave-one-app-out: minilm 62.3, mpnet 62.3, e
 (model, weight) chosen leave-one-app-out: 59.7 % (the apps disagree on which model is better).
 Cost: minilm 67.8 texts/s, one task 20 ms; mpnet 8.8 texts/s (x0.13), 398 ms (x19.8); e5 9.3
 texts/s (x0.14), 258 ms (x12.8). Summarize with a cold cache (581 model texts per app): minilm
-11.0 s/app, mpnet 87.2 s/app, e5 78 s/app. MiniLM stays the default: the larger model finds the
+11.0 s/app, mpnet 87.2 s/app, e5 78 s/app. Plans with mpnet (bench/plan.py, APPMEM_EMBED_MODEL=mpnet):
+success 51.9 % as with MiniLM, target 62.3 against 61.0 %, p50 362 ms against 44 ms. MiniLM stays the default: the larger model finds the
 same share of targets at an eighth of the speed (issue 18's >= 20 apps/min is out of reach with it).
 
     .venv/bin/python bench/embedders.py [--models minilm,mpnet,e5] [--home DIR] [--json]

@@ -43,6 +43,7 @@ from graph.vocabulary import BACK_WORDS, label_of  # noqa: E402
 from semantic.meaning import PARTS, describe, meaning  # noqa: E402
 from semantic.pipeline import load_contexts  # noqa: E402
 from semantic.ranker import Ranker, fit  # noqa: E402
+import semantic.ranking as ranking  # noqa: E402
 from semantic.ranking import ElementIndex, terms  # noqa: E402
 from semantic.training import KIND, SEED, app_examples  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
@@ -290,6 +291,10 @@ def main() -> int:
             result = {"base": evaluate(prepared, lambda p: bases[p], args.misses)}
             progress("base ranking")
             say(args, table, result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
+            ranking.FOLLOW = True  # the same run with stage 3 (opt-in: a confirm follows its screen's opener)
+            result["follow"] = evaluate(prepared, lambda p: bases[p])
+            ranking.FOLLOW = False
+            say(args, table, result["follow"], "base ranking + 'a confirm follows its opener' (opt-in)")
             if not args.quick:
                 if not args.no_ablation:
                     result["ablation"] = ablation(store, embedder, prepared, bases)

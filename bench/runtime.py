@@ -16,8 +16,11 @@ Every run's trace is also checked against the trace contract (ingest/run.py, wha
 validates): `refused` counts traces the importer would refuse (the target is 0).
 
 A miss is put down to the simulator when, during the run, the twin ignored an input it had
-no recorded transition for (a real app would have reacted), or a recorded input led to
-different screens on different turns (the twin replays them round-robin).
+no recorded transition for (a real app would have reacted; a tap on a view the recording
+never tapped in that state included), or a recorded input led to different screens on
+different turns (the twin replays them round-robin). A miss whose run passed through the
+target screen and went on (the plan holds steps after the named tap) is counted apart:
+`passed_target`. Each miss carries its trail (action, label, outcome per step) to read.
 
 Baseline, same run, same targets and memory: the runtime with no re-planning
 (`max_replans=0`), i.e. the plan executed as first answered, with the same grounding.
@@ -61,7 +64,7 @@ class SimulatorWatch:
 
     def __init__(self, device):
         self.unrecorded = self.ambiguous = 0
-        original = device._follow
+        original, hit = device._follow, device._hit
 
         def follow(*actions):
             app, state = device._app, device._state_id
@@ -69,7 +72,12 @@ class SimulatorWatch:
             self.unrecorded += not targets
             self.ambiguous += len(targets) > 1
             return original(*actions)
-        device._follow = follow
+
+        def views_hit(*args):
+            found = hit(*args)
+            self.unrecorded += not found  # a touch on no view the twin knows to act on: ignored
+            return found
+        device._follow, device._hit = follow, views_hit
 
     def reset(self) -> None:
         self.unrecorded = self.ambiguous = 0
@@ -97,11 +105,16 @@ def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict]
         except InputFormatError as exc:
             refused.append(f"{task['label']}: {exc}")
         if not hit:
+            passed = any(dump_screen(s["after_xml"], s["after_activity"], app.package, app.version)
+                         == task["target"] for s in result["run"]["steps"])
             misses.append({"label": task["label"], "status": result["status"], "reason": result["reason"][:160],
-                           "simulator": bool(watch.unrecorded or watch.ambiguous)})
+                           "simulator": bool(watch.unrecorded or watch.ambiguous), "passed_target": passed,
+                           "trail": [f"{s['action']} {s['label'] or ''} → {s['outcome']}".replace("  ", " ")
+                                     for s in result["steps"]]})
     return {"reached": hits, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
             "refused": refused, "misses": misses,
-            "simulator_misses": sum(m["simulator"] for m in misses)}
+            "simulator_misses": sum(m["simulator"] for m in misses),
+            "passed_target": sum(m["passed_target"] for m in misses)}
 
 
 def main() -> int:
@@ -149,7 +162,9 @@ def main() -> int:
               f"{len(a['refused']) + len(b['refused']):>8} {a['simulator_misses']:>6}/{len(a['misses']):<5} "
               f"{a['seconds'] / a['tasks']:>7.1f}")
         for m in a["misses"]:
-            print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}{m['reason']}")
+            print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}"
+                  f"{'(passed the target, plan went on) ' if m['passed_target'] else ''}{m['reason']}")
+            print(f"        {' | '.join(m['trail'])}")
         for why in a["refused"] + b["refused"]:
             print(f"    REFUSED trace {why}")
     for package in skipped:
@@ -158,10 +173,12 @@ def main() -> int:
     n = sum(r["runtime"]["tasks"] for r in rows.values())
     refused = sum(len(r[k]["refused"]) for r in rows.values() for k in ("runtime", "no_replan"))
     sim = sum(r["runtime"]["simulator_misses"] for r in rows.values())
+    passed = sum(r["runtime"]["passed_target"] for r in rows.values())
     print(f"all: runtime reached {total['runtime']}/{n} = {total['runtime'] / max(n, 1):.1%}, "
           f"without re-planning {total['no_replan']}/{n} = {total['no_replan'] / max(n, 1):.1%} "
           f"({total['runtime'] / max(total['no_replan'], 1):.2f}x); traces refused: {refused}; "
-          f"misses from the twin simulator: {sim}/{n - total['runtime']}")
+          f"misses from the twin simulator: {sim}/{n - total['runtime']}; "
+          f"misses that passed the target and went on: {passed}")
     return 0
 
 

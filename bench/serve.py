@@ -11,7 +11,10 @@ with one httpx client each), tasks built from the recorded graphs
   mixed     -- `--requests` requests, 9 in 10 of tasks other agents already asked (the shared plan
                cache answers), 1 in 10 a new text (planned from scratch);
   new tasks -- `--requests` // 2 requests, every text new: the planning throughput.
-The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 worker.
+The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 worker. A worker count
+may name the ONNX threads of each worker (`2:2`: two workers at two threads each, the default before
+workers got their share of the cores); each line also says how the requests fell on the workers (a
+client keeps its connection, so 8 clients may land unevenly on 2 workers).
 Targets (issue 18, 2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
 throughput x1.7 from 1 to 2 workers. Several workers read the vectors from the per-app read-only
 snapshots (semantic/snapshots.py). The load generator runs on the same cores as the server: on 2
@@ -25,7 +28,7 @@ Plans for random apps' elements' labels give p50/p99 per size: an app's first pl
 loads its graph and element index) and the next one (the app loaded, as in a long-running
 server), each planned from scratch (no memoised answer).
 
-    .venv/bin/python bench/serve.py [--requests 600] [--workers 1,2] [--apps 10,100,1000] [--skip-synthetic]
+    .venv/bin/python bench/serve.py [--requests 600] [--workers 1,2,2:2] [--apps 10,100,1000] [--skip-synthetic]
 
 Where the time goes: Qdrant's local mode filters payloads in Python over every
 point (linear in the number of element vectors: ≈ 0.75 s a search at 3,000
@@ -49,6 +52,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -90,10 +94,12 @@ def line(name: str, latencies: list[float], seconds: float) -> str:
 
 # ---- part 1: HTTP ---------------------------------------------------------------------------
 def load(url: str, key: str, tasks: list[dict], clients: int, requests: int, unique: bool = False,
-         new_every: int = 0, tag: str = "") -> tuple[list[float], float, int]:
+         new_every: int = 0, tag: str = "", shares: Counter | None = None) -> tuple[list[float], float, int]:
     """`requests` POST /v1/plan from `clients` threads; `unique` makes every task text new (no cached plan),
-    `new_every` every n-th one; `tag` keeps one run's new texts apart from another's."""
+    `new_every` every n-th one; `tag` keeps one run's new texts apart from another's; `shares` counts the
+    answers per worker."""
     latencies: list[float] = []
+    shares = Counter() if shares is None else shares
     errors = [0]
     lock = threading.Lock()
     counter = iter(range(requests))
@@ -110,6 +116,7 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int, uni
                 with lock:
                     latencies.append(dt)
                     errors[0] += r.status_code != 200
+                    shares[r.headers.get("x-appmem-worker")] += 1
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     started = time.perf_counter()
@@ -120,10 +127,10 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int, uni
     return latencies, time.perf_counter() - started, errors[0]
 
 
-def start_server(settings, port: int, workers: int) -> subprocess.Popen:
+def start_server(settings, port: int, workers: int, threads: int = 0) -> subprocess.Popen:
     env = {**os.environ, "APPMEM_HOME": str(settings.home),
            "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
-           "APPMEM_REDIS_PORT": str(settings.redis_port)}
+           "APPMEM_REDIS_PORT": str(settings.redis_port), "APPMEM_MODEL_THREADS": str(threads)}
     return subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers",
                              str(workers)], env=env, cwd=Path(__file__).resolve().parents[1],
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -147,12 +154,39 @@ def wait_ready(url: str, server: subprocess.Popen, workers: int, timeout_s: floa
 
 
 def mixed_load(url: str, key: str, tasks: list[dict], clients: int, requests: int,
-               run: str) -> tuple[list[float], float, int]:
+               run: str, shares: Counter) -> tuple[list[float], float, int]:
     """1 request in 10 with a new task text, the others tasks asked before."""
-    return load(url, key, tasks, clients, requests, unique=False, new_every=10, tag=run)
+    return load(url, key, tasks, clients, requests, unique=False, new_every=10, tag=run, shares=shares)
 
 
-def http_bench(requests: int, worker_counts: list[int]) -> None:
+def spread(shares: Counter) -> str:
+    return "per worker " + "/".join(str(n) for n in sorted(shares.values(), reverse=True))
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of process group `pgid` (the server)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[2]) == pgid:  # fields[0] is field 3 of proc(5): pgrp is field 5, utime 14, stime 15
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_cost(pgid: int, run) -> tuple[tuple, str]:
+    """`run()`'s result, and the CPU it cost per request in the server and in this load generator: what
+    the server can answer per core, whatever else the machine runs meanwhile."""
+    server, here = group_cpu(pgid), sum(os.times()[:2])
+    out = run()
+    server, here = group_cpu(pgid) - server, sum(os.times()[:2]) - here
+    n = len(out[0])
+    return out, f"CPU/request: server {1000 * server / n:.1f} ms, load generator {1000 * here / n:.1f} ms"
+
+
+def http_bench(requests: int, configs: list[str]) -> None:
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
@@ -169,37 +203,47 @@ def http_bench(requests: int, worker_counts: list[int]) -> None:
         _, key = KeyStore(r).create("bench", "plan", rate_limit=100_000)
         print(f"{len(tasks)} tasks over {len(TWIN_APPS)} apps; {os.cpu_count()} cores (load generator on the same "
               "cores)")
-        results: dict[int, dict[str, tuple[float, float]]] = {}
-        for workers in worker_counts:
+        results: dict[str, dict[str, tuple[float, float]]] = {}
+        for config in configs:
+            workers, _, threads = config.partition(":")
+            workers, threads = int(workers), int(threads or 0)
+            name = f"{workers} worker(s)" + (f" at {threads} ONNX threads" if threads else "")
             for found in r.scan_iter("appmem:plan:*"):
                 r.delete(found)
             port = free_port()
             url = f"http://127.0.0.1:{port}"
-            server = start_server(settings, port, workers)
+            server = start_server(settings, port, workers, threads)
             try:
                 ready = wait_ready(url, server, workers)
                 load(url, key, tasks, 8, 4 * len(tasks))  # warm-up: every worker plans the known tasks once
-                mixed, mixed_s, errors = mixed_load(url, key, tasks, 8, requests, f"w{workers}")
-                print(line(f"{workers} worker(s), 8 clients, mixed", mixed, mixed_s)
-                      + f"  errors {errors}  (ready after {ready:.1f} s)", flush=True)
-                new, new_s, new_errors = load(url, key, tasks, 8, requests // 2, unique=True, tag=f"w{workers}")
-                print(line(f"{workers} worker(s), 8 clients, new tasks", new, new_s) + f"  errors {new_errors}",
-                      flush=True)
-                results[workers] = {"mixed": (len(mixed) / mixed_s, pct(mixed, 99)),
-                                    "new": (len(new) / new_s, pct(new, 99))}
+                shares: Counter = Counter()
+                (mixed, mixed_s, errors), cost = cpu_cost(server.pid, lambda: mixed_load(
+                    url, key, tasks, 8, requests, f"w{config}", shares))
+                print(line(f"{name}, 8 clients, mixed", mixed, mixed_s)
+                      + f"  errors {errors}  {spread(shares)}  {cost}  (ready after {ready:.1f} s)", flush=True)
+                shares = Counter()
+                (new, new_s, new_errors), cost = cpu_cost(server.pid, lambda: load(
+                    url, key, tasks, 8, requests // 2, unique=True, tag=f"w{config}", shares=shares))
+                print(line(f"{name}, 8 clients, new tasks", new, new_s)
+                      + f"  errors {new_errors}  {spread(shares)}  {cost}", flush=True)
+                results[config] = {"mixed": (len(mixed) / mixed_s, pct(mixed, 99)),
+                                   "new": (len(new) / new_s, pct(new, 99))}
             finally:
                 os.killpg(server.pid, signal.SIGTERM)
                 server.wait(timeout=60)
-        if 1 in results:
-            rate, p99 = results[1]["mixed"]
+        print(f"load average after the runs: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        if "1" in results:
+            rate, p99 = results["1"]["mixed"]
             print(f"target mixed >= 100 req/s, p99 <= 250 ms at 8 clients, 1 worker: {rate:.1f} req/s, "
                   f"p99 {1000 * p99:.0f} ms: {'met' if rate >= 100 and p99 <= 0.25 else 'MISSED'}")
-        if 1 in results and 2 in results:
+        base = configs[0]
+        for config in configs[1:]:
             for kind in ("mixed", "new"):
-                ratio = results[2][kind][0] / results[1][kind][0]
-                print(f"{kind}: 2 workers / 1 worker = x{ratio:.2f} req/s"
-                      + (f" (target x1.7: {'met' if ratio >= 1.7 else 'MISSED'})" if kind == "new" else "")
-                      + f"; p99 {1000 * results[1][kind][1]:.0f} -> {1000 * results[2][kind][1]:.0f} ms")
+                ratio = results[config][kind][0] / results[base][kind][0]
+                print(f"{kind}: workers {config} / workers {base} = x{ratio:.2f} req/s"
+                      + (f" (target x1.7: {'met' if ratio >= 1.7 else 'MISSED'})" if kind == "new" and config == "2"
+                         else "")
+                      + f"; p99 {1000 * results[base][kind][1]:.0f} -> {1000 * results[config][kind][1]:.0f} ms")
 
 
 # ---- part 2: synthetic memories -------------------------------------------------------------
@@ -269,7 +313,8 @@ def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=600, help="requests of the mixed load (new tasks: half)")
-    parser.add_argument("--workers", default="1,2", help="worker counts to compare, the first is the baseline")
+    parser.add_argument("--workers", default="1,2,2:2", help="worker counts to compare, the first is the baseline; "
+                        "N:T runs N workers at T ONNX threads each (default: their share of the cores)")
     parser.add_argument("--apps", default="10,100,1000", help="synthetic memory sizes (apps), ascending")
     parser.add_argument("--screens", type=int, default=300)
     parser.add_argument("--transitions", type=int, default=1000)
@@ -278,7 +323,7 @@ def main() -> int:
     parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args()
     if not args.skip_http:
-        http_bench(args.requests, [int(w) for w in args.workers.split(",")])
+        http_bench(args.requests, args.workers.split(","))
     if not args.skip_synthetic:
         print(f"synthetic apps: {args.screens} screens, {args.screens * ELEMENTS_PER_SCREEN} elements, "
               f"{args.transitions} transitions each")

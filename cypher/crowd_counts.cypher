@@ -1,7 +1,12 @@
-// crowd_counts: what a purge must restore: screens, elements, edges and their observations,
-// states, traces, tasks and votes.
+// crowd_counts: what a purge must restore: screens, elements (their text variants and how often
+// each was seen), edges and their observations, element-to-element LEADS_TO edges and their
+// observations, states, traces, tasks and votes.
 CALL () { MATCH (s:Screen) RETURN count(s) AS screens }
-CALL () { MATCH (e:Element) RETURN count(e) AS elements }
+CALL () { MATCH (e:Element)
+       RETURN count(e) AS elements, coalesce(sum(size(coalesce(e.texts, []))), 0) AS text_variants,
+              coalesce(sum(reduce(n = 0, c IN coalesce(e.text_counts, []) | n + c)), 0) AS text_observations }
+CALL () { MATCH (:Element)-[l:LEADS_TO]->(:Element)
+       RETURN count(l) AS leads_to, coalesce(sum(l.observations), 0) AS leads_to_observations }
 CALL () { MATCH (:Screen)-[t:TRANSITION]->(:Screen)
        RETURN count(t) AS transitions, coalesce(sum(t.observations), 0) AS observations,
               coalesce(sum(t.successes), 0) AS successes, coalesce(sum(t.failures), 0) AS failures }
@@ -9,4 +14,5 @@ CALL () { MATCH (st:State) RETURN count(st) AS states }
 CALL () { MATCH (tr:Trace) RETURN count(tr) AS traces }
 CALL () { MATCH (k:Task) RETURN count(k) AS tasks }
 CALL () { MATCH (v:Vote) RETURN count(v) AS votes }
-RETURN screens, elements, transitions, observations, successes, failures, states, traces, tasks, votes
+RETURN screens, elements, text_variants, text_observations, transitions, observations, successes, failures,
+       leads_to, leads_to_observations, states, traces, tasks, votes

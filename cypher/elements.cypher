@@ -1,9 +1,12 @@
 // elements: the elements with ids $ids or on the screens $screen_ids (two lists; empty: none),
 // with everything a plan step or a summary reads of them. Both filters use Element's own
 // indexes (id, screen_id): a `$x IS NULL OR ...` filter here made the server scan every element.
-// Ordered by screen, then structural key (the order of the screen's view tree).
+// Ordered by screen, then structural key (the order of the screen's view tree). An element only
+// contributions reported is held out until enough contributors back it (crowd_trust_elements): no single
+// key may add what plans, summaries and the element index read.
 MATCH (e:Element)
-WHERE e.id IN $ids OR e.screen_id IN $screen_ids
+WHERE (e.id IN $ids OR e.screen_id IN $screen_ids)
+  AND (NOT coalesce(e.crowd_only, false) OR coalesce(e.crowd_trusted, false))
 MATCH (s:Screen)-[:HAS_ELEMENT]->(e)
 RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
        coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,

@@ -1,7 +1,9 @@
 // semantic_screens: the screens to summarise (all, or those of $packages) with
-// the hash of the content their current summary was made from.
+// the hash of the content their current summary was made from. A screen only contributions
+// reported waits until enough contributors back it (crowd_trust_screens).
 MATCH (s:Screen)
-WHERE $packages IS NULL OR s.package IN $packages
+WHERE ($packages IS NULL OR s.package IN $packages)
+  AND (NOT coalesce(s.crowd_only, false) OR coalesce(s.crowd_trusted, false))
 RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
        coalesce(s.title, '') AS title, s.summary_hash AS summary_hash
 ORDER BY id

@@ -19,7 +19,7 @@ def run_migrate(settings: Settings, args: argparse.Namespace) -> int:
 
     store = open_graph(settings)
     try:
-        report = migrate(store)
+        report = migrate(store, settings.trust_quorum)
     finally:
         store.driver.close()
     emit(args, report, lambda r: "\n".join(f"{step}: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")

@@ -3,6 +3,9 @@
 Idempotent: each step finds only what is still in the old form.
 - times: string times (`2023-10-19_025206`, `2023-10-19 02:52:06`, ISO) → Neo4j
   datetimes in UTC, converted by `graph.times.utc_iso` (the one converter).
+- crowd trust: screens and elements only contributions reported are read only once
+  enough contributors back them (`crowd_trusted`, cypher/crowd_trust_*.cypher); a graph
+  written before has none judged, so each is judged with the configured quorum.
 Screen ids lost their app version (graph/screens.py): a graph written before that
 cannot be converted in place (the signatures need the views); re-import its traces
 into a fresh graph (`appmem ingest …`, `appmem crawl …`).
@@ -29,6 +32,13 @@ def migrate_times(store: GraphStore) -> dict[str, int]:
     return counts
 
 
-def migrate(store: GraphStore) -> dict[str, dict[str, int]]:
+def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
+    """Judge every contribution-only screen and element against the quorum; how many of each."""
+    packages = [r["package"] for r in store.read("semantic_packages")]
+    return {kind: store.write(f"crowd_trust_{kind}", packages=packages, quorum=quorum)[0]["judged"]
+            for kind in ("screens", "elements")}
+
+
+def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     store.ensure_schema()
-    return {"times": migrate_times(store)}
+    return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum)}

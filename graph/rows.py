@@ -131,7 +131,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
     rows.apps = list(apps.values())
     rows.screens = list(screen_rows.values())
     rows.elements = list(element_rows.values())
-    rows.element_texts = [{"id": eid, "texts": list(v), "counts": list(v.values())} for eid, v in texts.items()]
+    rows.element_texts = [{"id": eid, "texts": list(v), "counts": list(v.values()), "contributor": trace.contributor}
+                          for eid, v in texts.items()]
     if written_elements is not None:
         written_elements.update(element_rows)
 
@@ -166,6 +167,6 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 lead["observations"] += 1
     rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor}
                         for t in transitions.values()]
-    rows.leads_to = list(leads.values())
+    rows.leads_to = [{**lead, "contributor": trace.contributor} for lead in leads.values()]
     return rows
 

@@ -85,6 +85,13 @@ def scrub_run(run: RunTrace) -> RunTrace:
     return run.model_copy(update={"task": scrub_text(run.task), "steps": steps})
 
 
+def judge_crowd(store: GraphStore, packages: list[str], quorum: int) -> None:
+    """Screens and elements only contributions reported count (summaries, the element index, plans) once
+    `quorum` distinct contributors back them; judged again whenever their contributors change."""
+    store.write("crowd_trust_screens", packages=packages, quorum=quorum)
+    store.write("crowd_trust_elements", packages=packages, quorum=quorum)
+
+
 class Contributions:
     """Status and parked bodies (base64: the client decodes responses) of contributions, in Redis."""
 
@@ -209,4 +216,5 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
                         rows=vote_rows(trace.id, contributor, rows))
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows, quorum=quorum)
+    judge_crowd(store, [trace.package], quorum)
     return {**report, "graph_trace_id": trace.id, "package": trace.package}

@@ -4,13 +4,13 @@
     → its parked bodies and pending contributions (Redis)
     → its votes, taken off the edges' counts first; the crowd counts folded again
     → its traces and the states only they saw; its tasks (and their vectors)
+    → the element text variants and element-to-element LEADS_TO observations it
+      added (kept under its key id by merge_element_texts / merge_leads_to)
     → screens, elements and edges that only contributions reported and no other
       contributor backs (their vectors too)
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
-Element text variants and element-to-element LEADS_TO counts that the key added
-stay (they hold no contributor); plans do not read them for routes.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import redis
 from appmem import generations
 from appmem.keys import KeyStore
 from graph.store import GraphStore
-from ingest.contributions import PENDING, PREFIX, Contributions
+from ingest.contributions import PENDING, PREFIX, Contributions, judge_crowd
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
@@ -40,7 +40,10 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     report["states"] = traces[0]["states"] if traces else 0
     tasks = store.write("purge_tasks", contributor=key_id)[0]["ids"]
     store.write("task_crowd_all", quorum=quorum)
+    report["elements_texts_restored"] = store.write("purge_element_texts", contributor=key_id)[0]["elements"]
+    report["leads_to_deleted"] = store.write("purge_leads_to", contributor=key_id)[0]["deleted"]
     store.write("purge_crowd_keys", contributor=key_id)
+    judge_crowd(store, own["packages"], quorum)  # fewer contributors: what they alone backed is held out again
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]

@@ -88,3 +88,11 @@ def node_at(xml: str, bounds: Bounds) -> dict[str, Any]:
                      "resource_id": node.get("resource-id") or "", "class_name": node.get("class") or "",
                      "bounds": want}
     return found
+
+
+def drawn_package(xml: str) -> str:
+    """The package of the window a dump shows on top: its first node's (what agent/locate.agent_screen reads)."""
+    try:
+        return next((p for node in class_tree(xml).iter() if (p := node.get("package"))), "")
+    except etree.XMLSyntaxError:
+        return ""  # a bad dump: memory's locate says what is wrong with it

@@ -7,7 +7,13 @@
 
 A deviation (another remembered screen than expected, or the element gone) is
 recorded with its outcome and the memory is asked again from where the device
-is (at most `max_replans` times). With no route in memory the runtime asks an
+is (at most `max_replans` times). A step that already failed from this screen in
+this run is not taken again while there is another way: the runtime takes the
+best other element memory's hints give for this screen (or BACK), then asks again,
+so two look-alike screens cannot keep it going in circles; each such detour
+counts as a re-plan. A window another package draws over the app (the
+notification shade, a system dialog: the dump's nodes are not the focused app's)
+is dismissed with BACK before planning from it. With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
@@ -16,15 +22,17 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from contract.backend import MemoryBackend
 from runtime.stepwise import LlmReplyError
-from runtime.grounding import find_text, ground, node_at, scrollable
+from runtime.grounding import drawn_package, find_text, ground, node_at, scrollable
 from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
+from graph.vocabulary import is_risky
 from contract.run import RunElement, RunStep, RunTrace
 from device.driver import DeviceDriver
 
@@ -33,6 +41,9 @@ log = logging.getLogger(__name__)
 SLOT_SCROLLS = 4
 PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
 LLM_RETRIES = 2  # invalid LLM replies in a row before the run fails
+OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app before the run goes on without
+DETOUR_ACTIONS = ("tap", "long_tap")  # a detour takes an element that needs no input
+STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
 
 
 @dataclass
@@ -43,10 +54,15 @@ class LiveScreen:
     activity: str
     xml: str
     located: dict[str, Any] = field(default_factory=dict)
+    drawn: str = ""  # the package of the window the dump shows on top (its nodes'), "" when they name none
 
     @property
     def screen_id(self) -> str | None:
         return self.located.get("screen_id")
+
+    def overlaid(self, package: str) -> bool:
+        """The app is focused but another package's window is drawn over it (the shade, a system dialog)."""
+        return self.package == package and bool(self.drawn) and self.drawn != package
 
 
 @dataclass
@@ -75,7 +91,7 @@ class Runtime:
             if not 400 <= status < 500 or (fg_package == package and status != 404):
                 raise  # the server is unreachable, or the app's own dump is bad: not "a screen memory lacks"
             located = {}  # memory holds no screen of the dump's package (a system overlay, another app)
-        return LiveScreen(fg_package, activity, xml, located)
+        return LiveScreen(fg_package, activity, xml, located, drawn_package(xml))
 
     def run(self, task: str, app: str | None) -> dict[str, Any]:
         """Run the task; whatever fails on the way (the memory, the device), the result and the
@@ -126,7 +142,12 @@ class Runtime:
         package = track["package"] = plan["package"]
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
+        if here.overlaid(package):
+            here = self._dismiss(here, package)
+            plan = self._replan(task, package, here)
         status, reason, cursor, replans = "done", "", 0, 0
+        failed: Counter[tuple[str | None, str, str]] = Counter()  # (screen, action, element) → failures, this run
+        tried: set[tuple[str | None, str, str]] = set()  # detours taken in this run
         while True:
             steps = plan.get("steps") or []
             if steps and cursor >= len(steps):
@@ -145,20 +166,70 @@ class Runtime:
                 status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
                 break
             step = steps[cursor]
+            detour = self._detour(task, package, here, plan, set(failed) | tried) if _key(here, step) in failed \
+                else None
+            if detour is None and failed[_key(here, step)] >= STEP_TRIES:
+                status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
+                                            "memory knows no other way from it")
+                break
+            if detour is not None:  # memory's way from here already failed in this run: go round it, then ask again
+                replans = self._where["replans"] = replans + 1
+                if replans > self.max_replans:
+                    status, reason = "failed", f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
+                    break
+                tried.add(_key(here, detour))
+                if detour.get("risky") and not self.confirm(detour):
+                    status, reason = "stopped", f"a risky detour ({_label(detour)}) was not confirmed"
+                    break
+                here = self._act(detour, here, package, detour["to_screen"] or None)
+                plan, cursor = self._replan(task, package, self._dismiss(here, package)), 0
+                continue
             if step.get("risky") and not self.confirm(step):
                 status, reason = "stopped", f"risky step {cursor + 1} ({_label(step)}) was not confirmed"
                 break
             expected = step.get("to_screen") or (steps[cursor + 1]["screen_id"] if cursor + 1 < len(steps) else None)
+            before = here
             here = self._act(step, here, package, expected)
             if self.steps[-1]["outcome"] == "ok":
                 cursor += 1
                 continue
+            failed[_key(before, step)] += 1
             replans = self._where["replans"] = replans + 1
             if replans > self.max_replans:
                 status, reason = "failed", f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
                 break
+            here = self._dismiss(here, package)
             plan, cursor = self._replan(task, package, here), 0
         return status, reason
+
+    def _dismiss(self, here: LiveScreen, package: str) -> LiveScreen:
+        """BACK while another package's window covers the focused app (at most OVERLAY_BACKS times)."""
+        for _ in range(OVERLAY_BACKS):
+            if not here.overlaid(package) or len(self.steps) >= self.max_steps:
+                break
+            here = self._act({"action": "back", "element": None, "input": ""}, here, package, None)
+        return here
+
+    def _detour(self, task: str, package: str, here: LiveScreen, plan: dict[str, Any],
+                avoid: set[tuple[str | None, str, str]]) -> dict[str, Any] | None:
+        """Another way on from this screen than the one that failed: the best of memory's hints for it
+        (towards a target, fewest steps left, best target first) that is on the screen and was not
+        tried from here in this run; else BACK once; None when nothing is left."""
+        start = (plan.get("start") or {}).get("screen_id")
+        hints = plan.get("hints") if start and start == here.screen_id else None  # the plan's are for its start
+        if hints is None and here.package == package and here.screen_id:
+            hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"]
+        options = sorted((h for h in hints or () if h["action"] in DETOUR_ACTIONS and h["element_id"]
+                          and (here.screen_id, h["action"], h["element_id"]) not in avoid),
+                         key=lambda h: (h["target"] is None, h["steps_after"], -h["score"]))
+        for hint in options:
+            element = {"id": hint["element_id"], "label": hint["element"], "text": "", "content_desc": "",
+                       "locators": hint["locators"], "bounds": None}
+            if ground(element, here.xml):
+                return {"action": hint["action"], "element": element, "input": "", "to_screen": hint["to_screen"],
+                        "risky": is_risky(hint["element"])}
+        back = {"action": "back", "element": None, "input": "", "to_screen": ""}
+        return None if _key(here, back) in avoid else back
 
     def _version(self, package: str) -> str:
         try:
@@ -248,6 +319,12 @@ class Runtime:
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
+
+
+def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
+    """A step as this run remembers it: where it was taken, what, on which element."""
+    element = step.get("element") or {}
+    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
 
 
 def _label(step: dict[str, Any]) -> str:

@@ -97,6 +97,8 @@ def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector
                        extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": es.simulated_task,
                               "screen_summary": summary.summary, "variant": -1 if part else variant, "part": part,
                               "role": role_of(e), "depth": depth(ctx),
+                              # the screens it opens: a confirm there follows it in the ranking (semantic/ranking.py)
+                              "leads_to": sorted({d.screen_id for d in ctx.destinations.get(e.id, [])} - {ctx.id}),
                               "terms": terms(es.simulated_task, *es.completes)})
 
 

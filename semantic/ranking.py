@@ -18,6 +18,13 @@ the UTG in agent/appgraph.py). A task is scored in two stages:
    scores, best first), so the planner's costs read them as before. Without a
    model, the base order stands.
 
+3. Opt-in (`FOLLOW`, off): a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a
+   screen that an element opens ranks right after the best of its openers, when that is above its
+   own score: the task that taps "Delete" is finished by the "Yes" of the dialog it opens, whose
+   own words say little (payload `leads_to`, written by `summarize`). Measured on the shared apps
+   (bench/retrieval.py, same run): strict R@5 63.6 % either way (one target found, one pushed out of
+   the top 5), lenient 72.7 against 70.1 %, plans unchanged; so it stays off.
+
 LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
 """
@@ -29,10 +36,13 @@ from typing import Protocol
 
 import numpy as np
 
+from graph.vocabulary import CONFIRM_WORDS
 from semantic.vectors import Hit, VectorStore
 
 LEXICAL_WEIGHT = 0.1
 RERANK = 30  # candidates the learned ranker re-orders
+FOLLOW = False  # a confirm follows its screen's opener (stage 3; bench/retrieval.py measures it on and off)
+FOLLOW_GAP = 1e-4  # right after the opener, before anything the opener does not beat by more
 POOL = 2000  # candidates a plan weighs (agent/planner.py)
 PARTS = ("label", "screen", "effect")
 # Function words and words that name the kind of thing, not which one.
@@ -92,6 +102,18 @@ class ElementIndex:
         self.part_terms = {p: self._part_docs(p) for p in PARTS}
         self.part_idf = {p: _idf(d) for p, d in self.part_terms.items()}
         self.part_holders = {p: self._holders(d) for p, d in self.part_terms.items()}
+        self.follows = self._follows([payloads[r] for r in starts])
+
+    @staticmethod
+    def _follows(first: list[dict]) -> list[tuple[int, np.ndarray]]:
+        """(confirm button, the elements that open its screen), by element position."""
+        openers: dict[str, list[int]] = {}
+        for i, p in enumerate(first):
+            for screen in p.get("leads_to") or ():
+                openers.setdefault(screen, []).append(i)
+        return [(i, np.asarray(openers[p["screen_id"]], dtype=np.int64)) for i, p in enumerate(first)
+                if p.get("role") == "tap" and (p.get("label") or "").strip().lower() in CONFIRM_WORDS
+                and p.get("screen_id") in openers]
 
     @staticmethod
     def _holders(docs: list[set[str]]) -> dict[str, np.ndarray]:
@@ -167,6 +189,9 @@ class ElementIndex:
         query = query / (np.linalg.norm(query) or 1.0)
         best, rows = self.cosines(query)
         total = best + LEXICAL_WEIGHT * self.overlap(text)
+        if FOLLOW:
+            for i, openers in self.follows:
+                total[i] = max(total[i], float(total[openers].max()) - FOLLOW_GAP)
         order = np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
         if self.ranker is not None:
             # The head in the ranker's order, keeping the base scores' scale (the planner's costs

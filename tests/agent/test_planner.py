@@ -213,3 +213,29 @@ def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(plan
     assert choice.package == CONTACTS and choice.by == "screen"
     plan = plan_to_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
     assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
+
+
+def test_a_confirm_button_ranks_right_after_the_element_that_opens_its_screen(planner, monkeypatch):
+    """Stage 3 of semantic/ranking.py: asked for what an opener does, the confirm of the screen it opens
+    scores just below it when its own words score lower; with FOLLOW off it scores on its own."""
+    import semantic.ranking as ranking
+    from graph.vocabulary import CONFIRM_WORDS
+
+    index = planner.index([CALENDAR])
+    first = [index.payloads[r] for r in index.starts]
+    pairs = [(first[i], [first[o] for o in openers]) for i, openers in index.follows]
+    assert pairs and all(c["label"].strip().lower() in CONFIRM_WORDS and c["role"] == "tap" for c, _ in pairs)
+
+    def scores(task, follow):
+        monkeypatch.setattr(ranking, "FOLLOW", follow)
+        return {h.payload["element_id"]: h.score for h in index.search(planner.embedder.query(task), task, len(index))}
+
+    raised = 0
+    for confirm, openers in pairs:
+        opener = max(openers, key=lambda x: len(x["label"]))
+        task = f"{opener['label']}: {opener['simulated_task']}"
+        on, off = scores(task, True), scores(task, False)
+        best_opener = max(on[x["element_id"]] for x in openers)
+        assert on[confirm["element_id"]] >= max(off[confirm["element_id"]], best_opener - ranking.FOLLOW_GAP) - 1e-5
+        raised += on[confirm["element_id"]] > off[confirm["element_id"]] + 1e-6
+    assert raised

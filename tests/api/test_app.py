@@ -111,7 +111,8 @@ def test_openapi_docs_are_served(client):
 ])
 def test_hostile_or_malformed_tarballs_are_refused_before_queuing(client, bearer, body, problem):
     r = client.post("/v1/traces", content=body, headers={**bearer("contribute"), "Content-Type": "application/gzip"})
-    assert r.status_code == 422 and problem in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["error"] == "invalid_request"
+    assert [d["field"] for d in r.json()["detail"]] == ["tarball"] and problem in r.json()["detail"][0]["problem"]
 
 
 def test_contributions_need_a_known_body_type_and_a_valid_run(client, bearer):

@@ -5,8 +5,10 @@ Twins are simulators replaying DroidBot recordings."""
 from __future__ import annotations
 
 import base64
+import copy
 import io
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -15,11 +17,13 @@ from pathlib import Path
 
 import adbutils
 import pytest
+from lxml import etree
 
 from runtime.runtime import Runtime
 from api.app import create_app
 from contract.client import ApiClient, ApiError
 from agent.service import Service
+from appmem import generations
 from appmem.keys import KeyStore
 from appmem.stack import Stack
 from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
@@ -297,6 +301,57 @@ def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them
     assert any(e["crowd_only"] and e["crowd_trusted"] for e in edge)
 
 
+def with_new_button(step: dict, label: str) -> dict:
+    """The step re-written to tap a view only its dump shows: a copy of the layout around the tapped
+    label, described as `label`, its texts cleared and drawn a little lower (views of classes the screen
+    already shows, naming nothing, so the screen keeps its signature: graph/screens.py)."""
+    root = etree.fromstring(step["before_xml"].encode())
+    left, top, right, bottom = step["element"]["bounds"]
+    row = [n for n in root.iter("node") if n.get("bounds") == f"[{left},{top}][{right},{bottom}]"][-1].getparent()
+    twin = copy.deepcopy(row)
+    for node in twin.iter("node"):
+        box = [int(v) for v in re.findall(r"\d+", node.get("bounds"))]
+        node.set("bounds", f"[{box[0]},{box[1] + 10}][{box[2]},{box[3] + 10}]")
+        node.set("text", "")
+        node.set("content-desc", "")
+    twin.set("content-desc", label)
+    row.addnext(twin)
+    box = [int(v) for v in re.findall(r"\d+", twin.get("bounds"))]
+    element = {"text": "", "content_desc": label, "resource_id": twin.get("resource-id"),
+               "class_name": twin.get("class"), "bounds": box}
+    return {**step, "index": 0, "element": element, "before_xml": etree.tostring(root, encoding="unicode")}
+
+
+def test_an_element_only_contributions_report_is_held_out_of_plans_and_the_index_until_a_quorum(
+        server, twins, memory, keys, redis_db, settings):
+    run = real_run(twins, memory, "tap About")["run"]
+    label = "Quokka marmalade"
+    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About"),
+                           label)
+    screen = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).model_dump()
+    assert screen["match"] == "exact"  # an element added to a screen every user's plans go through
+    forged = {**run, "task": f"tap {label}", "steps": [step]}
+
+    def held_out() -> tuple[bool, bool, bool]:
+        summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
+                  [ACRYLIC])
+        generations.bump(redis_db, [ACRYLIC])  # as `appmem summarize` does: servers drop their indexes
+        indexed = label in {p.get("label") for _, p in memory.vectors.points("elements", [ACRYLIC])}
+        found = label in {h.get("label") for h in memory.search(label, "element", ACRYLIC, 5)}
+        planned = label in {s.element.label for s in memory.plan(f"tap {label}", ACRYLIC).steps if s.element}
+        return not indexed, not found, not planned
+
+    with ApiClient(server, key(keys, "contribute", "lone")) as api:
+        assert api.wait_trace(api.contribute({**forged, "started": "2027-02-01T00:00:00Z"}).trace_id,
+                              60).model_dump()["status"] == "done"
+    assert held_out() == (True, True, True)  # one key: not in the index, search or plans
+    for n in range(2):  # two more distinct keys report it: a quorum (APPMEM_TRUST_QUORUM, 3)
+        with ApiClient(server, key(keys, "contribute", f"backer-{n}")) as api:
+            assert api.wait_trace(api.contribute({**forged, "started": f"2027-02-0{n + 2}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+    assert held_out() == (False, False, False)
+
+
 def test_a_correction_needs_the_correct_scope(server, keys):
     body = {"task": "x", "package": ACRYLIC, "app_version": "1.0", "action": "tap", "element": None,
             "before_xml": "<hierarchy/>", "after_xml": "<hierarchy/>"}
@@ -347,6 +402,9 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
         assert {api.wait_trace(i, 180).model_dump()["status"] for i in ids} == {"done"}
     during = counts()
     assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
+    # its runs also added text variants' observations and element-to-element (LEADS_TO) observations
+    assert during["text_observations"] > before["text_observations"]
+    assert during["leads_to_observations"] > before["leads_to_observations"]
     purged = cli(["keys", "purge", name, "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     report = json.loads(purged.stdout)

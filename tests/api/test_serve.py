@@ -76,6 +76,11 @@ def test_an_ingest_retires_the_apps_cached_plans(memory, settings, stack_env, cl
     other = Service(memory.store, memory.vectors, memory.embedder, settings, r)
     assert other.plan(TASK, "calendar").model_dump(mode="json") == first.json()
     assert plan_keys(r) == keys
+    # What this worker keeps loaded: the app's index, and the every-app index of app choice (no app named).
+    assert client.post("/v1/plan", json={"task": TASK}, headers=headers).json()["package"] == CALENDAR
+    planner = memory.answers().planner
+    index, everything = planner.index([CALENDAR]), planner.index(None)
+    keys = plan_keys(r)
     before = generations.current(r, [CALENDAR])
     ingest = subprocess.run([sys.executable, "-m", "appmem.cli", "ingest", "autodroid", str(DROIDTASK / "calendar"),
                              "--app", "calendar", "--json"], cwd=REPO, env=stack_env, capture_output=True,
@@ -85,6 +90,10 @@ def test_an_ingest_retires_the_apps_cached_plans(memory, settings, stack_env, cl
     again = client.post("/v1/plan", json=body, headers=headers)
     assert again.status_code == 200 and again.json()["package"] == CALENDAR
     assert len(plan_keys(r) - keys) == 1  # planned again for the new generation, not served from the old one
+    # the ingest dropped what the worker had loaded of the app, app choice's index with it
+    assert planner.index([CALENDAR]) is not index and None not in planner._indexes
+    chosen = client.post("/v1/plan", json={"task": TASK}, headers=headers).json()
+    assert chosen["package"] == CALENDAR and planner.index(None) is not everything
 
 
 def test_the_cli_plans_locates_and_hints_through_a_running_server(served, memory, stack_env, tmp_path):

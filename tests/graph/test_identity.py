@@ -40,6 +40,20 @@ def test_imported_times_are_datetimes_and_old_graphs_migrate(empty_graph):
     assert migrate(empty_graph)["times"] == {}
 
 
+def test_migrate_judges_contribution_only_screens_and_elements_against_the_quorum(empty_graph):
+    # written before crowd trust was stored: a screen three keys reported, an element one key did
+    cypher_rows(empty_graph, "CREATE (a:App {id: 'app-old', package: 'org.old.app', version: '1'}) "
+                             "CREATE (a)-[:HAS_SCREEN]->(s:Screen {id: 'old-screen', package: 'org.old.app', "
+                             "crowd_only: true, crowd_keys: ['k1', 'k2', 'k3']}) "
+                             "CREATE (s)-[:HAS_ELEMENT]->(:Element {id: 'old-element', screen_id: 'old-screen', "
+                             "crowd_only: true, crowd_keys: ['k1']})")
+    assert migrate(empty_graph, quorum=3)["crowd_trust"] == {"screens": 1, "elements": 1}
+    trusted = cypher_rows(empty_graph, "MATCH (s:Screen {id: 'old-screen'})-[:HAS_ELEMENT]->(e:Element) "
+                                       "RETURN s.crowd_trusted AS screen, e.crowd_trusted AS element")[0]
+    assert trusted == {"screen": True, "element": False}
+    assert empty_graph.elements(screen_ids=["old-screen"]) == []  # one key's element: held out
+
+
 def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):
     from formats.ui import Bounds, UIState, View
     views = [View(0, -1, [1], "android.widget.FrameLayout", package, bounds=Bounds(0, 0, 1080, 1920)),

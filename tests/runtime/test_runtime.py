@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 
 import adbutils
 import pytest
 
 from runtime.commands import contribute_locally
+from runtime.grounding import drawn_package
 from runtime.runtime import Runtime
 from contract.client import ApiClient
 from appmem.keys import KeyStore
@@ -24,16 +26,19 @@ from ingest.run import run_trace, validate_run
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, REPO, api_on_socket
-from tests.twin_tasks import recorded_tasks
+from tests.twin_tasks import recorded_tasks, unseen_targets
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from device.driver import DeviceDriver
 from twins.adb_server import TwinServer
 from twins.app import TwinApp
 from twins.device import build_fleet
+from twins.render import hierarchy_xml
 
 ACRYLIC = "anupam.acrylic"
-APPS = (ACRYLIC, "com.lolo.io.onelist")
+ONELIST = "com.lolo.io.onelist"
+AD_SILENCE = "bluepie.ad_silence"  # DroidBot caught it under the notification shade
+APPS = (ACRYLIC, ONELIST, AD_SILENCE)
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +99,43 @@ def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins
     assert teleported and result["replans"] >= 1
     assert any(s["outcome"] != "ok" for s in result["steps"])
     assert reached(result, task), result["steps"]
+
+
+def test_a_window_another_package_draws_over_the_app_is_dismissed_before_planning(twins, memory):
+    fleet, _ = twins
+    device = fleet["twin-0002"]
+    app = device.apps[AD_SILENCE]
+    shaded = [sid for sid, state in app.states.items()
+              if state.package == AD_SILENCE and drawn_package(hierarchy_xml(state)) not in ("", AD_SILENCE)]
+    assert shaded  # recorded states whose dump is the system UI's window over the focused app
+    task = recorded_tasks(memory.store, AD_SILENCE, 1)[0]
+    rt = runtime(twins, memory, "twin-0002")
+    device.goto(AD_SILENCE, shaded[0])
+    result = rt.run(task["task"], AD_SILENCE)
+    assert result["steps"][0]["action"] == "back", result["steps"]
+    # then it goes on in the app itself: a screen memory knows, not the overlay it could not place
+    assert any(s["reached_screen"] for s in result["steps"][1:]), result["steps"]
+
+
+def test_a_step_that_failed_from_a_screen_is_not_taken_in_circles(twins, memory):
+    """Twins replay round-robin and ignore taps the recording never made, so memory's way from a screen
+    can fail on them: the runtime goes round it (another element memory's hints give, or BACK) and
+    retries a failed step from the same screen at most once."""
+    fleet, _ = twins
+    device = fleet["twin-0003"]
+    detours = 0
+    for task in unseen_targets(memory.store, device.apps[ONELIST], 6):
+        rt = runtime(twins, memory, "twin-0003")
+        device.goto(ONELIST, task["start"])
+        steps = rt.run(task["task"], None)["steps"]
+        failures = Counter()
+        for before, step in zip(steps, steps[1:]):
+            if step["outcome"] != "ok":
+                failures[(before["reached_screen"], step["action"], step["label"])] += 1
+        assert max(failures.values(), default=0) <= 2, steps
+        detours += sum(1 for (screen, action, label) in failures for before, step in zip(steps, steps[1:])
+                       if before["reached_screen"] == screen and (step["action"], step["label"]) != (action, label))
+    assert detours >= 1
 
 
 def test_a_run_without_a_confirmation_stops_before_a_risky_step(twins, memory):
