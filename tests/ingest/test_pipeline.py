@@ -12,6 +12,7 @@ from appmem.errors import GraphError, InputFormatError
 from formats.ui import Action, ActionType, Bounds, UIState, View
 from graph.model import Step, Task, TaskStep, Trace
 from graph.screens import screen_of
+from graph.vocabulary import clean_all
 from ingest.droidbot import read_json, read_recording, recording_trace
 from graph.rows import build_rows, chunk_states
 from ingest.pipeline import ingest_tasks, ingest_trace, scrub_trace
@@ -192,3 +193,22 @@ def test_a_chunk_the_server_refuses_leaves_nothing_behind(empty_graph):
     # The same chunk, intact, then goes in whole.
     assert ingest_trace(empty_graph, trace, chunk_size=1000).chunks_written == 1
     assert stats_of(empty_graph, "anupam.acrylic")["states"] == utg_nodes(DROIDBOT / "anupam.acrylic")
+
+
+@pytest.mark.parametrize("text, expected, walked", [
+    ('{"a": ["x\\ud800y", {"k\\u0007": "\\b\\f"}]}', {"a": ["xy", {"k": ""}]}, True),  # escaped unsafe characters
+    ('{"a": "del\x7f", "b": "\\uFFFE!"}', {"a": "del", "b": "!"}, True),  # the raw character, a non-character
+    ('{"a": "caf\\u00e9 \\n\\t ok", "b": [1, 2.5, null]}', {"a": "café \n\t ok", "b": [1, 2.5, None]}, False),
+])
+def test_read_json_cleans_what_may_hold_an_unsafe_character_and_only_that(tmp_path, monkeypatch, text, expected,
+                                                                          walked):
+    """Cleaning every string is most of a recording's read time: documents without an unsafe character
+    (raw or escaped) skip it, and the others come out as clean as before."""
+    import ingest.droidbot
+
+    calls = []
+    monkeypatch.setattr(ingest.droidbot, "clean_all", lambda value: calls.append(1) or clean_all(value))
+    path = tmp_path / "state_1.json"
+    path.write_text(text, encoding="utf-8")
+    assert read_json(path) == expected
+    assert bool(calls) == walked
