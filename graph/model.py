@@ -158,7 +158,7 @@ class Transition:
         self.last_seen = max(self.last_seen, at)
 
 
-def reliability(successes: int, failures: int) -> float:
+def reliability(successes: float, failures: float) -> float:
     """How likely an edge works: the Laplace estimate (s + 1) / (s + f + 2), so an edge
     never tried is 0.5 and one observation moves it only part of the way."""
     return (successes + 1) / (successes + failures + 2)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from graph.model import reliability
+
 CORRECTION_WEIGHT = 3.0
 
 
@@ -36,9 +38,8 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:
-    """(successes + 1) / (successes + failures + 2) over contributor-weighted counts (README: "The graph model")."""
-    s, f = weighted_counts(edge)
-    return (s + 1) / (s + f + 2)
+    """graph.model.reliability over contributor-weighted counts (README: "The graph model")."""
+    return reliability(*weighted_counts(edge))
 
 
 def vote_rows(trace_id: str, contributor: str, transitions: list[dict]) -> list[dict]:

@@ -55,7 +55,6 @@ PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending con
 PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
-KINDS = ("run", "droidbot", "correction")
 
 
 def scrub_xml(xml: str) -> str:
