@@ -73,30 +73,15 @@ def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
     from graph.clients import open_graph
-    from appmem.errors import AppmemError
-    from ingest.purge import purge_contributor
+    from api.contrib import purge
 
     keys = _keystore(settings)
     key = keys.find(args.name)
     store = open_graph(settings)
-    vectors = None
     try:
-        try:  # the local vector store has one owner process: when `appmem serve` holds it, the API purges
-            from semantic.embedder import DIMS
-            from semantic.vectors import open_vectors
-
-            vectors = open_vectors(settings, DIMS.get(settings.embed_model, 384))
-        except (AppmemError, RuntimeError):
-            vectors = None
-        report = purge_contributor(store, keys.r, key.id, settings.trust_quorum, vectors)
-        if vectors is not None:
-            from semantic.snapshots import publish
-
-            publish(vectors)  # readers (serve workers) stop seeing the purged points
+        report = purge(settings, store, keys.r, key.id)
     finally:
         store.driver.close()
-        if vectors is not None:
-            vectors.client.close()
     emit(args, report, lambda p: f"key {p['key']['id']} ({p['key']['name']}) purged and revoked: "
          f"{p['traces']} traces, {p['states']} states, {p['votes']} votes, {p['edges']} edges, {p['screens']} "
          f"screens, {p['elements']} elements, {p['tasks']} tasks, {p['contributions']} parked contributions; "

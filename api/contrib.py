@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from api.auth import require
-from appmem.errors import InputFormatError
+from appmem.errors import AppmemError, InputFormatError
+from appmem.settings import Settings
 from contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
 from ingest.contributions import INGEST_QUEUE, INGEST_TASK, scrub_run
 from ingest.purge import purge_contributor
 from ingest.tarball import clean_archive
 from graph.rows import now_iso
+from graph.store import GraphStore
 from ingest.run import run_trace, validate_run
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
@@ -131,6 +134,31 @@ def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_le
     services = request.app.state.services
     if services.keys.get(key_id) is None:
         raise HTTPException(404, f"no key with id {key_id!r}")
-    memory = services.service
-    return purge_contributor(memory.store, services.contributions.r, key_id, services.settings.trust_quorum,
-                             memory.vectors)
+    return purge(services.settings, services.service.store, services.contributions.r, key_id,
+                 services.service.vectors)
+
+
+def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: Any = None) -> dict:
+    """The one purge of the CLI (`appmem keys purge`) and the API: the graph, then the vectors, through
+    `vectors` when this process may write them (one serve process owns the local folder), else through
+    the local folder opened here when no other process owns it (a serve worker reads the read-only
+    snapshots); then the snapshots are re-published, so every reader stops seeing the purged points."""
+    from semantic.vectors import VectorStore, open_vectors
+    from semantic.snapshots import publish
+
+    opened = None
+    if not isinstance(vectors, VectorStore):
+        try:
+            from semantic.embedder import DIMS
+
+            vectors = opened = open_vectors(settings, DIMS.get(settings.embed_model, 384))
+        except (AppmemError, RuntimeError):  # owned by another process (the ingest worker, one serve process)
+            vectors = None
+    try:
+        report = purge_contributor(store, r, key_id, settings.trust_quorum, vectors)
+        if vectors is not None:
+            publish(vectors)
+        return report
+    finally:
+        if opened is not None:
+            opened.client.close()

@@ -431,6 +431,22 @@ def test_delete_contributor_needs_admin_and_purges(server, twins, memory, keys):
     assert counts() == before
 
 
+def test_a_serve_worker_reading_snapshots_purges_the_vectors_too(settings, memory, keys, tmp_path):
+    """A worker of `appmem serve --workers N` holds read-only snapshots: the purge opens the local folder
+    (free here: another APPMEM_HOME on the same graph and Redis) instead of failing half-way on the
+    snapshots, and re-publishes them."""
+    from dataclasses import replace
+
+    from api.contrib import purge
+    from semantic.snapshots import SnapshotVectors
+
+    worker = replace(settings, home=tmp_path)
+    record, _ = keys.create("worker-purge", "contribute", 10)
+    report = purge(worker, memory.store, keys.r, record.id, SnapshotVectors(worker.snapshot_path, memory.embedder.dim))
+    assert report["key"]["revoked"] and report["vectors"] == "deleted"
+    assert keys.get(record.id).revoked
+
+
 # ---- 7. privacy and exposure ---------------------------------------------------------------------------
 
 def test_devices_reach_the_graph_only_as_a_keyed_hash(server, twins, memory, keys):
