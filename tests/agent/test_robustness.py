@@ -197,7 +197,8 @@ def test_random_autodroid_apps_import_summarize_and_plan(stack, tmp_path_factory
     imported = read_autodroid(folder, package)
     ingest_trace(store, imported.trace, 50)
     report = summarize(store, vectors, embedder, DeterministicSummarizer(), [package])
-    assert report.screens_done == report.screens
+    # two examples may draw the same package: what an earlier one summarised is unchanged, not redone
+    assert report.screens_done + report.screens_unchanged == report.screens and not report.errors
     try:
         Planner(store, vectors, embedder).plan(task or "open settings", [package])
     except PlanningError:
