@@ -15,6 +15,7 @@ from __future__ import annotations
 import cypher
 from graph.store import GraphStore
 from graph.times import utc_iso
+from graph.votes import judge_crowd
 
 
 def migrate_times(store: GraphStore) -> dict[str, int]:
@@ -34,9 +35,7 @@ def migrate_times(store: GraphStore) -> dict[str, int]:
 
 def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
     """Judge every contribution-only screen and element against the quorum; how many of each."""
-    packages = [r["package"] for r in store.read("semantic_packages")]
-    return {kind: store.write(f"crowd_trust_{kind}", packages=packages, quorum=quorum)[0]["judged"]
-            for kind in ("screens", "elements")}
+    return judge_crowd(store, [r["package"] for r in store.read("semantic_packages")], quorum)
 
 
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:

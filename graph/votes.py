@@ -15,9 +15,12 @@ A contributor is its key id, whatever it sends (runs, tarballs, corrections).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from graph.model import reliability
+
+if TYPE_CHECKING:
+    from graph.store import GraphStore
 
 CORRECTION_WEIGHT = 3.0
 
@@ -35,6 +38,14 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
     if not edge.get("crowd_trusted"):
         return s, f
     return s + float(edge.get("crowd_successes") or 0), f + float(edge.get("crowd_failures") or 0)
+
+
+def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[str, int]:
+    """Screens and elements only contributions reported count (summaries, the element index, plans) once
+    `quorum` distinct contributors back them; judged again whenever their contributors change (a
+    contribution, a purge, `appmem migrate`). Returns how many of each kind were judged."""
+    return {kind: store.write(f"crowd_trust_{kind}", packages=packages, quorum=quorum)[0]["judged"]
+            for kind in ("screens", "elements")}
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:

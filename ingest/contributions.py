@@ -38,7 +38,7 @@ from appmem.errors import AppmemError, InputFormatError, TransientError
 from contract.run import RunTrace
 from graph.rows import build_rows
 from graph.store import GraphStore
-from graph.votes import CORRECTION_WEIGHT, vote_rows
+from graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
 from ingest.pipeline import ingest_trace, scrub_trace
 from formats.privacy import scrub_text
 from ingest.run import ingest_run, validate_run
@@ -82,13 +82,6 @@ def scrub_run(run: RunTrace) -> RunTrace:
             "input": scrub_text(step.input, typed=True) if step.action == "input" else step.input,
             "element": element, "before_xml": scrub_xml(step.before_xml), "after_xml": scrub_xml(step.after_xml)}))
     return run.model_copy(update={"task": scrub_text(run.task), "steps": steps})
-
-
-def judge_crowd(store: GraphStore, packages: list[str], quorum: int) -> None:
-    """Screens and elements only contributions reported count (summaries, the element index, plans) once
-    `quorum` distinct contributors back them; judged again whenever their contributors change."""
-    store.write("crowd_trust_screens", packages=packages, quorum=quorum)
-    store.write("crowd_trust_elements", packages=packages, quorum=quorum)
 
 
 class Contributions:

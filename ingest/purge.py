@@ -21,7 +21,8 @@ import redis
 from appmem import generations
 from appmem.keys import KeyStore
 from graph.store import GraphStore
-from ingest.contributions import PENDING, PREFIX, Contributions, judge_crowd
+from graph.votes import judge_crowd
+from ingest.contributions import PENDING, PREFIX, Contributions
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:

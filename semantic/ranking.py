@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -102,11 +103,12 @@ class ElementIndex:
         self.part_terms = {p: self._part_docs(p) for p in PARTS}
         self.part_idf = {p: _idf(d) for p, d in self.part_terms.items()}
         self.part_holders = {p: self._holders(d) for p, d in self.part_terms.items()}
-        self.follows = self._follows([payloads[r] for r in starts])
 
-    @staticmethod
-    def _follows(first: list[dict]) -> list[tuple[int, np.ndarray]]:
-        """(confirm button, the elements that open its screen), by element position."""
+    @cached_property
+    def follows(self) -> list[tuple[int, np.ndarray]]:
+        """(confirm button, the elements that open its screen), by element position; built on the first
+        search with FOLLOW on (it is off by default: an index need not pay for it)."""
+        first = [self.payloads[r] for r in self.starts]
         openers: dict[str, list[int]] = {}
         for i, p in enumerate(first):
             for screen in p.get("leads_to") or ():

@@ -39,7 +39,7 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
     vector = embedder.query(text)
     if kind == "element":
-        index = index or ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
+        index = index if index is not None else ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
         hits = index.search(vector, text, k)
     else:
         hits = vectors.search(collection, vector, k=k, packages=packages)
