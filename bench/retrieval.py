@@ -28,8 +28,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, private_stack  # noqa: E402
@@ -42,10 +40,10 @@ from graph.store import element_of  # noqa: E402
 from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, id_words, label_of  # noqa: E402
 from semantic.meaning import PARTS, describe, meaning  # noqa: E402
 from semantic.pipeline import load_contexts  # noqa: E402
-from semantic.ranker import Ranker, fit  # noqa: E402
+from semantic.ranker import Ranker  # noqa: E402
 import semantic.ranking as ranking  # noqa: E402
 from semantic.ranking import ElementIndex, terms  # noqa: E402
-from semantic.training import KIND, SEED, app_examples  # noqa: E402
+from semantic.training import KIND, SEED, app_examples, fit_on  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
@@ -247,10 +245,7 @@ def held_out(prepared: dict, bases: dict, examples: dict, trained_on, kind: str 
     """Each app ranked by a ranker trained on the synthetic tasks of `trained_on(app)` only."""
     models = {}
     for app, p in prepared.items():
-        apps = trained_on(app)
-        x = np.vstack([examples[a][0] for a in apps])
-        y = np.concatenate([examples[a][1] for a in apps])
-        models[p["package"]] = Ranker(fit(x, y, kind, SEED))
+        models[p["package"]] = Ranker(fit_on([examples[a] for a in trained_on(app)], kind, SEED))
     def index_of(package):
         index = bases[package]
         index.ranker = models[package]
@@ -337,14 +332,15 @@ def main() -> int:
             progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
-            result = {"base": evaluate(prepared, lambda p: bases[p], args.misses)}
+            ranking.FOLLOW = False  # the same run without stage 3 (a confirm ranked by its own words only)
+            result = {"no_follow": evaluate(prepared, lambda p: bases[p])}
+            say(args, table, result["no_follow"], "ranking without stage 3 (cosine + lexical overlap only)")
+            ranking.FOLLOW = True
+            result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
-            say(args, table, result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
+            say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "
+                "its opener; no learned ranker)")
             say(args, miss_table, result["base"])
-            ranking.FOLLOW = True  # the same run with stage 3 (opt-in: a confirm follows its screen's opener)
-            result["follow"] = evaluate(prepared, lambda p: bases[p])
-            ranking.FOLLOW = False
-            say(args, table, result["follow"], "base ranking + 'a confirm follows its opener' (opt-in)")
             if not args.quick:
                 if not args.no_ablation:
                     result["ablation"] = ablation(store, embedder, prepared, bases)
@@ -359,7 +355,7 @@ def main() -> int:
                 others = lambda app: [a for a in APPS if a != app]  # noqa: E731
                 say(args, print, f"synthetic tasks per app: {result['examples']} ({result['examples_seconds']} s)")
                 result["ranker"] = {}
-                for kind in ("gbm", "logistic"):
+                for kind in ("gbm", "logistic", "pairwise"):
                     result["ranker"][kind] = held_out(prepared, bases, examples, others, kind)
                     progress(f"leave-one-app-out {kind} ranker")
                     say(args, table, result["ranker"][kind], f"learned ranker ({kind}), leave-one-app-out: trained "
