@@ -21,7 +21,7 @@ from agent.hints import hints
 from agent.answer import Answerer
 from agent.planjson import plan_to_dict
 from agent.planner import Planner
-from agent.recall import Recall, record_run
+from agent.recall import Recall
 from ingest.autodroid import read_autodroid
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
@@ -94,15 +94,6 @@ def test_a_task_of_another_structure_is_not_recalled(memory):
     recall, _, _ = memory
     assert recall.recall("Delete all contacts", [CONTACTS]) is None
     assert recall.recall("Create a new group 'Family'", [CONTACTS]) is None
-
-
-def test_executed_runs_count_on_the_task(memory, store):
-    recall, _, _ = memory
-    task_id = recall.matches("Delete contact Bob", [CONTACTS])[0].row["id"]
-    assert record_run(store, task_id, True, "pixel-1")["successes"] == 1
-    after = record_run(store, task_id, False, "pixel-2")
-    assert (after["successes"], after["failures"]) == (1, 1) and {"pixel-1", "pixel-2"} <= set(after["devices"])
-    assert record_run(store, "no-such-task", True) is None
 
 
 def test_a_step_whose_element_is_gone_from_the_new_version_is_planned_from_there(memory, store, settings):
