@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from agent.recall import Recall
 from appmem.errors import NotFound
 from semantic.embedder import Embedder
-from semantic.ranker import installed
 from semantic.ranking import ElementIndex
+from semantic.search import element_index
 
 # Elements retrieved over all apps before they are grouped by package.
 POOL_HITS = 30
@@ -64,8 +64,8 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
 def choose_app(recall: Recall, task: str) -> AppChoice | None:
     """The app `task` is for, or None when memory holds no element at all."""
     matches = recall.matches(task)
-    index = recall.planner.index(None) if recall.planner is not None else \
-        ElementIndex.load(recall.vectors, None, installed(getattr(recall.embedder, "home", None)))
+    index = element_index(recall.vectors, recall.embedder, None,
+                          recall.planner.index(None) if recall.planner is not None else None)
     ranking = rank_packages(index, recall.embedder, task)
     if matches:
         return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
