@@ -340,8 +340,13 @@ def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
 
 
 def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
-    """The step acted on its element, found on the screen, and the screen changed without a crash."""
-    if step.get("element") is None or record["after_xml"] == record["before_xml"]:
+    """The step acted on its element, found on the screen and showing the same text (a locator may find
+    another view in its place), and the screen changed without a crash."""
+    element, acted = step.get("element"), record["element"] or {}
+    if element is None or record["after_xml"] == record["before_xml"]:
+        return False
+    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
+    if shown and not shown & {(acted.get(k) or "").strip() for k in ("text", "content_desc")}:
         return False
     return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
 
