@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from agent.recall import Recall
 from appmem.errors import NotFound
+from graph.screens import screen_of
 from semantic.embedder import Embedder
-from semantic.ranker import installed
 from semantic.ranking import ElementIndex
+from semantic.search import element_index
 
 # Elements retrieved over all apps before they are grouped by package.
 POOL_HITS = 30
@@ -64,8 +65,8 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
 def choose_app(recall: Recall, task: str) -> AppChoice | None:
     """The app `task` is for, or None when memory holds no element at all."""
     matches = recall.matches(task)
-    index = recall.planner.index(None) if recall.planner is not None else \
-        ElementIndex.load(recall.vectors, None, installed(getattr(recall.embedder, "home", None)))
+    index = element_index(recall.vectors, recall.embedder, None,
+                          recall.planner.index(None) if recall.planner is not None else None)
     ranking = rank_packages(index, recall.embedder, task)
     if matches:
         return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
@@ -74,23 +75,49 @@ def choose_app(recall: Recall, task: str) -> AppChoice | None:
     return AppChoice(ranking[0][0], ranking[0][1], "elements", ranking)
 
 
-SCREEN_APPS = 3  # the best apps for the task in which an agent's dumped screen is looked for
+SCREEN_APPS = 3  # the best apps for the task in which an agent's screen is also looked for by similarity
 
 
 def app_for_screen(recall: Recall, locate_in, task: str, parse) -> AppChoice | None:
-    """The app of a task asked from a screen that names no app (AutoDroid HTML) without `--app`: of the
-    SCREEN_APPS best apps for the task, the first in which the screen is located (exact or similar:
-    `locate_in(package, state)`), else the best app for the task. `parse(package)` reads the screen
-    as one of that package."""
+    """The app of a task asked from a screen that names no app (AutoDroid HTML) without `--app`.
+    The screen is looked up in every app by its exact signature (one graph read), and by similarity
+    (`locate_in(package, state)`) in the SCREEN_APPS best apps for the task. Of the apps that hold
+    it, the best match wins, then the app where it lies nearest the app's entry (an exploration that
+    left its app, through a launcher or a share sheet, files the other app's screens as its own:
+    far from its entry), then the task's order; none holds it: the best app for the task.
+    `parse(package)` reads the screen as one of that package."""
     choice = choose_app(recall, task)
     if choice is None:
         return None
     ranked = [p for p, _ in choice.ranking]
+    found: dict[str, tuple[bool, float, str]] = {}  # package -> (exact, score, screen id)
+    known = [r["package"] for r in recall.store.read("semantic_packages")]
+    ids = [screen_of(parse(package), package, "").id for package in known]
+    for row in recall.store.read("app_choice_screens", ids=ids):
+        found[row["package"]] = (True, 1.0, row["id"])
     for package in ranked[:SCREEN_APPS]:
+        if package in found:
+            continue
         try:
-            match = locate_in(package, parse(package))["match"]
+            match = locate_in(package, parse(package))
         except NotFound:  # vectors without screens (a graph emptied or purged apart from them): not this app
             continue
-        if match in ("exact", "similar"):
-            return AppChoice(package, dict(choice.ranking)[package], "screen", choice.ranking)
-    return choice
+        if match["match"] == "similar":
+            found[package] = (False, match["score"], match["screen_id"])
+    if not found:
+        return choice
+    order = {p: i for i, p in enumerate(ranked)}
+    best = min(found, key=lambda p: (not found[p][0], -found[p][1], entry_distance(recall, p, found[p][2]),
+                                     order.get(p, len(order)), p))
+    return AppChoice(best, dict(choice.ranking).get(best, 0.0), "screen", choice.ranking)
+
+
+def entry_distance(recall: Recall, package: str, screen_id: str) -> float:
+    """Steps from where recorded runs entered `package` to `screen_id` in its memory (inf: no route)."""
+    if recall.planner is None:
+        return 0.0
+    graph = recall.planner.graph([package])
+    if screen_id in graph.entries:
+        return 0.0
+    routes = [graph.route(entry, screen_id) for entry in graph.entries]
+    return min((len(r) for r in routes if r is not None), default=float("inf"))

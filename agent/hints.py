@@ -22,8 +22,8 @@ from formats.ui import UIState
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from semantic.embedder import Embedder
-from semantic.ranker import installed
-from semantic.ranking import ElementIndex, search_elements
+from semantic.ranking import ElementIndex
+from semantic.search import element_index
 from semantic.vectors import VectorStore
 
 TARGETS = 5
@@ -38,8 +38,7 @@ def hints(store: GraphStore, vectors: VectorStore, embedder: Embedder, task: str
     located = locate(store, package, state, graph)
     screen_id, match = located["screen_id"], located["match"]
     vector = embedder.query(task)
-    targets = (index.search(vector, task, TARGETS) if index is not None
-               else search_elements(vectors, vector, task, TARGETS, [package], installed(getattr(embedder, "home", None))))
+    targets = element_index(vectors, embedder, [package], index).search(vector, task, TARGETS)
     out: dict[str, Any] = {"task": task, "package": package, "screen_id": screen_id, "match": match,
                            "targets": [{"label": t.payload.get("label"), "screen_id": t.payload.get("screen_id"),
                                         "score": round(t.score, 4)} for t in targets], "hints": []}

@@ -16,7 +16,11 @@ Steps are checked against the current version of their app (the version seen
 last): an element is looked up by its screen's signature and its structural
 key there; at the first one that is gone, the rest is planned by the planner
 from that step's screen. Among fitting tasks the nearest wins, then the one
-whose executed runs succeeded most often (`record_run` counts them).
+whose executed runs succeeded most often: a run that replayed a recalled task
+reports it back (`RunTrace.recalled_task`, counted per contributor by
+ingest/run.py), and its counts rank a task once APPMEM_TRUST_QUORUM
+contributors reported a run (`runs_trusted`), so no single key sinks or
+raises a task for the others.
 
 THRESHOLD was chosen leave-one-app-out on the six DroidTask apps by
 `bench/recall.py` (which prints each app's choice), not from task texts.
@@ -62,10 +66,9 @@ def used_texts(row: dict[str, Any]) -> list[str]:
     return [x for s in row["steps"] for x in (s["text"], s["content_desc"], s["label"], s["input"]) if x]
 
 
-def record_run(store: GraphStore, task_id: str, ok: bool, device: str | None = None) -> dict[str, Any] | None:
-    """An executed run of stored task `task_id` succeeded (ok) or failed: its counts move."""
-    rows = store.write("task_run_outcome", task_id=task_id, ok=ok, device=device)
-    return rows[0] if rows else None
+def run_reliability(row: dict[str, Any]) -> float:
+    """How often a stored task's executed runs succeeded, as far as enough contributors say (else untried)."""
+    return reliability(row["successes"], row["failures"]) if row["runs_trusted"] else reliability(0, 0)
 
 
 def scrubbed_value(placeholder: str, task: str) -> str | None:
@@ -115,7 +118,7 @@ class Recall:
             params = align(row["description"], task, used_texts(row))
             if params is not None:
                 out.append(Match(row, hit.score, params))
-        return sorted(out, key=lambda m: (-round(m.score, 3), -reliability(m.row["successes"], m.row["failures"])))
+        return sorted(out, key=lambda m: (-round(m.score, 3), -run_reliability(m.row)))
 
     def recall(self, task: str, packages: list[str] | None = None, start_screen: str | None = None) -> Plan | None:
         """The best fitting stored task's steps adapted to `task`, or None."""

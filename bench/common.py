@@ -5,9 +5,10 @@ import os
 import socket
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -24,6 +25,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def on_each(work: Callable[[object], object], items: Iterable) -> None:
+    """`work(item)` for every item at once, a thread each (one per device of a fleet); the first
+    error raised by any of them is raised here once all are done."""
+    items = list(items)
+    with ThreadPoolExecutor(max_workers=max(1, len(items))) as pool:
+        list(pool.map(work, items))
 
 
 @contextmanager

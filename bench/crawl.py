@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, ahead of bench/ (bench/ingest.py)
 
+from bench.common import on_each  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
@@ -158,11 +159,7 @@ def coverage(settings: Settings, folders: list[Path], policy: str, budget: int, 
                          "droidbot_at_half_budget": at(db, budget // 2),
                          "actions_to_droidbot_final": first_reaching(mine, db[-1])})
 
-    threads = [threading.Thread(target=work, args=(serial,)) for serial in fleet]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    on_each(work, fleet)
     server.stop()
     r.close()
     store.driver.close()

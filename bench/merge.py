@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, private_stack  # noqa: E402  (puts the repository first)
+from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, on_each, private_stack  # noqa: E402  (puts the repository first)
 from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
@@ -145,11 +145,7 @@ def crawl(settings, folders, profile: Profile, version: int, budget: int, device
                 out[package] = {"trace": trace_id(spec.job_id), "visited": visited, "sink": sink,
                                 "app": twin.apps[package]}
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in fleet]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    on_each(work, fleet)
     server.stop()
     r.close()
     store.driver.close()

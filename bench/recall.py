@@ -4,7 +4,9 @@ THIS BENCHMARK IS ABOUT RECALL: the gold demonstrations of the scored tasks are 
 into the memory on purpose (parts 2-4); the honest app-choice figure (part 1) is
 measured before they are added.
 
-1. app choice without --app, exploration memory only: the right package for each gold task
+1. app choice without --app, exploration memory only: the right package for each gold task, from its
+   text alone (the same-run baseline) and from its text with its first screen (the gold HTML state, as
+   `appmem plan --screen-html` sends it: agent/apps.app_for_screen)
 2. + gold demonstrations: app choice again (recall names the app)
 3. recall success: each gold task text re-planned; plans scored by ../shared/eval/droidtask_score.py,
    against the planner without recall on the same memory (the baseline, same run)
@@ -30,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack  # noqa: E402
 
-from agent.apps import choose_app  # noqa: E402
+from agent.apps import app_for_screen, choose_app  # noqa: E402
+from agent.locate import locate, state_from_html  # noqa: E402
 from agent.params import align  # noqa: E402
 from agent.planjson import plan_to_dict  # noqa: E402
 from agent.planner import Planner, PlanningError  # noqa: E402
@@ -58,6 +61,22 @@ def app_choice(recall: Recall, gold: dict[str, list[dict]], packages: dict[str, 
     out = {}
     for app, tasks in gold.items():
         right = sum((c := choose_app(recall, t["task"])) is not None and c.package == packages[app] for t in tasks)
+        out[app] = (right, len(tasks))
+    return out
+
+
+def screen_choice(recall: Recall, gold: dict[str, list[dict]], packages: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """App choice from the task and its first screen, an HTML state that names no app."""
+    def located(package, state):
+        return locate(recall.store, package, state, recall.planner.graph([package]))
+
+    out = {}
+    for app, tasks in gold.items():
+        right = 0
+        for t in tasks:
+            html = t["profile"][0]["state"]
+            choice = app_for_screen(recall, located, t["task"], lambda package: state_from_html(html, package))
+            right += choice is not None and choice.package == packages[app]
         out[app] = (right, len(tasks))
     return out
 
@@ -207,7 +226,10 @@ def run(distractors: bool = True) -> None:
             summarize(store, vectors, embedder, summarizer)
             planner = Planner(store, vectors, embedder)
             recall = Recall(store, vectors, embedder, planner)
-            print_choice("1. app choice without --app, exploration memory only", app_choice(recall, gold, packages))
+            print_choice("1. app choice without --app, exploration memory only, from the task text (baseline)",
+                         app_choice(recall, gold, packages))
+            print_choice("1. app choice without --app, exploration memory only, from the task and its first screen "
+                         "(HTML)", screen_choice(recall, gold, packages))
             for imp in imports.values():
                 ingest_trace(store, imp.demo_trace, settings.ingest_chunk_steps)
                 ingest_tasks(store, imp.tasks, imp.demo_trace)

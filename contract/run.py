@@ -3,6 +3,9 @@
 The runtime builds it, `/v1/traces` and `appmem import-run` validate it
 (`ingest.run.validate_run`), the ingest worker stores it. A step whose outcome
 is not "ok" becomes a failure on its edge; a "done" run is also a demonstration.
+A run that replayed a stored task (its plan's `recalled.task_id`) names it in
+`recalled_task`, and its outcome counts for that task (ingest/run.py). The field
+is optional: an `appmem-run/1` trace written without it stays valid.
 """
 from __future__ import annotations
 
@@ -51,3 +54,5 @@ class RunTrace(Strict):
     ended: str = Field(max_length=64, description="ISO time it ended")
     status: Literal["done", "failed", "stopped"] = Field(description="done, failed or stopped")
     steps: list[RunStep] = Field(max_length=MAX_STEPS, description="the steps, in order")
+    recalled_task: str | None = Field(None, pattern=r"^[0-9a-f]{8,64}$",
+                                      description="the stored task the run's plan recalled (its `recalled.task_id`)")

@@ -1,6 +1,6 @@
 // crowd_counts: what a purge must restore: screens, elements (their text variants and how often
 // each was seen), edges and their observations, element-to-element LEADS_TO edges and their
-// observations, states, traces, tasks and votes.
+// observations, states, traces, tasks (and their run counts), votes and run outcomes (TaskRun).
 CALL () { MATCH (s:Screen) RETURN count(s) AS screens }
 CALL () { MATCH (e:Element)
        RETURN count(e) AS elements, coalesce(sum(size(coalesce(e.texts, []))), 0) AS text_variants,
@@ -12,7 +12,10 @@ CALL () { MATCH (:Screen)-[t:TRANSITION]->(:Screen)
               coalesce(sum(t.successes), 0) AS successes, coalesce(sum(t.failures), 0) AS failures }
 CALL () { MATCH (st:State) RETURN count(st) AS states }
 CALL () { MATCH (tr:Trace) RETURN count(tr) AS traces }
-CALL () { MATCH (k:Task) RETURN count(k) AS tasks }
+CALL () { MATCH (k:Task) RETURN count(k) AS tasks, coalesce(sum(k.successes), 0) AS task_successes,
+                                coalesce(sum(k.failures), 0) AS task_failures }
+CALL () { MATCH (o:TaskRun) RETURN count(o) AS task_runs }
 CALL () { MATCH (v:Vote) RETURN count(v) AS votes }
 RETURN screens, elements, text_variants, text_observations, transitions, observations, successes, failures,
-       leads_to, leads_to_observations, states, traces, tasks, votes
+       leads_to, leads_to_observations, states, traces, tasks, task_successes,
+       task_failures, task_runs, votes

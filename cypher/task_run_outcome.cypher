@@ -1,8 +1,11 @@
-// task_run_outcome: an executed run of a stored task (an agent replayed its plan) adds
-// to its success or failure count and to the devices it was done on.
-MATCH (k:Task {id: $task_id})
-SET k.successes = coalesce(k.successes, 0) + CASE WHEN $ok THEN 1 ELSE 0 END,
-    k.failures = coalesce(k.failures, 0) + CASE WHEN $ok THEN 0 ELSE 1 END,
-    k.devices = CASE WHEN $device IS NULL OR $device IN coalesce(k.devices, []) THEN coalesce(k.devices, [])
-                     ELSE coalesce(k.devices, []) + $device END
-RETURN k.id AS id, k.successes AS successes, k.failures AS failures, k.devices AS devices
+// task_run_outcome: a contributor's executed run of a stored task (an agent replayed the plan
+// that recalled it, and named the task in its run trace). A contributor holds one outcome per
+// task, its latest (by the run's end, canonical UTC), so one key moves a task's counts by one at
+// most and a later run of the same key replaces its earlier outcome (task_run_counts recounts).
+// A task of another app than the run's is not counted.
+MATCH (k:Task {id: $task_id, package: $package})
+MERGE (o:TaskRun {id: $id})
+ON CREATE SET o.task_id = k.id, o.contributor = $contributor, o.ok = $ok, o.at = $at
+WITH k, o, $at >= o.at AS later
+SET o.ok = CASE WHEN later THEN $ok ELSE o.ok END, o.at = CASE WHEN later THEN $at ELSE o.at END
+RETURN k.id AS id

@@ -102,7 +102,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     store = open_graph(settings)
     try:
         store.ensure_schema()
-        report, _ = ingest_run(store, run, chunk_steps=settings.ingest_chunk_steps)
+        report, _ = ingest_run(store, run, "local", settings.ingest_chunk_steps, settings.trust_quorum)
     finally:
         store.driver.close()
         generations.bump_from(settings, [run.package])

@@ -198,7 +198,7 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
         run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
-        report, imported = ingest_run(store, run, contributor, chunk_steps)
+        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum)
         trace = imported.trace
         if imported.task is not None:
             store.write("task_crowd", task_id=imported.task.id, quorum=quorum)

@@ -4,6 +4,7 @@
     → its parked bodies and pending contributions (Redis)
     → its votes, taken off the edges' counts first; the crowd counts folded again
     → its traces and the states only they saw; its tasks (and their vectors)
+    → its run outcomes of stored tasks (and those of its tasks), the tasks' counts recounted
     → the element text variants and element-to-element LEADS_TO observations it
       added (kept under its key id by merge_element_texts / merge_leads_to)
     → screens, elements and edges that only contributions reported and no other
@@ -41,6 +42,10 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     report["states"] = traces[0]["states"] if traces else 0
     tasks = store.write("purge_tasks", contributor=key_id)[0]["ids"]
     store.write("task_crowd_all", quorum=quorum)
+    runs = store.write("task_run_purge", contributor=key_id, tasks=tasks)[0]
+    if runs["ids"]:
+        store.write("task_run_counts", ids=runs["ids"], quorum=quorum)
+    report["task_runs"] = runs["deleted"]
     report["elements_texts_restored"] = store.write("purge_element_texts", contributor=key_id)[0]["elements"]
     report["leads_to_deleted"] = store.write("purge_leads_to", contributor=key_id)[0]["deleted"]
     store.write("purge_crowd_keys", contributor=key_id)

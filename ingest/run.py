@@ -14,6 +14,14 @@ step whose outcome is not "ok" becomes a failure on its edge. A "done" run is
 also a demonstration: a Task (source "agent") of its successful steps.
 A failed step that names its `expected_screen` counts as a failure of the edge
 to that screen (the one the plan meant), not of the one the device took.
+
+A run that replayed a stored task (`recalled_task`: the task its plan recalled)
+is that task's outcome: done is a success, failed a failure (a stopped run, a
+risky step the user declined, is neither). It counts per contributor: each key
+(or "local" for one's own imports) holds its latest outcome per task, so one key
+moves a task's counts by one at most, and a purge of the key takes it back
+(cypher/task_run_*.cypher). Recall ranks by the counts only once
+APPMEM_TRUST_QUORUM keys reported a run of the task.
 """
 from __future__ import annotations
 
@@ -29,6 +37,7 @@ from contract.run import RunElement, RunTrace
 from formats.ui import Action, ActionType, stable_id, UIState, View
 from graph.model import Outcome, Step, Task, TaskStep, Trace
 from graph.screens import view_paths
+from graph.times import utc_iso
 from graph.vocabulary import clean_all
 from formats.uixml import parse_hierarchy
 
@@ -68,11 +77,13 @@ class RunImport:
     trace: Trace
     task: Task | None
     unmatched: list[dict] = field(default_factory=list)  # steps kept out of the graph, with the reason
+    outcome: dict | None = None  # the replayed stored task's outcome: task_id, contributor, ok, at
 
 
-def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: int = 200) -> tuple[dict, RunImport]:
-    """Write a run into the graph: its trace, its Task when done, failures on the edges it missed.
-    Returns the report and what was imported."""
+def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum: int) -> tuple[dict, RunImport]:
+    """Write a run into the graph: its trace, its Task when done, failures on the edges it missed, its
+    outcome for the stored task it replayed. `contributor`: the API key id, or "local" (one's own run);
+    `quorum`: APPMEM_TRUST_QUORUM. Returns the report and what was imported."""
     from ingest.pipeline import ingest_tasks, ingest_trace
 
     imported = run_trace(run, contributor)
@@ -82,7 +93,21 @@ def ingest_run(store, run: RunTrace, contributor: str = "local", chunk_steps: in
     return {**report, "task": imported.task.id if imported.task else None,
             "failed_steps": sum(s.outcome != "ok" for s in run.steps),
             "missed_edges": sum(s.outcome != "ok" and bool(s.expected_screen) for s in run.steps),
-            "unmatched_steps": imported.unmatched}, imported
+            "unmatched_steps": imported.unmatched,
+            "recalled_task": count_outcome(store, run, imported.outcome, quorum)}, imported
+
+
+def count_outcome(store, run: RunTrace, outcome: dict | None, quorum: int) -> dict | None:
+    """The run's outcome counted for the stored task it replayed; what was counted, or why nothing was."""
+    if run.recalled_task is None:
+        return None
+    if outcome is None:
+        return {"task_id": run.recalled_task, "counted": False, "reason": "a stopped run is neither outcome"}
+    if not store.write("task_run_outcome", package=run.package, **outcome):
+        return {"task_id": run.recalled_task, "counted": False, "reason": f"no stored task of {run.package} has this id"}
+    counts = store.write("task_run_counts", ids=[run.recalled_task], quorum=quorum)[0]
+    return {"task_id": run.recalled_task, "counted": True, "ok": outcome["ok"], "successes": counts["successes"],
+            "failures": counts["failures"]}
 
 
 def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
@@ -127,4 +152,8 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
     if run.status == "done" and task_steps and not unmatched:  # a demonstration with a gap is none
         task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
                     source="agent", steps=task_steps)
-    return RunImport(trace, task, unmatched)
+    outcome = None
+    if run.recalled_task is not None and run.status != "stopped":  # one outcome per contributor and task
+        outcome = {"id": stable_id("taskrun", run.recalled_task, contributor), "task_id": run.recalled_task,
+                   "contributor": contributor, "ok": run.status == "done", "at": utc_iso(run.ended, "ended")}
+    return RunImport(trace, task, unmatched, outcome)

@@ -45,7 +45,8 @@ def confirmer(yes: bool):
 def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
     from ingest.run import ingest_run, validate_run
 
-    return ingest_run(memory.store, validate_run(run, "run"), "local", settings.ingest_chunk_steps)[0]["trace_id"]
+    return ingest_run(memory.store, validate_run(run, "run"), "local", settings.ingest_chunk_steps,
+                      settings.trust_quorum)[0]["trace_id"]
 
 
 def sender(settings: Settings, memory, server: str | None):

@@ -97,7 +97,8 @@ class Runtime:
         """Run the task; whatever fails on the way (the memory, the device), the result and the
         trace of the steps taken so far come back, with the reason."""
         started = now_iso()
-        self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None}
+        self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
+                                       "recalled": None}
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -105,7 +106,7 @@ class Runtime:
         where = self._where
         here: LiveScreen | None = where["here"]
         run = self._trace(task, where["package"] or (here.package if here else "unknown"), where["version"],
-                          started, status)
+                          started, status, where["recalled"])
         steps = [{"index": s["index"], "action": s["action"], "label": (s["element"] or {}).get("text")
                   or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
                   "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
@@ -116,8 +117,10 @@ class Runtime:
                 if here else None,
                 "run": run.model_dump(mode="json")}
 
-    def _trace(self, task: str, package: str, version: str, started: str, status: str) -> RunTrace:
-        """The run trace, built with the model the API validates (ingest/run.py), clipped to its bounds."""
+    def _trace(self, task: str, package: str, version: str, started: str, status: str,
+               recalled: str | None) -> RunTrace:
+        """The run trace, built with the model the API validates (ingest/run.py), clipped to its bounds;
+        `recalled`: the stored task the run's first recalled plan replayed (its outcome counts for it)."""
         steps = [RunStep(index=s["index"], action=s["action"], element=_run_element(s["element"]),
                          input=s["input"][:5000], before_xml=s["before_xml"], after_xml=s["after_xml"],
                          before_activity=s["before_activity"][:500], after_activity=s["after_activity"][:500],
@@ -126,7 +129,7 @@ class Runtime:
         package = package if PACKAGE.fullmatch(package or "") else "unknown"
         return RunTrace(task=task[:2000] or "(no task)", package=package[:300], app_version=(version or "unknown")[:200],
                         device=(self.driver.name or "device")[:200], started=started, ended=now_iso(),
-                        status=status, steps=steps)
+                        status=status, steps=steps, recalled_task=recalled)
 
     def _run(self, task: str, app: str | None) -> tuple[str, str]:
         track = self._where
@@ -139,6 +142,7 @@ class Runtime:
                 raise  # the server is unreachable or failed: the run ends here, with its reason
             # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
             plan = self.memory.plan(task, app).model_dump()
+        self._replayed(plan)
         package = track["package"] = plan["package"]
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
@@ -239,8 +243,13 @@ class Runtime:
 
     def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
         if here.package != package:
-            return self.memory.plan(task, package).model_dump()
-        return self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump()
+            return self._replayed(self.memory.plan(task, package).model_dump())
+        return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump())
+
+    def _replayed(self, plan: dict[str, Any]) -> dict[str, Any]:
+        """Note the stored task a plan recalled (the first of the run): the run reports it back."""
+        self._where["recalled"] = self._where["recalled"] or (plan.get("recalled") or {}).get("task_id")
+        return plan
 
     def _target(self, step: dict[str, Any], here: LiveScreen) -> tuple[Bounds | None, str]:
         """The element's bounds on the current screen (locator queue, then a slot's row by scrolling)."""

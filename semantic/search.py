@@ -3,6 +3,7 @@
 `resolve_app`: `calendar` designates com.simplemobiletools.calendar.pro (the
 package's last name part, or the one before a `.pro` / `.free` style suffix).
 `search`: scored hits from the element, screen or task memory.
+`element_index`: the one way to the element index of some apps (search, hints, app choice).
 """
 from __future__ import annotations
 
@@ -29,18 +30,25 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
     return out
 
 
+def element_index(vectors, embedder, packages: list[str] | None, kept=None):
+    """The element index of `packages` (every app when None): `kept`, the caller's (a server's, the
+    planner's), else read from the vectors with the installed ranker (semantic/ranker.py)."""
+    from semantic.ranker import installed
+    from semantic.ranking import ElementIndex
+
+    if kept is not None:  # not `kept or`: an index has a length, and an empty one is still the caller's
+        return kept
+    return ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
+
+
 def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
            k: int = 5, index=None) -> list[dict[str, Any]]:
     """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text.
     `index`: the element index of `packages` when the caller keeps one (a server), else it is read here."""
-    from semantic.ranker import installed
-    from semantic.ranking import ElementIndex
-
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
     vector = embedder.query(text)
     if kind == "element":
-        index = index if index is not None else ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
-        hits = index.search(vector, text, k)
+        hits = element_index(vectors, embedder, packages, index).search(vector, text, k)
     else:
         hits = vectors.search(collection, vector, k=k, packages=packages)
     out = []

@@ -14,14 +14,14 @@ from dataclasses import replace
 import pytest
 
 from agent.appgraph import AppGraph
-from agent.apps import choose_app
+from agent.apps import app_for_screen, choose_app
 from agent.appdoc import app_doc, token_counter
 from agent.crossapp import connect
 from agent.hints import hints
 from agent.answer import Answerer
 from agent.planjson import plan_to_dict
 from agent.planner import Planner
-from agent.recall import Recall, record_run
+from agent.recall import Recall
 from ingest.autodroid import read_autodroid
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
@@ -96,15 +96,6 @@ def test_a_task_of_another_structure_is_not_recalled(memory):
     assert recall.recall("Create a new group 'Family'", [CONTACTS]) is None
 
 
-def test_executed_runs_count_on_the_task(memory, store):
-    recall, _, _ = memory
-    task_id = recall.matches("Delete contact Bob", [CONTACTS])[0].row["id"]
-    assert record_run(store, task_id, True, "pixel-1")["successes"] == 1
-    after = record_run(store, task_id, False, "pixel-2")
-    assert (after["successes"], after["failures"]) == (1, 1) and {"pixel-1", "pixel-2"} <= set(after["devices"])
-    assert record_run(store, "no-such-task", True) is None
-
-
 def test_a_step_whose_element_is_gone_from_the_new_version_is_planned_from_there(memory, store, settings):
     recall, _, imports = memory
     demo = imports["calendar"].demo_trace
@@ -133,6 +124,29 @@ def test_the_app_is_chosen_when_the_agent_does_not_say(memory):
     assert choose_app(recall, "Add contact Bob to Favorites").by == "recall"
     choice = choose_app(recall, "change the view of the calendar to the yearly view")
     assert choice.package == CALENDAR
+
+
+def test_a_screen_two_apps_memories_hold_goes_to_the_app_whose_entry_it_is_nearest(memory):
+    """The app launcher's exploration went on into the camera it launched, and AutoDroid HTML names no
+    app, so the launcher's memory files the camera's screen as its own. Asked from that screen without
+    --app, the screen decides, whatever the task's words (they fit no app here), and of the apps that hold
+    it exactly, the camera, where it is the entry, not the launcher, where a tap led to it."""
+    from agent.locate import locate, state_from_html
+    from graph.screens import screen_of
+
+    recall, planner, _ = memory
+    camera, launcher = "com.simplemobiletools.camera.pro", "com.simplemobiletools.applauncher"
+
+    def holders(html: str) -> dict[str, str]:
+        ids = [screen_of(state_from_html(html, p), p, "").id for p in (camera, launcher)]
+        return {r["package"]: r["id"] for r in recall.store.read("app_choice_screens", ids=ids)}
+    starts = [t["profile"][0]["state"] for t in json.loads((DROIDTASK / "camera" / "tasks.json").read_text())]
+    html, holders = next((h, found) for h in starts if len(found := holders(h)) == 2)
+    graph = planner.graph([launcher])
+    assert holders[launcher] not in graph.entries and holders[camera] in planner.graph([camera]).entries
+    located = lambda package, state: locate(recall.store, package, state, planner.graph([package]))  # noqa: E731
+    choice = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p))
+    assert (choice.package, choice.by) == (camera, "screen")
 
 
 def test_recall_and_app_choice_read_the_snapshots_alike(memory, store, settings):

@@ -26,6 +26,7 @@ from agent.service import Service
 from appmem import generations
 from appmem.keys import KeyStore
 from appmem.stack import Stack
+from formats.ui import stable_id
 from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -399,9 +400,15 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
                api.contribute_droidbot(archive).trace_id]
         ids += [api.contribute(r).trace_id for r in forged_runs(fleet["twin-0001"], plan, "tap About",
                                                                    "2026-11-02T00:00:00Z")]
-        assert {api.wait_trace(i, 180).model_dump()["status"] for i in ids} == {"done"}
+        reports = [api.wait_trace(i, 180).model_dump() for i in ids]
+        assert {r["status"] for r in reports} == {"done"}
+        # a run that replayed the task its first run stored: an outcome of the key on a task
+        replayed = {**run, "started": "2026-11-03T00:00:00Z", "recalled_task": reports[0]["report"]["task"]}
+        ids.append(api.contribute(replayed).trace_id)
+        assert api.wait_trace(ids[-1], 60).model_dump()["report"]["recalled_task"]["counted"]
     during = counts()
     assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
+    assert during["task_runs"] == before["task_runs"] + 1 and during["task_successes"] > before["task_successes"]
     # its runs also added text variants' observations and element-to-element (LEADS_TO) observations
     assert during["text_observations"] > before["text_observations"]
     assert during["leads_to_observations"] > before["leads_to_observations"]
@@ -539,3 +546,68 @@ def test_an_invalid_llm_reply_is_a_failed_step_with_its_reason_never_done(twins,
     assert all(s["action"] != "llm" for s in result["run"]["steps"])  # no device action: not in the trace
     garbage = llm_run(twins, memory, settings, ["nonsense"] * 5)
     assert garbage["status"] == "failed" and "invalid replies" in garbage["reason"]
+
+
+# ---- issue 17: learns from every run: a run that replayed a stored task moves that task's counts -----------
+
+def stored_counts(memory, task_id: str) -> tuple[int, int]:
+    row = memory.store.read("recall_tasks", ids=[task_id])[0]
+    return row["successes"], row["failures"]
+
+
+def test_a_reported_run_moves_the_counts_of_the_task_it_recalled_once_per_key(
+        server, twins, memory, keys, redis_db, settings, stack_env, tmp_path):
+    """plan recalls a stored task -> the runtime runs it on a twin -> its trace names the task -> reported
+    through the API (a key) and the CLI (one's own import) -> the task's counts move, once per contributor
+    (its latest outcome); failures of enough keys make recall prefer an equal task; a purge takes them back."""
+    from runtime.commands import contribute_locally
+
+    task = "tap About"
+    done = real_run(twins, memory, task)["run"]
+    assert done["status"] == "done" and done["recalled_task"] is None  # nothing stored to recall yet
+    # two demonstrations of the task, imported as one's own runs: two equal stored tasks
+    stored = {stable_id("task", "agent", contribute_locally(settings, memory, {**done, "started": started}))
+              for started in ("2027-03-01T00:00:00Z", "2027-03-02T00:00:00Z")}
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    generations.bump(redis_db, [ACRYLIC])
+    recalled = memory.plan(task, ACRYLIC).model_dump()["recalled"]["task_id"]
+    assert recalled in stored
+    run = real_run(twins, memory, task)["run"]
+    assert run["status"] == "done" and run["recalled_task"] == recalled  # the runtime names what it replayed
+    reporter = keys.create("replayer", "contribute", 1000)
+    with ApiClient(server, reporter[1]) as api:
+        first = api.wait_trace(api.contribute({**run, "started": "2027-03-03T00:00:00Z"}).trace_id, 60).model_dump()
+        again = api.wait_trace(api.contribute({**run, "started": "2027-03-04T00:00:00Z"}).trace_id, 60).model_dump()
+    assert first["report"]["recalled_task"] == {"task_id": recalled, "counted": True, "ok": True,
+                                                "successes": 1, "failures": 0}
+    assert again["report"]["recalled_task"]["counted"] and stored_counts(memory, recalled) == (1, 0)  # once per key
+    out = tmp_path / "run.json"
+    out.write_text(json.dumps({**run, "started": "2027-03-05T00:00:00Z"}))
+    imported = cli(["ingest", "run", str(out), "--json"], stack_env)
+    assert imported.returncode == 0, imported.stderr
+    assert json.loads(imported.stdout)["recalled_task"]["successes"] == 2 and stored_counts(memory, recalled) == (2, 0)
+    # the same key's later run failed: its outcome is now a failure, still one voice
+    failed = {**run, "status": "failed", "started": "2027-03-06T00:00:00Z", "ended": "2099-01-01T00:00:00Z"}
+    with ApiClient(server, reporter[1]) as api:
+        assert api.wait_trace(api.contribute(failed).trace_id, 60).model_dump()["status"] == "done"
+    assert stored_counts(memory, recalled) == (1, 1)
+    # a run naming a task of no stored task is kept, and counts for nothing
+    with ApiClient(server, reporter[1]) as api:
+        stray = api.wait_trace(api.contribute({**run, "recalled_task": "0" * 24,
+                                               "started": "2027-03-07T00:00:00Z"}).trace_id, 60).model_dump()
+    assert stray["status"] == "done" and stray["report"]["recalled_task"]["counted"] is False
+    # one key's failure changes no recall; failures of enough keys (APPMEM_TRUST_QUORUM) do
+    generations.bump(redis_db, [ACRYLIC])
+    assert memory.plan(task, ACRYLIC).model_dump()["recalled"]["task_id"] == recalled
+    for n in range(2):
+        with ApiClient(server, key(keys, "contribute", f"replayer-{n}")) as api:
+            assert api.wait_trace(api.contribute({**failed, "started": f"2027-03-1{n}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+    assert stored_counts(memory, recalled) == (1, 3)
+    generations.bump(redis_db, [ACRYLIC])
+    other = memory.plan(task, ACRYLIC).model_dump()["recalled"]["task_id"]
+    assert other in stored and other != recalled
+    # a purge of the first key takes its outcome back
+    purged = cli(["keys", "purge", "replayer", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["task_runs"] == 1 and stored_counts(memory, recalled) == (1, 2)
