@@ -3,8 +3,9 @@
 `compose` walks the route; on each screen it passes it first does what the
 task asks there (agent/screenwork.py: options, fields), then takes the hop.
 A hop on the row the task names (an item anchor) becomes a slot step. At the
-target screen the target is acted on; if it opens a dialog or form, that
-screen's work follows, then its confirm button when the plan changed something
+target screen the target is acted on; if it opens a dialog or form (or, never seen
+to open anything, its twin did: same label, resource id and role elsewhere in the
+app; rule `twin_effect`), that screen's work follows, then its confirm button when the plan changed something
 there and the memory does not show the change closing it (a radio row whose
 recorded tap left the dialog needs no OK).
 
@@ -37,7 +38,8 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
          "fill_rest": False,  # values still unsaid go into the fields of the screen the plan ends on
          "then": True,  # a task with a second goal ("… and sort by date") goes on from where the plan ends
-         "quoted_label": True}  # "tap 'X'": the element labelled exactly X is a target
+         "quoted_label": True,  # "tap 'X'": the element labelled exactly X is a target
+         "twin_effect": True}  # a target never seen to open anything opens what its twin was seen to open
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -109,6 +111,16 @@ class Composer:
         """The task quotes this element's label after a verb of touching ("tap 'Import'")."""
         return RULES["quoted_label"] and self.task.quotes(label(element))
 
+    def twin_opens(self, target: Element) -> str | None:
+        """The screen a twin of `target` (same label, resource id and role, in this app) was seen to open.
+        One control on look-alike screens (a photo viewer before and after an edit) does the same thing,
+        and the exploration may have tried it on one of them only."""
+        if not RULES["twin_effect"] or not label(target):
+            return None
+        twins = (e for e in self.graph.elements.values() if e.id != target.id and label(e) == label(target)
+                 and e.resource_id == target.resource_id and role(e) == role(target))
+        return next((screen for e in twins if (screen := self.graph.opens(e))), None)
+
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
         return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
@@ -143,7 +155,9 @@ class Composer:
             self._act(target, value)
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
-        opened = self.graph.opens(target)
+        opened = self.graph.opens(target) or self.twin_opens(target)
+        if opened and self.steps[-1].to_screen == target.screen_id:
+            self.steps[-1].to_screen = opened  # where its twin went
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)

@@ -265,3 +265,29 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     monkeypatch.setitem(agent.compose.RULES, "quoted_label", False)
     assert with_rule > taps_label()
     assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach
+
+
+def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner, monkeypatch):
+    """compose rule `twin_effect`: one control on look-alike screens (same label, resource id and role)
+    does the same thing; the exploration saw the effect on one of them only. Finishing on the other,
+    the plan goes into the dialog its twin opened and confirms it when the task changed something."""
+    import agent.compose as compose
+    from agent.screenwork import confirm, label, role
+
+    graph = planner.graph([CONTACTS])
+    c = compose.Composer(graph, parse_task("delete it"))
+    pairs = [(e, c.twin_opens(e)) for e in graph.elements.values() if graph.opens(e) is None and label(e)]
+    pairs = [(e, opened) for e, opened in pairs if opened]
+    assert pairs, "the contacts exploration has controls whose effect it saw on a twin only"
+    for e, opened in pairs:  # what it opens is what a twin of it was seen to open
+        assert any(t.id != e.id and graph.opens(t) == opened and
+                   (label(t), t.resource_id, role(t)) == (label(e), e.resource_id, role(e)) for t in graph.elements.values())
+    with_dialog = [(e, opened) for e, opened in pairs
+                   if role(e) == "tap" and confirm(graph.screen_elements(opened), set()) is not None]
+    assert with_dialog
+    e, opened = with_dialog[0]
+    c = compose.Composer(graph, parse_task(f"{label(e)} it"))
+    c.finish(e)
+    assert c.steps[0].element.id == e.id and c.steps[0].to_screen == opened
+    monkeypatch.setitem(compose.RULES, "twin_effect", False)
+    assert compose.Composer(graph, parse_task("x")).twin_opens(e) is None
