@@ -41,14 +41,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recall as recall_bench  # noqa: E402
 from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack  # noqa: E402
 
 import agent.compose as compose  # noqa: E402
+import semantic.ranking as ranking  # noqa: E402
 import agent.screenwork as screenwork  # noqa: E402
 import agent.taskparse as taskparse  # noqa: E402
 from agent.locate import state_from_html  # noqa: E402
@@ -212,14 +211,13 @@ def rule_report(r: dict) -> None:
 def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embedder) -> dict:
     """The planner (default constants and rules) with the learned ranker, leave-one-app-out: each app's
     index re-ranked by a model trained on the OTHER apps' synthetic tasks (semantic/synthetic.py) only."""
-    from semantic.ranker import Ranker, fit
-    from semantic.training import KIND, SEED, app_examples
+    from semantic.ranker import Ranker
+    from semantic.training import KIND, SEED, app_examples, fit_on
 
     examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in DROIDTASK_APPS}
     for app in DROIDTASK_APPS:
         others = [a for a in DROIDTASK_APPS if a != app]
-        model = fit(np.vstack([examples[a][0] for a in others]), np.concatenate([examples[a][1] for a in others]),
-                    KIND, SEED)
+        model = fit_on([examples[a] for a in others], KIND, SEED)
         planner.index([packages[app]]).ranker = Ranker(model)
     try:
         plans, _ = run_all(planner.plan, tasks, packages)
@@ -246,7 +244,10 @@ def main() -> int:
     parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid")
     parser.add_argument("--no-recall", action="store_true", help="skip the recall part (bench/recall.py)")
     parser.add_argument("--json", action="store_true", help="print the plan figures as JSON (no recall part)")
+    parser.add_argument("--follow", choices=("on", "off"), default="on" if ranking.FOLLOW else "off",
+                        help="ranking stage 3: a confirm follows its screen's opener (semantic/ranking.py)")
     args = parser.parse_args()
+    ranking.FOLLOW = args.follow == "on"
     scorer, tasks = load_scorer(), load_tasks()
     with private_stack(args.home) as settings:
         store, client = open_graph(settings), open_qdrant(settings)

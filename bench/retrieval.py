@@ -28,8 +28,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, private_stack  # noqa: E402
@@ -39,13 +37,13 @@ from agent.locate import locate, state_from_html  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from graph.screens import elements_of, screen_of  # noqa: E402
 from graph.store import element_of  # noqa: E402
-from graph.vocabulary import BACK_WORDS, label_of  # noqa: E402
+from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, id_words, label_of  # noqa: E402
 from semantic.meaning import PARTS, describe, meaning  # noqa: E402
 from semantic.pipeline import load_contexts  # noqa: E402
-from semantic.ranker import Ranker, fit  # noqa: E402
+from semantic.ranker import Ranker  # noqa: E402
 import semantic.ranking as ranking  # noqa: E402
 from semantic.ranking import ElementIndex, terms  # noqa: E402
-from semantic.training import KIND, SEED, app_examples  # noqa: E402
+from semantic.training import KIND, SEED, app_examples, fit_on  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
 
@@ -62,8 +60,12 @@ def labels_of(scorer, row: dict) -> set[str]:
 def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
     """The memory's ids of the exact gold target: the last gold step's state is located in the app's
     memory (agent/locate.py: exact signature, else the most similar screen) and, on that screen, the
-    element with the gold view's structural key (else with its label). Empty when the memory does
-    not hold the screen or the element on it: a strict miss."""
+    element with the gold view's structural key and the gold label; else the one with the gold label;
+    else the key's element when its own name cannot disagree (no label: a field's text is
+    content; or a label cut short). A
+    key alone is not identity: in a list whose rows moved, or on a similar screen, the same key holds
+    another control (the key of "Clock" in a launcher's list held "Calendar"). Empty when the memory
+    does not hold the screen or the element on it: a strict miss."""
     last = [st for st in task["profile"] if st["label"][0] is not None and int(st["label"][0]) >= 0][-1]
     state = state_from_html(last["state"], package)
     found = locate(store, package, state, graph)
@@ -72,13 +74,19 @@ def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
     view = int(last["label"][0])
     mine = elements_of(state, screen_of(state, package, "")).get(view)
     on_screen = graph.screen_elements(found["screen_id"])
-    if mine is not None:
-        same = {e.id for e in on_screen if e.key == mine.key}
-        if same:
-            return same
     gold = scorer.gold_steps(task)[-1]["labels"]
-    return {e.id for e in on_screen if labels_of(scorer, {"text": e.text, "content_desc": e.content_desc,
-                                                          "label": label_of(e)}) & gold}
+    names = {e.id: labels_of(scorer, {"text": e.text, "content_desc": e.content_desc, "label": label_of(e)})
+             for e in on_screen}
+    same = [e for e in on_screen if mine is not None and e.key == mine.key]
+    named = {e.id for e in same if names[e.id] & gold} or {e.id for e in on_screen if names[e.id] & gold}
+    return named or {e.id for e in same if not label_of(e) or any(cut(n, g) for n in names[e.id] for g in gold)}
+
+
+def cut(name: str, gold: str) -> bool:
+    """`name` is `gold` shortened (a label the memory stored cut, with its line breaks as ' / ')."""
+    def letters(s):
+        return "".join(c for c in s if c.isalnum())
+    return len(letters(name)) >= 8 and letters(gold).startswith(letters(name))
 
 
 def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=APPS) -> dict:
@@ -88,17 +96,43 @@ def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=AP
     for app in apps:
         package = packages[app]
         graph = AppGraph.load(store, [package])
-        known, element_labels = set(), {}
+        known, element_labels, unnamed = set(), {}, set()
         screens = [r["id"] for r in store.read("planner_app_screens", packages=[package])]
         for row in store.elements(screen_ids=screens):
-            element_labels[row["id"]] = labels_of(scorer, {**row, "label": label_of(element_of(row))})
+            element = element_of(row)
+            element_labels[row["id"]] = labels_of(scorer, {**row, "label": label_of(element)})
             known |= element_labels[row["id"]]
+            if label_of(element) in ("", id_words(element.resource_id)):
+                unnamed.add(row["id"])  # no label, or only its resource id's words (an icon)
         tasks = [t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if scorer.gold_steps(t)]
         vecs = embedder.embed([t["task"] for t in tasks])
         rows = [(t, v, gold_elements(store, graph, package, t, scorer), scorer.gold_steps(t)[-1]["labels"])
                 for t, v in zip(tasks, vecs)]
-        out[app] = {"package": package, "rows": rows, "labels": element_labels, "known": known}
+        out[app] = {"package": package, "rows": rows, "labels": element_labels, "known": known, "unnamed": unnamed}
     return out
+
+
+MISS_KINDS = ("absent", "wrong screen", "unnamed", "final confirm", "goal unsaid", "look-alikes")
+
+
+def miss_kind(p: dict, first: dict, text: str, exact: set[str], lenient: list[int]) -> str:
+    """Why a strict miss missed, the first that applies: the memory does not hold the gold element
+    (absent); an element with its label on another screen is in the top K (wrong screen); the gold
+    element has no label or only its resource id's words (unnamed); it is a confirm (OK, Save, Yes)
+    that finishes what the task names (final confirm); its texts share no word with the task (goal
+    unsaid); else they do, and other elements rank above it (look-alikes)."""
+    if not exact:
+        return "absent"
+    if lenient:
+        return "wrong screen"
+    if exact & p["unnamed"]:
+        return "unnamed"
+    rows = [first[i] for i in exact if i in first]
+    if any(head(str(r.get("label") or "")).lower() in CONFIRM_WORDS for r in rows):
+        return "final confirm"
+    if not any(set(terms(text)) & set(r.get("terms") or ()) for r in rows):
+        return "goal unsaid"
+    return "look-alikes"
 
 
 def evaluate(prepared: dict, index_of, misses: bool = False) -> dict:
@@ -107,7 +141,9 @@ def evaluate(prepared: dict, index_of, misses: bool = False) -> dict:
     per_app = {}
     for app, p in prepared.items():
         index = index_of(p["package"])
+        first = {index.payloads[r].get("element_id"): index.payloads[r] for r in index.starts.tolist()}
         counts = dict.fromkeys(("strict_1", "strict_5", "lenient_1", "lenient_5", "held", "held_lenient"), 0)
+        kinds = dict.fromkeys(MISS_KINDS, 0)
         for task, vec, exact, gold in p["rows"]:
             hits = index.search(vec, task["task"], K)
             ids = [h.payload.get("element_id") for h in hits]
@@ -119,11 +155,14 @@ def evaluate(prepared: dict, index_of, misses: bool = False) -> dict:
             counts["strict_5"] += bool(strict)
             counts["lenient_1"] += bool(lenient) and lenient[0] == 0
             counts["lenient_5"] += bool(lenient)
+            kind = "" if strict else miss_kind(p, first, task["task"], exact, lenient)
+            if kind:
+                kinds[kind] += 1
             if misses and not (strict and strict[0] == 0):
-                print(f"  {app}: {task['task']!r} gold={sorted(gold)} held={bool(exact)} "
+                print(f"  {app}: {task['task']!r} gold={sorted(gold)} held={bool(exact)} {kind} "
                       f"rank={strict[0] + 1 if strict else '>' + str(K)}; top: "
                       f"{' | '.join(h.payload.get('label', '') for h in hits[:3])}", file=sys.stderr)
-        per_app[app] = {"tasks": len(p["rows"]), **counts}
+        per_app[app] = {"tasks": len(p["rows"]), **counts, "misses": kinds}
     return {"apps": per_app, "overall": rates(per_app)}
 
 
@@ -206,10 +245,7 @@ def held_out(prepared: dict, bases: dict, examples: dict, trained_on, kind: str 
     """Each app ranked by a ranker trained on the synthetic tasks of `trained_on(app)` only."""
     models = {}
     for app, p in prepared.items():
-        apps = trained_on(app)
-        x = np.vstack([examples[a][0] for a in apps])
-        y = np.concatenate([examples[a][1] for a in apps])
-        models[p["package"]] = Ranker(fit(x, y, kind, SEED))
+        models[p["package"]] = Ranker(fit_on([examples[a] for a in trained_on(app)], kind, SEED))
     def index_of(package):
         index = bases[package]
         index.ranker = models[package]
@@ -259,6 +295,14 @@ def ablation_table(ablation: dict) -> None:
               f"{r['overall']['strict_5_rate']:>8.1%}")
 
 
+def miss_table(result: dict) -> None:
+    print(f"== why the strict R@{K} misses miss (bench/retrieval.py miss_kind), per app")
+    print(f"{'kind':<14}" + "".join(f"{a[:8]:>9}" for a in APPS) + f"{'all':>6}")
+    for kind in MISS_KINDS:
+        row = [result["apps"][a]["misses"][kind] for a in APPS]
+        print(f"{kind:<14}" + "".join(f"{n:>9}" for n in row) + f"{sum(row):>6}")
+
+
 def curve_table(curve: list[dict]) -> None:
     print(f"== learning curve: strict R@5 on held-out apps vs number of training apps ({KIND}, {DRAWS} draws each)")
     for c in curve:
@@ -288,13 +332,15 @@ def main() -> int:
             progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
-            result = {"base": evaluate(prepared, lambda p: bases[p], args.misses)}
+            ranking.FOLLOW = False  # the same run without stage 3 (a confirm ranked by its own words only)
+            result = {"no_follow": evaluate(prepared, lambda p: bases[p])}
+            say(args, table, result["no_follow"], "ranking without stage 3 (cosine + lexical overlap only)")
+            ranking.FOLLOW = True
+            result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
-            say(args, table, result["base"], "base ranking (cosine + lexical overlap; no learned ranker)")
-            ranking.FOLLOW = True  # the same run with stage 3 (opt-in: a confirm follows its screen's opener)
-            result["follow"] = evaluate(prepared, lambda p: bases[p])
-            ranking.FOLLOW = False
-            say(args, table, result["follow"], "base ranking + 'a confirm follows its opener' (opt-in)")
+            say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "
+                "its opener; no learned ranker)")
+            say(args, miss_table, result["base"])
             if not args.quick:
                 if not args.no_ablation:
                     result["ablation"] = ablation(store, embedder, prepared, bases)
@@ -309,7 +355,7 @@ def main() -> int:
                 others = lambda app: [a for a in APPS if a != app]  # noqa: E731
                 say(args, print, f"synthetic tasks per app: {result['examples']} ({result['examples_seconds']} s)")
                 result["ranker"] = {}
-                for kind in ("gbm", "logistic"):
+                for kind in ("gbm", "logistic", "pairwise"):
                     result["ranker"][kind] = held_out(prepared, bases, examples, others, kind)
                     progress(f"leave-one-app-out {kind} ranker")
                     say(args, table, result["ranker"][kind], f"learned ranker ({kind}), leave-one-app-out: trained "

@@ -93,11 +93,11 @@ def installed(home: Path | None) -> Ranker | None:
     return _installed[key]
 
 
-def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarray, np.ndarray]:
-    """Feature rows and labels of the synthetic `tasks` (embedded as `vectors`) on one app's index:
-    the RERANK best by base score of each task whose answer is among them."""
+def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Feature rows, labels and task numbers of the synthetic `tasks` (embedded as `vectors`) on one
+    app's index: the RERANK best by base score of each task whose answer is among them."""
     position = {index.payloads[s].get("element_id"): i for i, s in enumerate(index.starts.tolist())}
-    xs, ys = [], []
+    xs, ys, groups = [], [], []
     for task, vector in zip(tasks, vectors):
         answers = {position[a] for a in task.answers if a in position}
         if not answers:
@@ -111,13 +111,48 @@ def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarra
         if labels.any():
             xs.append(features(index, query, task.text, head, best, total))
             ys.append(labels)
+            groups.append(np.full(len(labels), len(groups), dtype=np.int64))
     if not xs:
-        return np.zeros((0, len(FEATURES)), np.float32), np.zeros(0, np.int8)
-    return np.vstack(xs), np.concatenate(ys)
+        return np.zeros((0, len(FEATURES)), np.float32), np.zeros(0, np.int8), np.zeros(0, np.int64)
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(groups)
 
 
-def fit(x: np.ndarray, y: np.ndarray, kind: str = "gbm", seed: int = 0):
-    """A classifier of (task, element) pairs: gradient-boosted trees, or logistic regression."""
+@dataclass
+class Pairwise:
+    """A linear score learned from pairs of one task's candidates (right minus wrong): it learns
+    which candidate of a task is better, not whether a pair matches across tasks."""
+
+    scale: object  # the features' StandardScaler
+    weights: np.ndarray
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        p = 1 / (1 + np.exp(-(self.scale.transform(x) @ self.weights)))
+        return np.column_stack([1 - p, p])
+
+
+def pairs(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per task: each right candidate minus each wrong one (label 1), and the reverse (label 0)."""
+    diffs = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        right, wrong = rows[y[rows] == 1], rows[y[rows] == 0]
+        if len(right) and len(wrong):
+            diffs.append((x[right][:, None, :] - x[wrong][None, :, :]).reshape(-1, x.shape[1]))
+    d = np.vstack(diffs)
+    return np.vstack([d, -d]), np.concatenate([np.ones(len(d), np.int8), np.zeros(len(d), np.int8)])
+
+
+def fit(x: np.ndarray, y: np.ndarray, kind: str = "gbm", seed: int = 0, groups: np.ndarray | None = None):
+    """A scorer of (task, element) pairs: gradient-boosted trees or logistic regression (pointwise
+    classifiers), or `pairwise`: logistic regression on pairs of one task's candidates (needs groups)."""
+    if kind == "pairwise":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.preprocessing import StandardScaler
+
+        scale = StandardScaler().fit(x)
+        dx, dy = pairs(scale.transform(x), y, groups)
+        model = LogisticRegression(max_iter=2000, C=1.0, fit_intercept=False).fit(dx, dy)
+        return Pairwise(scale, model.coef_[0].astype(np.float32))
     if kind == "logistic":
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline

@@ -96,6 +96,13 @@ class Summarizer(Protocol):
     def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]: ...
 
 
+def field_name(e: Element) -> str:
+    """What a field is called in a summary: its label, else the text it shows. A field that shows a
+    text and has no other name shows its hint ("Surname", "Number") or what the app filled in; what
+    the explorer typed is not kept as its text (graph/rows.py). The label stays the planner's name."""
+    return label_of(e) or (humanize(e.text) if role_of(e) == "input" else "")
+
+
 def _join(items: list[str], limit: int) -> str:
     return ", ".join([i for i in dict.fromkeys(items) if i][:limit])
 
@@ -155,7 +162,7 @@ class DeterministicSummarizer:
         parameter = None
         completes: list[str] = []
         if role == "input":
-            what = label or f"{name} text"
+            what = field_name(e) or f"{name} text"
             parameter = Parameter(name=snake(what), description=f"the text to type into '{what}' on {name}")
             task = f"{name}: enter the {what.lower()}"
         elif role == "toggle":
@@ -192,7 +199,7 @@ class DeterministicSummarizer:
                 opened = head(d.title) if head(d.title).lower() != head(low) else ""
                 task += "; opens " + (opened + (": " if opened and shown else "") + shown or "another screen")
         if role != "scroll" and low not in BACK_WORDS:
-            step = f"enter {label or name}" if role == "input" else head(label) or task
+            step = f"enter {field_name(e) or name}" if role == "input" else head(label) or task
             completes = [" › ".join([*path, step]) for path in ctx.paths] + completes
 
         risky = low not in BACK_WORDS and (
@@ -209,7 +216,7 @@ class DeterministicSummarizer:
         if title and title.lower() not in {name.lower()} | {label_of(o).lower() for o in ctx.elements}:
             out.append(f"{title} ({name}): {verb}")
         for o in ctx.elements:
-            label = label_of(o)
+            label = field_name(o)
             if o.id == button.id or not label or label.lower() in BACK_WORDS:
                 continue
             role = role_of(o)

@@ -11,11 +11,11 @@ from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
 from semantic.meaning import describe, meaning
 from semantic.pipeline import load_contexts, summarize
-from semantic.ranker import Ranker, installed
+from semantic.ranker import Ranker, installed, pairs
 from semantic.ranking import ElementIndex
 from semantic.summaries import DeterministicSummarizer
 from semantic.synthetic import tasks_of_app
-from semantic.training import train
+from semantic.training import app_examples, train
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
 
@@ -96,3 +96,22 @@ def test_the_ranker_trains_on_a_small_memory_reproducibly(memory, tmp_path):
         assert [h.payload["element_id"] for h in mine] == [h.payload["element_id"] for h in theirs]
         assert np.all(np.diff([h.score for h in mine]) <= 0), "scores stay in order"
     assert installed(tmp_path / "nothing") is None
+
+
+def test_a_pairwise_ranker_learns_from_pairs_of_one_tasks_candidates(memory, tmp_path):
+    store, vectors, embedder, packages = memory
+    x, y, n, groups = app_examples(store, vectors, embedder, packages[0])
+    assert n and len(x) == len(y) == len(groups) and set(np.unique(y)) == {0, 1}
+    dx, dy = pairs(x, y, groups)  # right minus wrong within one task, and the reverse
+    assert len(dx) == 2 * sum(int((y[groups == g] == 1).sum() * (y[groups == g] == 0).sum()) for g in np.unique(groups))
+    assert dy.sum() * 2 == len(dy)
+    made = train(store, vectors, embedder, tmp_path, packages, kind="pairwise")
+    assert made["trained"] and made["model"] == "pairwise"
+    ranker = installed(tmp_path)
+    index = ElementIndex.load(vectors, [packages[0]], ranker)
+    text = "open the settings"
+    hits = index.search(embedder.query(text), text, 5)
+    assert len(hits) == 5 and np.all(np.diff([h.score for h in hits]) <= 0)
+    # the model scores a right answer of its own training tasks above most wrong ones
+    p = ranker.model.predict_proba(x)[:, 1]
+    assert p[y == 1].mean() > p[y == 0].mean()

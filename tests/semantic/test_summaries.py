@@ -81,6 +81,20 @@ def test_simulated_tasks_risk_and_parameters():
     assert "Settings › Delete all events › YES" in out["yes"].completes, "the way to the dialog, then the button"
 
 
+def test_a_field_without_a_label_is_named_by_the_text_it_shows():
+    screens = [ScreenRow("list", "ct", "1", "Main", "Contacts"), ScreenRow("new", "ct", "1", "Main", "")]
+    elements = [el("add", "list", desc="Create new contact"),
+                el("surname", "new", "android.widget.EditText", text="Surname", flags=("editable",)),
+                el("number", "new", "android.widget.EditText", text="Number", flags=("editable",)),
+                el("save", "new", desc="Save")]
+    ctx = build_contexts(screens, elements, [TransitionRow("list", "new", "add")])
+    out = {e.element_id: e for c in DeterministicSummarizer().summarize(ctx) for e in c.elements}
+    assert label_of(elements[1]) == "", "the planner's label of a field never takes its text"
+    assert out["surname"].simulated_task == "Create new contact: enter the surname"
+    assert "Create new contact: enter the number and save" in out["save"].completes, "a form's Save completes its fields"
+    assert "Create new contact › enter Number" in out["number"].completes
+
+
 def test_breadcrumbs_start_at_entry_screens_and_skip_returns():
     ctx = {c.id: c for c in calendar()}
     assert ctx["main"].paths == [], "nothing leads to the entry screen: confirming returns are not ways in"
