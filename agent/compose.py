@@ -105,6 +105,10 @@ class Composer:
                 self._act(e, value, slot)
         return len(self.steps) - before
 
+    def quoted(self, element: Element) -> bool:
+        """The task quotes this element's label after a verb of touching ("tap 'Import'")."""
+        return RULES["quoted_label"] and self.task.quotes(label(element))
+
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
         return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
@@ -137,8 +141,8 @@ class Composer:
                 value = next((v.text for v in self.task.values if v.text not in self.values), "")
                 self.values.add(value)
             self._act(target, value)
-        if is_confirm(target):
-            return
+        if is_confirm(target) or self.quoted(target):
+            return  # a confirm closes the work; a control the task names word for word is the whole task
         opened = self.graph.opens(target)
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):

@@ -187,12 +187,10 @@ class Planner:
         quote names the control word for word, which the meaning ranking may place below look-alikes or
         leave out (a back button is no summarised target). A field showing the text is where it goes, not
         a target. Each joins the targets at the best retrieval score; the plan's score still weighs its route."""
-        quoted = {" ".join(text.lower().split()) for text in parsed.labels}
-        if not quoted or not ranked or not agent.compose.RULES["quoted_label"]:
+        if not parsed.labels or not ranked or not agent.compose.RULES["quoted_label"]:
             return []
         return [Hit("elements", ranked[0].score, {"element_id": e.id, "screen_id": e.screen_id, "label": label(e)})
-                for e in graph.elements.values()
-                if role(e) != "input" and " ".join(label(e).lower().split()) in quoted]
+                for e in graph.elements.values() if role(e) != "input" and parsed.quotes(label(e))]
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:

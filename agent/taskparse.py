@@ -62,6 +62,10 @@ class ParsedTask:
     def first(self, *kinds: str) -> Value | None:
         return next((v for v in self.values if v.kind in kinds), None)
 
+    def quotes(self, text: str) -> bool:
+        """The task quotes `text` after a verb of touching, word for word (case and spacing aside)."""
+        return " ".join(text.lower().split()) in {" ".join(quoted.lower().split()) for quoted in self.labels}
+
 
 def _unquote(text: str) -> str:
     return text.strip().strip("\"“”'‘’").strip()
@@ -102,8 +106,10 @@ def parse_task(text: str) -> ParsedTask:
             m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())
         if m is not None and not APP_NAME.match(text, m.end()):
             add(m, 0, "name")
-    task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
     task.labels = [_unquote(m.group(1)) for m in TOUCHED.finditer(text)]
+    touched = {label.lower() for label in task.labels}  # "tap 'Import'": a control's name, no text to type
+    task.values = [v for v in task.values if v.kind != "quoted" or v.text.lower() not in touched]
+    task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
     off, on = OFF.search(text), ON.search(text)
     task.want_on = False if off else (True if on else None)
     lowered = text.lower()

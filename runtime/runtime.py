@@ -13,7 +13,10 @@ best other element memory's hints give for this screen (or BACK), then asks agai
 so two look-alike screens cannot keep it going in circles; each such detour
 counts as a re-plan. A window another package draws over the app (the
 notification shade, a system dialog: the dump's nodes are not the focused app's)
-is dismissed with BACK before planning from it. With no route in memory the runtime asks an
+is dismissed with BACK before planning from it. The plan's last step is its target: once it is
+taken on its element and the app reacts, the run is done even when the app shows another screen
+than memory expected (an app that is not deterministic: a dialog's CANCEL returns to whatever
+was under it, a link opens a page still loading); not after a crash. With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
@@ -31,6 +34,7 @@ from runtime.stepwise import LlmReplyError
 from runtime.grounding import drawn_package, find_text, ground, node_at, scrollable
 from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
+from formats.uixml import parse_hierarchy
 from graph.rows import now_iso
 from graph.vocabulary import is_risky
 from contract.run import RunElement, RunStep, RunTrace
@@ -149,7 +153,7 @@ class Runtime:
         if here.overlaid(package):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
-        status, reason, cursor, replans = "done", "", 0, 0
+        status, reason, cursor = "done", "", 0
         failed: Counter[tuple[str | None, str, str]] = Counter()  # (screen, action, element) → failures, this run
         tried: set[tuple[str | None, str, str]] = set()  # detours taken in this run
         while True:
@@ -177,9 +181,8 @@ class Runtime:
                                             "memory knows no other way from it")
                 break
             if detour is not None:  # memory's way from here already failed in this run: go round it, then ask again
-                replans = self._where["replans"] = replans + 1
-                if replans > self.max_replans:
-                    status, reason = "failed", f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
+                if (over := self._replanned()) is not None:
+                    status, reason = "failed", over
                     break
                 tried.add(_key(here, detour))
                 if detour.get("risky") and not self.confirm(detour):
@@ -197,14 +200,23 @@ class Runtime:
             if self.steps[-1]["outcome"] == "ok":
                 cursor += 1
                 continue
+            if cursor == len(steps) - 1 and _took_effect(step, self.steps[-1]):
+                reason = f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}"
+                break  # the task's target element is acted on: where the app then goes is the app's business
             failed[_key(before, step)] += 1
-            replans = self._where["replans"] = replans + 1
-            if replans > self.max_replans:
-                status, reason = "failed", f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
+            if (over := self._replanned()) is not None:
+                status, reason = "failed", over
                 break
             here = self._dismiss(here, package)
             plan, cursor = self._replan(task, package, here), 0
         return status, reason
+
+    def _replanned(self) -> str | None:
+        """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
+        self._where["replans"] += 1
+        if self._where["replans"] > self.max_replans:
+            return f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
+        return None
 
     def _dismiss(self, here: LiveScreen, package: str) -> LiveScreen:
         """BACK while another package's window covers the focused app (at most OVERLAY_BACKS times)."""
@@ -334,6 +346,18 @@ def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
     """A step as this run remembers it: where it was taken, what, on which element."""
     element = step.get("element") or {}
     return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
+
+
+def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
+    """The step acted on its element, found on the screen and showing the same text (a locator may find
+    another view in its place), and the screen changed without a crash."""
+    element, acted = step.get("element"), record["element"] or {}
+    if element is None or record["after_xml"] == record["before_xml"]:
+        return False
+    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
+    if shown and not shown & {(acted.get(k) or "").strip() for k in ("text", "content_desc")}:
+        return False
+    return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
 
 
 def _label(step: dict[str, Any]) -> str:

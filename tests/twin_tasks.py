@@ -1,6 +1,8 @@
 """Tasks built from an app's recorded graph: each recorded tap on an element whose label (as the memory
 keeps it, scrubbed) no other tapped element of the app carries becomes the task "tap LABEL", with the
-screen the tap led to as its target (the runtime tests and bench/serve.py use them)."""
+screen the tap led to as its target (the runtime tests and bench/serve.py use them). A recorded tap that
+led to several screens at different times (an app is not deterministic: a browser page still loading, a
+dialog's CANCEL back to whatever was under it) has them all as `targets`; `target` is the first."""
 from __future__ import annotations
 
 from collections import Counter
@@ -22,8 +24,10 @@ def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:
     for r in rows:
         label = (r["label"] or "").strip()
         if 2 < len(label) <= 40 and "<" not in label and labels[r["label"]] == 1 and r["screen_id"] not in entry:
-            out.setdefault(label, {"task": f"tap {label}", "label": label, "target": r["to_screen"],
-                                   "screen": r["screen_id"]})
+            task = out.setdefault(label, {"task": f"tap {label}", "label": label, "target": r["to_screen"],
+                                          "screen": r["screen_id"], "targets": []})
+            if r["screen_id"] == task["screen"]:
+                task["targets"].append(r["to_screen"])
     return list(out.values())[:limit]
 
 
@@ -42,7 +46,7 @@ def unseen_targets(store: GraphStore, app: TwinApp, limit: int) -> list[dict]:
         tap_screen = task["screen"]
         starts = [sid for sid, state in app.states.items() if state.package == app.package
                   and screen_of_state[sid] not in entry and sid != app.entry
-                  and screen_of_state[sid] != task["target"] and _reaches(nexts, sid, screen_of_state, tap_screen)]
+                  and screen_of_state[sid] not in task["targets"] and _reaches(nexts, sid, screen_of_state, tap_screen)]
         if not starts:
             continue
         start = min(starts, key=lambda sid: stable_id("start", task["label"], sid))

@@ -8,8 +8,11 @@ and DroidBot saw one action of one state lead to several states at different
 times), its launch outcomes (every recorded START_APP target that is not a
 home screen, in recorded order; the first is the entry state) and the
 per-state hit-testing data (visible views with their structural keys and
-depths). It is immutable once built and shared by every device it is
-installed on; devices walk the recorded targets round-robin (device.py).
+depths). Each recorded input also keeps the state DroidBot showed before its
+source (`Occurrence.before`) and each state DroidBot's `structure_str`, for the
+`similar` replay mode (twins/replay.py). It is immutable once built and shared
+by every device it is installed on; devices choose among the recorded targets
+as their replay mode says (device.py).
 
 Recorded launcher screens (DroidBot's home screen between runs) are all folded
 into the device's one synthetic launcher: a transition into any of them leads
@@ -28,7 +31,8 @@ from formats.ui import ActionType, Bounds, UIState, View
 from graph.model import Step
 from graph.screens import view_paths
 from twins.profiles import Profile, Update, update
-from ingest.droidbot import default_version, read_recording, recording_steps
+from ingest.droidbot import (Recording, action_from_event_str, default_version, read_json, read_recording,
+                             recording_steps)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,15 @@ LAUNCHER_PACKAGE = "com.android.launcher3"
 LAUNCHER_ACTIVITY = "com.android.launcher3.Launcher"
 LAUNCHER_STATE = "launcher"
 DEFAULT_SIZE = (1080, 1920)
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One recorded input's outcome: where it led, and the state the recording showed before its
+    source (None after a jump in the recorded walk: a restart)."""
+
+    target: str
+    before: str | None
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,8 @@ class TwinApp:
     sha256: str = ""  # the recorded APK's hash ("sha256:..." as DroidBot imports name it), when known
     profile: Profile = Profile()
     updates: list[Update] = field(default_factory=list, repr=False)
+    occurrences: dict[tuple[str, str], tuple[Occurrence, ...]] = field(default_factory=dict, repr=False)
+    structures: dict[str, str] = field(default_factory=dict, repr=False)  # DroidBot's structure_str per state
 
     @classmethod
     def from_droidbot(cls, folder: Path | str, label: str | None = None, profile: Profile = Profile(),
@@ -76,15 +91,23 @@ class TwinApp:
         if not rec.package:
             raise InputFormatError(str(Path(folder) / "utg.js"), "no app_package: cannot install it as a twin")
         states, steps, updates = update(rec.package, rec.states, recording_steps(rec), version, profile.seed)
-        app = cls.from_steps(rec.package, f"{version}.0", states, steps, label=label, profile=profile)
+        structures = {n["state_str"]: n["structure_str"] for n in rec.nodes
+                      if isinstance(n, dict) and n.get("state_str") and n.get("structure_str")}
+        app = cls.from_steps(rec.package, f"{version}.0", states, steps, label=label, profile=profile,
+                             structures=structures, befores=recorded_befores(rec))
         app.version_code, app.sha256, app.updates = version, default_version(rec.meta), updates
         return app
 
     @classmethod
     def from_steps(cls, package: str, version: str, states: dict[str, UIState], steps: list[Step],
-                   label: str | None = None, profile: Profile = Profile()) -> "TwinApp":
+                   label: str | None = None, profile: Profile = Profile(),
+                   structures: dict[str, str] | None = None,
+                   befores: dict[tuple[str, str, str], list[str | None]] | None = None) -> "TwinApp":
         """Build a twin from recorded states and steps (in the order they were taken),
-        shown as `profile` shows them."""
+        shown as `profile` shows them; `structures`: DroidBot's structure_str of the states
+        (a state without one is a structure of its own); `befores`: (source, action signature,
+        target) → the state shown before the source, per recorded event in time order (else
+        the steps' own order is the recorded walk)."""
         if not states:
             raise InputFormatError(package, "a twin app needs at least one state")
 
@@ -94,16 +117,25 @@ class TwinApp:
                 raise InputFormatError(package, f"step names unknown state {state_id!r}")
             return LAUNCHER_STATE if state.package == LAUNCHER_PACKAGE else state_id
 
-        transitions: dict[tuple[str, str], list[str]] = {}
+        occurrences: dict[tuple[str, str], list[Occurrence]] = {}
         acted: dict[tuple[str, ActionType], set[str]] = {}
         launches: list[str] = []
+        here, before = None, None  # the recorded walk: where DroidBot was, and the other state it showed before
+        pending = {k: list(v) for k, v in (befores or {}).items()}
         for step in steps:
             src, dst = resolve(step.source_state), resolve(step.target_state)
+            if befores is None:  # the steps are the walk
+                came_from = before if src == here else None  # a jump in the walk (a restart): unknown
+                here, before = dst, (src if dst != src else came_from)
+            else:
+                told = pending.get((step.source_state, step.action.signature, step.target_state))
+                came_from = told.pop(0) if told else None
+                came_from = resolve(came_from) if came_from in states else None
             if step.action.type == ActionType.START_APP and dst != LAUNCHER_STATE:
                 launches.append(dst)
             if src == LAUNCHER_STATE:
                 continue  # the synthetic launcher replaces the recorded ones
-            transitions.setdefault((src, step.action.signature), []).append(dst)
+            occurrences.setdefault((src, step.action.signature), []).append(Occurrence(dst, came_from))
             if step.action.element_key:
                 acted.setdefault((src, step.action.type), set()).add(step.action.element_key)
         app_states = {sid: s for sid, s in states.items() if s.package != LAUNCHER_PACKAGE}
@@ -117,13 +149,15 @@ class TwinApp:
             version=version,
             label=label or package.rsplit(".", 1)[-1].capitalize(),
             states=app_states,
-            transitions={k: tuple(v) for k, v in transitions.items()},
+            transitions={k: tuple(o.target for o in v) for k, v in occurrences.items()},
             launches=tuple(launches) or (_first_state(app_states, package),),
             width=width,
             height=height,
             placed={sid: place_views(s) for sid, s in app_states.items()},
             acted={k: frozenset(v) for k, v in acted.items()},
             profile=profile,
+            occurrences={k: tuple(v) for k, v in occurrences.items()},
+            structures={sid: (structures or {}).get(sid, sid) for sid in app_states},
         )
 
     @property
@@ -134,6 +168,34 @@ class TwinApp:
     def targets(self, state_id: str, signature: str) -> tuple[str, ...]:
         """The recorded targets of an action from a state, in recorded order (empty when none was recorded)."""
         return self.transitions.get((state_id, signature), ())
+
+
+def recorded_befores(rec: Recording) -> dict[tuple[str, str, str], list[str | None]]:
+    """(source, action signature, target) → the state DroidBot showed before the source, one per
+    recorded event, in time order: from the events/ folder (one file per event, named by time),
+    as utg.js's event ids do not keep the order (a dialog's answer can sort before its opener)."""
+    paths: dict[str, dict[int, str]] = {}
+    out: dict[tuple[str, str, str], list[str | None]] = {}
+    here = before = None
+    for path in sorted((rec.folder / "events").glob("event_*.json")):
+        raw = read_json(path)
+        src, dst, event = raw.get("start_state"), raw.get("stop_state"), raw.get("event_str")
+        if src not in rec.states or dst not in rec.states or not isinstance(event, str):
+            here = before = None
+            continue
+        came_from = before if src == here else None
+        here, before = dst, (src if dst != src else came_from)
+        try:
+            # typed text is no part of an action's signature
+            action, view = action_from_event_str(event, rec.states[src], rec.view_strs[src], str(path), {})
+        except InputFormatError:
+            continue  # an event the importer does not take is no step of the twin either
+        if view is not None:
+            if src not in paths:
+                paths[src] = view_paths(rec.states[src].views)
+            action.element_key = paths[src][view]
+        out.setdefault((src, action.signature, dst), []).append(came_from)
+    return out
 
 
 def _first_state(states: dict[str, UIState], package: str) -> str:

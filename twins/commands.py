@@ -1,4 +1,5 @@
-"""CLI: `appmem twins serve DIR... [--devices N] [--profile P] [--twin-version N] [--host H] [--port P] [--json]`.
+"""CLI: `appmem twins serve DIR... [--devices N] [--profile P] [--twin-version N] [--twin-replay M]
+[--host H] [--port P] [--json]`.
 
 Serves twin devices of recorded DroidBot folders on an adb server port until
 Ctrl-C or SIGTERM. Point any adb client at it: `ANDROID_ADB_SERVER_PORT=P adb devices`,
@@ -39,9 +40,13 @@ def add_twin_options(parser: argparse.ArgumentParser, prefix: str) -> None:
     parser.add_argument("--twin-version", type=int, default=1, metavar="N",
                         help="serve a derived update N of each recorded app (default 1: the recording)")
     parser.add_argument("--twin-seed", type=int, default=0, help="seed of profiles and updates (default 0)")
+    parser.add_argument("--twin-replay", default="exact", choices=("exact", "similar"),
+                        help="what counts as a recorded input (twins/replay.py): exact (default: DroidBot's "
+                             "state), similar (the same widget on a like screen of the same activity)")
 
 
-def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, seed: int) -> dict:
+def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, seed: int,
+               replay: str = "exact") -> dict:
     """The twin devices the options describe (errors name the bad option)."""
     from appmem.errors import InvalidInput
     from twins.device import build_fleet
@@ -49,7 +54,7 @@ def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, se
 
     if version < 1:
         raise InvalidInput("--twin-version", "must be at least 1")
-    return build_fleet(folders, devices, profile=Profile.parse(profile, seed), version=version)
+    return build_fleet(folders, devices, profile=Profile.parse(profile, seed), version=version, replay=replay)
 
 
 def run_serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -58,13 +63,13 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     if args.devices < 1:
         print("appmem: --devices must be at least 1", file=sys.stderr)
         return 2
-    fleet = twin_fleet(args.folders, args.devices, args.profile, args.twin_version, args.twin_seed)
+    fleet = twin_fleet(args.folders, args.devices, args.profile, args.twin_version, args.twin_seed, args.twin_replay)
     server = TwinServer(fleet, host=args.host, port=args.port)
     port = server.start()
     first = next(iter(fleet.values()))
     payload = {"host": args.host, "port": port, "serials": list(fleet),
                "apps": {a.package: a.version for a in first.apps.values()}, "profile": args.profile,
-               "display": f"{first.width}x{first.height}", "density": first.density}
+               "replay": args.twin_replay, "display": f"{first.width}x{first.height}", "density": first.density}
     emit(args, payload, lambda p: (f"serving {len(p['serials'])} twin devices on {p['host']}:{p['port']} "
                                    f"(ANDROID_ADB_SERVER_PORT={p['port']})\n" + "\n".join(p["serials"])))
     sys.stdout.flush()

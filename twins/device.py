@@ -7,7 +7,10 @@ Behaviour, in device terms:
   round-robin, in recorded order (repeats kept, so in the recorded
   proportions), one step per time it is taken, and so reaches every recorded
   target deterministically. The turn counters are per device and cleared by
-  `reset` (a reboot).
+  `reset` (a reboot). Which recorded input counts as "this input in this
+  state" is the device's replay mode (twins/replay.py): `exact` (default:
+  DroidBot's state_str) or `similar` (the same widget on a like screen of the
+  same activity; the outcomes recorded after the most similar previous state).
 - tap: DroidBot taps the centre of a view, so the recorded tap at a point is
   the one on the view, among those under the point with a recorded action of
   that kind from the current state, whose centre is nearest (then the smaller);
@@ -36,11 +39,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from dataclasses import dataclass
 
-from appmem.errors import DeviceError
+from appmem.errors import DeviceError, InvalidInput
 from formats.ui import Action, ActionType, UIState
 from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
 from twins.profiles import RECORDED_DENSITY, Profile
+from twins.replay import EXACT, MODES, SIMILAR, SimilarReplay
 from twins.render import hierarchy_xml, screenshot_png
 from twins.vfs import VirtualFS
 
@@ -65,8 +69,12 @@ class Foreground:
 class TwinDevice:
     """One twin device. `serial` names it on the adb server."""
 
-    def __init__(self, serial: str, apps: Iterable[TwinApp], sdk: int = 29):
+    def __init__(self, serial: str, apps: Iterable[TwinApp], sdk: int = 29, replay: str = EXACT):
+        if replay not in MODES:
+            raise InvalidInput("replay", f"{replay!r} is not one of {', '.join(MODES)}")
         self.serial = serial
+        self.replay = replay
+        self._similar: dict[str, SimilarReplay] = {}
         self.apps: dict[str, TwinApp] = {}
         for app in apps:
             self.apps.setdefault(app.package, app)
@@ -84,6 +92,7 @@ class TwinDevice:
         self._app: TwinApp | None = None
         self._state_id = LAUNCHER_STATE
         self._stack: list[str] = []  # screens of the current app session, for BACK without a recorded transition
+        self._before: str | None = None  # the state shown before the current one (None: unknown)
         self._focus_key = ""
         self._turns: dict[tuple[str, str, tuple[str, ...]], int] = {}  # (package, state, signatures) → next turn
         self.reset()
@@ -141,6 +150,7 @@ class TwinDevice:
                 raise DeviceError(f"{self.serial}: no recorded state {state_id!r} of {package!r}")
             self._app, self._stack = app, []
             self._go(state_id)
+            self._before = None
 
     def tap(self, x: int, y: int) -> None:
         with self.lock:
@@ -239,7 +249,8 @@ class TwinDevice:
         the point whose centre is nearest to it (then the smallest; all with those very bounds),
         else the deepest view passing `fallback`; [] when none."""
         assert self._app is not None
-        acted = self._app.acted.get((self._state_id, kind), frozenset())
+        acted = self._replay().acted(self._state_id, kind) if self.replay == SIMILAR \
+            else self._app.acted.get((self._state_id, kind), frozenset())
         under = [pv for pv in self._app.placed[self._state_id] if pv.view.bounds.contains(x, y)]
         recorded = [pv for pv in under if pv.key in acted]
         if recorded:
@@ -257,13 +268,28 @@ class TwinDevice:
     def _follow(self, *actions: Action) -> bool:
         """Take the next recorded transition of these actions (one physical input) from the
         current state; False when none was recorded."""
-        assert self._app is not None
-        signatures = tuple(a.signature for a in actions)
-        targets = tuple(t for s in signatures for t in self._app.targets(self._state_id, s))
+        targets = self.recorded_targets(*actions)
         if not targets:
             return False
-        self._go(self._turn((self._app.package, self._state_id, signatures), targets))
+        assert self._app is not None
+        self._go(self._turn((self._app.package, self._state_id, tuple(a.signature for a in actions) + targets),
+                            targets))
         return True
+
+    def recorded_targets(self, *actions: Action) -> tuple[str, ...]:
+        """The recorded targets this device replays, round-robin, for one physical input on these
+        views from the current state, as its replay mode chooses them; () when none was recorded."""
+        if self._app is None:
+            return ()
+        if self.replay == SIMILAR:
+            return self._replay().targets(self._state_id, actions, self._before)
+        return tuple(t for a in actions for t in self._app.targets(self._state_id, a.signature))
+
+    def _replay(self) -> SimilarReplay:
+        assert self._app is not None
+        if self._app.package not in self._similar:
+            self._similar[self._app.package] = SimilarReplay(self._app)
+        return self._similar[self._app.package]
 
     def _turn(self, key: tuple[str, str, tuple[str, ...]], targets: tuple[str, ...]) -> str:
         """The next of `targets` for this (package, state, action) on this device, round-robin."""
@@ -281,19 +307,20 @@ class TwinDevice:
             self._stack.append(target)
         if target != self._state_id:
             self._focus_key = ""
+            self._before = self._state_id if self._app is not None else None
         self._state_id = target
         self.visited.add((self._app.package, target))
 
     def _go_launcher(self) -> None:
         self._app, self._stack, self._focus_key = None, [], ""
-        self._state_id = LAUNCHER_STATE
+        self._state_id, self._before = LAUNCHER_STATE, None
         self.visited.add((LAUNCHER_PACKAGE, LAUNCHER_STATE))
 
 
 def build_fleet(app_folders: Iterable[str | Path], n_devices: int, prefix: str = "twin-",
-                profile: Profile = Profile(), version: int = 1) -> dict[str, TwinDevice]:
+                profile: Profile = Profile(), version: int = 1, replay: str = EXACT) -> dict[str, TwinDevice]:
     """`n_devices` twin devices (serials twin-0001, ...), each with every app installed, as
-    `profile` shows them, at app `version` (twins/profiles.py). Each folder is read once;
-    the apps are shared, the device state is not."""
+    `profile` shows them, at app `version` (twins/profiles.py), replaying in mode `replay`
+    (twins/replay.py). Each folder is read once; the apps are shared, the device state is not."""
     apps = [TwinApp.from_droidbot(folder, profile=profile, version=version) for folder in app_folders]
-    return {f"{prefix}{i:04d}": TwinDevice(f"{prefix}{i:04d}", apps) for i in range(1, n_devices + 1)}
+    return {f"{prefix}{i:04d}": TwinDevice(f"{prefix}{i:04d}", apps, replay=replay) for i in range(1, n_devices + 1)}

@@ -103,7 +103,8 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
             from twins.adb_server import TwinServer
             from twins.commands import twin_fleet
 
-            fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed)
+            fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed,
+                               args.twin_replay)
             server = TwinServer(fleet)
             host, port = "127.0.0.1", server.start()
             serials = list(fleet)

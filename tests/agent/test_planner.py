@@ -193,6 +193,7 @@ def test_bad_requests_get_clear_errors(planner):
     ("turn on the '7:00 am' alarm", [("7:00 am", "quoted")], []),
     ("Adjust the font size of the Notes app to 125%", [("125%", "percent")], []),
     ("create a new event named Dentist", [("Dentist", "named")], []),
+    ("type 'milk', then tap 'Add item'", [("milk", "quoted")], []),  # a touched label is no text to type
 ])
 def test_task_values(task, values, old):
     parsed = parse_task(task)
@@ -256,6 +257,10 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
         return sum(any(s.element is not None and label(s.element) == x for s in p.steps)
                    for x in unique for p in [planner.plan(f"tap '{x}'", [CALENDAR])])
 
+    plans = {x: planner.plan(f"tap '{x}'", [CALENDAR]) for x in unique}
+    # the named control is the whole task: nothing (a confirm, a form's work) comes after it
+    assert all(p.steps[-1].element is not None and label(p.steps[-1].element) == x for x, p in plans.items()
+               if any(s.element is not None and label(s.element) == x for s in p.steps))
     with_rule = taps_label()
     monkeypatch.setitem(agent.compose.RULES, "quoted_label", False)
     assert with_rule > taps_label()

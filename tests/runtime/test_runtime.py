@@ -19,6 +19,7 @@ from appmem.keys import KeyStore
 from agent.service import Service
 from appmem.stack import Stack
 from formats.ui import stable_id
+from graph.screens import screen_of
 from graph.votes import crowd_reliability
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
@@ -26,7 +27,7 @@ from ingest.run import run_trace, validate_run
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, REPO, api_on_socket
-from tests.twin_tasks import recorded_tasks, unseen_targets
+from tests.twin_tasks import recorded_tasks, state_of_screen, unseen_targets
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from device.driver import DeviceDriver
@@ -99,6 +100,36 @@ def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins
     assert teleported and result["replans"] >= 1
     assert any(s["outcome"] != "ok" for s in result["steps"])
     assert reached(result, task), result["steps"]
+
+
+def test_a_run_is_done_once_its_last_step_is_taken_wherever_the_app_goes_then(twins, memory):
+    """The plan's last step is the task's target: once it is taken on its element and the app reacts, the
+    run is done, also when the app shows another screen than memory expected (a dialog's CANCEL returns to
+    what was under it); a step before the last one that lands elsewhere still re-plans (test above)."""
+    fleet, _ = twins
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    device = fleet["twin-0003"]
+    app = device.apps[ACRYLIC]
+    target = state_of_screen(app, task["target"])
+    known = {task["target"], task["screen"], screen_of(app.states[app.entry], ACRYLIC, app.version).id}
+    elsewhere = next(sid for sid, s in app.states.items()
+                     if s.package == ACRYLIC and screen_of(s, ACRYLIC, app.version).id not in known)
+    tap = device.tap
+
+    def tap_then_go_elsewhere(x: int, y: int) -> None:  # this time the app answers the About tap elsewhere
+        tap(x, y)
+        if device.foreground.state_id == target:
+            device.goto(ACRYLIC, elsewhere)
+
+    device.tap = tap_then_go_elsewhere
+    try:
+        result = runtime(twins, memory, "twin-0003").run(task["task"], ACRYLIC)
+    finally:
+        del device.tap
+    last = result["steps"][-1]
+    assert result["status"] == "done" and result["replans"] == 0, result
+    assert last["label"] == "About" and last["outcome"] == "missed" and last["reached_screen"] != task["target"]
+    assert "last step (About)" in result["reason"]
 
 
 def test_a_window_another_package_draws_over_the_app_is_dismissed_before_planning(twins, memory):

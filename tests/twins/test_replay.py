@@ -1,0 +1,98 @@
+"""The twins' replay modes (twins/replay.py) on the shared DroidBot recordings: `exact` replays an input
+only from the very state DroidBot recorded it in, round-robin; `similar` also answers it on the same
+widget of a like state of the same activity and prefers the outcomes recorded after the most similar
+previous state. Neither invents a transition. Twins are simulators of the recorded apps."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from appmem.errors import InvalidInput
+from formats.ui import Action, ActionType
+from twins.app import TwinApp
+from twins.device import TwinDevice
+from twins.replay import EXACT, SIMILAR, SimilarReplay
+
+DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
+
+
+@pytest.fixture(scope="module")
+def ajsha() -> TwinApp:
+    return TwinApp.from_droidbot(DROIDBOT / "org.ligi.ajsha")
+
+
+@pytest.fixture(scope="module")
+def launcher() -> TwinApp:
+    return TwinApp.from_droidbot(DROIDBOT / "de.szalkowski.activitylauncher")
+
+
+def centre(app: TwinApp, state: str, key: str) -> tuple[int, int]:
+    return next(pv.view.bounds.center for pv in app.placed[state] if pv.key == key)
+
+
+def dialog_answers(app: TwinApp) -> list[tuple[str, str, str, str, str]]:
+    """(editor, tap that opens the dialog, dialog, its CANCEL, where CANCEL was recorded to lead) for the
+    recorded input with the most recorded targets: ajsha's save dialog, whose dump does not show the
+    editor under it."""
+    (dialog, cancel), occurrences = max(app.occurrences.items(), key=lambda kv: len({o.target for o in kv[1]}))
+    out = []
+    for o in occurrences:
+        opener = next((sig for (src, sig), targets in app.transitions.items()
+                       if src == o.before and dialog in targets and sig.startswith("tap|")), None)
+        if opener and all(x[0] != o.before for x in out):
+            out.append((o.before, opener, dialog, cancel, o.target))
+    return out
+
+
+def test_the_recorded_walk_is_read_in_time_order(ajsha):
+    answers = dialog_answers(ajsha)
+    assert len(answers) >= 10
+    # DroidBot's events/ in time order: each recorded CANCEL of the dialog went back to the editor it
+    # was opened over (utg.js's event ids alone put some answers before their dialog)
+    assert all(editor == back for editor, _, _, _, back in answers)
+
+
+def test_similar_replay_answers_a_dialog_with_the_screen_it_was_opened_over(ajsha):
+    answers = dialog_answers(ajsha)[2::-1]  # not in recorded order: round-robin would not return them
+    ends = {}
+    for mode in (EXACT, SIMILAR):
+        device = TwinDevice("local", [ajsha], replay=mode)
+        ends[mode] = []
+        for editor, opener, dialog, cancel, _ in answers:
+            device.goto(ajsha.package, editor)
+            device.tap(*centre(ajsha, editor, opener.split("|")[1]))
+            assert device.foreground.state_id == dialog
+            device.tap(*centre(ajsha, dialog, cancel.split("|")[1]))
+            ends[mode].append(device.foreground.state_id)
+    assert ends[SIMILAR] == [editor for editor, *_ in answers]
+    # exact: the recorded targets in recorded order, one per turn, whatever was under the dialog
+    assert ends[EXACT] == list(ajsha.transitions[(answers[0][2], answers[0][3])][:3])
+    assert ends[EXACT] != ends[SIMILAR]
+
+
+def test_similar_replay_answers_a_tap_on_a_widget_recorded_in_a_like_state_and_nothing_else(launcher):
+    similar = SimilarReplay(launcher)
+    unrecorded = [(sid, key) for sid in launcher.states for key in similar.acted(sid, ActionType.TAP)
+                  if (sid, Action(ActionType.TAP, key).signature) not in launcher.transitions]
+    assert len(unrecorded) >= 10  # the recording walked through many languages: few taps per state
+    for mode in (EXACT, SIMILAR):
+        device = TwinDevice("local", [launcher], replay=mode)
+        for sid, key in unrecorded[:10]:
+            device.goto(launcher.package, sid)
+            device.tap(*centre(launcher, sid, key))
+            now = device.foreground.state_id
+            if mode == EXACT:
+                assert now == sid  # a tap the recording never made in this very state changes nothing
+                continue
+            signature = Action(ActionType.TAP, key).signature
+            widget = similar.widgets[sid][key]
+            recorded = {o.target for (src, sig), occurrences in launcher.occurrences.items() if sig == signature
+                        and launcher.states[src].activity == launcher.states[sid].activity
+                        and similar.widgets[src].get(key) == widget for o in occurrences}
+            assert now in recorded  # one of the outcomes the recording had for that widget: none invented
+
+
+def test_a_replay_mode_that_does_not_exist_is_refused(ajsha):
+    with pytest.raises(InvalidInput, match="replay"):
+        TwinDevice("local", [ajsha], replay="fuzzy")
