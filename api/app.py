@@ -60,7 +60,7 @@ class Services:
         self.ready.set()
 
 
-def open_services(settings: Settings, service: Service | None = None, read_only: bool = False) -> Services:
+def open_services(settings: Settings, service: Service | None = None) -> Services:
     from celery import Celery
 
     from workers.devices import open_redis
@@ -69,7 +69,7 @@ def open_services(settings: Settings, service: Service | None = None, read_only:
     r = open_redis(url)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    service = service or Service.open(settings, read_only=read_only, threads=model_threads(settings))
+    service = service or Service.open(settings, read_only=True, threads=model_threads(settings))
     service.redis = r  # the shared plan cache, and the apps' generations that every writer bumps
     return Services(settings, service, r, KeyStore(r), Contributions(r), celery, Metrics(), threading.Event())
 
@@ -135,21 +135,21 @@ def install_errors(app: FastAPI) -> None:
 
 def worker_app() -> FastAPI:
     """The app of one `appmem serve --workers N` worker process (uvicorn's factory): settings from the
-    environment the parent set, vectors shared with the other workers (read-only)."""
+    environment the parent set."""
     from appmem import tracing
 
     settings = Settings.from_env()
     tracing.configure(settings.tracing)
-    return create_app(settings, read_only=True)
+    return create_app(settings)
 
 
-def create_app(settings: Settings, service: Service | None = None, read_only: bool = False) -> FastAPI:
+def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     from analyst.map import map_router
     from api.auth import require
     from api import contrib, routes
     from api.mcp_server import build_mcp
 
-    services = open_services(settings, service, read_only)
+    services = open_services(settings, service)
     mcp = build_mcp(lambda: services.service)
     # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
     # the SDK's Host-header check would refuse the API's own public host name.

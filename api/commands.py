@@ -112,9 +112,9 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
-    if workers == 1:  # one process: it owns the vectors (and may write them: a purge)
+    if workers == 1:  # one process; like each of several, it reads the vectors read-only (api/app.py)
         uvicorn.run(create_app(replace(settings, workers=1)), host=args.host, port=args.port, log_level="warning", access_log=False)
-    else:  # each worker reads the vectors read-only: a Qdrant server, else the per-app snapshots
+    else:
         from uvicorn.supervisors import Multiprocess
 
         config = uvicorn.Config("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,

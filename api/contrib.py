@@ -140,9 +140,9 @@ def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_le
 
 def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: Any = None) -> dict:
     """The one purge of the CLI (`appmem keys purge`) and the API: the graph, then the vectors, through
-    `vectors` when this process may write them (one serve process owns the local folder), else through
-    the local folder opened here when no other process owns it (a serve worker reads the read-only
-    snapshots); then the snapshots are re-published, so every reader stops seeing the purged points."""
+    `vectors` when this process may write them, else through the local folder opened here when no other
+    process owns it (every serve process reads the read-only snapshots); then the snapshots are
+    re-published, so every reader stops seeing the purged points."""
     from semantic.vectors import VectorStore, open_vectors
     from semantic.snapshots import publish
 
@@ -152,7 +152,7 @@ def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: A
             from semantic.embedder import DIMS
 
             vectors = opened = open_vectors(settings, DIMS.get(settings.embed_model, 384))
-        except (AppmemError, RuntimeError):  # owned by another process (the ingest worker, one serve process)
+        except (AppmemError, RuntimeError):  # owned by another process (summarize, the ingest worker)
             vectors = None
     try:
         report = purge_contributor(store, r, key_id, settings.trust_quorum, vectors)

@@ -60,8 +60,8 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
         vectors.delete_screens("screens", screens)
         report["vectors"] = "deleted"
     else:
-        report["vectors"] = ("not touched: another process owns the local vector store (the ingest worker or "
-                             "a one-process `appmem serve`); purge through that server's API, or again when it is free")
+        report["vectors"] = ("not touched: another process owns the local vector store (summarize, the ingest "
+                             "worker); purge again when it is free")
     generations.bump(r, own["packages"])  # plans cached by every server process are stale now
     return report
 

@@ -262,3 +262,38 @@ def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
+
+
+def test_one_serve_process_chooses_the_app_from_the_snapshots_without_the_vector_folder(memory, stack_env, keys):
+    """`appmem serve --workers 1` reads its vectors as the workers of `--workers N` do, from the read-only
+    snapshots: this process owns the vector folder (`memory` opened it writable, as `summarize` would), and
+    the server still starts, chooses the app of a task that names none and plans it as this process does.
+    Before, it opened the writable per-app folders (at 1,000 apps, every app's folder in turn)."""
+    import os
+    import signal
+
+    import httpx
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "1"],
+                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, key = keys.create("one-process", "plan")
+        deadline = time.monotonic() + 180
+        answer = None
+        while answer is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                answer = httpx.post(url + "/v1/plan", json={"task": TASK},
+                                    headers={"Authorization": f"Bearer {key}"}, timeout=60)
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assert answer is not None, f"the server exited with {server.poll()}: {server.stderr.read()[-2000:]}"
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == memory.plan(TASK).model_dump(mode="json")
+        assert answer.json()["package"] == CALENDAR
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
