@@ -4,7 +4,8 @@ Every explored element yields tasks whose answer is that element: its label
 ("tap Sort by", "Sort by in Notes"), its effect ("open Settings": every
 element seen to lead to the Settings screen is an answer), its breadcrumb
 ("go to More options › Settings › Theme"), and by role ("turn on Dark
-mode", "enter the title", "set Sort by to Title"). Each is worded several
+mode", "enter the title", "set Sort by to Title"), and by the confirm of the dialog it opens
+("Delete and confirm": the dialog's Yes). Each is worded several
 ways, chosen by a seeded generator, so a run is reproducible. No benchmark
 task text is read: the verbs below are the plain English of acting on a UI,
 and every other word comes from the memory itself.
@@ -26,6 +27,7 @@ SET = ("set {s} to {x}", "change {s} to {x}", "use {x} for {s}", "pick {x} as {s
 TYPE = ("enter {v} as the {x}", "type {v} in {x}", "fill in the {x} with {v}", "write {v} into {x}")
 WHERE = ("{t} in {s}", "{t} on the {s} screen", "in {s}, {t}")
 FORM = ("add {x} {v}", "create {x} {v}", "save {x} {v}", "new {x} {v}")
+THROUGH = ("{x} and confirm", "{x}, then confirm", "{x} and save it")  # a step whose dialog takes effect with its confirm
 PER_ELEMENT = 3  # wordings kept per element and way of naming it
 PER_APP = 600  # tasks kept per app (a seeded sample): an app's weight in training does not grow with its size
 
@@ -34,7 +36,7 @@ PER_APP = 600  # tasks kept per app (a seeded sample): an app's weight in traini
 class SyntheticTask:
     text: str
     answers: frozenset[str]  # element ids, any of which is right
-    kind: str  # label | effect | path | role
+    kind: str  # label | effect | path | role | form | confirm
 
 
 def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[SyntheticTask]:
@@ -46,6 +48,7 @@ def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[Synthetic
             for d in dests:
                 if d.screen_id != ctx.id:
                     leads_to.setdefault(d.screen_id, set()).add(eid)
+    confirm_of = {c.id: e.id for c in contexts for e in c.elements if head(label_of(e)).lower() in CONFIRM_WORDS}
     values = [head(label_of(e)) for c in contexts for e in c.elements if 0 < len(head(label_of(e))) <= 20]
     out: list[SyntheticTask] = []
     for ctx in contexts:
@@ -77,6 +80,10 @@ def tasks_of_app(contexts: list[ScreenContext], seed: int = 0) -> list[Synthetic
                 title = head(humanize(d.title))
                 if title and title.lower() != label.lower():
                     texts += [(t.format(x=title), frozenset(leads_to[d.screen_id]), "effect") for t in OPEN]
+            confirms = frozenset(confirm_of[d.screen_id] for d in ctx.destinations.get(e.id, [])
+                                 if d.screen_id != ctx.id and d.screen_id in confirm_of)
+            if label and confirms and label.lower() not in CONFIRM_WORDS:
+                texts += [(t.format(x=rng.choice(TAP).format(x=label)), confirms, "confirm") for t in THROUGH]
             for path in ctx.paths[:1]:
                 if label:
                     crumbs = " › ".join([*path, label])

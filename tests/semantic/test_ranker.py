@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph.vocabulary import head, humanize, label_of
+from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from semantic.embedder import Embedder
@@ -61,12 +61,16 @@ def test_synthetic_tasks_have_known_answers_and_are_reproducible(memory):
     tasks = tasks_of_app(contexts, seed=3)
     assert tasks == tasks_of_app(contexts, seed=3) and tasks != tasks_of_app(contexts, seed=4)
     by_id = {e.id: (c, e) for c in contexts for e in c.elements}
-    assert {t.kind for t in tasks} >= {"label", "effect"}
+    assert {t.kind for t in tasks} >= {"label", "effect", "confirm"}
     for t in tasks:
         assert t.answers and t.answers <= by_id.keys()
         if t.kind == "label":  # a label task names its one answer
             (only,) = t.answers
             assert head(label_of(by_id[only][1])) in t.text
+        if t.kind == "confirm":  # "X and confirm": the confirm of a screen X was seen to open
+            assert all(head(label_of(by_id[a][1])).lower() in CONFIRM_WORDS for a in t.answers)
+            assert any(d.screen_id == by_id[a][0].id for c in contexts for e in c.elements
+                       if head(label_of(e)) in t.text for d in c.destinations.get(e.id, []) for a in t.answers)
         if t.kind == "effect":  # "open X": every answer was seen to lead to a screen titled X
             for a in t.answers:
                 ctx, _ = by_id[a]
