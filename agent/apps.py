@@ -5,7 +5,11 @@ names its app outright; otherwise each package scores by its best element
 (`semantic.ranking.ElementIndex`, the one element scorer, over all apps'
 elements, so the overlap's word weights are those of the whole memory: a word
 every app has weighs little, an app's own name weighs much), and the best
-package wins. No word list and no constant tuned on task texts. The index of
+package wins; an element of a screen that is another app's entry counts for
+that app (`owners`: AutoDroid HTML names no app, so an exploration that launched
+another app files that app's screens as its own). A screen the agent sends that
+names no app is looked up in every app (`app_for_screen`). No word list and no
+constant tuned on task texts. The index of
 every app is the planner's (`Planner.index(None)`): built once, kept until an
 app changes (agent/service.py follows the apps' generations), so a query does
 not pay for reading the whole memory.
@@ -16,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from agent.recall import Recall
+from agent.locate import token
 from appmem.errors import NotFound
 from graph.screens import screen_of
 from semantic.embedder import Embedder
@@ -38,14 +43,46 @@ class AppChoice:
                 "ranking": [{"package": p, "score": round(s, 4)} for p, s in self.ranking[:5]]}
 
 
-def rank_packages(index: ElementIndex, embedder: Embedder, task: str) -> list[tuple[str, float]]:
-    """Packages by their best element for `task` in `index` (every app's elements), best first."""
+def rank_packages(index: ElementIndex, embedder: Embedder, task: str, recall: Recall | None = None
+                  ) -> list[tuple[str, float]]:
+    """Packages by their best element for `task` in `index` (every app's elements), best first; with
+    `recall` (its planner's app graphs), an element of a screen that another app holds nearer its entry
+    counts for that app (`owners`)."""
     hits = index.search(embedder.query(task), task, POOL_HITS)
+    owner = owners(recall, hits) if recall is not None and recall.planner is not None else {}
     best: dict[str, float] = {}
     for hit in hits:
         package = hit.payload.get("package") or ""
+        package = owner.get((package, hit.payload.get("screen_id") or ""), package)
         best[package] = max(best.get(package, hit.score), hit.score)
     return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+def owners(recall: Recall, hits: list) -> dict[tuple[str, str], str]:
+    """(package, screen id) of a hit -> the app whose entry that screen is, where another of the hits'
+    apps holds the same screen (the same elements) away from its own entry: AutoDroid HTML names no app,
+    so an exploration that launched another app files that app's screens as its own. Only an entry
+    decides: a dialog several apps share (a time picker, a colour picker) is deep in each of them."""
+    packages = sorted({h.payload.get("package") or "" for h in hits} - {""})
+    prints = {p: fingerprints(recall.planner.graph([p]), p) for p in packages}
+    out: dict[tuple[str, str], str] = {}
+    for package, screen_id in {(h.payload.get("package") or "", h.payload.get("screen_id") or "") for h in hits}:
+        mine = next((fp for fp, sid in prints.get(package, {}).items() if sid == screen_id), None)
+        entered = [p for p in packages if p != package and mine is not None and mine in prints[p]
+                   and prints[p][mine] in recall.planner.graph([p]).entries]
+        if entered and screen_id not in recall.planner.graph([package]).entries:
+            out[(package, screen_id)] = entered[0]
+    return out
+
+
+def fingerprints(graph, package: str) -> dict[tuple[str, ...], str]:
+    """The app's screens by the elements they show (agent/locate.py's tokens), for screens with any."""
+    out: dict[tuple[str, ...], str] = {}
+    for sid, row in sorted(graph.screens.items()):
+        tokens = tuple(sorted({token(e) for e in graph.screen_elements(sid)}))
+        if row.get("package") == package and tokens:
+            out.setdefault(tokens, sid)
+    return out
 
 
 def named_package(known: list[str], task: str) -> tuple[str | None, str]:
@@ -67,7 +104,7 @@ def choose_app(recall: Recall, task: str) -> AppChoice | None:
     matches = recall.matches(task)
     index = element_index(recall.vectors, recall.embedder, None,
                           recall.planner.index(None) if recall.planner is not None else None)
-    ranking = rank_packages(index, recall.embedder, task)
+    ranking = rank_packages(index, recall.embedder, task, recall)
     if matches:
         return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
     if not ranking:

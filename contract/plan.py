@@ -69,7 +69,8 @@ class Plan(Strict):
     start: PlanStart | None = Field(description="where the plan starts")
     steps: list[PlanStep] = Field(description="the steps, in order")
     alternatives: list[Alternative] = Field(description="other targets memory found for the task")
-    recalled: dict[str, Any] | None = Field(None, description="recall: the stored task answered with, its provenance")
+    recalled: dict[str, Any] | None = Field(None, description="recall: the stored task answered with (`task_id`: "
+                                                               "a run of the plan names it in its trace), its provenance")
     replanned_from: int | None = Field(None, description="recall: the step from which the planner took over")
     app_choice: AppChoice | None = Field(None, description="how the app was chosen (only when none was named)")
     hints: list[Hint] | None = Field(None, description="hints for the agent's current screen (when it sent one)")

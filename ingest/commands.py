@@ -106,8 +106,19 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     finally:
         store.driver.close()
         generations.bump_from(settings, [run.package])
-    emit(args, report, lambda r: f"{_describe(r)}; {r['failed_steps']} failed steps; task: {r['task'] or 'none'}")
+    emit(args, report, lambda r: f"{_describe(r)}; {r['failed_steps']} failed steps; task: {r['task'] or 'none'}"
+                                 + _replayed(r["recalled_task"]))
     return 0
+
+
+def _replayed(outcome: dict | None) -> str:
+    """What the run's outcome did to the stored task it replayed (ingest/run.py count_outcome)."""
+    if outcome is None:
+        return ""
+    if not outcome["counted"]:
+        return f"; replayed task {outcome['task_id']}: not counted ({outcome['reason']})"
+    return (f"; replayed task {outcome['task_id']}: {outcome['successes']} successes, "
+            f"{outcome['failures']} failures")
 
 
 def _describe(report: dict) -> str:

@@ -149,6 +149,23 @@ def test_a_screen_two_apps_memories_hold_goes_to_the_app_whose_entry_it_is_neare
     assert (choice.package, choice.by) == (camera, "screen")
 
 
+def test_an_element_of_a_screen_another_app_enters_on_counts_for_that_app(memory):
+    """Without a screen, the task's words choose the app. The launcher's memory holds the camera's entry
+    screen (its exploration launched the camera): an element found there counts for the camera."""
+    from agent.apps import POOL_HITS, owners, rank_packages
+
+    recall, planner, _ = memory
+    camera, launcher = "com.simplemobiletools.camera.pro", "com.simplemobiletools.applauncher"
+    text = "toggle the timer mode"  # a control of the camera's entry screen, as its memory labels it
+    index = planner.index(None)
+    hits = index.search(recall.embedder.query(text), text, POOL_HITS)
+    moved = owners(recall, hits)
+    assert (launcher, camera) in {(package, owner) for (package, _), owner in moved.items()}
+    assert all(planner.graph([owner]).entries for owner in moved.values())
+    ranking = [p for p, _ in rank_packages(index, recall.embedder, text, recall)]
+    assert ranking[0] == camera and launcher not in ranking[:1]
+
+
 def test_recall_and_app_choice_read_the_snapshots_alike(memory, store, settings):
     """Serve workers recall and choose the app from the read-only snapshots: same answers as from Qdrant;
     recall within an app reads only that app's file."""

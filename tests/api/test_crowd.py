@@ -408,7 +408,7 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
         assert api.wait_trace(ids[-1], 60).model_dump()["report"]["recalled_task"]["counted"]
     during = counts()
     assert during["traces"] > before["traces"] and during["screens"] > before["screens"]
-    assert during["task_runs"] == before["task_runs"] + 1 and during["task_successes"] > before["task_successes"]
+    assert during["task_runs"] > before["task_runs"] and during["task_successes"] > before["task_successes"]
     # its runs also added text variants' observations and element-to-element (LEADS_TO) observations
     assert during["text_observations"] > before["text_observations"]
     assert during["leads_to_observations"] > before["leads_to_observations"]
@@ -562,9 +562,9 @@ def test_a_reported_run_moves_the_counts_of_the_task_it_recalled_once_per_key(
     (its latest outcome); failures of enough keys make recall prefer an equal task; a purge takes them back."""
     from runtime.commands import contribute_locally
 
-    task = "tap About"
+    task = "tap the About button"  # no earlier test's run stored it: nothing to recall yet
     done = real_run(twins, memory, task)["run"]
-    assert done["status"] == "done" and done["recalled_task"] is None  # nothing stored to recall yet
+    assert done["status"] == "done" and done["recalled_task"] is None
     # two demonstrations of the task, imported as one's own runs: two equal stored tasks
     stored = {stable_id("task", "agent", contribute_locally(settings, memory, {**done, "started": started}))
               for started in ("2027-03-01T00:00:00Z", "2027-03-02T00:00:00Z")}
@@ -586,6 +586,8 @@ def test_a_reported_run_moves_the_counts_of_the_task_it_recalled_once_per_key(
     imported = cli(["ingest", "run", str(out), "--json"], stack_env)
     assert imported.returncode == 0, imported.stderr
     assert json.loads(imported.stdout)["recalled_task"]["successes"] == 2 and stored_counts(memory, recalled) == (2, 0)
+    again = cli(["ingest", "run", str(out)], stack_env)  # the same import again: still one voice
+    assert f"replayed task {recalled}: 2 successes, 0 failures" in again.stdout, again.stdout + again.stderr
     # the same key's later run failed: its outcome is now a failure, still one voice
     failed = {**run, "status": "failed", "started": "2027-03-06T00:00:00Z", "ended": "2099-01-01T00:00:00Z"}
     with ApiClient(server, reporter[1]) as api:

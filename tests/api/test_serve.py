@@ -4,12 +4,16 @@ snapshots), OpenTelemetry spans (console exporter)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from fastapi.testclient import TestClient
 
@@ -222,18 +226,9 @@ def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
     """`appmem serve --workers 2`: two processes, each planning from the same memory (the vectors read
     from the read-only snapshots, while this process owns the vector folder), give one answer; each plans
     tasks no one asked before as this process does."""
-    import os
-    import signal
-
     import httpx
 
-    from tests.conftest import free_port
-
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "2"],
-                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+    with serve_cli(stack_env, 2) as (url, server):
         _, key = keys.create("two-workers", "plan")
         tasks = [t["task"] for t in json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())]
         seen: dict[str, dict] = {}
@@ -259,9 +254,6 @@ def test_two_workers_answer_the_same_plan(memory, settings, stack_env, keys):
         first, second = seen.values()
         assert first == second == memory.plan(TASK, "calendar").model_dump(mode="json")
         assert str(os.getpid()) not in seen
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=60)
 
 
 def test_one_serve_process_chooses_the_app_from_the_snapshots_without_the_vector_folder(memory, stack_env, keys):
@@ -269,18 +261,9 @@ def test_one_serve_process_chooses_the_app_from_the_snapshots_without_the_vector
     snapshots: this process owns the vector folder (`memory` opened it writable, as `summarize` would), and
     the server still starts, chooses the app of a task that names none and plans it as this process does.
     Before, it opened the writable per-app folders (at 1,000 apps, every app's folder in turn)."""
-    import os
-    import signal
-
     import httpx
 
-    from tests.conftest import free_port
-
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "1"],
-                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
+    with serve_cli(stack_env, 1) as (url, server):
         _, key = keys.create("one-process", "plan")
         deadline = time.monotonic() + 180
         answer = None
@@ -294,6 +277,19 @@ def test_one_serve_process_chooses_the_app_from_the_snapshots_without_the_vector
         assert answer.status_code == 200, answer.text
         assert answer.json() == memory.plan(TASK).model_dump(mode="json")
         assert answer.json()["package"] == CALENDAR
+
+
+@contextmanager
+def serve_cli(stack_env: dict, workers: int) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`appmem serve --workers N` as its own process group on a free port: its URL and process,
+    stopped (every worker with it) on the way out."""
+    from tests.conftest import free_port
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", str(workers)],
+                              cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        yield f"http://127.0.0.1:{port}", server
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)

@@ -1,0 +1,29 @@
+"""When the plan's last step counts as taken (runtime._took_effect), on dumps of a recorded app (a twin's
+rendering of DroidBot states; no device needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from runtime.runtime import _took_effect
+from twins.app import TwinApp
+from twins.render import hierarchy_xml
+
+DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
+
+
+def test_the_last_step_is_taken_only_on_a_view_showing_its_text_and_when_the_app_reacted():
+    app = TwinApp.from_droidbot(DROIDBOT / "anupam.acrylic")
+    first, other = list(app.states)[:2]
+    before, after = hierarchy_xml(app.states[first]), hierarchy_xml(app.states[other])
+    step = {"action": "tap", "element": {"text": "About", "content_desc": "", "label": "About"}}
+
+    def record(acted_text: str, after_xml: str) -> dict:
+        return {"element": {"text": acted_text, "content_desc": ""}, "before_xml": before, "after_xml": after_xml,
+                "after_activity": app.states[other].activity}
+
+    assert _took_effect(step, record("About", after))
+    assert not _took_effect(step, record("Settings", after))  # a locator found another view in its place
+    assert not _took_effect(step, record("About", before))  # the screen did not change
+    assert not _took_effect({"action": "back", "element": None}, record("", after))
+    unlabelled = {"action": "tap", "element": {"text": "", "content_desc": "", "label": "menu"}}
+    assert _took_effect(unlabelled, record("", after))  # nothing to compare: the locator's view is it
