@@ -1,7 +1,10 @@
 // semantic_tasks: demonstrations of $packages (all when null) with their steps
-// in order (element and screen ids) and the hash of what was last embedded.
+// in order (element and screen ids) and the hash of what was last embedded. A contributed
+// demonstration only once enough contributors did the same task (task_crowd), as recall_tasks
+// reads them: else one key's many copies of a task fill recall's nearest candidates.
 MATCH (k:Task)
-WHERE $packages IS NULL OR k.package IN $packages
+WHERE ($packages IS NULL OR k.package IN $packages)
+  AND (coalesce(k.contributor, '') = '' OR coalesce(k.crowd_trusted, false))
 OPTIONAL MATCH (k)-[st:STEP]->(e:Element)
 WITH k, st, e ORDER BY st.index
 RETURN k.id AS id, coalesce(k.description, '') AS description, k.package AS package,

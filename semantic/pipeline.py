@@ -179,8 +179,12 @@ def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphSto
 
 def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, rows: list[dict],
                 packages: list[str] | None, report: SummarizeReport) -> None:
-    """Embed the demonstrations `rows` (of `packages`) whose description or steps changed."""
+    """Embed the demonstrations `rows` (of `packages`) whose description or steps changed; drop the
+    vectors of the others (a contributed task whose backers were purged: recall may not use it)."""
     indexed = vectors.values("tasks", "embed_hash", packages)
+    gone = sorted(set(indexed) - {r["id"] for r in rows})
+    if gone:
+        vectors.delete("tasks", gone, packages)
     report.tasks += len(rows)
     todo = []
     for r in rows:

@@ -278,7 +278,8 @@ def plan_shape(plan: dict) -> list:
     return [plan["route"]] + [((s["element"] or {}).get("id"), s["screen_id"], s["to_screen"]) for s in plan["steps"]]
 
 
-def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(server, twins, memory, keys):
+def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(
+        server, twins, memory, keys, redis_db, settings):
     fleet, _ = twins
     tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
     before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
@@ -289,9 +290,22 @@ def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them
     with ApiClient(server, attacker) as api:
         ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)}).trace_id
                for n in range(2) for r in forged]
-        assert {api.wait_trace(i, 120).model_dump()["status"] for i in ids} == {"done"}
+        reports = [api.wait_trace(i, 120).model_dump() for i in ids]
+        assert {r["status"] for r in reports} == {"done"}
     after = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
     assert [plan_shape(before[t]) for t in tasks] == [plan_shape(after[t]) for t in tasks]
+    # nor after `appmem summarize`: its edges reach neither the summaries nor the element index
+    # (`leads_to`), and its demonstrations are not in the tasks index, where copies of one task would
+    # fill recall's nearest candidates
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    generations.bump(redis_db, [ACRYLIC])
+    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(memory.plan(t, ACRYLIC).model_dump()) for t in tasks]
+    edges = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
+    shortcuts = {(e["source"], e["target"]) for e in edges if e["crowd_only"]}
+    leads = {(p["screen_id"], s) for _, p in memory.vectors.points("elements", [ACRYLIC]) for s in p["leads_to"]}
+    assert shortcuts and not shortcuts & leads
+    demos = {r["report"]["task"] for r in reports if r["report"]["task"]}
+    assert demos and not demos & set(memory.vectors.values("tasks", "embed_hash", [ACRYLIC]))
     # the same shortcut from two more keys: three distinct contributors, and plans may use it
     shortcut = next(r for r in forged if r["status"] == "done")
     for n in range(2):
