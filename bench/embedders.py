@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import statistics
 import sys
 import time
@@ -195,7 +196,7 @@ def show(out: dict) -> None:
     models = out["models"]
     base = models.get("minilm") or next(iter(models.values()))
     print(f"== strict R@5 per app (exploration memory only; planner's scorer; {THREADS} threads; "
-          "timings noisy: 2 cores shared by 4 helpers)")
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'model / lexical weight':<26}" + "".join(f"{a[:8]:>9}" for a in APPS) + f"{'all':>8}{'R@1':>7}{'lenient':>9}")
     for name, r in models.items():
         for w in WEIGHTS:

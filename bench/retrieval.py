@@ -372,7 +372,7 @@ def main() -> int:
         return 0
     e = result["embedding"]
     print(f"embedding: {e['texts_per_second']} texts/s ({e['texts']} simulated tasks of {e['mean_words']} words, "
-          f"{e['threads']} threads; noisy: 2 cores shared by 6 helpers)")
+          f"{e['threads']} threads; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0
 
 
