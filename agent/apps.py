@@ -23,6 +23,7 @@ from agent.recall import Recall
 from agent.locate import token
 from appmem.errors import NotFound
 from graph.screens import screen_of
+from graph.vocabulary import without_package
 from semantic.embedder import Embedder
 from semantic.ranking import ElementIndex
 from semantic.search import element_index
@@ -94,9 +95,7 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
     if not named:
         return None, task
     package = max(named, key=len)
-    rest = re.sub(rf"\s*(?:\b(?:in|on|of|using|with)\s+)?(?<![\w.]){re.escape(package)}(?![\w.])", "", task,
-                  flags=re.I).strip()
-    return package, rest or task
+    return package, without_package(task, package)
 
 
 def choose_app(recall: Recall, task: str) -> AppChoice | None:

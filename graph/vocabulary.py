@@ -125,6 +125,14 @@ def snake(text: str) -> str:
 
 
 # -- elements ------------------------------------------------------------------------------------
+def without_package(task: str, package: str) -> str:
+    """The task without the package it names outright ("tap 'X' in org.example.app" → "tap 'X'"):
+    a package name says where, not what. The task itself when that would leave nothing."""
+    rest = re.sub(rf"\s*(?:\b(?:in|on|of|using|with)\s+)?(?<![\w.]){re.escape(package)}(?![\w.])", "", task,
+                  flags=re.I).strip()
+    return rest or task
+
+
 def is_launcher(package: str) -> bool:
     """Whether the package is a launcher (home screen): the way into every app."""
     return LAUNCHER.search(package or "") is not None

@@ -38,7 +38,7 @@ from formats.ui import Action, ActionType, stable_id, UIState, View
 from graph.model import Outcome, Step, Task, TaskStep, Trace
 from graph.screens import view_paths
 from graph.times import utc_iso
-from graph.vocabulary import clean_all
+from graph.vocabulary import clean_all, without_package
 from formats.uixml import parse_hierarchy
 
 
@@ -150,8 +150,8 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
                   contributor="" if contributor == "local" else contributor)
     task = None
     if run.status == "done" and task_steps and not unmatched:  # a demonstration with a gap is none
-        task = Task(id=stable_id("task", "agent", trace_id), description=run.task, package=run.package,
-                    source="agent", steps=task_steps)
+        task = Task(id=stable_id("task", "agent", trace_id), description=without_package(run.task, run.package),
+                    package=run.package, source="agent", steps=task_steps)
     outcome = None
     if run.recalled_task is not None and run.status != "stopped":  # one outcome per contributor and task
         outcome = {"id": stable_id("taskrun", run.recalled_task, contributor), "task_id": run.recalled_task,

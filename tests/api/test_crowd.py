@@ -569,6 +569,23 @@ def stored_counts(memory, task_id: str) -> tuple[int, int]:
     return row["successes"], row["failures"]
 
 
+def test_a_run_of_a_task_that_names_its_app_is_recalled_when_the_task_is_asked_again(
+        twins, memory, settings, redis_db):
+    """A task that names its app ("tap 'X' in org.example.app") is planned without the package's name
+    (it says where, not what); the demonstration its run stores is described the same way, so the
+    same task asked again recalls it. Before, the run was stored under the full text and never recalled."""
+    from runtime.commands import contribute_locally
+
+    task = f"tap 'Brush size' in {ACRYLIC}"
+    done = real_run(twins, memory, task)["run"]
+    assert done["status"] == "done" and done["recalled_task"] is None, done
+    stored = stable_id("task", "agent", contribute_locally(settings, memory, done))
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    generations.bump(redis_db, [ACRYLIC])
+    assert (memory.plan(task, ACRYLIC).model_dump()["recalled"] or {}).get("task_id") == stored
+    assert (memory.plan(task).model_dump()["recalled"] or {}).get("task_id") == stored  # the app from the task
+
+
 def test_a_reported_run_moves_the_counts_of_the_task_it_recalled_once_per_key(
         server, twins, memory, keys, redis_db, settings, stack_env, tmp_path):
     """plan recalls a stored task -> the runtime runs it on a twin -> its trace names the task -> reported
