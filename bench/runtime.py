@@ -12,7 +12,8 @@ becomes `tap 'LABEL' in PACKAGE`, started on an in-app screen that is not the ap
 *reached* its target when the device's own dump after the run is a screen the recorded
 tap led to (computed from the dump, not from what the runtime believed; a recorded tap that
 led to several screens at different times has them all, `first` counts only the one the
-last session judged by).
+last session judged by). `tapped` is the strictest: reached, and the run's last step acted on an
+element labelled LABEL (a dialog button with many recorded outcomes cannot count by chance).
 
 Twin replay modes (twins/replay.py), both in the same run: `exact` (DroidBot's state_str;
 round-robin over an input's recorded targets) and `similar` (the same widget on a like screen
@@ -90,7 +91,7 @@ class SimulatorWatch:
 
 
 def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict], max_replans: int) -> dict:
-    hits, first, steps, seconds, refused, misses = 0, 0, 0, 0.0, [], []
+    hits, first, tapped, steps, seconds, refused, misses = 0, 0, 0, 0, 0.0, [], []
     device = fleet[SERIAL]
     watch = SimulatorWatch(device)
     for task in tasks:
@@ -107,6 +108,8 @@ def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict]
         hit = ended in task["targets"]
         hits += hit
         first += ended == task["target"]
+        last = (result["steps"][-1].get("label") or "") if result["steps"] else ""
+        tapped += hit and " ".join(last.lower().split()) == " ".join(task["label"].lower().split())
         steps += len(result["steps"])
         try:
             run_trace(validate_run(result["run"], "run"))
@@ -119,7 +122,7 @@ def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict]
                            "simulator": bool(watch.unrecorded or watch.ambiguous), "passed_target": passed,
                            "trail": [f"{s['action']} {s['label'] or ''} → {s['outcome']}".replace("  ", " ")
                                      for s in result["steps"]]})
-    return {"reached": hits, "first": first, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
+    return {"reached": hits, "first": first, "tapped": tapped, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
             "refused": refused, "misses": misses,
             "simulator_misses": sum(m["simulator"] for m in misses),
             "passed_target": sum(m["passed_target"] for m in misses)}
@@ -191,6 +194,7 @@ def report(mode: str, rows: dict[str, dict]) -> None:
             print(f"    REFUSED trace {why}")
     total = {k: sum(r[k]["reached"] for r in rows.values()) for k in ("runtime", "no_replan")}
     first = {k: sum(r[k]["first"] for r in rows.values()) for k in ("runtime", "no_replan")}
+    tapped = {k: sum(r[k]["tapped"] for r in rows.values()) for k in ("runtime", "no_replan")}
     n = sum(r["runtime"]["tasks"] for r in rows.values())
     refused = sum(len(r[k]["refused"]) for r in rows.values() for k in ("runtime", "no_replan"))
     sim = sum(r["runtime"]["simulator_misses"] for r in rows.values())
@@ -198,7 +202,8 @@ def report(mode: str, rows: dict[str, dict]) -> None:
     print(f"all ({mode}): runtime reached {total['runtime']}/{n} = {total['runtime'] / max(n, 1):.1%}, "
           f"without re-planning {total['no_replan']}/{n} = {total['no_replan'] / max(n, 1):.1%} "
           f"({total['runtime'] / max(total['no_replan'], 1):.2f}x); only the first recorded target: "
-          f"{first['runtime']}/{n} (no re-planning {first['no_replan']}/{n}); traces refused: {refused}; "
+          f"{first['runtime']}/{n} (no re-planning {first['no_replan']}/{n}); reached by tapping the named "
+          f"control: {tapped['runtime']}/{n} (no re-planning {tapped['no_replan']}/{n}); traces refused: {refused}; "
           f"misses from the twin simulator: {sim}/{n - total['runtime']}; "
           f"misses that passed the target and went on: {passed}")
 
