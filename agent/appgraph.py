@@ -3,16 +3,29 @@
 Planning reads the same few thousand rows for every task of an app, so the
 planner loads them once per package (four Cypher reads: screens, elements,
 transitions, where recorded runs entered the app) and routes in code, with the
-one route search and cost of graph/routes.py.
+one route search and cost of graph/routes.py. What locating a screen and choosing
+an app read of each screen (its elements' tokens) is computed once per loaded graph.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from graph.model import Element
 from graph.routes import Edge, Routes, edges_of
 from graph.store import GraphStore, element_of
+
+DATA = re.compile(r"\d|@")
+LABEL_MAX = 40
+
+
+def token(e: Element) -> str:
+    """What identifies an element across observations: class, id and a label that is not data."""
+    first = (e.content_desc or e.text).strip().split("\n", 1)[0].strip().lower()
+    static = "" if DATA.search(first) or len(first) > LABEL_MAX or "editable" in e.flags else first
+    return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
 
 
 @dataclass
@@ -53,6 +66,22 @@ class AppGraph:
 
     def screen_elements(self, screen_id: str) -> list[Element]:
         return [self.elements[i] for i in self.on_screen.get(screen_id, ())]
+
+    @cached_property
+    def screen_tokens(self) -> dict[str, frozenset[str]]:
+        """Screen id → its elements' tokens (screens with elements); a loaded graph does not change."""
+        return {sid: frozenset(token(e) for e in self.screen_elements(sid)) for sid in self.on_screen}
+
+    @cached_property
+    def by_elements(self) -> dict[tuple[str, ...], str]:
+        """The graph's own apps' screens by the elements they show (their sorted tokens): the first
+        screen id of each, for screens with any."""
+        out: dict[tuple[str, ...], str] = {}
+        for sid, row in sorted(self.screens.items()):
+            tokens = tuple(sorted(self.screen_tokens.get(sid, ())))
+            if row.get("package") in self.packages and tokens:
+                out.setdefault(tokens, sid)
+        return out
 
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""

@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 
 from agent.recall import Recall
-from agent.locate import token
 from appmem.errors import NotFound
 from graph.screens import screen_of
 from graph.vocabulary import without_package
@@ -65,24 +64,18 @@ def owners(recall: Recall, hits: list) -> dict[tuple[str, str], str]:
     so an exploration that launched another app files that app's screens as its own. Only an entry
     decides: a dialog several apps share (a time picker, a colour picker) is deep in each of them."""
     packages = sorted({h.payload.get("package") or "" for h in hits} - {""})
-    prints = {p: fingerprints(recall.planner.graph([p]), p) for p in packages}
+    graphs = {p: recall.planner.graph([p]) for p in packages}
     out: dict[tuple[str, str], str] = {}
     for package, screen_id in {(h.payload.get("package") or "", h.payload.get("screen_id") or "") for h in hits}:
-        mine = next((fp for fp, sid in prints.get(package, {}).items() if sid == screen_id), None)
-        entered = [p for p in packages if p != package and mine is not None and mine in prints[p]
-                   and prints[p][mine] in recall.planner.graph([p]).entries]
-        if entered and screen_id not in recall.planner.graph([package]).entries:
+        graph = graphs.get(package)
+        if graph is None or screen_id in graph.entries:
+            continue
+        mine = tuple(sorted(graph.screen_tokens.get(screen_id, ())))
+        if graph.by_elements.get(mine) != screen_id:  # not the screen the app's memory holds for these elements
+            continue
+        entered = [p for p in packages if p != package and graphs[p].by_elements.get(mine) in graphs[p].entries]
+        if entered:
             out[(package, screen_id)] = entered[0]
-    return out
-
-
-def fingerprints(graph, package: str) -> dict[tuple[str, ...], str]:
-    """The app's screens by the elements they show (agent/locate.py's tokens), for screens with any."""
-    out: dict[tuple[str, ...], str] = {}
-    for sid, row in sorted(graph.screens.items()):
-        tokens = tuple(sorted({token(e) for e in graph.screen_elements(sid)}))
-        if row.get("package") == package and tokens:
-            out.setdefault(tokens, sid)
     return out
 
 

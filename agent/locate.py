@@ -11,14 +11,12 @@ nearest candidates and their scores.
 """
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from agent.appgraph import AppGraph
+from agent.appgraph import AppGraph, token
 from appmem.errors import InputFormatError, InvalidInput, NotFound
 from formats.ui import UIState
-from graph.model import Element
 from graph.screens import elements_of, screen_of, screen_signature
 from graph.store import GraphStore
 from ingest.autodroid import activity_of
@@ -28,8 +26,6 @@ from formats.uixml import parse_hierarchy
 SIMILAR_MIN = 0.5
 ACTIVITY_BONUS = 0.1
 CANDIDATES = 5
-DATA = re.compile(r"\d|@")
-LABEL_MAX = 40
 
 
 def state_from_html(html: str, package: str, where: str = "screen_html", activity: str | None = None) -> UIState:
@@ -66,13 +62,6 @@ def agent_screen(package: str | None, xml: str | None = None, html: str | None =
     raise InvalidInput(where or "request", "send screen_xml or screen_html")
 
 
-def token(e: Element) -> str:
-    """What identifies an element across observations: class, id and a label that is not data."""
-    first = (e.content_desc or e.text).strip().split("\n", 1)[0].strip().lower()
-    static = "" if DATA.search(first) or len(first) > LABEL_MAX or "editable" in e.flags else first
-    return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
-
-
 def tokens_of_state(state: UIState) -> set[str]:
     screen = screen_of(state, state.package, "")
     return {token(e) for e in elements_of(state, screen).values()}
@@ -101,7 +90,7 @@ def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGra
     mine = tokens_of_state(screen)
     scored = []
     for sid, row in own.items():
-        score = jaccard(mine, {token(e) for e in graph.screen_elements(sid)})
+        score = jaccard(mine, graph.screen_tokens.get(sid, frozenset()))
         if screen.activity and row["activity"] == screen.activity:
             score += ACTIVITY_BONUS
         scored.append((round(min(1.0, score), 4), sid))
