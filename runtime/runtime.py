@@ -203,6 +203,12 @@ class Runtime:
             if cursor == len(steps) - 1 and _took_effect(step, self.steps[-1]):
                 reason = f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}"
                 break  # the task's target element is acted on: where the app then goes is the app's business
+            if cursor + 1 < len(steps) and self._look_alike(before, here, steps[cursor + 1]):
+                if (over := self._replanned()) is not None:
+                    status, reason = "failed", over
+                    break
+                cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
+                continue
             failed[_key(before, step)] += 1
             if (over := self._replanned()) is not None:
                 status, reason = "failed", over
@@ -210,6 +216,17 @@ class Runtime:
             here = self._dismiss(here, package)
             plan, cursor = self._replan(task, package, here), 0
         return status, reason
+
+    def _look_alike(self, before: LiveScreen, here: LiveScreen, following: dict[str, Any]) -> bool:
+        """The step changed the app's screen to another one than memory expected, and the plan's next element
+        is on it showing its text: a look-alike of the expected screen (memory splits screens by content:
+        another list's rows, a tab's items), from which the plan can go on instead of being asked again."""
+        element = following.get("element")
+        if element is None or here.package != before.package or here.xml == before.xml \
+                or here.overlaid(following.get("package") or here.package):
+            return False
+        found = ground(element, here.xml)
+        return found is not None and _shows(element, node_at(here.xml, found[0]))
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
@@ -351,13 +368,17 @@ def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
 def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
     """The step acted on its element, found on the screen and showing the same text (a locator may find
     another view in its place), and the screen changed without a crash."""
-    element, acted = step.get("element"), record["element"] or {}
-    if element is None or record["after_xml"] == record["before_xml"]:
-        return False
-    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
-    if shown and not shown & {(acted.get(k) or "").strip() for k in ("text", "content_desc")}:
+    element = step.get("element")
+    if element is None or record["after_xml"] == record["before_xml"] or not _shows(element, record["element"]):
         return False
     return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
+
+
+def _shows(element: dict[str, Any], view: dict[str, Any] | None) -> bool:
+    """Whether a dumped view shows the planned element's text or description (when it has one): a locator
+    may find another view in its place."""
+    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
+    return not shown or bool(shown & {((view or {}).get(k) or "").strip() for k in ("text", "content_desc")})
 
 
 def _label(step: dict[str, Any]) -> str:
