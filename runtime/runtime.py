@@ -103,6 +103,7 @@ class Runtime:
         started = now_iso()
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
+        self._missed: dict[tuple[str, str], list[list[int]]] = {}  # (action, element) → views it failed on, this run
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -174,9 +175,10 @@ class Runtime:
                 status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
                 break
             step = steps[cursor]
-            detour = self._detour(task, package, here, plan, set(failed) | tried) if _key(here, step) in failed \
-                else None
-            if detour is None and failed[_key(here, step)] >= STEP_TRIES:
+            # a step that failed from here is taken again only on another view its locator finds (a list's other row)
+            again = _key(here, step) in failed and not self._untried(step, here)
+            detour = self._detour(task, package, here, plan, set(failed) | tried) if again else None
+            if detour is None and again and failed[_key(here, step)] >= STEP_TRIES:
                 status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
                                             "memory knows no other way from it")
                 break
@@ -210,6 +212,8 @@ class Runtime:
                 cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
                 continue
             failed[_key(before, step)] += 1
+            if self.steps[-1]["acted"]:
+                self._missed.setdefault(_element_key(step), []).append(self.steps[-1]["element"]["bounds"])
             if (over := self._replanned()) is not None:
                 status, reason = "failed", over
                 break
@@ -225,8 +229,14 @@ class Runtime:
         if element is None or here.package != before.package or here.xml == before.xml \
                 or here.overlaid(following.get("package") or here.package):
             return False
-        found = ground(element, here.xml)
+        found = ground(element, here.xml, self._missed.get(_element_key(following), ()))
         return found is not None and _shows(element, node_at(here.xml, found[0]))
+
+    def _untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
+        """The step's locator finds a view on this screen that the step did not already fail on in this run."""
+        element, missed = step.get("element"), self._missed.get(_element_key(step), [])
+        found = ground(element, here.xml, missed) if element is not None and missed else None
+        return found is not None and found[0].as_list() not in missed
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
@@ -285,7 +295,7 @@ class Runtime:
         element = step.get("element")
         if element is None:
             return None, ""
-        found = ground(element, here.xml)
+        found = ground(element, here.xml, self._missed.get(_element_key(step), ()))
         if found:
             return found[0], ""
         text = step.get("input") if step.get("slot") == "item" else (element.get("text") or "")
@@ -315,7 +325,7 @@ class Runtime:
             after = self.screen(package)
             outcome = self._outcome(here, after, package, expected)
             why = "" if outcome == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
-        self.steps.append({**record, "after_xml": after.xml, "after_activity": after.activity,
+        self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": outcome, "why": why})
         self._where["here"] = after
         if self.progress:
@@ -361,8 +371,12 @@ class Runtime:
 
 def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
     """A step as this run remembers it: where it was taken, what, on which element."""
+    return (here.screen_id, *_element_key(step))
+
+
+def _element_key(step: dict[str, Any]) -> tuple[str, str]:
     element = step.get("element") or {}
-    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
+    return step["action"], element.get("id") or element.get("label") or ""
 
 
 def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
