@@ -103,7 +103,8 @@ class Runtime:
         started = now_iso()
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
-        self._missed: dict[tuple[str, str], list[list[int]]] = {}  # (action, element) → views it failed on, this run
+        # (screen, action) → the views a step with this action failed on from that screen, in this run
+        self._missed: dict[tuple[str | None, str], list[list[int]]] = {}
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -213,7 +214,7 @@ class Runtime:
                 continue
             failed[_key(before, step)] += 1
             if self.steps[-1]["acted"]:
-                self._missed.setdefault(_element_key(step), []).append(self.steps[-1]["element"]["bounds"])
+                self._missed.setdefault((before.screen_id, step["action"]), []).append(self.steps[-1]["element"]["bounds"])
             if (over := self._replanned()) is not None:
                 status, reason = "failed", over
                 break
@@ -229,12 +230,12 @@ class Runtime:
         if element is None or here.package != before.package or here.xml == before.xml \
                 or here.overlaid(following.get("package") or here.package):
             return False
-        found = ground(element, here.xml, self._missed.get(_element_key(following), ()))
+        found = ground(element, here.xml, self._missed.get((here.screen_id, following["action"]), ()))
         return found is not None and _shows(element, node_at(here.xml, found[0]))
 
     def _untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
         """The step's locator finds a view on this screen that the step did not already fail on in this run."""
-        element, missed = step.get("element"), self._missed.get(_element_key(step), [])
+        element, missed = step.get("element"), self._missed.get((here.screen_id, step["action"]), [])
         found = ground(element, here.xml, missed) if element is not None and missed else None
         return found is not None and found[0].as_list() not in missed
 
@@ -295,7 +296,7 @@ class Runtime:
         element = step.get("element")
         if element is None:
             return None, ""
-        found = ground(element, here.xml, self._missed.get(_element_key(step), ()))
+        found = ground(element, here.xml, self._missed.get((here.screen_id, step["action"]), ()))
         if found:
             return found[0], ""
         text = step.get("input") if step.get("slot") == "item" else (element.get("text") or "")
@@ -371,12 +372,8 @@ class Runtime:
 
 def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
     """A step as this run remembers it: where it was taken, what, on which element."""
-    return (here.screen_id, *_element_key(step))
-
-
-def _element_key(step: dict[str, Any]) -> tuple[str, str]:
     element = step.get("element") or {}
-    return step["action"], element.get("id") or element.get("label") or ""
+    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
 
 
 def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
