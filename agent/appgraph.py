@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from agent.screenwork import dialog_button
 from graph.model import Element
 from graph.routes import Edge, Routes, edges_of
 from graph.store import GraphStore, element_of
@@ -91,12 +90,11 @@ class AppGraph:
 
     def sibling_opens(self, row: Element) -> str | None:
         """Where the rows next to `row` (same container, same class, no description) lead: a list's
-        rows open alike (an item's detail screen; a choice list back to its screen). A dialog's OK or
-        Cancel may share the rows' container and class; where it leads says nothing of the rows."""
+        rows open alike (an item's detail screen; a choice list back to its screen)."""
         parent = row.key.rsplit("/", 1)[0]
         for e in self.screen_elements(row.screen_id):
             if e.id != row.id and e.class_name == row.class_name and e.key.rsplit("/", 1)[0] == parent \
-                    and not e.content_desc and not dialog_button(e) and (opened := self.opens(e)):
+                    and not e.content_desc and (opened := self.opens(e)):
                 return opened
         return None
 
