@@ -237,19 +237,24 @@ class ElementIndex:
             out[where] = matrix @ query
         return out
 
-    def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
-        """The k best elements for `text` (embedded as `vector`), each with its best task row's payload."""
-        if not self.payloads:
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        query = query / (np.linalg.norm(query) or 1.0)
+    def base(self, query: np.ndarray, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Stages 1, 3 and 4 for a unit `query`: per element its best row's cosine, that row and its
+        score; and the elements in score order. The learned ranker trains on this order too."""
         best, rows = self.cosines(query)
         total = best + LEXICAL_WEIGHT * self.overlap(text)
         if COMMIT:
             self._commit(total)
         if FOLLOW:
             self._follow(total)
-        order = np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
+        return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
+
+    def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
+        """The k best elements for `text` (embedded as `vector`), each with its best task row's payload."""
+        if not self.payloads:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (np.linalg.norm(query) or 1.0)
+        best, rows, total, order = self.base(query, text)
         if self.ranker is not None:
             # The head in the ranker's order, keeping the base scores' scale (the planner's costs
             # and thresholds read them): the i-th of the new order gets the i-th best base score.
