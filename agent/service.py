@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.apps import named_package
 from agent.answer import Answerer
-from agent.locate import agent_screen
+from agent.locate import agent_screen, html_reader
 from agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
@@ -173,8 +173,7 @@ class Service:
         from agent.apps import app_for_screen
 
         answers = self.answers()
-        choice = app_for_screen(answers.recall, answers.locate, task,
-                                lambda package: agent_screen(package, None, html, activity))
+        choice = app_for_screen(answers.recall, answers.locate, task, html_reader(html, activity), activity)
         if choice is None:
             raise NotFound("no element memory at all: run `appmem summarize` first")
         return choice.package

@@ -60,7 +60,7 @@ from tests.twin_tasks import dump_screen, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
-from twins.replay import MODES  # noqa: E402
+from twins.modes import MODES  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
 
 SERIAL = "twin-0001"
