@@ -7,7 +7,10 @@ target screen the target is acted on; if it opens a dialog or form (or, never se
 to open anything, its twin did: same label, resource id and role elsewhere in the
 app; rule `twin_effect`), that screen's work follows, then its confirm button when the plan changed something
 there and the memory does not show the change closing it (a radio row whose
-recorded tap left the dialog needs no OK).
+recorded tap left the dialog needs no OK). A row never seen tapped ends where its list's rows
+led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
+screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
+of the controls leading to the same next screen a hop takes the one the task names (`named_hop`).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
 the share of the task's words that the plan's labels and inputs say, plus
@@ -33,7 +36,8 @@ STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
 # Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without).
-# confirm_changed helps on every shared app (kept by all six folds); the others helped one app or none.
+# confirm_changed and twin_effect gain on several shared apps (kept by all six folds); the others on one
+# app or none (README, "Rules that fit one task"): on while they change no other app's successes.
 RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
          "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
          "fill_rest": False,  # values still unsaid go into the fields of the screen the plan ends on
@@ -41,10 +45,10 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "quoted_label": True,  # "tap 'X'": the element labelled exactly X is a target
          "twin_effect": True,  # a target never seen to open anything opens what its twin was seen to open
          "buttons_not_rows": True,  # a dialog's OK or Cancel is no row of the list beside it
-         "named_hop": True,
-         "item_then_target": True,
-         "then_pool": True,
-         "sibling_effect": True}  # a row never seen tapped leads where the rows beside it led  # the second goal's target is any element the task names, not only a top one  # the item the task names, on the target's screen, is selected first  # of the controls leading to the same next screen, the one the task names
+         "named_hop": True,  # of the controls leading to the same next screen, the one the task names
+         "item_then_target": True,  # the item the task names, on the target's screen, is selected first
+         "then_pool": True,  # a second goal may be any element whose label says two of the task's words
+         "sibling_effect": True}  # a row never seen tapped leads where the rows beside it led
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -144,7 +148,11 @@ class Composer:
         more ("Move to" and "Copy to" open one folder dialog; the route search sees only their cost)."""
         if not RULES["named_hop"]:
             return edge
-        said_by = lambda x: coverage(label(e), self.task.words) if (e := self.graph.elements.get(x.element_id)) else 0.0  # noqa: E731
+
+        def said_by(x: Edge) -> float:
+            e = self.graph.elements.get(x.element_id)
+            return coverage(label(e), self.task.words) if e is not None else 0.0
+
         same = [x for x in self.graph.edges.get(edge.source, ()) if x.target == edge.target and x.action == edge.action]
         best = max(same, key=said_by, default=edge)
         return best if said_by(best) > said_by(edge) else edge
@@ -191,7 +199,8 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed and RULES["confirm_changed"]:
             self._act(ok)
-        for form in self.forms[::-1] if RULES["submit_forms"] else ():  # back on a form filled on the way (a dialog of it is done): submit it
+        # back on a form filled on the way (a dialog of it is done): submit it
+        for form in self.forms[::-1] if RULES["submit_forms"] else ():
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
                 self._act(ok)
                 break

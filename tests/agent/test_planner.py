@@ -305,7 +305,8 @@ def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(
     assert typed() == ["friends"]
     form = [Element(f"f{k}", "s", class_name="android.widget.EditText", text=text, flags=["editable"], key=f"/f{k}")
             for k, text in enumerate(("Internal/DCIM/", "pic3", "jpg"))]
-    fill = lambda: [(e.text, value) for e, value, _ in screenwork.fields(form, parse_task("save it as pic4.jpg"), set())]  # noqa: E731
+    parsed = parse_task("save it as pic4.jpg")
+    fill = lambda: [(e.text, value) for e, value, _ in screenwork.fields(form, parsed, set())]  # noqa: E731
     assert fill() == [("pic3", "pic4")]
     monkeypatch.setitem(screenwork.RULES, "file_name", False)
     assert typed() == ["friends.vcf"] and fill() == [("Internal/DCIM/", "pic4.jpg")]
