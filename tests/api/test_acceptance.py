@@ -107,3 +107,4 @@ def test_a_new_users_run_is_ingested_by_the_worker_command_and_its_purge_restore
     assert purged.returncode == 0, purged.stderr
     assert json.loads(purged.stdout)["key"]["revoked"] and counts() == before
     assert httpx.get(f"{url}/v1/apps", headers={"Authorization": f"Bearer {key['key']}"}).status_code == 401
+
