@@ -40,6 +40,8 @@ def memory(store, settings):
     version = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version
     ingest_trace(store, recording_trace(read_recording(DROIDBOT / ACRYLIC), app_version=version), 200)
     memory = Service.open(settings)
+    # vectors other modules left of apps this graph no longer holds: a new user's memory has none
+    memory.vectors.delete_packages([p for p in memory.vectors.packages() if p not in (ACRYLIC, LAUNCHER)])
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC, LAUNCHER])
     yield memory
     memory.close()
