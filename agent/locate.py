@@ -12,7 +12,7 @@ nearest candidates and their scores.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, Callable
 
 from agent.appgraph import AppGraph, token
 from appmem.errors import InputFormatError, InvalidInput, NotFound
@@ -28,13 +28,30 @@ ACTIVITY_BONUS = 0.1
 CANDIDATES = 5
 
 
-def state_from_html(html: str, package: str, where: str = "screen_html", activity: str | None = None) -> UIState:
+def html_activity(package: str, activity: str | None = None) -> str:
     """An AutoDroid HTML state names no activity: it gets the one the AutoDroid importer gives the app's
     screens (or the one the agent sent), so that it matches them exactly."""
+    return activity or activity_of(package)
+
+
+def html_reader(html: str, activity: str | None = None, where: str = "screen_html") -> Callable[[str], UIState]:
+    """An AutoDroid HTML state parsed once, read as a screen of any package (`package -> UIState`): app
+    choice reads one screen as every app's. A malformed state fails here, naming `where`."""
     try:
-        return state_from_elements(parse_html(html), package, activity or activity_of(package))
+        elements = parse_html(html)
     except (HtmlSyntaxError, ValueError) as exc:
         raise InputFormatError(where, f"unparsable AutoDroid state: {exc}") from None
+
+    def in_package(package: str) -> UIState:
+        try:
+            return state_from_elements(elements, package, html_activity(package, activity))
+        except (HtmlSyntaxError, ValueError) as exc:
+            raise InputFormatError(where, f"unparsable AutoDroid state: {exc}") from None
+    return in_package
+
+
+def state_from_html(html: str, package: str, where: str = "screen_html", activity: str | None = None) -> UIState:
+    return html_reader(html, activity, where)(package)
 
 
 def state_from_xml(xml: str, package: str, where: str = "screen_xml", activity: str | None = None) -> UIState:

@@ -178,6 +178,16 @@ def rates(per_app: dict) -> dict:
     return out
 
 
+def with_entries(entries: tuple[str, ...], run):
+    """`run()` with stage 4 committing `entries` (an index keeps its pairs per ENTRIES)."""
+    kept = ranking.ENTRIES
+    ranking.ENTRIES = entries
+    try:
+        return run()
+    finally:
+        ranking.ENTRIES = kept
+
+
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
     """Best of `rounds` passes over every element's simulated task (what `summarize` embeds)."""
     screens = [s["id"] for s in store.read("semantic_screens", packages=None)]
@@ -332,14 +342,19 @@ def main() -> int:
             progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
-            ranking.FOLLOW = False  # the same run without stage 3 (a confirm ranked by its own words only)
+            ranking.FOLLOW = ranking.COMMIT = False  # the same run without stages 3 and 4 (a confirm ranked by its own words only)
             result = {"no_follow": evaluate(prepared, lambda p: bases[p])}
-            say(args, table, result["no_follow"], "ranking without stage 3 (cosine + lexical overlap only)")
+            say(args, table, result["no_follow"], "ranking without stages 3 and 4 (cosine + lexical overlap only)")
             ranking.FOLLOW = True
+            result["no_commit"] = evaluate(prepared, lambda p: bases[p])
+            say(args, table, result["no_commit"], "ranking with stage 3 only (a confirm follows its opener)")
+            ranking.COMMIT = True
+            result["commit_choices"] = with_entries(("input", "toggle"), lambda: evaluate(prepared, lambda p: bases[p]))
+            say(args, table, result["commit_choices"], "stage 4 with choices as entries too (not the default)")
             result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "
-                "its opener; no learned ranker)")
+                "its opener and precedes its form's best field; no learned ranker)")
             say(args, miss_table, result["base"])
             if not args.quick:
                 if not args.no_ablation:

@@ -61,7 +61,7 @@ from tests.twin_tasks import dump_screen, reached, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
-from twins.replay import MODES  # noqa: E402
+from twins.modes import MODES  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
 from formats.ui import Action, ActionType  # noqa: E402
 from graph.screens import screen_of  # noqa: E402

@@ -18,7 +18,7 @@ from contract.base import Strict
 FORMAT = "appmem-run/1"
 MAX_STEPS = 1000
 OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
-RunAction = Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app"]
+RunAction = Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app", "stop_app"]
 
 
 class RunElement(Strict):

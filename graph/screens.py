@@ -108,12 +108,23 @@ def in_scroller(view: View, by_index: dict[int, View]) -> bool:
     return False
 
 
-def screen_signature(state: UIState) -> str:
+def signature_parts(state: UIState) -> tuple[str, ...]:
+    """What a screen's signature hashes beside its activity: nothing of its package."""
     if state.structure:
-        return stable_id(state.activity, state.structure)
+        return (state.structure,)
     parts = sorted({f"{v.class_name}|{v.resource_id}" for v in state.views if v.visible})
     names = sorted({f"text|{t}" for t in naming_texts(state).values()})
-    return stable_id(state.activity, *parts, *names)
+    return (*parts, *names)
+
+
+def screen_signature(state: UIState) -> str:
+    return stable_id(state.activity, *signature_parts(state))
+
+
+def screen_id(package: str, activity: str, parts: tuple[str, ...]) -> str:
+    """The id `screen_of` gives a state of `package`, shown in `activity`, whose signature parts are `parts`:
+    one screen read once gets its id in each app by two hashes (app choice from an HTML screen)."""
+    return stable_id("screen", package, stable_id(activity, *parts))
 
 
 def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:

@@ -95,7 +95,8 @@ def installed(home: Path | None) -> Ranker | None:
 
 def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows, labels and task numbers of the synthetic `tasks` (embedded as `vectors`) on one
-    app's index: the RERANK best by base score of each task whose answer is among them."""
+    app's index: the RERANK best by base score (stages 3 and 4 as search applies them) of each task
+    whose answer is among them."""
     position = {index.payloads[s].get("element_id"): i for i, s in enumerate(index.starts.tolist())}
     xs, ys, groups = [], [], []
     for task, vector in zip(tasks, vectors):
@@ -104,9 +105,8 @@ def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarra
             continue
         query = np.asarray(vector, dtype=np.float32)
         query /= np.linalg.norm(query) or 1.0
-        best, _ = index.cosines(query)
-        total = best + 0.1 * index.overlap(task.text)
-        head = np.lexsort((-best, -np.round(total, 6)))[:RERANK]
+        best, _, total, order = index.base(query, task.text)
+        head = order[:RERANK]
         labels = np.asarray([i in answers for i in head.tolist()], dtype=np.int8)
         if labels.any():
             xs.append(features(index, query, task.text, head, best, total))

@@ -224,7 +224,9 @@ class DeterministicSummarizer:
                 if self._is_option_list(ctx):
                     out.append(f"set {name} to '{head(label)}'")
                 out.append(f"{name}: choose '{head(label)}' and {verb}")
-            elif role == "tap" and " / " in label:  # a setting showing its value: "Theme / Light"
+            elif role == "tap" and " / " in label and verb == "save":
+                # a setting showing its value ("Theme / Light"): a confirm keeps it; an action (Delete,
+                # Share on a contact's page) acts on the item, and the values shown are its content
                 out.append(f"{name}: set {head(label)} to '{label.split(' / ', 1)[1]}' and {verb}")
             elif role == "input":
                 out.append(f"{name}: enter the {label.lower()} and {verb}")

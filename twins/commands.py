@@ -15,6 +15,7 @@ from pathlib import Path
 
 from appmem.output import emit
 from appmem.settings import Settings
+from twins.modes import EXACT, MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,13 +41,13 @@ def add_twin_options(parser: argparse.ArgumentParser, prefix: str) -> None:
     parser.add_argument("--twin-version", type=int, default=1, metavar="N",
                         help="serve a derived update N of each recorded app (default 1: the recording)")
     parser.add_argument("--twin-seed", type=int, default=0, help="seed of profiles and updates (default 0)")
-    parser.add_argument("--twin-replay", default="exact", choices=("exact", "similar"),
+    parser.add_argument("--twin-replay", default=EXACT, choices=MODES,
                         help="what counts as a recorded input (twins/replay.py): exact (default: DroidBot's "
                              "state), similar (the same widget on a like screen of the same activity)")
 
 
 def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, seed: int,
-               replay: str = "exact") -> dict:
+               replay: str = EXACT) -> dict:
     """The twin devices the options describe (errors name the bad option)."""
     from appmem.errors import InvalidInput
     from twins.device import build_fleet

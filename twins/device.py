@@ -44,7 +44,8 @@ from formats.ui import Action, ActionType, UIState
 from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
 from twins.profiles import RECORDED_DENSITY, Profile
-from twins.replay import EXACT, MODES, SIMILAR, SimilarReplay
+from twins.modes import EXACT, MODES, SIMILAR
+from twins.replay import SimilarReplay
 from twins.render import hierarchy_xml, screenshot_png
 from twins.vfs import VirtualFS
 

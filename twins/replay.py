@@ -28,8 +28,6 @@ from functools import cached_property
 from formats.ui import Action, ActionType, View
 from twins.app import TwinApp
 
-EXACT, SIMILAR = "exact", "similar"
-MODES = (EXACT, SIMILAR)
 TEXT_MAX = 50  # DroidBot leaves longer texts out of a view's signature
 
 

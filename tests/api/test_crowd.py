@@ -144,6 +144,23 @@ def test_a_step_whose_element_is_not_in_its_dump_is_stored_with_a_reason(server,
     assert "not in its before_xml dump" in status["report"]["unmatched_steps"][0]["reason"]
 
 
+def test_every_action_a_plan_names_is_one_a_run_trace_takes(server, twins, memory, keys):
+    """A plan may say `stop_app` (DroidBot records it; a replan from another app's screen took it): the
+    runtime's trace of that step failed its own model, a traceback that lost the run (found in acceptance)."""
+    from typing import get_args
+
+    from contract.plan import Action
+    from contract.run import RunAction
+
+    assert set(get_args(Action)) <= set(get_args(RunAction))
+    run = real_run(twins, memory, "tap About")["run"]
+    run["steps"][0] = {**run["steps"][0], "action": "stop_app", "element": None, "outcome": "missed"}
+    with ApiClient(server, key(keys, "contribute")) as api:
+        status = api.wait_trace(api.contribute({**run, "started": "2026-05-02T00:00:00Z"}).trace_id, 60).model_dump()
+    assert status["status"] == "done", status
+    assert status["report"]["failed_steps"] >= 1
+
+
 def test_a_memory_failure_mid_run_still_returns_the_result_and_its_trace(twins, memory):
     class Failing:  # the memory answers at first, then the server goes away
         def __init__(self):

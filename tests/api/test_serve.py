@@ -127,7 +127,8 @@ CLI_PROBE = """
 import json, sys
 from appmem.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", "redis") if m in sys.modules)}),
+print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", "redis", "twins.replay")
+                                                  if m in sys.modules)}),
       file=sys.stderr)
 """
 
@@ -135,7 +136,8 @@ print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", 
 def test_the_cli_plans_in_process_from_the_snapshots_while_another_process_owns_the_vector_folder(memory, stack_env):
     """No APPMEM_SERVER: the CLI plans from the stores itself. This process owns the local vector folder
     (`memory` opened it writable), so a CLI that opened the folder could not plan at all; it reads the
-    per-app snapshots, and never imports the Qdrant client or Redis (what made a cold call slow)."""
+    per-app snapshots, and never imports the Qdrant client or Redis (what made a cold call slow), nor the twins'
+    replay (the CLI offers its modes from twins/modes.py)."""
     env = {k: v for k, v in stack_env.items() if k not in ("APPMEM_SERVER", "APPMEM_KEY")}
     out = subprocess.run([sys.executable, "-c", CLI_PROBE, "plan", TASK, "--app", "calendar", "--json"], cwd=REPO,
                          env=env, capture_output=True, text=True, timeout=120)

@@ -138,3 +138,19 @@ def test_extra_risky_words_from_settings():
                    if e.element_id == "set")
     assert any(e.risky for c in DeterministicSummarizer(("settings",)).summarize(ctx) for e in c.elements
                if e.element_id == "set")
+
+
+def test_an_action_button_does_not_complete_the_values_a_page_shows():
+    """A Save keeps the settings its screen shows ("Theme / Dark"); a Delete or Share on a contact's
+    page acts on the contact, and the values shown there are its content, not entries it completes."""
+    screens = [ScreenRow("list", "ct", "1", "Main", "Contacts"), ScreenRow("page", "ct", "1", "Main", ""),
+               ScreenRow("colors", "ct", "1", "Main", "")]
+    elements = [el("bob", "list", text="Bob"), el("number", "page", text="a number\nMobile"),
+                el("delete", "page", desc="Delete"), el("share", "page", desc="Share"),
+                el("theme", "list", desc="Customize colors"),
+                el("value", "colors", text="Theme\nDark"), el("save", "colors", desc="Save")]
+    ctx = build_contexts(screens, elements, [TransitionRow("list", "page", "bob"), TransitionRow("list", "colors", "theme")])
+    out = {e.element_id: e for c in DeterministicSummarizer().summarize(ctx) for e in c.elements}
+    assert not any("a number" in c for c in out["delete"].completes + out["share"].completes), \
+        (out["delete"].completes, out["share"].completes)
+    assert "Customize colors: set Theme to 'Dark' and save" in out["save"].completes

@@ -12,7 +12,8 @@ from appmem.errors import InvalidInput
 from formats.ui import Action, ActionType
 from twins.app import TwinApp
 from twins.device import TwinDevice
-from twins.replay import EXACT, SIMILAR, SimilarReplay
+from twins.modes import EXACT, SIMILAR
+from twins.replay import SimilarReplay
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 
