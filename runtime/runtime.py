@@ -13,7 +13,10 @@ best other element memory's hints give for this screen (or BACK), then asks agai
 so two look-alike screens cannot keep it going in circles; each such detour
 counts as a re-plan. A window another package draws over the app (the
 notification shade, a system dialog: the dump's nodes are not the focused app's)
-is dismissed with BACK before planning from it. The plan's last step is its target: once it is
+is dismissed with BACK before planning from it. Memory splits look-alike screens by content and keeps
+a list's rows as one element: a step that lands on another screen than expected, on which the plan's
+next element is shown, goes on with the plan; a step whose view (a row) led elsewhere is backed out of
+with BACK and taken again on another view its locator finds (each counts as a re-plan). The plan's last step is its target: once it is
 taken on its element and the app reacts, the run is done even when the app shows another screen
 than memory expected (an app that is not deterministic: a dialog's CANCEL returns to whatever
 was under it, a link opens a page still loading); not after a crash. With no route in memory the runtime asks an
@@ -219,6 +222,12 @@ class Runtime:
                 status, reason = "failed", over
                 break
             here = self._dismiss(here, package)
+            if here.package == package and here.screen_id != before.screen_id and self._untried(step, before) \
+                    and len(self.steps) < self.max_steps:
+                # the step's view (a list's row) led elsewhere: back, and the step again on another view it finds
+                here = self._act({"action": "back", "element": None, "input": ""}, here, package, before.screen_id)
+                if here.screen_id == before.screen_id:
+                    continue
             plan, cursor = self._replan(task, package, here), 0
         return status, reason
 

@@ -34,6 +34,7 @@ from device.driver import DeviceDriver
 from twins.adb_server import TwinServer
 from twins.app import LAUNCHER_PACKAGE, TwinApp
 from twins.device import build_fleet
+from twins.modes import SIMILAR
 from twins.render import hierarchy_xml
 
 ACRYLIC = "anupam.acrylic"
@@ -422,3 +423,27 @@ def test_a_recorded_tap_that_left_the_app_for_the_launcher_is_done_and_reached_t
     assert result["status"] == "done" and "last step" in result["reason"], result
     assert package == LAUNCHER_PACKAGE and twin_reached(task, package, activity, xml, device.apps[AD_SILENCE].version)
     assert not twin_reached({**task, "home": False}, package, activity, xml, device.apps[AD_SILENCE].version)
+
+
+def test_a_row_that_led_elsewhere_is_backed_out_of_and_the_step_taken_on_another_row(memory):
+    """Memory keeps a list's rows as one element (their texts are data): when the row a step took led to
+    another screen than expected, the runtime goes BACK and takes the step again on another row its
+    locator finds. On onelist, replayed in the `similar` mode (a twin is a simulator), this reaches
+    targets a re-plan alone did not (bench/runtime.py)."""
+    fleet = build_fleet([DROIDBOT / ONELIST], 1, replay=SIMILAR)
+    device = fleet["twin-0001"]
+    retried = reached_after_retry = 0
+    with TwinServer(fleet) as server:
+        for task in unseen_targets(memory.store, device.apps[ONELIST], 6):
+            rt = runtime((fleet, server), memory, "twin-0001")
+            device.goto(ONELIST, task["start"])
+            result = rt.run(task["task"], None)
+            steps, views = result["steps"], result["run"]["steps"]
+            retry = [i for i in range(len(steps) - 2) if steps[i]["outcome"] == "missed"
+                     and steps[i + 1]["action"] == "back" and steps[i + 1]["outcome"] == "ok"
+                     and steps[i + 2]["action"] == steps[i]["action"]
+                     and views[i + 2]["element"]["bounds"] != views[i]["element"]["bounds"]]
+            retried += bool(retry)
+            package, activity, xml = rt.driver.dump()
+            reached_after_retry += bool(retry) and twin_reached(task, package, activity, xml, device.apps[ONELIST].version)
+    assert retried >= 1 and reached_after_retry >= 1
