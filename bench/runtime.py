@@ -8,12 +8,18 @@ Memory: each shared DroidBot app's recording, imported under the version its twi
 reports (as a device's own runs would be), summarised deterministically. Targets
 (tests/twin_tasks.py `unseen_targets`): each recorded tap on a uniquely labelled element
 becomes `tap 'LABEL' in PACKAGE`, started on an in-app screen that is not the app's first
-(one from which the recording reached the tap's screen, picked by a hash of ids). A run
-*reached* its target when the device's own dump after the run is a screen the recorded
-tap led to (computed from the dump, not from what the runtime believed; a recorded tap that
-led to several screens at different times has them all, `first` counts only the one the
-last session judged by). `tapped` is the strictest: reached, and the run's last step acted on an
-element labelled LABEL (a dialog button with many recorded outcomes cannot count by chance).
+(one from which the recording reached the tap's screen, picked by a hash of ids). Judges, each
+computed from the device's own dump after the run (in the package in front), not from what the
+runtime believed:
+- `reached` (the headline): the dump is a screen the recorded tap led to (a recorded tap that led to
+  several screens at different times has them all; one that went home is reached on the twin's
+  launcher, which stands for every recorded home screen);
+- `first`: only the one recorded screen the judge of two sessions ago took;
+- `tapped`: reached, and the run's last step was a tap on the twin view labelled LABEL (its label as
+  memory makes it, or a text it shows): a dialog button with many recorded outcomes cannot count by chance;
+- `from_state`, the strictest: tapped, and the dump is an outcome the recording reached with a tap
+  on that view FROM THE VERY TWIN STATE the run tapped in (in `similar` mode the twin may answer
+  from a like state; such an outcome does not count).
 
 Twin replay modes (twins/replay.py), both in the same run: `exact` (DroidBot's state_str;
 round-robin over an input's recorded targets) and `similar` (the same widget on a like screen
