@@ -13,14 +13,9 @@ import time
 import httpx
 import pytest
 
-from agent.service import Service
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
+from tests.api.conftest import recorded_app_memory
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from twins.adb_server import TwinServer
-from twins.app import TwinApp
 from twins.device import build_fleet
 
 ACRYLIC = "anupam.acrylic"
@@ -35,14 +30,7 @@ def appmem(env: dict, *args: str, timeout: int = 180) -> subprocess.CompletedPro
 
 @pytest.fixture(scope="module")
 def memory(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    version = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version
-    ingest_trace(store, recording_trace(read_recording(DROIDBOT / ACRYLIC), app_version=version), 200)
-    memory = Service.open(settings)
-    # vectors other modules left of apps this graph no longer holds: a new user's memory has none
-    memory.vectors.delete_packages([p for p in memory.vectors.packages() if p not in (ACRYLIC, LAUNCHER)])
-    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC, LAUNCHER])
+    memory = recorded_app_memory(store, settings, ACRYLIC, also=(LAUNCHER,))
     yield memory
     memory.close()
 
