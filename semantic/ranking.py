@@ -1,7 +1,7 @@
 """The one scorer of elements: search, plan, hints, app choice and recall all rank through `ElementIndex`.
 
 An index holds the element vectors of some apps in memory (read once, like
-the UTG in agent/appgraph.py). A task is scored in two stages:
+the UTG in agent/appgraph.py). A task is scored in stages:
 
 1. Base score, for every element: cosine(task, best task text of the element)
    + LEXICAL_WEIGHT * overlap. The task texts are the element's simulated task
