@@ -88,6 +88,16 @@ class AppGraph:
         out = [e for e in self.edges.get(element.screen_id, ()) if e.element_id == element.id]
         return max(out, key=lambda e: (e.reliability, e.successes)).target if out else None
 
+    def sibling_opens(self, row: Element) -> str | None:
+        """Where the rows next to `row` (same container, same class, no description) lead: a list's
+        rows open alike (an item's detail screen; a choice list back to its screen)."""
+        parent = row.key.rsplit("/", 1)[0]
+        for e in self.screen_elements(row.screen_id):
+            if e.id != row.id and e.class_name == row.class_name and e.key.rsplit("/", 1)[0] == parent \
+                    and not e.content_desc and (opened := self.opens(e)):
+                return opened
+        return None
+
     def route(self, start: str, target: str) -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none."""
         return self.routes.route(start, target)

@@ -7,7 +7,10 @@ target screen the target is acted on; if it opens a dialog or form (or, never se
 to open anything, its twin did: same label, resource id and role elsewhere in the
 app; rule `twin_effect`), that screen's work follows, then its confirm button when the plan changed something
 there and the memory does not show the change closing it (a radio row whose
-recorded tap left the dialog needs no OK).
+recorded tap left the dialog needs no OK). A row never seen tapped ends where its list's rows
+led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
+screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
+of the controls leading to the same next screen a hop takes the one the task names (`named_hop`).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
 the share of the task's words that the plan's labels and inputs say, plus
@@ -20,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from agent.appgraph import AppGraph
-from agent.screenwork import confirm, fields, is_confirm, item_template, label, options, role
+from agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, options, role, stem_of, typed
 from agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
 from semantic.ranking import STOPWORDS
 from formats.ui import ActionType
@@ -33,13 +36,19 @@ STEP_COST = 0.03
 REL_W = 0.05
 GUESS = 0.5  # confidence of a step no recorded transition backs
 # Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without).
-# confirm_changed helps on every shared app (kept by all six folds); the others helped one app or none.
+# confirm_changed and twin_effect gain on several shared apps (kept by all six folds); the others on one
+# app or none (README, "Rules that fit one task"): on while they change no other app's successes.
 RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confirmed (its OK)
          "submit_forms": False,  # a form filled on the way is submitted when the plan is back on it
          "fill_rest": False,  # values still unsaid go into the fields of the screen the plan ends on
          "then": True,  # a task with a second goal ("… and sort by date") goes on from where the plan ends
          "quoted_label": True,  # "tap 'X'": the element labelled exactly X is a target
-         "twin_effect": True}  # a target never seen to open anything opens what its twin was seen to open
+         "twin_effect": True,  # a target never seen to open anything opens what its twin was seen to open
+         "buttons_not_rows": True,  # a dialog's OK or Cancel is no row of the list beside it
+         "named_hop": True,  # of the controls leading to the same next screen, the one the task names
+         "item_then_target": True,  # the item the task names, on the target's screen, is selected first
+         "then_pool": True,  # a second goal may be any element whose label says two of the task's words
+         "sibling_effect": True}  # a row never seen tapped leads where the rows beside it led
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -52,10 +61,12 @@ class Anchor:
     opens: str
 
     def same_rows(self, e: Element) -> bool:
-        """`e` is the anchor's row or another row of its list (same screen, container and class)."""
+        """`e` is the anchor's row or another row of its list (same screen, container and class). A
+        dialog's buttons (OK, Cancel) often share the list's container and class (AutoDroid's HTML
+        flattens a folder picker into one row of buttons); they close the list, they are not in it."""
         return e.id == self.row.id or (e.screen_id == self.row.screen_id and e.class_name == self.row.class_name
                                        and e.key.rsplit("/", 1)[0] == self.row.key.rsplit("/", 1)[0]
-                                       and not e.content_desc)
+                                       and not e.content_desc and not (RULES["buttons_not_rows"] and dialog_button(e)))
 
 
 @dataclass
@@ -135,7 +146,22 @@ class Composer:
         self._step(item_template(row, anchor.value), row.action, row.screen_id, anchor.value,
                    to=anchor.opens, confidence=GUESS, slot="item")
 
+    def named(self, edge: Edge) -> Edge:
+        """`edge`, or the edge of the same screen to the same next screen whose control the task names
+        more ("Move to" and "Copy to" open one folder dialog; the route search sees only their cost)."""
+        if not RULES["named_hop"]:
+            return edge
+
+        def said_by(x: Edge) -> float:
+            e = self.graph.elements.get(x.element_id)
+            return coverage(label(e), self.task.words) if e is not None else 0.0
+
+        same = [x for x in self.graph.edges.get(edge.source, ()) if x.target == edge.target and x.action == edge.action]
+        best = max(same, key=said_by, default=edge)
+        return best if said_by(best) > said_by(edge) else edge
+
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
+        edge = self.named(edge)
         element = self.graph.elements.get(edge.element_id)
         changed = self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
         if changed and self.is_form(edge.source) and not (element is not None and is_confirm(element)):
@@ -155,12 +181,16 @@ class Composer:
             if role(target) == "input":
                 value = next((v.text for v in self.task.values if v.text not in self.values), "")
                 self.values.add(value)
+                value = typed(target, value)
             self._act(target, value)
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
         opened = self.graph.opens(target) or self.twin_opens(target)
         if opened and self.steps[-1].to_screen == target.screen_id:
             self.steps[-1].to_screen = opened  # where its twin went
+        elif not opened and RULES["sibling_effect"] and self.steps[-1].to_screen == target.screen_id:
+            # a row never seen tapped goes where its list's rows went (a choice list closes): a second goal starts there
+            self.steps[-1].to_screen = self.graph.sibling_opens(target) or target.screen_id
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)
@@ -172,7 +202,8 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed and RULES["confirm_changed"]:
             self._act(ok)
-        for form in self.forms[::-1] if RULES["submit_forms"] else ():  # back on a form filled on the way (a dialog of it is done): submit it
+        # back on a form filled on the way (a dialog of it is done): submit it
+        for form in self.forms[::-1] if RULES["submit_forms"] else ():
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
                 self._act(ok)
                 break
@@ -206,9 +237,12 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
         hops += segment
     if target is None:
         c.item(anchor)
-    else:
-        c.finish(target)
-    return Candidate(target or anchor.row, retrieval, c.steps, hops)
+        return Candidate(anchor.row, retrieval, c.steps, hops)
+    if anchor is not None and RULES["item_then_target"] and anchor.row.screen_id == target.screen_id \
+            and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
+        c.item(anchor)
+    c.finish(target)
+    return Candidate(target, retrieval, c.steps, hops)
 
 
 def then(graph: AppGraph, task: ParsedTask, first: Candidate, target: Element, retrieval: float,
@@ -244,7 +278,7 @@ def unsaid(task: ParsedTask, steps: list[PlanStep]) -> set[str]:
 def score(candidate: Candidate, task: ParsedTask) -> float:
     cover = said(task_stems(task), spoken(candidate.steps))
     typed = " ".join(s.input for s in candidate.steps).lower()
-    used = sum(v.text.lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
+    used = sum(stem_of(v.text).lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
     reliable = sum(math.log(h.reliability) for h in candidate.hops)
     return (candidate.retrieval + COVER_W * cover + VALUE_W * used - STEP_COST * len(candidate.steps)
             + REL_W * reliable)

@@ -24,7 +24,7 @@ from agent.compose import Anchor, Candidate, compose, score, then, unsaid
 from agent.locate import locate
 from agent import screenwork
 from agent.screenwork import confirm, fields, label, role
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
 from appmem.errors import InvalidInput, NotFound
 from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
@@ -129,7 +129,7 @@ class Planner:
                     if best is None or candidate.score > best.score:
                         best = candidate
         if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
-            best = self._then(graph, parsed, best, targets)
+            best = self._then(graph, parsed, best, targets + self._named(graph, parsed, ranked, targets))
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -137,6 +137,19 @@ class Planner:
         if best is None:
             return Plan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
         return Plan(task, package, best.steps, start=where, alternatives=alternatives)
+
+    @staticmethod
+    def _named(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit], targets: list[tuple[Element, float]]
+               ) -> list[tuple[Element, float]]:
+        """Second goals beyond the top targets (rule `then_pool`): elements whose label says two or more
+        of the task's words ("… and list the events" → "Simple event list", ranked far down because the
+        task's first goal dominates its meaning). One shared word is too common a match out there."""
+        if not agent.compose.RULES["then_pool"]:
+            return []
+        words = {stem(w) for w in parsed.words}
+        top = {e.id for e, _ in targets}
+        return [(e, h.score) for h in ranked if (e := graph.elements.get(h.payload.get("element_id"))) is not None
+                and e.id not in top and sum(any(alike(s, w) for w in words) for s in set(content_stems(label(e)))) >= 2]
 
     @staticmethod
     def _then(graph: AppGraph, parsed: ParsedTask, best: Candidate, targets: list[tuple[Element, float]]) -> Candidate:
@@ -244,18 +257,8 @@ class Planner:
         for row in rows:
             if row.content_desc or role(row) != "tap" or (row.screen_id, row.key) in seen:
                 continue
-            opens = graph.opens(row) or self._sibling_opens(graph, row)
+            opens = graph.opens(row) or graph.sibling_opens(row)
             if opens:
                 seen.add((row.screen_id, row.key))
                 out.append(Anchor(row, wanted[_first_line(row)], opens))
         return out
-
-    @staticmethod
-    def _sibling_opens(graph: AppGraph, row: Element) -> str | None:
-        """Where the rows next to `row` (same container, same class) lead: the item's detail screen."""
-        parent = row.key.rsplit("/", 1)[0]
-        for e in graph.screen_elements(row.screen_id):
-            if e.id != row.id and e.class_name == row.class_name and e.key.rsplit("/", 1)[0] == parent \
-                    and not e.content_desc and (opened := graph.opens(e)):
-                return opened
-        return None

@@ -21,7 +21,7 @@ from functools import lru_cache
 from agent.taskparse import ParsedTask, Value, coverage
 from graph.model import Element
 from graph.screens import xpath_literal
-from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
+from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of
 
 OPTION_MIN = 0.6  # chosen leave-one-app-out by bench/plan.py (README: Benchmarks)
 NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
@@ -31,12 +31,16 @@ TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|q
 NAME_FIELD = re.compile(r"\bname\b", re.I)
 FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
 LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
+FILE_NAME = re.compile(r"([\w-]+)\.([A-Za-z][A-Za-z0-9]{1,4})")
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
-# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). Off:
-# each helped at most one task of one app on the shared apps, nothing on the folds that did not see it.
+# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). The
+# three off helped one task of one app (contacts) and nothing on the folds that did not see it; the two on
+# change no other app's successes (README, "Rules that fit one task").
 RULES = {"old_value_text": False,  # the field showing X (of "from X to Y") is named by X in the plan
          "first_last_name": False,  # a two-word name split over first-name and last-name fields
-         "lone_field": False}  # a screen's only field takes the task's first textual value
+         "lone_field": False,  # a screen's only field takes the task's first textual value
+         "whole_row": True,  # a named item's row keeps all it shows ("Movies\n0 items"), not just the name
+         "file_name": True}  # a file name goes to the name field, without the extension the form adds
 TEXTUAL = ("new", "quoted", "named", "file", "name")
 
 
@@ -129,20 +133,57 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
         free.remove(name)
         inputs = [e for e in inputs if e not in (first, last)]
     for e in inputs:
-        value = next((v for v in free if _fits(e, v)), None)
+        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text)), None)
         if value is None and len(inputs) == 1 and not out and RULES["lone_field"]:
             value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
         if value is not None:
-            out.append((e, value.text, "value"))
+            out.append((e, typed(e, value.text), "value"))
             free.remove(value)
     order = {e.id: k for k, e in enumerate(elements)}
     return sorted(out, key=lambda a: order.get(a[0].id, 0))
+
+
+def _file(text: str) -> tuple[str, str] | None:
+    """(stem, extension) of a file name ("pic4.jpg"), None for other text."""
+    m = FILE_NAME.fullmatch(text.strip())
+    return (m.group(1), m.group(2)) if m else None
+
+
+def stem_of(value: str) -> str:
+    """A file name without its extension (what a form that adds the extension gets typed); other text as is."""
+    parts = _file(value)
+    return parts[0] if parts and RULES["file_name"] else value
+
+
+def _takes_file(e: Element, value: str) -> bool:
+    """A file name goes into the field for the name: not one showing a folder path ("Internal/DCIM/"),
+    nor one showing just its extension ("jpg", beside the name field of a Save-as form)."""
+    parts = _file(value)
+    if parts is None or not RULES["file_name"]:
+        return True
+    shown = e.text.strip()
+    return "/" not in shown and shown.lower() != parts[1].lower()
+
+
+def typed(e: Element, value: str) -> str:
+    """What to type: a file name loses its extension when the field shows a file name without one (the
+    name the app proposes, "contacts_2023_07_01" or "pic3": the app adds the extension itself)."""
+    parts = _file(value)
+    shown = e.text.strip()
+    if parts is None or not RULES["file_name"] or not shown or _file(shown) or re.search(r"[/\s]", shown):
+        return value
+    return parts[0]
 
 
 def _shape(text: str) -> str:
     """A value's kind of characters: 'digits', 'letters' or 'mixed' ('222222' is shaped like '111111')."""
     text = re.sub(r"[\s+().-]", "", text.strip())
     return "digits" if text.isdigit() else "letters" if text.isalpha() else "mixed"
+
+
+def dialog_button(e: Element) -> bool:
+    """A button that closes its dialog: a confirm (OK, Save) or a dismiss (Cancel, No)."""
+    return is_confirm(e) or label(e).lower() in BACK_WORDS
 
 
 def confirm(elements: list[Element], skip: set[str]) -> Element | None:
@@ -155,4 +196,6 @@ def item_template(row: Element, value: str) -> Element:
     locators = [f"//*[@text={literal}]", f"//*[starts-with(@text, {literal})]"]
     if row.resource_id:
         locators.insert(0, f"//*[@resource-id={xpath_literal(row.resource_id)} and @text={literal}]")
-    return replace(row, text=value, content_desc="", locators=locators)
+    first = row.text.strip().split("\n", 1)[0].strip()
+    shown = row.text if RULES["whole_row"] and first.lower() == value.lower() else value
+    return replace(row, text=shown, content_desc="", locators=locators)

@@ -162,10 +162,24 @@ class Service:
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-                app = app or screen.package
-            plan = Plan.model_validate(self.answers().answer(task, app, start, k))
+            plan = Plan.model_validate(self._from_dump(task, screen, k) if screen is not None and not app
+                                       else self.answers().answer(task, app, start, k))
             self._keep(key, plan.model_dump_json())
             return plan
+
+    def _from_dump(self, task: str, screen: UIState, k: int | None) -> dict[str, Any]:
+        """A plan from a dump when no app is named: in the app the dump shows; where memory knows no way
+        to the task there (a launcher's home screen, another app the agent stands in), in the task's own
+        app (agent/apps.py `choose_app`), from the dump as from elsewhere (the observed way into it)."""
+        answers = self.answers()
+        try:
+            plan = answers.answer(task, screen.package, screen, k)
+        except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
+            plan = None
+        if plan is not None and plan["route"] != "none":
+            return plan
+        chosen = answers.answer(task, None, self._elsewhere(screen), k)
+        return chosen if plan is None or chosen["route"] != "none" else plan
 
     def _app_for_html(self, task: str, html: str, activity: str | None) -> str:
         """The app of a task asked from an HTML screen: of the task's best apps, the first in which the

@@ -58,38 +58,35 @@ def _scalar(value: Any) -> Any:
     return value.iso_format() if isinstance(value, (neo4j.time.DateTime, neo4j.time.Date)) else value
 
 
+def _graphml_attrs(props: dict, attrs: dict, times: set, json_keys: set, skip: str = "") -> dict:
+    """GraphML attributes of a node's or an edge's properties, added to `attrs`: lists and maps as JSON and
+    datetimes as ISO text (their keys noted in `json_keys` and `times`, so read_graphml restores them)."""
+    for k, v in props.items():
+        if isinstance(v, neo4j.time.DateTime):
+            times.add(k)
+        if isinstance(v, (list, dict)):
+            json_keys.add(k)
+            v = json.dumps(v, default=_scalar)
+        if v is not None and k != skip:
+            attrs[k] = _scalar(v)
+    return attrs
+
+
 def write_graphml(sub: Subgraph, out: Path) -> list[Path]:
     import networkx as nx
 
     g = nx.MultiDiGraph()
     node_json, edge_json, times = set(), set(), set()
     for labels, props in sub.nodes:
-        attrs = {"labels": "".join(f":{x}" for x in labels)}
-        for k, v in props.items():
-            if isinstance(v, neo4j.time.DateTime):
-                times.add(k)
-            if isinstance(v, (list, dict)):
-                node_json.add(k)
-                v = json.dumps(v, default=_scalar)
-            if v is not None:
-                attrs[k] = _scalar(v)
-        g.add_node(props["id"], **attrs)
+        g.add_node(props["id"], **_graphml_attrs(props, {"labels": "".join(f":{x}" for x in labels)}, times,
+                                                 node_json))
     keyed = set()
     for n, (rtype, start, _, end, _, props) in enumerate(sub.relationships):
-        attrs = {"label": rtype}
         # networkx takes an edge's `key` attribute for its multigraph key (the GraphML edge id)
         if "key" in props:
             keyed.add(rtype)
         key = props.get("key", f"e{n}")
-        for k, v in props.items():
-            if isinstance(v, neo4j.time.DateTime):
-                times.add(k)
-            if isinstance(v, (list, dict)):
-                edge_json.add(k)
-                v = json.dumps(v, default=_scalar)
-            if v is not None and k != "key":
-                attrs[k] = _scalar(v)
-        g.add_edge(start, end, key=key, **attrs)
+        g.add_edge(start, end, key=key, **_graphml_attrs(props, {"label": rtype}, times, edge_json, skip="key"))
     g.graph["keyed_edge_types"] = ",".join(sorted(keyed))
     g.graph["datetime_keys"] = ",".join(sorted(times))
     g.graph["json_node_keys"] = ",".join(sorted(node_json))

@@ -27,7 +27,12 @@ demonstrations in memory (that part is about recall), recall success on the same
 texts against the planner alone, recall with changed parameters, and the recall
 threshold chosen leave-one-app-out.
 
-    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json]
+With --failures, every failed plan is printed with its evidence (gold steps, plan steps, retrieval's
+top 5, the gold target's rank) and counted per app by kind: after the target (missing option, wrong
+value, ...), target absent from memory, target beyond retrieval's top 5, or the planner's choice
+(the target in the top 5 and another chosen).
+
+    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json] [--failures]
 """
 from __future__ import annotations
 
@@ -48,6 +53,8 @@ from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_s
 
 import agent.compose as compose  # noqa: E402
 import semantic.ranking as ranking  # noqa: E402
+from semantic.ranking import POOL  # noqa: E402
+from agent.screenwork import label  # noqa: E402
 import agent.screenwork as screenwork  # noqa: E402
 import agent.taskparse as taskparse  # noqa: E402
 from agent.locate import state_from_html  # noqa: E402
@@ -227,6 +234,47 @@ def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embed
             planner.index([package]).ranker = None
 
 
+def failures(scorer, tasks, plans, planner: Planner, packages) -> list[dict]:
+    """Every failed plan with its evidence: the task, the gold steps, the plan's steps, retrieval's top 5
+    and where retrieval ranks the gold target (an element labelled as the last gold step; None: no
+    element of the memory is). Kind: after the target (why, as after_target), target absent from
+    memory, target beyond retrieval's top 5, or in the top 5 and the planner chose another."""
+    out = []
+    for app, items in tasks.items():
+        graph, index = planner.graph([packages[app]]), planner.index([packages[app]])
+        for task in items:
+            plan = plans[(app, task["task_id"])]
+            r = scorer.score_task(task, plan)
+            if r["success"]:
+                continue
+            gold = scorer.gold_steps(task)
+            shown = lambda e: {scorer.norm(e.text), scorer.norm(e.content_desc)} - {""}  # noqa: E731
+            ranked = [graph.elements.get(h.payload.get("element_id")) for h in
+                      index.search(planner.embedder.query(task["task"]), task["task"], POOL)]
+            ranked = [e for e in ranked if e is not None]
+            rank = next((k for k, e in enumerate(ranked) if shown(e) & gold[-1]["labels"]), None)
+            kind = (f"after target: {after_target(scorer, task, plan)}" if r["target"] else
+                    "target absent" if rank is None else "target beyond top 5" if rank >= 5 else "planner's choice")
+            out.append({"app": app, "task": task["task"], "kind": kind, "rank": rank,
+                        "gold": [" / ".join(sorted(g["labels"])) + (f" = {g['value']}" if g["value"] else "") for g in gold],
+                        "plan": [scorer.norm(" / ".join(x for x in ((s.get("element") or {}).get(k) for k in ("text", "content_desc")) if x))
+                                 + (f" = {s['input']}" if s.get("input") else "") for s in plan.get("steps") or []],
+                        "top5": [label(e) for e in ranked[:5]]})
+    return out
+
+
+def failure_report(rows: list[dict]) -> None:
+    print("== failed plans with their evidence (default constants): kind, gold target's retrieval rank")
+    for r in rows:
+        print(f"  [{r['app']}] {r['task']}\n    {r['kind']} (rank {r['rank']})\n    gold: {r['gold']}\n"
+              f"    plan: {r['plan']}\n    top 5: {r['top5']}")
+    kinds = sorted({r["kind"] for r in rows})
+    print(f"{'kind':<32}" + "".join(f"{a[:8]:>10}" for a in DROIDTASK_APPS) + f"{'all':>6}")
+    for kind in kinds:
+        n = [sum(r["kind"] == kind and r["app"] == a for r in rows) for a in DROIDTASK_APPS]
+        print(f"{kind:<32}" + "".join(f"{x:>10}" for x in n) + f"{sum(n):>6}")
+
+
 def official(tasks, plans, out: Path) -> dict:
     """The shared scorer's own CLI over the written plans (the figure others re-measure)."""
     for (app, task_id), plan in plans.items():
@@ -244,6 +292,7 @@ def main() -> int:
     parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid")
     parser.add_argument("--no-recall", action="store_true", help="skip the recall part (bench/recall.py)")
     parser.add_argument("--json", action="store_true", help="print the plan figures as JSON (no recall part)")
+    parser.add_argument("--failures", action="store_true", help="print every failed plan with its evidence, by kind")
     parser.add_argument("--follow", choices=("on", "off"), default="on" if ranking.FOLLOW else "off",
                         help="ranking stage 3: a confirm follows its screen's opener (semantic/ranking.py)")
     args = parser.parse_args()
@@ -264,6 +313,8 @@ def main() -> int:
             result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
                       "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
                                      "baseline_p50": statistics.median(base_times)}}
+            if args.failures:
+                result["failures"] = failures(scorer, tasks, plans, planner, packages)
             result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder)
             if not args.no_loao:
                 result["loao"] = loao(scorer, tasks, packages, planner)
@@ -313,6 +364,8 @@ def report(result: dict) -> None:
         print(f"  {app:<12} {s['after_target']}")
     if "rules" in result:
         rule_report(result["rules"])
+    if "failures" in result:
+        failure_report(result["failures"])
     o = result["official"]
     print(f"shared scorer (default constants): success {o['success_rate']:.1%}, target {o['target_rate']:.1%}, "
           f"rrr {o['mean_rrr_on_success']}, llm calls {o['llm_calls']}")

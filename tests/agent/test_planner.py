@@ -293,6 +293,78 @@ def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner
     assert compose.Composer(graph, parse_task("x")).twin_opens(e) is None
 
 
+def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(planner, monkeypatch):
+    """screenwork rule `file_name`: the export dialog proposes a name without extension
+    ("contacts_2023_…"), so the app adds ".vcf" itself: the plan types the name only. A Save-as form
+    with a folder path, a name and an extension field gets the name in the name field."""
+    import agent.screenwork as screenwork
+    from graph.model import Element
+
+    task = "export contacts to a .vcf file named 'friends.vcf'"
+    typed = lambda: [i for a, _, i in steps(planner.plan(task, [CONTACTS])) if a == "input"]  # noqa: E731
+    assert typed() == ["friends"]
+    form = [Element(f"f{k}", "s", class_name="android.widget.EditText", text=text, flags=["editable"], key=f"/f{k}")
+            for k, text in enumerate(("Internal/DCIM/", "pic3", "jpg"))]
+    parsed = parse_task("save it as pic4.jpg")
+    fill = lambda: [(e.text, value) for e, value, _ in screenwork.fields(form, parsed, set())]  # noqa: E731
+    assert fill() == [("pic3", "pic4")]
+    monkeypatch.setitem(screenwork.RULES, "file_name", False)
+    assert typed() == ["friends.vcf"] and fill() == [("Internal/DCIM/", "pic4.jpg")]
+
+
+def test_the_named_folder_is_picked_before_the_dialogs_ok(planner, monkeypatch):
+    """compose rules `buttons_not_rows` and `item_then_target`: AutoDroid's HTML gives a folder dialog's
+    OK the rows' container and class; it is no row, so it stays a target, and the folder the task
+    names, on the OK's screen, is picked first (a slot step showing the whole row)."""
+    import agent.compose as compose
+
+    task = "export the events to an .ics file in the folder 'DCIM'"
+    got = plan_to_dict(planner.plan(task, [CALENDAR]))["steps"]
+    assert got[-1]["element"]["label"] == "OK" and got[-2]["slot"] == "item" and got[-2]["input"] == "DCIM"
+    assert got[-2]["element"]["text"].startswith("DCIM\n")  # rule whole_row: what the row shows, as recorded
+    monkeypatch.setitem(compose.RULES, "item_then_target", False)
+    assert not any(s["slot"] == "item" for s in plan_to_dict(planner.plan(task, [CALENDAR]))["steps"])
+
+
+def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_closes(planner, monkeypatch):
+    """compose rules `then_pool` and `sibling_effect`: "… and then show the simple event list" names a
+    control far down the ranking (the first goal dominates the task's meaning); the country row was
+    never seen tapped, so the plan goes on from where the other rows of its list led, taking no
+    other country on the way."""
+    import agent.compose as compose
+
+    task = "add the holidays of India and then show the simple event list"
+    graph = planner.graph([CALENDAR])
+    plan = planner.plan(task, [CALENDAR])
+    labels = [s.element.text or s.element.content_desc for s in plan.steps]
+    assert labels[-3:] == ["India", "Change view", "Simple event list"], labels
+    india = next(s.element for s in plan.steps if s.element.text == "India")
+    rows = {e.id for e in graph.screen_elements(india.screen_id) if e.class_name == india.class_name}
+    assert [s.element.id for s in plan.steps if s.element.id in rows] == [india.id]
+    monkeypatch.setitem(compose.RULES, "then_pool", False)
+    assert [s.element.text for s in planner.plan(task, [CALENDAR]).steps][-1] == "India"
+
+
+def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner, monkeypatch):
+    """compose rule `named_hop`: the route search sees only cost; among the edges from one screen to the
+    same next screen the plan takes the control whose label the task says."""
+    import agent.compose as compose
+    from agent.screenwork import label
+
+    graph = planner.graph([CONTACTS])
+    pairs = [(a, b) for edges in graph.edges.values() for a in edges for b in edges
+             if a.target == b.target and a.action == b.action == "tap" and a.element_id != b.element_id
+             and label(graph.elements[a.element_id]) and label(graph.elements[b.element_id])
+             and not set(label(graph.elements[a.element_id]).lower().split())
+             & set(label(graph.elements[b.element_id]).lower().split())]
+    assert pairs, "the contacts exploration has two controls leading from one screen to the same next one"
+    a, b = pairs[0]
+    composer = compose.Composer(graph, parse_task(f"open {label(graph.elements[b.element_id])}"))
+    assert composer.named(a) == b and composer.named(b) == b
+    monkeypatch.setitem(compose.RULES, "named_hop", False)
+    assert composer.named(a) == a
+
+
 def test_a_form_is_filled_top_to_bottom(planner):
     """The options and fields the task names on one screen are done in the screen's order, top to
     bottom, as a person fills a form (before: every option, then every field)."""

@@ -14,7 +14,7 @@ from appmem import generations
 from appmem.stack import Stack
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.conftest import api_on_socket
+from tests.conftest import DROIDBOT, api_on_socket
 from tests.shared_data import CALENDAR_EXPLORED, uses
 from workers.devices import open_redis
 
@@ -72,3 +72,21 @@ def tarball(members: dict[str, bytes]) -> bytes:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def recorded_app_memory(store, settings, package: str, also: tuple[str, ...] = ()) -> Service:
+    """A memory of one twin app's DroidBot recording alone (imported under the twin's version, as its device
+    reports it), summarised with `also` (packages the recording reached); no vector of another app is left
+    (other modules' apps would take part in app choice). The caller closes it."""
+    from ingest.droidbot import read_recording, recording_trace
+    from ingest.pipeline import ingest_trace
+    from twins.app import TwinApp
+
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    version = TwinApp.from_droidbot(DROIDBOT / package).version
+    ingest_trace(store, recording_trace(read_recording(DROIDBOT / package), app_version=version), 200)
+    memory = Service.open(settings)
+    memory.vectors.delete_packages([p for p in memory.vectors.packages() if p not in (package, *also)])
+    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [package, *also])
+    return memory

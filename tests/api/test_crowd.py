@@ -22,21 +22,17 @@ from lxml import etree
 from runtime.runtime import Runtime
 from api.app import create_app
 from contract.client import ApiClient, ApiError
-from agent.service import Service
 from appmem import generations
 from appmem.keys import KeyStore
 from appmem.stack import Stack
 from formats.ui import stable_id
 from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.api.conftest import tarball
+from tests.api.conftest import recorded_app_memory, tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
 from twins.adb_server import TwinServer
-from twins.app import TwinApp
 from twins.device import build_fleet
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
@@ -48,12 +44,7 @@ ADFREE = "ch.abertschi.adfree"
 
 @pytest.fixture(scope="module")
 def memory(store, settings):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    version = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version
-    ingest_trace(store, recording_trace(read_recording(DROIDBOT / ACRYLIC), app_version=version), 200)
-    memory = Service.open(settings)
-    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    memory = recorded_app_memory(store, settings, ACRYLIC)
     yield memory
     memory.close()
 
