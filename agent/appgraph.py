@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from graph.model import Element
 from graph.routes import Edge, Routes, edges_of
@@ -88,13 +88,14 @@ class AppGraph:
         out = [e for e in self.edges.get(element.screen_id, ()) if e.element_id == element.id]
         return max(out, key=lambda e: (e.reliability, e.successes)).target if out else None
 
-    def sibling_opens(self, row: Element) -> str | None:
-        """Where the rows next to `row` (same container, same class, no description) lead: a list's
-        rows open alike (an item's detail screen; a choice list back to its screen)."""
+    def sibling_opens(self, row: Element, skip: Callable[[Element], bool] = lambda e: False) -> str | None:
+        """Where the rows next to `row` (same container, same class, no description; none that `skip`
+        says is no row) lead: a list's rows open alike (an item's detail screen; a choice list back to
+        its screen)."""
         parent = row.key.rsplit("/", 1)[0]
         for e in self.screen_elements(row.screen_id):
             if e.id != row.id and e.class_name == row.class_name and e.key.rsplit("/", 1)[0] == parent \
-                    and not e.content_desc and (opened := self.opens(e)):
+                    and not e.content_desc and not skip(e) and (opened := self.opens(e)):
                 return opened
         return None
 

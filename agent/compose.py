@@ -188,9 +188,11 @@ class Composer:
         opened = self.graph.opens(target) or self.twin_opens(target)
         if opened and self.steps[-1].to_screen == target.screen_id:
             self.steps[-1].to_screen = opened  # where its twin went
-        elif not opened and RULES["sibling_effect"] and self.steps[-1].to_screen == target.screen_id:
-            # a row never seen tapped goes where its list's rows went (a choice list closes): a second goal starts there
-            self.steps[-1].to_screen = self.graph.sibling_opens(target) or target.screen_id
+        elif not opened and RULES["sibling_effect"] and self.steps[-1].to_screen == target.screen_id \
+                and not dialog_button(target):
+            # a row never seen tapped goes where its list's other rows went (a choice list closes): a second
+            # goal starts there. A dialog's OK or Cancel is no row, and where it leads says nothing of them.
+            self.steps[-1].to_screen = self.graph.sibling_opens(target, skip=dialog_button) or target.screen_id
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)

@@ -41,6 +41,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -56,22 +57,27 @@ from ingest.run import run_trace, validate_run  # noqa: E402
 from appmem.errors import InputFormatError  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from tests.twin_tasks import dump_screen, unseen_targets  # noqa: E402
+from tests.twin_tasks import dump_screen, reached, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
-from twins.app import TwinApp  # noqa: E402
+from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
 from twins.modes import MODES  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
+from formats.ui import Action, ActionType  # noqa: E402
+from graph.screens import screen_of  # noqa: E402
+from graph.vocabulary import label_of  # noqa: E402
 
 SERIAL = "twin-0001"
 
 
 class SimulatorWatch:
     """Counts, on one twin device, the inputs its recording has no transition for and the recorded
-    inputs with several targets (replayed round-robin): where the twin is why a run went astray."""
+    inputs with several targets (replayed round-robin): where the twin is why a run went astray.
+    Also keeps, for each tap, the twin state it was made in and the views it acted on (the judges)."""
 
     def __init__(self, device):
         self.unrecorded = self.ambiguous = 0
+        self.taps: list[tuple[str, list]] = []  # (twin state id, placed views hit)
         original, hit = device._follow, device._hit
 
         def follow(*actions):
@@ -80,18 +86,44 @@ class SimulatorWatch:
             self.ambiguous += len(targets) > 1
             return original(*actions)
 
-        def views_hit(*args):
-            found = hit(*args)
+        def views_hit(x, y, kind, fallback):
+            found = hit(x, y, kind, fallback)
             self.unrecorded += not found  # a touch on no view the twin knows to act on: ignored
+            if kind is ActionType.TAP:
+                self.taps.append((device._state_id, found))
             return found
         device._follow, device._hit = follow, views_hit
 
     def reset(self) -> None:
         self.unrecorded = self.ambiguous = 0
+        self.taps = []
+
+
+def named(view, label: str) -> bool:
+    """Whether a twin view is the element the task names: its label as memory makes it, or a text it shows."""
+    want = " ".join(label.lower().split())
+    shown = SimpleNamespace(class_name=view.class_name, resource_id=view.resource_id, text=view.text,
+                            content_desc=view.content_desc, flags=view.flags())
+    return want in {" ".join(t.lower().split()) for t in (label_of(shown), view.text, view.content_desc)}
+
+
+def from_state(app, taps: list[tuple[str, list]], label: str, ended: str, home: bool) -> bool:
+    """The strictest judge: the run's last tap acted on the named view, and the device ended on an outcome
+    the recording reached with a tap on that view FROM THE VERY STATE the run tapped in (the twin's `similar`
+    mode may answer from a like state: such an outcome does not count)."""
+    if not taps:
+        return False
+    state, views = taps[-1]
+    keys = {pv.key for pv in views if named(pv.view, label)}
+    if not keys or state not in app.states:
+        return False
+    outcomes = {t for key in keys for t in app.targets(state, Action(ActionType.TAP, key).signature)}
+    screens = {screen_of(app.states[t], app.package, app.version).id for t in outcomes if t in app.states}
+    return ended in screens or (home and LAUNCHER_STATE in outcomes and ended == LAUNCHER_STATE)
 
 
 def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict], max_replans: int) -> dict:
-    hits, first, tapped, steps, seconds, refused, misses = 0, 0, 0, 0, 0.0, [], []
+    hits, first, tapped, strict, steps, seconds, refused, misses = 0, 0, 0, 0, 0, 0.0, [], []
     device = fleet[SERIAL]
     watch = SimulatorWatch(device)
     for task in tasks:
@@ -104,12 +136,15 @@ def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict]
         result = runtime.run(task["task"], None)
         seconds += time.perf_counter() - start
         package, activity, xml = driver.dump()
-        ended = dump_screen(xml, activity, package, app.version)
-        hit = ended in task["targets"]
+        ended = dump_screen(xml, activity, package, app.version) if package != LAUNCHER_PACKAGE else LAUNCHER_STATE
+        hit = reached(task, package, activity, xml, app.version)
         hits += hit
         first += ended == task["target"]
-        last = (result["steps"][-1].get("label") or "") if result["steps"] else ""
-        tapped += hit and " ".join(last.lower().split()) == " ".join(task["label"].lower().split())
+        last = result["run"]["steps"][-1] if result["run"]["steps"] else None
+        named_tap = hit and bool(last) and last["action"] == "tap" and bool(watch.taps) and any(
+            named(pv.view, task["label"]) for pv in watch.taps[-1][1])
+        tapped += named_tap
+        strict += named_tap and from_state(app, watch.taps, task["label"], ended, task["home"])
         steps += len(result["steps"])
         try:
             run_trace(validate_run(result["run"], "run"))
@@ -122,7 +157,7 @@ def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict]
                            "simulator": bool(watch.unrecorded or watch.ambiguous), "passed_target": passed,
                            "trail": [f"{s['action']} {s['label'] or ''} → {s['outcome']}".replace("  ", " ")
                                      for s in result["steps"]]})
-    return {"reached": hits, "first": first, "tapped": tapped, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
+    return {"reached": hits, "first": first, "tapped": tapped, "from_state": strict, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
             "refused": refused, "misses": misses,
             "simulator_misses": sum(m["simulator"] for m in misses),
             "passed_target": sum(m["passed_target"] for m in misses)}
@@ -177,14 +212,18 @@ def main() -> int:
     return 0
 
 
+JUDGES = ("reached", "first", "tapped", "from_state")
+
+
 def report(mode: str, rows: dict[str, dict]) -> None:
-    """One replay mode's table: per app, runtime and no re-planning, then each runtime miss with its trail."""
-    print(f"\n== twin replay mode: {mode}")
-    print(f"{'app':<36} {'reached':>8} {'no re-plan':>11} {'refused':>8} {'sim. misses':>12} {'s/task':>7}")
+    """One replay mode's table: per app, each judge for the runtime and (after /) no re-planning, then each
+    runtime miss with its trail."""
+    print(f"\n== twin replay mode: {mode}  (each judge: runtime / no re-planning)")
+    print(f"{'app':<36} {'tasks':>5} " + " ".join(f"{j:>11}" for j in JUDGES) + f" {'refused':>8} {'sim. misses':>12} {'s/task':>7}")
     for package, r in rows.items():
         a, b = r["runtime"], r["no_replan"]
-        print(f"{package:<36} {a['reached']:>4}/{a['tasks']:<3} {b['reached']:>7}/{b['tasks']:<3} "
-              f"{len(a['refused']) + len(b['refused']):>8} {a['simulator_misses']:>6}/{len(a['misses']):<5} "
+        print(f"{package:<36} {a['tasks']:>5} " + " ".join(f"{a[j]:>5} / {b[j]:<3}" for j in JUDGES)
+              + f" {len(a['refused']) + len(b['refused']):>8} {a['simulator_misses']:>6}/{len(a['misses']):<5} "
               f"{a['seconds'] / a['tasks']:>7.1f}")
         for m in a["misses"]:
             print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}"
@@ -192,19 +231,17 @@ def report(mode: str, rows: dict[str, dict]) -> None:
             print(f"        {' | '.join(m['trail'])}")
         for why in a["refused"] + b["refused"]:
             print(f"    REFUSED trace {why}")
-    total = {k: sum(r[k]["reached"] for r in rows.values()) for k in ("runtime", "no_replan")}
-    first = {k: sum(r[k]["first"] for r in rows.values()) for k in ("runtime", "no_replan")}
-    tapped = {k: sum(r[k]["tapped"] for r in rows.values()) for k in ("runtime", "no_replan")}
     n = sum(r["runtime"]["tasks"] for r in rows.values())
+    total = {(j, k): sum(r[k][j] for r in rows.values()) for j in JUDGES for k in ("runtime", "no_replan")}
     refused = sum(len(r[k]["refused"]) for r in rows.values() for k in ("runtime", "no_replan"))
     sim = sum(r["runtime"]["simulator_misses"] for r in rows.values())
     passed = sum(r["runtime"]["passed_target"] for r in rows.values())
-    print(f"all ({mode}): runtime reached {total['runtime']}/{n} = {total['runtime'] / max(n, 1):.1%}, "
-          f"without re-planning {total['no_replan']}/{n} = {total['no_replan'] / max(n, 1):.1%} "
-          f"({total['runtime'] / max(total['no_replan'], 1):.2f}x); only the first recorded target: "
-          f"{first['runtime']}/{n} (no re-planning {first['no_replan']}/{n}); reached by tapping the named "
-          f"control: {tapped['runtime']}/{n} (no re-planning {tapped['no_replan']}/{n}); traces refused: {refused}; "
-          f"misses from the twin simulator: {sim}/{n - total['runtime']}; "
+    reached_ = total["reached", "runtime"]
+    print(f"all ({mode}): runtime reached {reached_}/{n} = {reached_ / max(n, 1):.1%}, without re-planning "
+          f"{total['reached', 'no_replan']}/{n} = {total['reached', 'no_replan'] / max(n, 1):.1%} "
+          f"({reached_ / max(total['reached', 'no_replan'], 1):.2f}x); "
+          + "; ".join(f"{j}: {total[j, 'runtime']}/{n} (no re-planning {total[j, 'no_replan']}/{n})" for j in JUDGES[1:])
+          + f"; traces refused: {refused}; misses from the twin simulator: {sim}/{n - reached_}; "
           f"misses that passed the target and went on: {passed}")
 
 

@@ -10,6 +10,7 @@ and among its matches the node nearest the remembered bounds.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from lxml import etree
@@ -41,8 +42,9 @@ def _distance(b: Bounds, remembered: list[int] | None) -> int:
     return sum(abs(a - c) for a, c in zip(b.as_list(), remembered))
 
 
-def ground(element: dict[str, Any], xml: str) -> tuple[Bounds, str] | None:
-    """(bounds, locator that matched) of the planned element on this dump, or None."""
+def ground(element: dict[str, Any], xml: str, avoid: Collection[list[int]] = ()) -> tuple[Bounds, str] | None:
+    """(bounds, locator that matched) of the planned element on this dump, or None; among the first matching
+    locator's views, one whose bounds are not in `avoid` (views the step already failed on) comes first."""
     root = class_tree(xml)
     for locator in element.get("locators") or []:
         try:
@@ -51,7 +53,7 @@ def ground(element: dict[str, Any], xml: str) -> tuple[Bounds, str] | None:
             continue
         found = [(b, n) for n in nodes if isinstance(n, etree._Element) and (b := bounds_of(n)) and b.area > 0]
         if found:
-            best = min(found, key=lambda bn: _distance(bn[0], element.get("bounds")))
+            best = min(found, key=lambda bn: (bn[0].as_list() in avoid, _distance(bn[0], element.get("bounds"))))
             return best[0], locator
     return None
 

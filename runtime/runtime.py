@@ -103,6 +103,8 @@ class Runtime:
         started = now_iso()
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
+        # (screen, action) → the views a step with this action failed on from that screen, in this run
+        self._missed: dict[tuple[str | None, str], list[list[int]]] = {}
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -174,9 +176,10 @@ class Runtime:
                 status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
                 break
             step = steps[cursor]
-            detour = self._detour(task, package, here, plan, set(failed) | tried) if _key(here, step) in failed \
-                else None
-            if detour is None and failed[_key(here, step)] >= STEP_TRIES:
+            # a step that failed from here is taken again only on another view its locator finds (a list's other row)
+            again = _key(here, step) in failed and not self._untried(step, here)
+            detour = self._detour(task, package, here, plan, set(failed) | tried) if again else None
+            if detour is None and again and failed[_key(here, step)] >= STEP_TRIES:
                 status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
                                             "memory knows no other way from it")
                 break
@@ -203,13 +206,38 @@ class Runtime:
             if cursor == len(steps) - 1 and _took_effect(step, self.steps[-1]):
                 reason = f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}"
                 break  # the task's target element is acted on: where the app then goes is the app's business
+            if cursor + 1 < len(steps) and self._look_alike(before, here, steps[cursor + 1]):
+                if (over := self._replanned()) is not None:
+                    status, reason = "failed", over
+                    break
+                cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
+                continue
             failed[_key(before, step)] += 1
+            if self.steps[-1]["acted"]:
+                self._missed.setdefault((before.screen_id, step["action"]), []).append(self.steps[-1]["element"]["bounds"])
             if (over := self._replanned()) is not None:
                 status, reason = "failed", over
                 break
             here = self._dismiss(here, package)
             plan, cursor = self._replan(task, package, here), 0
         return status, reason
+
+    def _look_alike(self, before: LiveScreen, here: LiveScreen, following: dict[str, Any]) -> bool:
+        """The step changed the app's screen to another one than memory expected, and the plan's next element
+        is on it showing its text: a look-alike of the expected screen (memory splits screens by content:
+        another list's rows, a tab's items), from which the plan can go on instead of being asked again."""
+        element = following.get("element")
+        if element is None or here.package != before.package or here.xml == before.xml \
+                or here.overlaid(following.get("package") or here.package):
+            return False
+        found = ground(element, here.xml, self._missed.get((here.screen_id, following["action"]), ()))
+        return found is not None and _shows(element, node_at(here.xml, found[0]))
+
+    def _untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
+        """The step's locator finds a view on this screen that the step did not already fail on in this run."""
+        element, missed = step.get("element"), self._missed.get((here.screen_id, step["action"]), [])
+        found = ground(element, here.xml, missed) if element is not None and missed else None
+        return found is not None and found[0].as_list() not in missed
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
@@ -268,7 +296,7 @@ class Runtime:
         element = step.get("element")
         if element is None:
             return None, ""
-        found = ground(element, here.xml)
+        found = ground(element, here.xml, self._missed.get((here.screen_id, step["action"]), ()))
         if found:
             return found[0], ""
         text = step.get("input") if step.get("slot") == "item" else (element.get("text") or "")
@@ -298,7 +326,7 @@ class Runtime:
             after = self.screen(package)
             outcome = self._outcome(here, after, package, expected)
             why = "" if outcome == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
-        self.steps.append({**record, "after_xml": after.xml, "after_activity": after.activity,
+        self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": outcome, "why": why})
         self._where["here"] = after
         if self.progress:
@@ -351,13 +379,17 @@ def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
 def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
     """The step acted on its element, found on the screen and showing the same text (a locator may find
     another view in its place), and the screen changed without a crash."""
-    element, acted = step.get("element"), record["element"] or {}
-    if element is None or record["after_xml"] == record["before_xml"]:
-        return False
-    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
-    if shown and not shown & {(acted.get(k) or "").strip() for k in ("text", "content_desc")}:
+    element = step.get("element")
+    if element is None or record["after_xml"] == record["before_xml"] or not _shows(element, record["element"]):
         return False
     return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
+
+
+def _shows(element: dict[str, Any], view: dict[str, Any] | None) -> bool:
+    """Whether a dumped view shows the planned element's text or description (when it has one): a locator
+    may find another view in its place."""
+    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
+    return not shown or bool(shown & {((view or {}).get(k) or "").strip() for k in ("text", "content_desc")})
 
 
 def _label(step: dict[str, Any]) -> str:

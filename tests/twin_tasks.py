@@ -2,7 +2,8 @@
 keeps it, scrubbed) no other tapped element of the app carries becomes the task "tap LABEL", with the
 screen the tap led to as its target (the runtime tests and bench/serve.py use them). A recorded tap that
 led to several screens at different times (an app is not deterministic: a browser page still loading, a
-dialog's CANCEL back to whatever was under it) has them all as `targets`; `target` is the first."""
+dialog's CANCEL back to whatever was under it) has them all as `targets`; `target` is the first; `home`:
+one of them is a launcher screen (the tap left the app)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -11,7 +12,7 @@ from runtime.grounding import ground, node_at
 from graph.model import stable_id
 from graph.screens import screen_of
 from graph.store import GraphStore
-from twins.app import TwinApp
+from twins.app import LAUNCHER_PACKAGE, TwinApp
 from twins.device import TwinDevice
 from formats.uixml import parse_hierarchy
 
@@ -25,9 +26,10 @@ def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:
         label = (r["label"] or "").strip()
         if 2 < len(label) <= 40 and "<" not in label and labels[r["label"]] == 1 and r["screen_id"] not in entry:
             task = out.setdefault(label, {"task": f"tap {label}", "label": label, "target": r["to_screen"],
-                                          "screen": r["screen_id"], "targets": []})
+                                          "screen": r["screen_id"], "targets": [], "home": False})
             if r["screen_id"] == task["screen"]:
                 task["targets"].append(r["to_screen"])
+                task["home"] = task["home"] or r["to_package"] == LAUNCHER_PACKAGE
     return list(out.values())[:limit]
 
 
@@ -67,6 +69,15 @@ def _reaches(nexts: dict[str, set[str]], start: str, screen_of_state: dict[str, 
                 seen.add(nxt)
                 todo.append(nxt)
     return False
+
+
+def reached(task: dict, package: str, activity: str, xml: str, version: str) -> bool:
+    """Whether the device's dump (in the foreground `package`) is a recorded outcome of the task's tap: one
+    of its screens, or the launcher when the recorded tap went home (a twin shows every recorded home
+    screen as its one synthetic launcher, so no recorded launcher screen id can match its dump)."""
+    if package == LAUNCHER_PACKAGE:
+        return task["home"]
+    return dump_screen(xml, activity, package, version) in task["targets"]
 
 
 def dump_screen(xml: str, activity: str, package: str, version: str) -> str:

@@ -11,8 +11,9 @@ per-state hit-testing data (visible views with their structural keys and
 depths). Each recorded input also keeps the state DroidBot showed before its
 source (`Occurrence.before`) and each state DroidBot's `structure_str`, for the
 `similar` replay mode (twins/replay.py). It is immutable once built and shared
-by every device it is installed on; devices choose among the recorded targets
-as their replay mode says (device.py).
+by every device it is installed on (so are its renders and each replay mode's
+look-ups, built on first use); devices choose among the recorded targets as
+their replay mode says (device.py).
 
 Recorded launcher screens (DroidBot's home screen between runs) are all folded
 into the device's one synthetic launcher: a transition into any of them leads
@@ -75,6 +76,7 @@ class TwinApp:
     placed: dict[str, list[PlacedView]] = field(repr=False)
     acted: dict[tuple[str, ActionType], frozenset[str]] = field(repr=False)  # element keys with a recorded action
     renders: dict[str, str | bytes] = field(default_factory=dict, repr=False)  # XML/PNG per state, filled lazily
+    lookups: dict[str, object] = field(default_factory=dict, repr=False)  # replay mode → its look-ups (replay.py)
     version_code: int = 1
     sha256: str = ""  # the recorded APK's hash ("sha256:..." as DroidBot imports name it), when known
     profile: Profile = Profile()

@@ -75,7 +75,6 @@ class TwinDevice:
             raise InvalidInput("replay", f"{replay!r} is not one of {', '.join(MODES)}")
         self.serial = serial
         self.replay = replay
-        self._similar: dict[str, SimilarReplay] = {}
         self.apps: dict[str, TwinApp] = {}
         for app in apps:
             self.apps.setdefault(app.package, app)
@@ -287,10 +286,12 @@ class TwinDevice:
         return tuple(t for a in actions for t in self._app.targets(self._state_id, a.signature))
 
     def _replay(self) -> SimilarReplay:
+        """The app's `similar`-mode look-ups: built once per app, shared by every device of the fleet."""
         assert self._app is not None
-        if self._app.package not in self._similar:
-            self._similar[self._app.package] = SimilarReplay(self._app)
-        return self._similar[self._app.package]
+        lookups = self._app.lookups
+        if SIMILAR not in lookups:
+            lookups[SIMILAR] = SimilarReplay(self._app)
+        return lookups[SIMILAR]  # type: ignore[return-value]
 
     def _turn(self, key: tuple[str, str, tuple[str, ...]], targets: tuple[str, ...]) -> str:
         """The next of `targets` for this (package, state, action) on this device, round-robin."""

@@ -97,3 +97,16 @@ def test_similar_replay_answers_a_tap_on_a_widget_recorded_in_a_like_state_and_n
 def test_a_replay_mode_that_does_not_exist_is_refused(ajsha):
     with pytest.raises(InvalidInput, match="replay"):
         TwinDevice("local", [ajsha], replay="fuzzy")
+
+
+def test_a_fleet_builds_an_apps_similar_lookups_once(ajsha):
+    first, second = TwinDevice("one", [ajsha], replay=SIMILAR), TwinDevice("two", [ajsha], replay=SIMILAR)
+    answers = dialog_answers(ajsha)[:1]
+    for device in (first, second):
+        editor, opener, dialog, _, _ = answers[0]
+        device.goto(ajsha.package, editor)
+        device.tap(*centre(ajsha, editor, opener.split("|")[1]))
+        assert device.foreground.state_id == dialog
+    # the app is shared by the fleet, and so are its look-ups (the widgets of every state, built once)
+    assert first._replay() is second._replay() is ajsha.lookups[SIMILAR]
+    assert isinstance(ajsha.lookups[SIMILAR], SimilarReplay)
