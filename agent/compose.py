@@ -109,13 +109,16 @@ class Composer:
         A screen the plan only passes through (`form` False) gets only the fields the task names."""
         elements = self.graph.screen_elements(screen)
         before = len(self.steps)
-        for e in options(elements, self.task, self.acted | {leave_by}):
-            self._act(e)
+        chosen: list[tuple[Element, str, str | None]] = [
+            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by})]
         for e, value, slot in fields(elements, self.task, self.values):
             named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
             if e.id != leave_by and (named or (form and value not in self.reserved)):
                 self.values.add(value)
-                self._act(e, value, slot)
+                chosen.append((e, value, slot))
+        # top to bottom, as a person fills a form (a stable sort: without bounds, options before fields)
+        for e, value, slot in sorted(chosen, key=lambda c: (c[0].bounds.top, c[0].bounds.left)):
+            self._act(e, value, slot)
         return len(self.steps) - before
 
     def quoted(self, element: Element) -> bool:

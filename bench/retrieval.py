@@ -349,12 +349,12 @@ def main() -> int:
             result["no_commit"] = evaluate(prepared, lambda p: bases[p])
             say(args, table, result["no_commit"], "ranking with stage 3 only (a confirm follows its opener)")
             ranking.COMMIT = True
-            result["commit_choices"] = with_entries(("input", "toggle"), lambda: evaluate(prepared, lambda p: bases[p]))
-            say(args, table, result["commit_choices"], "stage 4 with choices as entries too (not the default)")
+            result["commit_fields"] = with_entries(("input",), lambda: evaluate(prepared, lambda p: bases[p]))
+            say(args, table, result["commit_fields"], "stage 4 with fields only as entries (not the default)")
             result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "
-                "its opener and precedes its form's best field; no learned ranker)")
+                "its opener and precedes its form's best entry; no learned ranker)")
             say(args, miss_table, result["base"])
             if not args.quick:
                 if not args.no_ablation:

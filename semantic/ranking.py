@@ -1,7 +1,7 @@
 """The one scorer of elements: search, plan, hints, app choice and recall all rank through `ElementIndex`.
 
 An index holds the element vectors of some apps in memory (read once, like
-the UTG in agent/appgraph.py). A task is scored in two stages:
+the UTG in agent/appgraph.py). A task is scored in stages:
 
 1. Base score, for every element: cosine(task, best task text of the element)
    + LEXICAL_WEIGHT * overlap. The task texts are the element's simulated task
@@ -27,14 +27,15 @@ the UTG in agent/appgraph.py). A task is scored in two stages:
    strict R@5 70.1 -> 74.0 % (camera 73 -> 87, clock 67 -> 75, no app lower). Before that
    naming it changed nothing (63.6 % either way), so it was off.
 
-4. `COMMIT` (on): a confirm ranks right before the best field of its own screen (ENTRIES), when
-   that is above its own score: a task that types into a form or dialog ends on its Save or OK
-   ("rename the note", "change Bob's number"), whose own words say little. No constant to fit.
-   Measured on the shared apps (bench/retrieval.py prints it off, on, and with choices as entries
-   too; same run, summaries at semantic/7): strict R@5 74.0 -> 75.3 %, R@1 42.9 -> 49.4 %, no app
-   lower. bench/plan.py --no-recall: unchanged (leave-one-app-out 54.5 %); its top-1 baseline
-   31.2 -> 32.5 % success, 44.2 -> 50.6 % target. With choices as entries too, R@1 is 51.9 %, but
-   a checklist plan then fills its form in another order than the gold one (54.5 -> 53.2 %).
+4. `COMMIT` (on): a confirm ranks right before the best entry of its own screen (ENTRIES: a
+   field, a choice), when that is above its own score: a task that types or chooses on a form or
+   dialog ends on its Save or OK ("rename the note", "change Bob's number"), whose own words say
+   little. No constant to fit. Measured on the shared apps (bench/retrieval.py prints it off, on,
+   and with fields only; same run, summaries at semantic/7): strict R@5 74.0 -> 75.3 %, R@1
+   42.9 -> 51.9 % (fields only: 49.4 %). Every leave-one-app-out fold but notes' picks choices
+   too on the other five apps (notes' ties). bench/plan.py --no-recall: unchanged (leave-one-app-out
+   54.5 %) once a form is filled top to bottom (agent/compose.py); before that, a checklist plan
+   chose the note's type before typing its name, the other order from the gold one (53.2 %).
 
 LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -56,7 +57,7 @@ RERANK = 30  # candidates the learned ranker re-orders
 FOLLOW = True  # a confirm follows its screen's opener (stage 3; bench/retrieval.py measures it on and off)
 FOLLOW_GAP = 1e-4  # right after the opener, before anything the opener does not beat by more
 COMMIT = True  # a confirm precedes its own screen's best entry (stage 4; bench/retrieval.py measures it on and off)
-ENTRIES = ("input",)  # what a confirm commits (stage 4): a field's text
+ENTRIES = ("input", "toggle")  # what a confirm commits (stage 4): a field's text, a choice
 POOL = 2000  # candidates a plan weighs (agent/planner.py)
 PARTS = ("label", "screen", "effect")
 # Function words and words that name the kind of thing, not which one.
@@ -141,7 +142,7 @@ class ElementIndex:
                 np.cumsum([0] + sizes[:-1]).astype(np.int64))
 
     def _commit_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat like `_follow_arrays`: each confirm, the entries (ENTRIES: fields) of
+        """Stage 4's pairs, flat like `_follow_arrays`: each confirm, the entries (ENTRIES) of
         its own screen one after the other, and where each confirm's entries start; built once per
         ENTRIES on the first search with COMMIT on."""
         if ENTRIES in self._commits:

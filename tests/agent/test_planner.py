@@ -363,3 +363,31 @@ def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_n
     assert composer.named(a) == b and composer.named(b) == b
     monkeypatch.setitem(compose.RULES, "named_hop", False)
     assert composer.named(a) == a
+
+
+def test_a_form_is_filled_top_to_bottom(planner):
+    """The options and fields the task names on one screen are done in the screen's order, top to
+    bottom, as a person fills a form (before: every option, then every field)."""
+    from agent.compose import Composer
+    from agent.screenwork import is_confirm, label, role
+
+    graph = planner.graph([CALENDAR, CONTACTS])
+    forms = []
+    for screen in graph.on_screen:
+        elements = graph.screen_elements(screen)
+        inputs = [e for e in elements if role(e) == "input" and label(e)]
+        toggles = [e for e in elements if role(e) == "toggle" and label(e)]
+        if any(is_confirm(e) for e in elements) and inputs and toggles:
+            forms.append((screen, inputs, toggles))
+    assert forms, "the memory has a form with a named field and a choice"
+    checked = 0
+    for screen, inputs, toggles in forms:
+        field, option = inputs[0], toggles[-1]
+        composer = Composer(graph, parse_task(f"choose {label(option)} and type 'Zed' as the {label(field)}"))
+        composer.work(screen)
+        done = [s.element for s in composer.steps]
+        if {field.id, option.id} <= {e.id for e in done}:
+            tops = [(e.bounds.top, e.bounds.left) for e in done]
+            assert tops == sorted(tops), [(label(e), e.bounds) for e in done]
+            checked += 1
+    assert checked

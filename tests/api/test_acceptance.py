@@ -1,5 +1,6 @@
 """Issue 17's interfaces as a new user calls them, each its own `appmem` process, on the real stack: a key
-from `appmem keys create --rate-limit --json`, contributions ingested by `appmem worker --queues ingest` (the
+from `appmem keys create --rate-limit --json`, a refused run's trace kept in the outbox and sent by the next
+run, contributions ingested by `appmem worker --queues ingest` (the
 only consumer of the queue here), `appmem run --server --key --yes --json` on a twin (a simulator replaying a
 DroidBot recording), `GET /v1/traces/{id}`, `appmem plan --screen-xml` without `--app`, and
 `appmem keys purge NAME --json` restoring every graph count."""
@@ -9,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -70,20 +72,33 @@ def test_a_new_users_run_is_ingested_by_the_worker_command_and_its_purge_restore
     key = json.loads(created.stdout)
     assert key["rate_limit"] == 7 and key["scopes"] == ["plan", "contribute"] and key["key"].startswith("am_")
 
+    # a run whose key may not contribute: its trace is kept in the outbox, and the next run sends it
+    plan_only = json.loads(appmem(stack_env, "keys", "create", "--name", "plan-only", "--scopes", "plan",
+                                  "--json").stdout)["key"]
+    refused = json.loads(appmem(stack_env, "run", "--task", TASK, "--serial", "twin-0001", "--adb-port",
+                                str(adb_port), "--server", url, "--key", plan_only, "--yes", "--json",
+                                "--trace-out", str(tmp_path / "refused.json")).stdout)
+    assert refused["status"] == "done" and refused["contribution"].startswith("failed: API answered 403")
+    outbox = Path(stack_env["APPMEM_HOME"]) / "outbox"
+    assert len(list(outbox.glob("*.json"))) == 1
+
     ran = appmem(stack_env, "run", "--task", TASK, "--serial", "twin-0001", "--adb-port", str(adb_port),
                  "--server", url, "--key", key["key"], "--yes", "--trace-out", str(tmp_path / "trace.json"), "--json")
     assert ran.returncode == 0, ran.stderr
     result = json.loads(ran.stdout)
     assert result["status"] == "done" and result["contribution"] == "sent" and result["trace_id"], result
+    assert [o["status"] for o in result["outbox"]] == ["sent"] and not list(outbox.glob("*.json"))
+    assert trace_status(url, key["key"], result["outbox"][0]["trace_id"])["status"] == "done"
     assert json.loads((tmp_path / "trace.json").read_text())["format"] == "appmem-run/1"
     status = trace_status(url, key["key"], result["trace_id"])
     assert status["status"] == "done" and status["report"]["package"] == ACRYLIC, status
-    assert counts()["traces"] == before["traces"] + 1
+    assert counts()["traces"] == before["traces"] + 2
 
     # Without --app from a dump: the app the dump shows, or, from the launcher's home screen where the run
     # started (memory knows no way to the task in the launcher), the task's app, entered from there.
-    steps = json.loads((tmp_path / "trace.json").read_text())["steps"]
-    for dump, shows in ((steps[0]["before_xml"], LAUNCHER), (steps[-1]["before_xml"], ACRYLIC)):
+    first = json.loads((tmp_path / "refused.json").read_text())["steps"][0]  # on a fresh twin device
+    last = json.loads((tmp_path / "trace.json").read_text())["steps"][-1]
+    for dump, shows in ((first["before_xml"], LAUNCHER), (last["before_xml"], ACRYLIC)):
         assert f'package="{shows}"' in dump
         (tmp_path / "screen.xml").write_text(dump)
         planned = appmem({k: v for k, v in stack_env.items() if k not in ("APPMEM_SERVER", "APPMEM_KEY")},

@@ -274,6 +274,13 @@ def test_per_key_quotas_answer_429(settings, memory, keys):
         codes = [client.post("/v1/traces", json={"format": "appmem-run/1"},
                              headers={"Authorization": f"Bearer {contributor}"}).status_code for _ in range(3)]
     assert codes == [422, 422, 429]
+    daily = replace(settings, contrib_per_day=2, contrib_pending=1000)
+    contributor = key(keys, "contribute")
+    with TestClient(create_app(daily, memory), raise_server_exceptions=False) as client:
+        answers = [client.post("/v1/traces", json={"format": "appmem-run/1"},
+                               headers={"Authorization": f"Bearer {contributor}"}) for _ in range(3)]
+    assert [r.status_code for r in answers] == [422, 422, 429] and "today" in answers[-1].text
+    assert int(answers[-1].headers["Retry-After"]) > 0
     pending = replace(settings, contrib_pending=0)
     with TestClient(create_app(pending, memory), raise_server_exceptions=False) as client:
         r = client.post("/v1/traces", json={}, headers={"Authorization": f"Bearer {key(keys, 'contribute')}"})

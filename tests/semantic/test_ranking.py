@@ -28,8 +28,8 @@ def memory(shared_graph, settings):
     client.close()
 
 
-def test_a_confirm_ranks_right_before_the_best_field_of_its_form(memory, monkeypatch):
-    """Asked to type into a field, the Save or OK of the field's screen scores just above the field
+def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeypatch):
+    """Asked to type into a field or make a choice, the Save or OK of its screen scores just above it
     (the task ends on it); with COMMIT off it scores on its own words. Stage 3 is off here, so that
     what moves is stage 4's doing."""
     vectors, embedder = memory
@@ -37,7 +37,7 @@ def test_a_confirm_ranks_right_before_the_best_field_of_its_form(memory, monkeyp
     index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
     first = [index.payloads[r] for r in index.starts]
     confirms, entries, starts = index._commit_arrays()
-    assert len(confirms), "the memory has forms: a confirm and fields on one screen"
+    assert len(confirms), "the memory has forms: a confirm and entries on one screen"
     for i in confirms.tolist():
         assert first[i]["role"] == "tap" and first[i]["label"].strip().lower() in ranking.CONFIRM_WORDS
 
@@ -47,36 +47,35 @@ def test_a_confirm_ranks_right_before_the_best_field_of_its_form(memory, monkeyp
 
     raised = 0
     for k, i in enumerate(confirms.tolist()):
-        fields = entries[starts[k]:starts[k + 1] if k + 1 < len(starts) else len(entries)].tolist()
-        assert fields and all(first[f]["role"] == "input" and first[f]["screen_id"] == first[i]["screen_id"]
-                              for f in fields)
-        task = first[fields[0]]["simulated_task"]
+        mine = entries[starts[k]:starts[k + 1] if k + 1 < len(starts) else len(entries)].tolist()
+        assert mine and all(first[f]["role"] in ranking.ENTRIES and first[f]["screen_id"] == first[i]["screen_id"]
+                            for f in mine)
+        task = first[mine[0]]["simulated_task"]
         on, off = scores(task, True), scores(task, False)
         confirm = first[i]["element_id"]
-        best_field = max(on[first[f]["element_id"]] for f in fields)
-        assert on[confirm] >= max(off[confirm], best_field + ranking.FOLLOW_GAP) - 1e-5
+        best_entry = max(on[first[f]["element_id"]] for f in mine)
+        assert on[confirm] >= max(off[confirm], best_entry + ranking.FOLLOW_GAP) - 1e-5
         raised += on[confirm] > off[confirm] + 1e-6
         others = [first[j]["element_id"] for j in range(len(first)) if j != i]
         assert all(on[e] == pytest.approx(off[e]) for e in others if e not in {first[c]["element_id"] for c in confirms})
-    assert raised, "some field outranks its form's confirm on its own words"
+    assert raised, "some entry outranks its form's confirm on its own words"
 
 
-def test_a_confirm_of_a_screen_without_fields_is_left_alone(memory, monkeypatch):
-    """Only fields are committed (ENTRIES): a dialog of choices or a plain page keeps its confirms' scores."""
+def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch):
+    """Only what a confirm commits counts (ENTRIES): the confirm of a page with neither field nor
+    choice (a question, a message) keeps its score, whatever the task."""
     vectors, embedder = memory
     monkeypatch.setattr(ranking, "FOLLOW", False)
-    index = ElementIndex.load(vectors, [CALENDAR])
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
     first = [index.payloads[r] for r in index.starts]
     committed = set(index._commit_arrays()[0].tolist())
-    with_fields = {p["screen_id"] for p in first if p["role"] == "input"}
-    alone = [i for i, p in enumerate(first) if ranking._confirm(p) and p["screen_id"] not in with_fields]
+    with_entries = {p["screen_id"] for p in first if p["role"] in ranking.ENTRIES}
+    alone = [i for i, p in enumerate(first) if ranking._confirm(p) and p["screen_id"] not in with_entries]
     assert alone and not committed & set(alone)
-    choices = next(p for p in first if p["role"] == "toggle" and any(first[i]["screen_id"] == p["screen_id"]
-                                                                      for i in alone))
-    task = choices["simulated_task"]
-    vector = embedder.query(task)
-    monkeypatch.setattr(ranking, "COMMIT", True)
-    on = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
-    monkeypatch.setattr(ranking, "COMMIT", False)
-    off = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
-    assert all(on[first[i]["element_id"]] == pytest.approx(off[first[i]["element_id"]]) for i in alone)
+    for task in {first[i]["simulated_task"] for i in alone}:
+        vector = embedder.query(task)
+        monkeypatch.setattr(ranking, "COMMIT", True)
+        on = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        monkeypatch.setattr(ranking, "COMMIT", False)
+        off = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        assert all(on[first[i]["element_id"]] == pytest.approx(off[first[i]["element_id"]]) for i in alone)
