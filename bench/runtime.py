@@ -38,11 +38,15 @@ target screen and went on (the plan holds steps after the named tap) is counted 
 Baseline, same run, same targets and memory: the runtime with no re-planning
 (`max_replans=0`), i.e. the plan executed as first answered, with the same grounding.
 
-    .venv/bin/python bench/runtime.py [--apps a,b] [--tasks 8] [--json]
+With `--api` the runtime plans through the HTTP API on a real socket (uvicorn in a thread, a key with the
+`plan` scope), as `appmem run --server URL --key K` does; without, through the local service.
+
+    .venv/bin/python bench/runtime.py [--apps a,b] [--tasks 8] [--api] [--json]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -63,7 +67,12 @@ from ingest.run import run_trace, validate_run  # noqa: E402
 from appmem.errors import InputFormatError  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
+from tests.conftest import api_on_socket  # noqa: E402
 from tests.twin_tasks import dump_screen, reached, unseen_targets  # noqa: E402
+from appmem.keys import KeyStore  # noqa: E402
+from appmem.stack import Stack  # noqa: E402
+from contract.client import ApiClient  # noqa: E402
+from workers.devices import open_redis  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
@@ -128,7 +137,8 @@ def from_state(app, taps: list[tuple[str, list]], label: str, ended: str, home: 
     return ended in screens or (home and LAUNCHER_STATE in outcomes and ended == LAUNCHER_STATE)
 
 
-def run_tasks(server: TwinServer, fleet, memory: Service, app, tasks: list[dict], max_replans: int) -> dict:
+def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_replans: int) -> dict:
+    """`memory`: the local service, or an API client (`--api`)."""
     hits, first, tapped, strict, steps, seconds, refused, misses = 0, 0, 0, 0, 0, 0.0, [], []
     device = fleet[SERIAL]
     watch = SimulatorWatch(device)
@@ -174,13 +184,15 @@ def main() -> int:
     parser.add_argument("--apps", help="comma-separated DroidBot folder names (default: all)")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per app")
     parser.add_argument("--modes", default=",".join(MODES), help=f"twin replay modes (default {','.join(MODES)})")
+    parser.add_argument("--api", action="store_true",
+                        help="plan through the HTTP API on a real socket (a key with the plan scope), as `appmem run --server`")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folders = [DROIDBOT / a for a in args.apps.split(",")] if args.apps else sorted(DROIDBOT.iterdir())
     modes = args.modes.split(",")
     rows: dict[str, dict] = {}  # package → replay mode → {"runtime": ..., "no_replan": ...}
     skipped: list[str] = []  # apps whose recording has no target reachable from a non-first in-app screen
-    with private_stack() as settings:
+    with private_stack() as settings, contextlib.ExitStack() as scope:
         memory = Service.open(settings)
         try:
             memory.store.ensure_schema()
@@ -193,6 +205,11 @@ def main() -> int:
                 packages.append(trace.package)
             summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
                       packages)
+            backend = memory
+            if args.api:
+                url = scope.enter_context(api_on_socket(settings, memory))
+                key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench-runtime", "plan")[1]
+                backend = scope.enter_context(ApiClient(url, key))
             for mode in modes:
                 fleet = build_fleet(folders, 1, replay=mode)
                 with TwinServer(fleet) as server:
@@ -203,14 +220,16 @@ def main() -> int:
                             skipped += [package] if package not in skipped else []
                             continue
                         rows.setdefault(package, {})[mode] = {
-                            "runtime": run_tasks(server, fleet, memory, app, tasks, 4),
-                            "no_replan": run_tasks(server, fleet, memory, app, tasks, 0)}
+                            "runtime": run_tasks(server, fleet, backend, app, tasks, 4),
+                            "no_replan": run_tasks(server, fleet, backend, app, tasks, 0)}
         finally:
+            scope.close()
             memory.close()
     if args.json:
-        print(json.dumps({"apps": rows, "without_targets": skipped}, indent=1))
+        print(json.dumps({"apps": rows, "without_targets": skipped, "api": args.api}, indent=1))
         return 0
     print("TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings.")
+    print(f"plans through: {'the HTTP API (a plan key)' if args.api else 'the local service'}")
     for mode in modes:
         report(mode, {p: r[mode] for p, r in rows.items()})
     for package in skipped:
