@@ -51,7 +51,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -68,19 +67,17 @@ from appmem.errors import InputFormatError  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
 from tests.conftest import api_on_socket  # noqa: E402
-from tests.twin_tasks import dump_screen, reached, unseen_targets  # noqa: E402
+from tests.twin_tasks import dump_screen, from_state, named, reached, unseen_targets  # noqa: E402
 from appmem.keys import KeyStore  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from contract.client import ApiClient  # noqa: E402
 from workers.devices import open_redis  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp  # noqa: E402
+from formats.ui import ActionType  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
 from twins.modes import MODES  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
-from formats.ui import Action, ActionType  # noqa: E402
-from graph.screens import screen_of  # noqa: E402
-from graph.vocabulary import label_of  # noqa: E402
 
 SERIAL = "twin-0001"
 
@@ -112,29 +109,6 @@ class SimulatorWatch:
     def reset(self) -> None:
         self.unrecorded = self.ambiguous = 0
         self.taps = []
-
-
-def named(view, label: str) -> bool:
-    """Whether a twin view is the element the task names: its label as memory makes it, or a text it shows."""
-    want = " ".join(label.lower().split())
-    shown = SimpleNamespace(class_name=view.class_name, resource_id=view.resource_id, text=view.text,
-                            content_desc=view.content_desc, flags=view.flags())
-    return want in {" ".join(t.lower().split()) for t in (label_of(shown), view.text, view.content_desc)}
-
-
-def from_state(app, taps: list[tuple[str, list]], label: str, ended: str, home: bool) -> bool:
-    """The strictest judge: the run's last tap acted on the named view, and the device ended on an outcome
-    the recording reached with a tap on that view FROM THE VERY STATE the run tapped in (the twin's `similar`
-    mode may answer from a like state: such an outcome does not count)."""
-    if not taps:
-        return False
-    state, views = taps[-1]
-    keys = {pv.key for pv in views if named(pv.view, label)}
-    if not keys or state not in app.states:
-        return False
-    outcomes = {t for key in keys for t in app.targets(state, Action(ActionType.TAP, key).signature)}
-    screens = {screen_of(app.states[t], app.package, app.version).id for t in outcomes if t in app.states}
-    return ended in screens or (home and LAUNCHER_STATE in outcomes and ended == LAUNCHER_STATE)
 
 
 def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_replans: int) -> dict:

@@ -7,12 +7,15 @@ one of them is a launcher screen (the tap left the app)."""
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 
 from runtime.grounding import ground, node_at
+from formats.ui import Action, ActionType
 from graph.model import stable_id
 from graph.screens import screen_of
 from graph.store import GraphStore
-from twins.app import LAUNCHER_PACKAGE, TwinApp
+from graph.vocabulary import label_of
+from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
 from twins.device import TwinDevice
 from formats.uixml import parse_hierarchy
 
@@ -78,6 +81,29 @@ def reached(task: dict, package: str, activity: str, xml: str, version: str) -> 
     if package == LAUNCHER_PACKAGE:
         return task["home"]
     return dump_screen(xml, activity, package, version) in task["targets"]
+
+
+def named(view, label: str) -> bool:
+    """Whether a twin view is the element the task names: its label as memory makes it, or a text it shows."""
+    want = " ".join(label.lower().split())
+    shown = SimpleNamespace(class_name=view.class_name, resource_id=view.resource_id, text=view.text,
+                            content_desc=view.content_desc, flags=view.flags())
+    return want in {" ".join(t.lower().split()) for t in (label_of(shown), view.text, view.content_desc)}
+
+
+def from_state(app, taps: list[tuple[str, list]], label: str, ended: str, home: bool) -> bool:
+    """The strictest judge: the run's last tap acted on the named view, and the device ended on an outcome
+    the recording reached with a tap on that view FROM THE VERY STATE the run tapped in (the twin's `similar`
+    mode may answer from a like state: such an outcome does not count)."""
+    if not taps:
+        return False
+    state, views = taps[-1]
+    keys = {pv.key for pv in views if named(pv.view, label)}
+    if not keys or state not in app.states:
+        return False
+    outcomes = {t for key in keys for t in app.targets(state, Action(ActionType.TAP, key).signature)}
+    screens = {screen_of(app.states[t], app.package, app.version).id for t in outcomes if t in app.states}
+    return ended in screens or (home and LAUNCHER_STATE in outcomes and ended == LAUNCHER_STATE)
 
 
 def dump_screen(xml: str, activity: str, package: str, version: str) -> str:

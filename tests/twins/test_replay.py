@@ -110,3 +110,27 @@ def test_a_fleet_builds_an_apps_similar_lookups_once(ajsha):
     # the app is shared by the fleet, and so are its look-ups (the widgets of every state, built once)
     assert first._replay() is second._replay() is ajsha.lookups[SIMILAR]
     assert isinstance(ajsha.lookups[SIMILAR], SimilarReplay)
+
+
+def test_the_strictest_judge_takes_only_outcomes_recorded_from_the_state_tapped_in(ajsha):
+    """bench/runtime.py's `from_state` judge (tests/twin_tasks.py), on ajsha's save dialog and its CANCEL
+    (the input with the most recorded outcomes): an outcome recorded from the very state tapped in counts,
+    a screen never recorded from it does not, nor a tap on another view, nor a run with no tap."""
+    from graph.screens import screen_of
+    from tests.twin_tasks import from_state, named
+
+    (dialog, cancel), _ = max(ajsha.occurrences.items(), key=lambda kv: len({o.target for o in kv[1]}))
+    key = cancel.split("|")[1]
+    view = next(pv for pv in ajsha.placed[dialog] if pv.key == key)
+    label = view.view.text
+    assert named(view.view, label) and not named(view.view, "OK")
+    screen = {t: screen_of(ajsha.states[t], ajsha.package, ajsha.version).id
+              for t in ajsha.targets(dialog, cancel) if t in ajsha.states}
+    recorded_here = set(screen.values())
+    elsewhere = next(screen_of(s, ajsha.package, ajsha.version).id for sid, s in ajsha.states.items()
+                     if screen_of(s, ajsha.package, ajsha.version).id not in recorded_here)
+    taps = [(dialog, [view])]
+    assert all(from_state(ajsha, taps, label, ended, False) for ended in recorded_here)
+    assert not from_state(ajsha, taps, label, elsewhere, False)
+    assert not from_state(ajsha, [(dialog, [view])], "OK", next(iter(recorded_here)), False)  # not the named view
+    assert not from_state(ajsha, [], label, next(iter(recorded_here)), False)
