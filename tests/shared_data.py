@@ -18,9 +18,10 @@ sets one after another, bases first, so nothing refills the graph between them.
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from graph.store import GraphStore
 from ingest.autodroid import read_autodroid
@@ -119,3 +120,21 @@ class SharedGraph:
                 part.ingest(self.store)
         self.held, self.fingerprint = data, self.store.stats()
         return self.store
+
+
+@contextmanager
+def summarized(store: GraphStore, settings, packages: list[str]) -> Iterator[tuple]:
+    """(vectors, embedder) of `packages`' memory in `store`, summarised deterministically with the real model;
+    the Qdrant client is closed after."""
+    from semantic.embedder import Embedder
+    from semantic.pipeline import summarize
+    from semantic.summaries import DeterministicSummarizer
+    from semantic.vectors import VectorStore, open_qdrant
+    client = open_qdrant(settings)
+    try:
+        embedder = Embedder(settings.home)
+        vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
+        summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
+        yield vectors, embedder
+    finally:
+        client.close()

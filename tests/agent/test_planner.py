@@ -15,14 +15,10 @@ from appmem.errors import InvalidInput
 from graph.model import Trace
 from ingest.autodroid import package_of
 from ingest.pipeline import ingest_trace
-from semantic.embedder import Embedder
-from semantic.pipeline import summarize
 from semantic.ranking import search_elements
 from semantic.snapshots import SnapshotVectors
-from semantic.summaries import DeterministicSummarizer
-from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK
-from tests.shared_data import DROIDTASK_EXPLORED, uses
+from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
@@ -35,12 +31,8 @@ pytestmark = pytest.mark.usefixtures("every_rule_on")
 @uses(DROIDTASK_EXPLORED)
 def planner(shared_graph, settings):
     store = shared_graph.hold(DROIDTASK_EXPLORED)
-    client = open_qdrant(settings)
-    embedder = Embedder(settings.home)
-    vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
-    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR, CONTACTS])
-    yield Planner(store, vectors, embedder)
-    client.close()
+    with summarized(store, settings, [CALENDAR, CONTACTS]) as (vectors, embedder):
+        yield Planner(store, vectors, embedder)
 
 
 def first_screen(app: str, needle: str):

@@ -55,7 +55,12 @@ def service(settings, memory, stack_env, tmp_path_factory):
 def trace_status(url: str, key: str, trace_id: str, seconds: float = 120) -> dict:
     deadline = time.monotonic() + seconds
     while True:
-        status = httpx.get(f"{url}/v1/traces/{trace_id}", headers={"Authorization": f"Bearer {key}"}).json()
+        response = httpx.get(f"{url}/v1/traces/{trace_id}", headers={"Authorization": f"Bearer {key}"})
+        if response.status_code == 429:  # the run's own requests and these polls share the key's rate limit
+            time.sleep(float(response.headers.get("Retry-After", 1)))
+            continue
+        assert response.status_code == 200, response.text
+        status = response.json()
         if status["status"] != "pending" or time.monotonic() > deadline:
             return status
         time.sleep(0.2)

@@ -6,12 +6,8 @@ import pytest
 
 import semantic.ranking as ranking
 from ingest.autodroid import package_of
-from semantic.embedder import Embedder
-from semantic.pipeline import summarize
 from semantic.ranking import ElementIndex
-from semantic.summaries import DeterministicSummarizer
-from semantic.vectors import VectorStore, open_qdrant
-from tests.shared_data import DROIDTASK_EXPLORED, uses
+from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
@@ -19,13 +15,8 @@ CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 @pytest.fixture(scope="module")
 @uses(DROIDTASK_EXPLORED)
 def memory(shared_graph, settings):
-    store = shared_graph.hold(DROIDTASK_EXPLORED)
-    client = open_qdrant(settings)
-    embedder = Embedder(settings.home)
-    vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
-    summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR, CONTACTS])
-    yield vectors, embedder
-    client.close()
+    with summarized(shared_graph.hold(DROIDTASK_EXPLORED), settings, [CALENDAR, CONTACTS]) as memory:
+        yield memory
 
 
 def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeypatch):
