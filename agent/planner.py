@@ -136,6 +136,9 @@ class Planner:
                         for t, s in targets if best is None or t.id != best.target.id][:ALTERNATIVES]
         if best is None:
             return Plan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
+        known = graph.packages_of([s.to_screen for s in best.steps if s.to_screen])
+        for step in best.steps:  # where memory saw a step go, when it left the app (the runtime's outcome)
+            step.to_package = known.get(step.to_screen, "")
         return Plan(task, package, best.steps, start=where, alternatives=alternatives)
 
     @staticmethod

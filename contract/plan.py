@@ -35,6 +35,7 @@ class PlanStep(Strict):
     slot: str | None = Field(description="'item': select the row showing `input`; 'value': a field filled from the task")
     screen_id: str = Field(description="the screen the step starts on")
     to_screen: str = Field(description="the screen expected after the step ('' when unknown)")
+    to_package: str = Field("", description="the app of to_screen when memory knows it (a step may leave the app)")
     risky: bool = Field(description="the step may destroy data: confirm with the user first")
     confidence: float = Field(description="how likely the step works (the edge's reliability)")
     stale: bool = Field(description="the edge was not re-observed in the app's newest explored version")

@@ -176,6 +176,7 @@ class PlanStep:
     slot: str | None = None  # "item": select the row showing `input`; "value": a field filled from the task
     stale: bool = False  # the edge was not re-observed in the app's newest explored version
     package: str = ""  # the app the step acts in (plans may switch apps)
+    to_package: str = ""  # the app of `to_screen` when memory knows it: a step may leave the app (home, a share)
 
 
 @dataclass

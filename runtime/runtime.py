@@ -333,7 +333,7 @@ class Runtime:
             text = step.get("input") or (step.get("detail") or "")
             self.driver.perform(Action(kind, text=text or ("DOWN" if kind is ActionType.SCROLL else "")), bounds)
             after = self.screen(package)
-            outcome = self._outcome(here, after, package, expected)
+            outcome = self._outcome(here, after, package, expected, step.get("to_package") or "")
             why = "" if outcome == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": outcome, "why": why})
@@ -343,11 +343,12 @@ class Runtime:
         return after
 
     @staticmethod
-    def _outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str | None) -> str:
+    def _outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str | None, expected_package: str) -> str:
         if expected is None or after.screen_id == expected:
             return "ok"
         if after.package != package and before.package == package:
-            return "crash"  # the app left the foreground when a screen of it was expected
+            # the app left the foreground: where memory saw this step go (home, a share), else a crash
+            return "ok" if after.package == expected_package else "crash"
         if after.screen_id is None:  # a screen memory has not seen: judge by the next step's grounding
             return "ok"
         return "no_effect" if after.xml == before.xml else "missed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.runtime import _took_effect
+from runtime.runtime import LiveScreen, Runtime, _took_effect
 from twins.app import TwinApp
 from twins.render import hierarchy_xml
 
@@ -27,3 +27,13 @@ def test_the_last_step_is_taken_only_on_a_view_showing_its_text_and_when_the_app
     assert not _took_effect({"action": "back", "element": None}, record("", after))
     unlabelled = {"action": "tap", "element": {"text": "", "content_desc": "", "label": "menu"}}
     assert _took_effect(unlabelled, record("", after))  # nothing to compare: the locator's view is it
+
+
+def test_leaving_the_app_is_a_crash_unless_memory_saw_the_step_go_to_that_app():
+    """A step's outcome when the app leaves the foreground: as planned when memory's edge went to the app now
+    in front (the home screen, a share target), else a crash (a failure on the edge when the trace is ingested)."""
+    app_screen = LiveScreen("org.example.app", ".Main", "<hierarchy/>", {"screen_id": "s1"})
+    home = LiveScreen("com.android.launcher3", ".Launcher", "<hierarchy/>", {})
+    assert Runtime._outcome(app_screen, home, "org.example.app", "h1", "com.android.launcher3") == "ok"
+    assert Runtime._outcome(app_screen, home, "org.example.app", "s2", "org.example.app") == "crash"
+    assert Runtime._outcome(app_screen, home, "org.example.app", "s2", "") == "crash"
