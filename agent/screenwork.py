@@ -168,11 +168,8 @@ def _takes_file(e: Element, value: str) -> bool:
 def typed(e: Element, value: str) -> str:
     """What to type: a file name loses its extension when the field shows a file name without one (the
     name the app proposes, "contacts_2023_07_01" or "pic3": the app adds the extension itself)."""
-    parts = _file(value)
     shown = e.text.strip()
-    if parts is None or not RULES["file_name"] or not shown or _file(shown) or re.search(r"[/\s]", shown):
-        return value
-    return parts[0]
+    return value if not shown or _file(shown) or re.search(r"[/\s]", shown) else stem_of(value)
 
 
 def _shape(text: str) -> str:

@@ -133,44 +133,21 @@ class ElementIndex:
 
     @cached_property
     def _follow_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`follows` flat, for one vectorised pass per search: the confirms, all their openers one after
-        the other, and where each confirm's openers start."""
-        if not self.follows:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        sizes = [len(o) for _, o in self.follows]
-        return (np.asarray([i for i, _ in self.follows], dtype=np.int64), np.concatenate([o for _, o in self.follows]),
-                np.cumsum([0] + sizes[:-1]).astype(np.int64))
+        """`follows` flat (`_flat`), for one vectorised pass per search."""
+        return _flat(self.follows)
 
     def _commit_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat like `_follow_arrays`: each confirm, the entries (ENTRIES) of
-        its own screen one after the other, and where each confirm's entries start; built once per
-        ENTRIES on the first search with COMMIT on."""
-        if ENTRIES in self._commits:
-            return self._commits[ENTRIES]
-        first = [self.payloads[r] for r in self.starts]
-        entries: dict[str, list[int]] = {}
-        for i, p in enumerate(first):
-            if p.get("role") in ENTRIES:
-                entries.setdefault(p.get("screen_id"), []).append(i)
-        pairs = [(i, entries[p.get("screen_id")]) for i, p in enumerate(first)
-                 if _confirm(p) and p.get("screen_id") in entries]
-        out = (np.asarray([i for i, _ in pairs], dtype=np.int64),
-               np.asarray([j for _, e in pairs for j in e], dtype=np.int64),
-               np.cumsum([0] + [len(e) for _, e in pairs][:-1]).astype(np.int64) if pairs else np.zeros(0, np.int64))
-        self._commits[ENTRIES] = out
-        return out
-
-    def _commit(self, total: np.ndarray) -> None:
-        """Stage 4 in place: each confirm scores at least its screen's best entry plus FOLLOW_GAP."""
-        confirms, entries, starts = self._commit_arrays()
-        if len(confirms):
-            total[confirms] = np.maximum(total[confirms], np.maximum.reduceat(total[entries], starts) + FOLLOW_GAP)
-
-    def _follow(self, total: np.ndarray) -> None:
-        """Stage 3 in place: each confirm scores at least its best opener's score less FOLLOW_GAP."""
-        confirms, openers, starts = self._follow_arrays
-        if len(confirms):
-            total[confirms] = np.maximum(total[confirms], np.maximum.reduceat(total[openers], starts) - FOLLOW_GAP)
+        """Stage 4's pairs, flat (`_flat`): each confirm with the entries (ENTRIES) of its own screen;
+        built once per ENTRIES on the first search with COMMIT on."""
+        if ENTRIES not in self._commits:
+            first = [self.payloads[r] for r in self.starts]
+            entries: dict[str, list[int]] = {}
+            for i, p in enumerate(first):
+                if p.get("role") in ENTRIES:
+                    entries.setdefault(p.get("screen_id"), []).append(i)
+            self._commits[ENTRIES] = _flat([(i, entries[p.get("screen_id")]) for i, p in enumerate(first)
+                                            if _confirm(p) and p.get("screen_id") in entries])
+        return self._commits[ENTRIES]
 
     @staticmethod
     def _holders(docs: list[set[str]]) -> dict[str, np.ndarray]:
@@ -243,10 +220,10 @@ class ElementIndex:
         score; and the elements in score order. The learned ranker trains on this order too."""
         best, rows = self.cosines(query)
         total = best + LEXICAL_WEIGHT * self.overlap(text)
-        if COMMIT:
-            self._commit(total)
-        if FOLLOW:
-            self._follow(total)
+        if COMMIT:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
+            _lift(total, self._commit_arrays(), FOLLOW_GAP)
+        if FOLLOW:  # stage 3: each confirm at least its best opener less FOLLOW_GAP
+            _lift(total, self._follow_arrays, -FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
@@ -264,6 +241,23 @@ class ElementIndex:
             order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[RERANK:]])
         scores = np.concatenate([np.sort(total[order[:RERANK]])[::-1], total[order[RERANK:]]])
         return [Hit("elements", float(s), self.payloads[rows[i]]) for s, i in zip(scores[:k], order[:k])]
+
+
+def _flat(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(confirm, its elements) pairs flat, for one vectorised pass: the confirms, all their elements one
+    after the other, and where each confirm's elements start."""
+    if not pairs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (np.asarray([i for i, _ in pairs], dtype=np.int64),
+            np.concatenate([np.asarray(e, dtype=np.int64) for _, e in pairs]),
+            np.cumsum([0] + [len(e) for _, e in pairs][:-1]).astype(np.int64))
+
+
+def _lift(total: np.ndarray, flat: tuple[np.ndarray, np.ndarray, np.ndarray], offset: float) -> None:
+    """In place: each confirm scores at least the best of its elements' scores plus `offset`."""
+    confirms, members, starts = flat
+    if len(confirms):
+        total[confirms] = np.maximum(total[confirms], np.maximum.reduceat(total[members], starts) + offset)
 
 
 def _confirm(payload: dict) -> bool:
