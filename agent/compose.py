@@ -48,7 +48,10 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "named_hop": True,  # of the controls leading to the same next screen, the one the task names
          "item_then_target": True,  # the item the task names, on the target's screen, is selected first
          "then_pool": True,  # a second goal may be any element whose label says two of the task's words
-         "sibling_effect": True}  # a row never seen tapped leads where the rows beside it led
+         "sibling_effect": True,  # a row never seen tapped leads where the rows beside it led
+         "choice_closes": True,  # a choice on a screen without a confirm closes it, to where back led
+         "commit_landing": True,  # a choice that closed its dialog onto a form is confirmed there
+         "crowd_confirm": True}  # a look-alike screen of another app lends the confirm this one lacks
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -135,6 +138,17 @@ class Composer:
                  and e.resource_id == target.resource_id and role(e) == role(target))
         return next((screen for e in twins if (screen := self.graph.opens(e))), None)
 
+    def closes(self, target: Element) -> str:
+        """Where a choice never seen taken leads: a choice on a screen without a confirm (a single-choice
+        dialog) closes it, back to where leaving it went (rule `choice_closes`); else nowhere new."""
+        if RULES["choice_closes"] and role(target) == "toggle" and not self.is_form(target.screen_id):
+            return self.graph.back_of(target.screen_id) or target.screen_id
+        return target.screen_id
+
+    def form_elements(self, screen: str) -> list[Element]:
+        """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_confirm`)."""
+        return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if RULES["crowd_confirm"] else [])
+
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
         return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
@@ -188,11 +202,11 @@ class Composer:
         opened = self.graph.opens(target) or self.twin_opens(target)
         if opened and self.steps[-1].to_screen == target.screen_id:
             self.steps[-1].to_screen = opened  # where its twin went
-        elif not opened and RULES["sibling_effect"] and self.steps[-1].to_screen == target.screen_id \
-                and not dialog_button(target):
+        elif not opened and self.steps[-1].to_screen == target.screen_id and not dialog_button(target):
             # a row never seen tapped goes where its list's other rows went (a choice list closes): a second
             # goal starts there. A dialog's OK or Cancel is no row, and where it leads says nothing of them.
-            self.steps[-1].to_screen = self.graph.sibling_opens(target, skip=dialog_button) or target.screen_id
+            self.steps[-1].to_screen = (RULES["sibling_effect"] and self.graph.sibling_opens(target, skip=dialog_button)
+                                        ) or self.closes(target)
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)
@@ -204,6 +218,11 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed and RULES["confirm_changed"]:
             self._act(ok)
+        elif changed and closed and role(target) == "toggle" and RULES["commit_landing"]:
+            # the choice closed its dialog onto the form it belongs to: the form's confirm commits it
+            landing = self.steps[-1].to_screen
+            if (ok := confirm(self.form_elements(landing), self.acted)) is not None:
+                self._act(ok)
         # back on a form filled on the way (a dialog of it is done): submit it
         for form in self.forms[::-1] if RULES["submit_forms"] else ():
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from agent.appgraph import AppGraph
+from agent.crowd import lend
 import agent.compose
 from agent.compose import Anchor, Candidate, compose, score, then, unsaid
 from agent.locate import locate
@@ -69,7 +70,7 @@ class Planner:
     def graph(self, packages: list[str]) -> AppGraph:
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: AppGraph.load(self.store, list(key)))
+            return self._keep(self._graphs, key, lambda: lend(self.store, AppGraph.load(self.store, list(key))))
         return self._graphs[key]
 
     def index(self, packages: list[str] | None) -> ElementIndex:
