@@ -37,7 +37,10 @@ class AppGraph:
     on_screen: dict[str, list[str]]  # screen id → element ids, in key order
     routes: Routes  # over the edges leaving the app's screens (graph/routes.py)
     entries: list[str] = field(default_factory=list)  # where recorded runs entered the apps, most runs first
-    lent: dict[str, list[Element]] = field(default_factory=dict)  # screen id → confirms look-alikes lend (agent/crowd.py)
+    # what look-alike screens of other apps lend (agent/crowd.py): screen id → confirms it lacks;
+    # element id → the screen its twin's tap led to (as this app's look-alike of it)
+    lent: dict[str, list[Element]] = field(default_factory=dict)
+    lent_opens: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":

@@ -10,7 +10,8 @@ there and the memory does not show the change closing it (a radio row whose
 recorded tap left the dialog needs no OK). A row never seen tapped ends where its list's rows
 led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
 screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
-of the controls leading to the same next screen a hop takes the one the task names (`named_hop`).
+of the controls leading to the same next screen a hop takes the one the task names (`named_way`, which
+also makes the planner try routes through the controls the task names).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
 the share of the task's words that the plan's labels and inputs say, plus
@@ -45,13 +46,13 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "quoted_label": True,  # "tap 'X'": the element labelled exactly X is a target
          "twin_effect": True,  # a target never seen to open anything opens what its twin was seen to open
          "buttons_not_rows": True,  # a dialog's OK or Cancel is no row of the list beside it
-         "named_hop": True,  # of the controls leading to the same next screen, the one the task names
          "item_then_target": True,  # the item the task names, on the target's screen, is selected first
          "then_pool": True,  # a second goal may be any element whose label says two of the task's words
          "sibling_effect": True,  # a row never seen tapped leads where the rows beside it led
          "choice_closes": True,  # a choice on a screen without a confirm closes it, to where back led
          "commit_landing": True,  # a choice that closed its dialog onto a form is confirmed there
-         "crowd_confirm": True}  # a look-alike screen of another app lends the confirm this one lacks
+         "crowd_twins": True,  # a look-alike screen of another app lends its confirm and its twins' effects
+         "named_way": True}  # the route takes the controls the task names (parallel edges, other routes)
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -146,8 +147,8 @@ class Composer:
         return target.screen_id
 
     def form_elements(self, screen: str) -> list[Element]:
-        """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_confirm`)."""
-        return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if RULES["crowd_confirm"] else [])
+        """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_twins`)."""
+        return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if RULES["crowd_twins"] else [])
 
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
@@ -163,7 +164,7 @@ class Composer:
     def named(self, edge: Edge) -> Edge:
         """`edge`, or the edge of the same screen to the same next screen whose control the task names
         more ("Move to" and "Copy to" open one folder dialog; the route search sees only their cost)."""
-        if not RULES["named_hop"]:
+        if not RULES["named_way"]:
             return edge
 
         def said_by(x: Edge) -> float:
@@ -199,7 +200,8 @@ class Composer:
             self._act(target, value)
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
-        opened = self.graph.opens(target) or self.twin_opens(target)
+        opened = self.graph.opens(target) or self.twin_opens(target) or (
+            self.graph.lent_opens.get(target.id) if RULES["crowd_twins"] else None)
         if opened and self.steps[-1].to_screen == target.screen_id:
             self.steps[-1].to_screen = opened  # where its twin went
         elif not opened and self.steps[-1].to_screen == target.screen_id and not dialog_button(target):

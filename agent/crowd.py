@@ -1,13 +1,16 @@
-"""What look-alike screens of other apps lend the planned app: the confirm its exploration never saw.
+"""What look-alike screens of other apps lend the planned app: controls and effects its exploration missed.
 
-Apps built on one library share screens (a "Customize colors" page, a sort dialog): the same title
-and essentially the same controls. One app's exploration may have seen such a screen after a change,
-with the Save it shows then, and another's only before. A screen of the planned app and a screen of
-another app are look-alikes when their titles agree and at least LOOK_ALIKE of the smaller screen's
-controls (class, resource-id name, a label that is not data: agent/appgraph.token without the package)
-are on both. The look-alike lends the confirm buttons the screen lacks, each with locators rewritten
-for the planned app (its package in resource ids): a crowd memory fills one app's gap from another's.
-Only screens with a confirm are read (one Cypher read per loaded app, cypher/planner_crowd_screens).
+Apps built on one library, or calling one system screen, share screens (a "Customize colors" page, the
+print dialog): the same title and essentially the same controls. One app's exploration may have seen
+such a screen after a change, with the Save it shows then, or tapped a control there that another's
+never tapped. A screen of the planned app and a screen of another app are look-alikes when their titles
+agree and at least LOOK_ALIKE of the smaller screen's controls (class, resource-id name, a label that is
+not data: agent/appgraph.token without the package) are on both. A look-alike lends
+- the confirm buttons the screen lacks, with locators rewritten for the planned app (its package in
+  resource ids);
+- the effect of a twin control (same token) that the planned app never saw act: where it led, when the
+  planned app holds a look-alike of that screen.
+One Cypher read of the look-alikes and their taps, one of their elements, per loaded app.
 """
 from __future__ import annotations
 
@@ -17,7 +20,6 @@ from agent.appgraph import AppGraph, token
 from agent.screenwork import is_confirm, role
 from graph.model import Element
 from graph.store import GraphStore, element_of
-from graph.vocabulary import CONFIRM_WORDS
 
 LOOK_ALIKE = 0.5  # as agent/locate.py's similar screens (not tuned on the benchmark)
 
@@ -43,34 +45,50 @@ def moved(e: Element, screen_id: str, package: str) -> Element:
 
 
 def lend(store: GraphStore, graph: AppGraph) -> AppGraph:
-    """`graph` with `lent` filled: screen id → the confirm buttons its look-alikes in other apps show
-    and it does not."""
-    graph.lent = lent_confirms(store, graph, list(graph.packages))
-    return graph
-
-
-def lent_confirms(store: GraphStore, graph: AppGraph, packages: list[str]) -> dict[str, list[Element]]:
-    screens = graph.screens
-    own = {sid: graph.screen_elements(sid) for sid in graph.on_screen if screens.get(sid, {}).get("package") in packages}
-    titles = sorted({screens[sid]["title"] for sid, els in own.items()
-                     if screens[sid].get("title") and not any(is_confirm(e) for e in els)})
-    if not titles:
-        return {}
-    rows = store.read("planner_crowd_screens", titles=titles, packages=packages, confirms=sorted(CONFIRM_WORDS))
+    """`graph` with what look-alikes lend filled in: `lent` (screen id → confirms it lacks) and
+    `lent_opens` (element id → the screen of this app its twin's effect maps to)."""
+    own = {sid: graph.screen_elements(sid) for sid in graph.on_screen
+           if graph.screens.get(sid, {}).get("package") in graph.packages}
+    titles = sorted({graph.screens[sid]["title"] for sid in own if graph.screens[sid].get("title")})
+    rows = store.read("planner_crowd_screens", titles=titles, packages=list(graph.packages)) if titles else []
+    if not rows:
+        return graph
+    ids = {r["id"] for r in rows} | {r["target"] for r in rows if r["target"]}
     theirs: dict[str, list[Element]] = {}
-    for row in store.elements(screen_ids=[r["id"] for r in rows]) if rows else ():
+    for row in store.elements(screen_ids=sorted(ids)):
         theirs.setdefault(row["screen_id"], []).append(element_of(row))
     by_title: dict[str, list[str]] = {}
+    led: dict[str, list[tuple[str, str]]] = {}  # their screen → (element id, target screen) of its taps
     for r in rows:
-        by_title.setdefault(r["title"], []).append(r["id"])
-    out: dict[str, list[Element]] = {}
+        if r["id"] not in by_title.get(r["title"], []):
+            by_title.setdefault(r["title"], []).append(r["id"])
+        if r["target"]:
+            led.setdefault(r["id"], []).append((r["element_id"], r["target"]))
+    mine_by_title: dict[str, list[str]] = {}
+    for sid in own:
+        mine_by_title.setdefault(graph.screens[sid].get("title", ""), []).append(sid)
+    target_titles = {r["target"]: r["target_title"] for r in rows if r["target"]}
+
+    def mine_like(their_screen: str) -> str | None:
+        """The planned app's look-alike of another app's screen."""
+        return next((sid for sid in mine_by_title.get(target_titles.get(their_screen, ""), ())
+                     if look_alike(own[sid], theirs.get(their_screen, []))), None)
+
+    acted = {e.element_id for edges in graph.edges.values() for e in edges}
     for sid, els in own.items():
         shown = {shape(e) for e in els}
-        for other in by_title.get(screens[sid].get("title", ""), ()):
+        for other in by_title.get(graph.screens[sid].get("title", ""), ()):
             if not look_alike(els, theirs.get(other, [])):
                 continue
             for e in theirs[other]:
                 if is_confirm(e) and role(e) == "tap" and shape(e) not in shown:
                     shown.add(shape(e))
-                    out.setdefault(sid, []).append(moved(e, sid, screens[sid]["package"]))
-    return out
+                    graph.lent.setdefault(sid, []).append(moved(e, sid, graph.screens[sid]["package"]))
+            twins = {shape(e): e.id for e in theirs[other]}
+            effects = {element: target for element, target in led.get(other, ())}
+            for e in els:
+                their = twins.get(shape(e))
+                if e.id not in acted and e.id not in graph.lent_opens and their in effects \
+                        and (mine := mine_like(effects[their])) is not None and mine != sid:
+                    graph.lent_opens[e.id] = mine
+    return graph

@@ -338,7 +338,7 @@ def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_close
 
 
 def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner, monkeypatch):
-    """compose rule `named_hop`: the route search sees only cost; among the edges from one screen to the
+    """compose rule `named_way`: the route search sees only cost; among the edges from one screen to the
     same next screen the plan takes the control whose label the task says."""
     import agent.compose as compose
     from agent.screenwork import label
@@ -353,7 +353,7 @@ def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_n
     a, b = pairs[0]
     composer = compose.Composer(graph, parse_task(f"open {label(graph.elements[b.element_id])}"))
     assert composer.named(a) == b and composer.named(b) == b
-    monkeypatch.setitem(compose.RULES, "named_hop", False)
+    monkeypatch.setitem(compose.RULES, "named_way", False)
     assert composer.named(a) == a
 
 
