@@ -94,6 +94,9 @@ class RecordingSink:
     def written(self, trace_id: str) -> list[int]:
         return self.inner.written(trace_id)
 
+    def settle(self, trace: Trace) -> None:
+        self.inner.settle(trace)
+
     def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
         self.inner.write(trace, index, steps)
         self.steps += steps

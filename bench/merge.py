@@ -103,6 +103,9 @@ class CapturingSink:
     def written(self, tid: str) -> list[int]:
         return self.inner.written(tid)
 
+    def settle(self, trace: Trace) -> None:
+        self.inner.settle(trace)
+
     def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
         self.inner.write(trace, index, steps)
         self.steps += steps

@@ -45,6 +45,7 @@ from graph.times import now_iso
 from graph.screens import elements_of, screen_of
 from graph.store import GraphStore
 from graph.vocabulary import is_launcher
+from graph.versions import fold_aliases
 from ingest.pipeline import scrub_trace, write_chunk
 from workers.devices import Lease, graph_write_lock, key
 from device.driver import DeviceDriver
@@ -114,6 +115,9 @@ class ChunkSink(Protocol):
     def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
         """Write chunk `index` (its steps and the states they touch)."""
 
+    def settle(self, trace: Trace) -> None:
+        """After the last chunk: `trace` holds the app's states the crawl saw (graph/versions.py)."""
+
 
 @dataclass
 class GraphChunkSink:
@@ -140,6 +144,11 @@ class GraphChunkSink:
                  "written" if result.written else "already present")
         if self.on_written and steps:
             self.on_written(index, steps[-1].index + 1)
+
+    def settle(self, trace: Trace) -> None:
+        """The crawl's device-reported version: imports of unknown version with its screens join it."""
+        with graph_write_lock(self.r, [trace.package], self.lock_ttl_s, self.lock_wait_s):
+            fold_aliases(self.store, trace)
 
 
 @dataclass
@@ -268,6 +277,8 @@ class Explorer:
                 flush()
         if pending:
             flush()
+        trace.states = {sid: states[sid] for sid in app_states}
+        self.sink.settle(trace)
         return ExploreResult(job_id=job.job_id, trace_id=tid, package=job.package, app_version=version,
                              device=self.driver.name, actions=step_index, new_actions=taken, chunks=chunk,
                              states=len(app_states), restarts=restarts,
