@@ -83,7 +83,7 @@ def test_a_crawl_folds_an_import_of_unknown_version_into_the_version_its_device_
     from twins.adb_server import TwinServer
     from twins.device import build_fleet
     from workers.devices import DevicePool, DeviceRecord
-    from workers.explorer import JobSpec
+    from workers.jobspec import JobSpec
     from workers.jobs import WorkerClients, run_job
 
     folder = DROIDBOT / "anupam.acrylic"
