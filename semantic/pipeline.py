@@ -39,7 +39,7 @@ from semantic.vectors import VectorStore
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/7"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/8"  # bump to redo every summary after a change of the summarizer
 
 
 @dataclass
