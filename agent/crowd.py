@@ -37,11 +37,11 @@ def look_alike(mine: list[Element], theirs: list[Element]) -> bool:
 
 def moved(e: Element, screen_id: str, package: str) -> Element:
     """`e` (another app's control) as a control of `screen_id` in `package`: its resource id and
-    locators name the planned app's package."""
+    locators name the planned app's package; a locator by position in the other app's view tree is dropped."""
     theirs = e.resource_id.split(":id/", 1)[0] if ":id/" in e.resource_id else ""
     swap = (lambda s: s.replace(f"{theirs}:id/", f"{package}:id/")) if theirs else (lambda s: s)
     return replace(e, id=f"{screen_id}~{e.id}", screen_id=screen_id, resource_id=swap(e.resource_id),
-                   locators=[swap(x) for x in e.locators])
+                   locators=[swap(x) for x in e.locators if x.startswith("//")])
 
 
 def lend(store: GraphStore, graph: AppGraph) -> AppGraph:
