@@ -351,6 +351,10 @@ def main() -> int:
             ranking.COMMIT = True
             result["commit_fields"] = with_entries(("input",), lambda: evaluate(prepared, lambda p: bases[p]))
             say(args, table, result["commit_fields"], "stage 4 with fields only as entries (not the default)")
+            ranking.DIALOGS = False
+            result["no_dialogs"] = evaluate(prepared, lambda p: bases[p])
+            say(args, table, result["no_dialogs"], "stage 4 without the entries of the dialogs a form opens")
+            ranking.DIALOGS = True
             result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "

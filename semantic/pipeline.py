@@ -33,12 +33,13 @@ from semantic.meaning import EMBEDDED, depth, meaning
 from semantic.ranking import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.snapshots import publish
-from semantic.vectors import VectorPoint, VectorStore
+from semantic.points import VectorPoint
+from semantic.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/7"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/8"  # bump to redo every summary after a change of the summarizer
 
 
 @dataclass

@@ -22,9 +22,10 @@ def memory(shared_graph, settings):
 def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeypatch):
     """Asked to type into a field or make a choice, the Save or OK of its screen scores just above it
     (the task ends on it); with COMMIT off it scores on its own words. Stage 3 is off here, so that
-    what moves is stage 4's doing."""
+    what moves is stage 4's doing; so are the dialogs' entries (their own test is below)."""
     vectors, embedder = memory
     monkeypatch.setattr(ranking, "FOLLOW", False)
+    monkeypatch.setattr(ranking, "DIALOGS", False)
     index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
     first = [index.payloads[r] for r in index.starts]
     confirms, entries, starts = index._commit_arrays()
@@ -52,11 +53,55 @@ def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeyp
     assert raised, "some entry outranks its form's confirm on its own words"
 
 
-def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch):
-    """Only what a confirm commits counts (ENTRIES): the confirm of a page with neither field nor
-    choice (a question, a message) keeps its score, whatever the task."""
+def _pairs(index: ElementIndex) -> set[tuple[int, int]]:
+    confirms, entries, starts = index._commit_arrays()
+    ends = list(starts[1:]) + [len(entries)]
+    return {(c, e) for c, s, t in zip(confirms.tolist(), starts.tolist(), ends) for e in entries[s:t].tolist()}
+
+
+def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory, monkeypatch):
+    """With DIALOGS on, a form's Save also commits the entries of the dialogs its other elements open
+    (New Event's repetition list, Edit contact's phone type): asked for such a choice, the Save scores
+    just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
     vectors, embedder = memory
     monkeypatch.setattr(ranking, "FOLLOW", False)
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    first = [index.payloads[r] for r in index.starts]
+    monkeypatch.setattr(ranking, "DIALOGS", False)
+    own = _pairs(index)
+    monkeypatch.setattr(ranking, "DIALOGS", True)
+    extra = _pairs(index) - own
+    assert own <= _pairs(index) and extra, "forms whose fields open dialogs of choices"
+    for confirm, entry in extra:
+        screen = first[entry]["screen_id"]
+        assert screen != first[confirm]["screen_id"]
+        assert any(screen in (p.get("leads_to") or ()) for p in first
+                   if p["screen_id"] == first[confirm]["screen_id"] and not ranking._confirm(p))
+    labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
+    assert {"Daily", "Mobile", "Save"} <= labels
+    lifted = 0
+    for confirm, entry in sorted(extra)[:12]:
+        task = first[entry]["simulated_task"]
+        vector = embedder.query(task)
+        scores = {}
+        for dialogs in (True, False):
+            monkeypatch.setattr(ranking, "DIALOGS", dialogs)
+            scores[dialogs] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        on, off = scores[True], scores[False]
+        assert on[first[confirm]["element_id"]] >= on[first[entry]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
+        lifted += on[first[confirm]["element_id"]] > off[first[confirm]["element_id"]] + 1e-6
+        confirms = {first[c]["element_id"] for c, _ in _pairs(index)}
+        assert all(on[e] == pytest.approx(off[e]) for e in on if e not in confirms)
+    assert lifted, "a dialog's choice outranks the form's Save on its own words"
+
+
+def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch):
+    """Only what a confirm commits counts (ENTRIES): the confirm of a page with neither field nor
+    choice (a question, a message) keeps its score, whatever the task (its own screen's entries:
+    DIALOGS off)."""
+    vectors, embedder = memory
+    monkeypatch.setattr(ranking, "FOLLOW", False)
+    monkeypatch.setattr(ranking, "DIALOGS", False)
     index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
     first = [index.payloads[r] for r in index.starts]
     committed = set(index._commit_arrays()[0].tolist())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semantic.ranking import ElementIndex, terms
+from semantic.ranking import ElementIndex, stem, terms
 from graph.model import Element
 from graph.vocabulary import humanize, id_words, is_risky, label_of, role_of
 from semantic.contexts import ScreenRow, TransitionRow, build_contexts
@@ -104,11 +104,14 @@ def test_breadcrumbs_start_at_entry_screens_and_skip_returns():
 
 
 def test_lexical_terms_and_the_base_ranking():
-    assert terms("Sorting the Events by Title", "sort") == ["event", "sort", "title"]
+    assert terms("Sorting the Events by Title", "sort") == ["event", "sort", "titl"]
+    # a singular and its plural, a verb and its forms are one stem; "notes" is not "not"
+    assert terms("note", "favorite", "create") == terms("Notes", "Favorites", "created creating")
+    assert stem("notes") != stem("not") and stem("minutes") == stem("minute")
     query = np.asarray([1.0, 0.0])
     at = lambda c: [c, float(np.sqrt(1 - c * c))]  # noqa: E731  a unit vector of cosine c with the query
-    rows = [(at(0.50), {"element_id": "a", "terms": ["sort", "title"]}),
-            (at(0.52), {"element_id": "b", "terms": ["sort", "date"]}),
+    rows = [(at(0.50), {"element_id": "a", "terms": terms("sort title")}),
+            (at(0.52), {"element_id": "b", "terms": terms("sort date")}),
             (at(0.40), {"element_id": "c", "terms": ["theme"]}),
             (at(0.45), {"element_id": "c", "terms": ["theme"], "variant": 1}),
             (at(0.99), {"element_id": "a", "part": "label", "text": "Sort by title"})]
