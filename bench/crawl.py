@@ -41,7 +41,10 @@ from workers.celery_app import create_app  # noqa: E402
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs  # noqa: E402
 from workers.devices import DevicePool, DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec  # noqa: E402
+from workers.explorer import Explorer  # noqa: E402
+from workers.jobspec import JobSpec  # noqa: E402
+from workers.knowledge import FleetKnowledge  # noqa: E402
+from workers.sinks import GraphChunkSink  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
@@ -84,18 +87,14 @@ def twin_ceiling(folder: Path) -> int:
 
 
 @dataclass
-class RecordingSink:
+class RecordingSink(GraphChunkSink):
     """The real graph sink, plus the steps in the order they were taken (for the curve)."""
 
-    inner: GraphChunkSink
     steps: list[Step] = field(default_factory=list)
     packages: dict[str, str] = field(default_factory=dict)
 
-    def written(self, trace_id: str) -> list[int]:
-        return self.inner.written(trace_id)
-
     def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
-        self.inner.write(trace, index, steps)
+        super().write(trace, index, steps)
         self.steps += steps
         self.packages.update({sid: s.package for sid, s in trace.states.items()})
 
@@ -106,7 +105,7 @@ def policy_curve(clients: WorkerClients, device: DeviceRecord, package: str, pol
                    package=package, policy=policy, max_actions=budget, max_seconds=3600)
     lease = acquire(clients.r, key("job", spec.job_id, "lease"), 600, "bench")
     driver = DeviceDriver(clients.adb(device.adb_host, device.adb_port, 10.0).device(device.serial), device.id)
-    sink = RecordingSink(GraphChunkSink(clients.store, clients.r, lease))
+    sink = RecordingSink(clients.store, clients.r, lease)
     knowledge = FleetKnowledge(clients.store, clients.r, spec.run_id, now_iso())
     beat = Heartbeat([lease], 60, lambda: True, lambda: None)
     Explorer(driver, spec, make_policy(policy, 0, knowledge), sink, clients.risky_words, beat.check).run()

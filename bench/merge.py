@@ -27,6 +27,7 @@ import sys
 import threading
 import uuid
 from collections import Counter, deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,7 +46,10 @@ from twins.device import build_fleet  # noqa: E402
 from twins.profiles import Profile  # noqa: E402
 from workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
 from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec, trace_id  # noqa: E402
+from workers.explorer import Explorer  # noqa: E402
+from workers.jobspec import JobSpec, trace_id  # noqa: E402
+from workers.knowledge import FleetKnowledge  # noqa: E402
+from workers.sinks import GraphChunkSink  # noqa: E402
 from workers.jobs import WorkerClients  # noqa: E402
 from workers.policies import make_policy  # noqa: E402
 from formats.uixml import shown_state_id  # noqa: E402
@@ -94,17 +98,16 @@ def conflicts(traces: list[Trace]) -> dict:
             "examples": [titles for titles in list(two_dialogs.values())[:5]]}
 
 
-class CapturingSink:
+@dataclass
+class CapturingSink(GraphChunkSink):
     """The graph sink, remembering the steps and states a crawl wrote (for edge keys)."""
 
-    def __init__(self, inner: GraphChunkSink):
-        self.inner, self.steps, self.states, self.version = inner, [], {}, ""
-
-    def written(self, tid: str) -> list[int]:
-        return self.inner.written(tid)
+    steps: list[Step] = field(default_factory=list)
+    states: dict = field(default_factory=dict)
+    version: str = ""
 
     def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
-        self.inner.write(trace, index, steps)
+        super().write(trace, index, steps)
         self.steps += steps
         self.states.update(trace.states)
         self.version = trace.app_version
@@ -133,7 +136,7 @@ def crawl(settings, folders, profile: Profile, version: int, budget: int, device
                            package=package, policy="frontier", max_actions=budget, max_seconds=900)
             lease = acquire(r, key("job", spec.job_id, "lease"), 900, "bench")
             driver = DeviceDriver(clients.adb("127.0.0.1", port, 10.0).device(serial), device.id)
-            sink = CapturingSink(GraphChunkSink(store, r, lease))
+            sink = CapturingSink(store, r, lease)
             knowledge = FleetKnowledge(store, r, spec.run_id, now_iso())
             twin.visited.clear()
             beat = Heartbeat([lease], 60, lambda: True, lambda: None)

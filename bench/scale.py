@@ -167,7 +167,7 @@ def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) 
 
 def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str]) -> None:
     """The same points in the previous layout (one shared collection per kind)."""
-    from semantic.vectors import VectorPoint
+    from semantic.points import VectorPoint
 
     for kind in ("elements", "screens", "tasks"):  # the baseline's writes need not wait for the disk either
         semantic.vectors._fast_local_writes(legacy.client._root(), legacy.ensure(kind))

@@ -72,7 +72,7 @@ from ingest.droidbot import read_recording, recording_trace  # noqa: E402
 from ingest.pipeline import ingest_trace  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from semantic.vectors import VectorPoint  # noqa: E402
+from semantic.points import VectorPoint  # noqa: E402
 from tests.twin_tasks import recorded_tasks  # noqa: E402
 from workers.devices import open_redis  # noqa: E402
 

@@ -1,12 +1,14 @@
 // version_fold: an app version known only by an alias (an import made before any device reported
-// a version: "sha256:…", "unknown") becomes the device-reported version $version whose screens it
-// matched: its screens and traces move there, the alias is recorded on the version, and the
-// alias's own App node goes. The screens the device showed ($screen_ids) are labelled with the
-// version; the others keep the alias in `versions` (nothing says this version still shows them,
-// so recall re-plans a step there). The mirror of version_add_alias, for the other order.
+// a version: "sha256:…", "unknown"), or named only by a quorum of contributors, becomes the
+// device-reported version $version whose screens it matched: its screens and traces move there,
+// its names are recorded as aliases of the version ($recorded: the name its import gave it, and
+// its own aliases), and its own App node goes (with the contributors' claims: a trusted device
+// named it). The screens the device showed ($screen_ids) are labelled with the version; the others
+// keep the alias in `versions` (nothing says this version still shows them, so recall re-plans a
+// step there). The mirror of version_add_alias, for the other order.
 MATCH (alias:App {package: $package, version: $alias}), (known:App {package: $package, version: $version})
-SET known.aliases = CASE WHEN $alias IN coalesce(known.aliases, []) THEN known.aliases
-                         ELSE coalesce(known.aliases, []) + $alias END
+SET known.aliases = coalesce(known.aliases, [])
+                    + [x IN coalesce(alias.aliases, []) + $recorded WHERE NOT x IN coalesce(known.aliases, [])]
 WITH alias, known
 CALL (alias, known) {
   MATCH (alias)-[:HAS_SCREEN]->(s:Screen)

@@ -117,14 +117,23 @@ def signature_parts(state: UIState) -> tuple[str, ...]:
     return (*parts, *names)
 
 
+def signature_of(activity: str, parts: tuple[str, ...]) -> str:
+    return stable_id(activity, *parts)
+
+
 def screen_signature(state: UIState) -> str:
-    return stable_id(state.activity, *signature_parts(state))
+    return signature_of(state.activity, signature_parts(state))
+
+
+def id_of(package: str, signature: str) -> str:
+    """A screen's id: its package and signature (no version: an unchanged screen is one node across updates)."""
+    return stable_id("screen", package, signature)
 
 
 def screen_id(package: str, activity: str, parts: tuple[str, ...]) -> str:
     """The id `screen_of` gives a state of `package`, shown in `activity`, whose signature parts are `parts`:
     one screen read once gets its id in each app by two hashes (app choice from an HTML screen)."""
-    return stable_id("screen", package, stable_id(activity, *parts))
+    return id_of(package, signature_of(activity, parts))
 
 
 def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
@@ -135,7 +144,7 @@ def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
     version = app_version if state.package == app_package else UNVERSIONED
     signature = screen_signature(state)
     return Screen(
-        id=stable_id("screen", state.package, signature),
+        id=id_of(state.package, signature),
         package=state.package,
         app_version=version,
         activity=state.activity,

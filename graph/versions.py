@@ -12,50 +12,95 @@ The other order folds the same way (`fold_aliases`): when a device-reported
 version is written and at least ATTACH_SHARE of its screens were seen under an
 alias-only version, that version becomes the device's (its screens, edges and
 traces move, the alias is recorded): `stats` shows one row per real version.
+
+A contribution's device reports a version too, but one key must not re-version
+what imports recorded: its claim is kept, and a quorum of contributors names the
+version (graph/version_claims.py).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
 from graph.model import Trace
+from graph.rows import app_id
 from graph.screens import screen_of
 from graph.store import GraphStore
+from graph.version_claims import absorb, claim, is_alias, judge
 
-ALIAS_PREFIXES = ("sha256:",)
-UNKNOWN = ("", "unknown")
 ATTACH_SHARE = 0.5
 
 
-def is_alias(version: str) -> bool:
-    return version in UNKNOWN or version.startswith(ALIAS_PREFIXES)
+def own_screens(trace: Trace) -> list[str]:
+    return sorted({screen_of(s, trace.package, "").id for s in trace.states.values() if s.package == trace.package})
 
 
-def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
-    """Fold alias-only versions of the app whose screens the trace (of a device-reported version, already
-    written) matches into that version; returns the aliases folded. A contribution folds nothing: one key
-    must not re-version what imports recorded."""
-    if is_alias(trace.app_version) or trace.contributor:
-        return []
-    own = sorted({screen_of(s, trace.package, "").id for s in trace.states.values() if s.package == trace.package})
-    rows = store.read("version_candidates", package=trace.package, screen_ids=own)
-    folded = [r["version"] for r in rows if is_alias(r["version"]) and own and r["matched"] >= ATTACH_SHARE * len(own)]
-    for alias in folded:
-        store.write("version_fold", package=trace.package, alias=alias, version=trace.app_version, screen_ids=own)
-    return folded
+def best_match(rows: list[dict], own: list[str]) -> dict | None:
+    """The candidate that saw the most of `own` (the newest code breaks ties), if it saw ATTACH_SHARE of them."""
+    best = max(rows, key=lambda r: (r["matched"], r["version_code"] or -1), default=None)
+    return best if best is not None and own and best["matched"] >= ATTACH_SHARE * len(own) else None
 
 
-def resolve_version(store: GraphStore, trace: Trace) -> Trace:
+def resolve_version(store: GraphStore, trace: Trace, quorum: int) -> Trace:
     """The trace under the version it belongs to (itself when its version is known or new)."""
-    if not is_alias(trace.app_version):
-        return trace
-    own = sorted({screen_of(s, trace.package, "").id for s in trace.states.values() if s.package == trace.package})
+    own = own_screens(trace)
     rows = store.read("version_candidates", package=trace.package, screen_ids=own)
+    if not is_alias(trace.app_version):
+        mine = next((r for r in rows if r["version"] == trace.app_version), None)
+        if not trace.contributor or (mine is not None and mine["trusted"]):
+            return trace
+        # a contribution's version for screens an import holds: written there, its version a claim
+        named = best_match([r for r in rows if r["trusted"] and (is_alias(r["version"]) or r["trusted_name"])], own)
+        if named is None:
+            return trace
+        if mine is not None:  # earlier contributions under that name join the import too
+            absorb(store, trace.package, trace.app_version, named["version"], app_id(trace.package, named["version"]))
+        return replace(trace, app_version=named["version"])
     for row in rows:
         if trace.app_version in row["aliases"]:
             return replace(trace, app_version=row["version"], version_code=row["version_code"])
-    known = [r for r in rows if not is_alias(r["version"])]
-    best = max(known, key=lambda r: (r["matched"], r["version_code"] or -1), default=None)
-    if best is None or not own or best["matched"] < ATTACH_SHARE * len(own):
+    known = [r for r in rows if not is_alias(r["version"]) and (r["trusted"] or trace.contributor)]
+    best = best_match(known, own)
+    if best is not None:
+        store.write("version_add_alias", package=trace.package, version=best["version"], alias=trace.app_version)
+        return replace(trace, app_version=best["version"], version_code=best["version_code"])
+    crowd = best_match([r for r in rows if not r["trusted"] and not is_alias(r["version"])], own)
+    if crowd is None or trace.contributor:
         return trace
-    store.write("version_add_alias", package=trace.package, version=best["version"], alias=trace.app_version)
-    return replace(trace, app_version=best["version"], version_code=best["version_code"])
+    # the import keeps its name; what only contributions named joins it, their names as claims
+    absorb(store, trace.package, crowd["version"], trace.app_version, app_id(trace.package, trace.app_version))
+    return replace(trace, app_version=judge(store, trace.package, trace.app_version, quorum))
+
+
+def settle_version(store: GraphStore, written: Trace, reported: str, quorum: int) -> list[str]:
+    """After `written` (the trace as resolve_version placed it; `reported`: the version its device
+    reported) is in the graph: a trusted device version folds alias-only versions into itself
+    (fold_aliases; returns the names folded); a contribution's reported version is a claim."""
+    if is_alias(reported):
+        return []
+    if not written.contributor:
+        return fold_aliases(store, written)
+    if written.app_version != reported or _claimable(store, written):
+        claim(store, written.package, written.app_version, written.contributor, reported, quorum)
+    return []
+
+
+def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
+    """A crawl, an import or one's own run of a device-reported version (already written): the versions
+    known only by an alias, or named only by contributors, whose screens it matches fold into it."""
+    if is_alias(trace.app_version) or trace.contributor:
+        return []
+    store.write("version_confirm", package=trace.package, version=trace.app_version)
+    own = own_screens(trace)
+    rows = store.read("version_candidates", package=trace.package, screen_ids=own)
+    folded = [r for r in rows if r["version"] != trace.app_version and (is_alias(r["version"]) or r["trusted_name"])
+              and own and r["matched"] >= ATTACH_SHARE * len(own)]
+    for row in folded:
+        store.write("version_fold", package=trace.package, alias=row["version"], version=trace.app_version,
+                    recorded=row["trusted_name"] or row["version"], screen_ids=own)
+    return [r["version"] for r in folded]
+
+
+def _claimable(store: GraphStore, written: Trace) -> bool:
+    """Whether the version the contribution was written under is one a quorum of contributors named."""
+    return any(r["version"] == written.app_version and r["trusted_name"]
+               for r in store.read("version_candidates", package=written.package, screen_ids=[]))

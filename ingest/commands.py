@@ -63,7 +63,8 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
                 print(f"appmem: left out {exc}", file=sys.stderr)
                 problems.append(str(exc))
                 continue
-            report = ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(trace.package))
+            report = ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(trace.package),
+                                  settings.trust_quorum)
             reports.append(report.as_dict())
     finally:
         store.driver.close()
@@ -83,7 +84,8 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
     store = open_graph(settings)
     try:
         store.ensure_schema()
-        traces = [ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(args.app)).as_dict()
+        traces = [ingest_trace(store, trace, settings.ingest_chunk_steps, progress_printer(args.app),
+                                   settings.trust_quorum).as_dict()
                   for trace in (imported.trace, imported.demo_trace) if trace is not None]
         tasks = ingest_tasks(store, imported.tasks, imported.demo_trace) if imported.demo_trace else 0
     finally:

@@ -191,7 +191,7 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
             trace = recording_trace(read_recording(folder), device=pseudonym(r, f"{contributor}:droidbot"))
         trace.contributor = contributor
         store.ensure_schema()
-        report = ingest_trace(store, trace, chunk_steps).as_dict()
+        report = ingest_trace(store, trace, chunk_steps, quorum=quorum).as_dict()
     else:
         if len(body) > MAX_RUN_BYTES:
             raise InputFormatError("contribution", f"larger than {MAX_RUN_BYTES} bytes")

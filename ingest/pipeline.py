@@ -15,7 +15,7 @@ from graph.model import Step, Task, Trace
 from graph.rows import build_rows, chunk_states, chunk_steps
 from graph.screens import elements_of, locators, screen_of, view_locations
 from graph.store import ChunkResult, GraphStore, task_rows
-from graph.versions import fold_aliases, resolve_version
+from graph.versions import resolve_version, settle_version
 from formats.privacy import scrub_state, scrub_text
 
 Progress = Callable[[int, int], None]
@@ -64,9 +64,11 @@ def scrub_task(task: Task) -> Task:
 
 
 @traced("appmem.ingest")
-def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None) -> IngestReport:
+def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Progress | None = None,
+                 quorum: int = 3) -> IngestReport:
+    """Write `trace`; `quorum` (APPMEM_TRUST_QUORUM) of contributors names a version an import holds."""
     started = time.perf_counter()
-    clean = resolve_version(store, scrub_trace(trace))
+    clean = resolve_version(store, scrub_trace(trace), quorum)
     chunks = chunk_steps(clean, chunk_size)
     report = IngestReport(trace.id, trace.package, chunks=len(chunks))
     written_elements: set[str] = set()
@@ -75,7 +77,7 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
         report.results.append(write_chunk(store, clean, index, steps, written_elements, counted_states))
         if progress:
             progress(index + 1, len(chunks))
-    fold_aliases(store, clean)  # an import made before any device reported this version joins it
+    settle_version(store, clean, trace.app_version, quorum)  # an import of unknown version joins the device's
     report.chunks_written = sum(r.written for r in report.results)
     report.states = len(frozenset().union(*(r.state_ids for r in report.results)))
     report.elements = len(frozenset().union(*(r.element_ids for r in report.results)))

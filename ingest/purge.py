@@ -7,6 +7,8 @@
     → its run outcomes of stored tasks (and those of its tasks), the tasks' counts recounted
     → the element text variants and element-to-element LEADS_TO observations it
       added (kept under its key id by merge_element_texts / merge_leads_to)
+    → the versions its devices reported (claims, graph/version_claims.py), each
+      version they named judged again
     → screens, elements and edges that only contributions reported and no other
       contributor backs (their vectors too)
 
@@ -22,6 +24,7 @@ import redis
 from appmem import generations
 from appmem.keys import KeyStore
 from graph.store import GraphStore
+from graph.version_claims import rejudge_after_purge
 from graph.votes import judge_crowd
 from ingest.contributions import PENDING, PREFIX, Contributions
 
@@ -48,6 +51,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     report["task_runs"] = runs["deleted"]
     report["elements_texts_restored"] = store.write("purge_element_texts", contributor=key_id)[0]["elements"]
     report["leads_to_deleted"] = store.write("purge_leads_to", contributor=key_id)[0]["deleted"]
+    report["versions_judged"] = rejudge_after_purge(store, key_id, quorum)  # its reported versions, taken back
     store.write("purge_crowd_keys", contributor=key_id)
     judge_crowd(store, own["packages"], quorum)  # fewer contributors: what they alone backed is held out again
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]

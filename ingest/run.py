@@ -87,7 +87,7 @@ def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum:
     from ingest.pipeline import ingest_tasks, ingest_trace
 
     imported = run_trace(run, contributor)
-    report = ingest_trace(store, imported.trace, chunk_steps).as_dict()
+    report = ingest_trace(store, imported.trace, chunk_steps, quorum=quorum).as_dict()
     if imported.task is not None:
         ingest_tasks(store, [imported.task], imported.trace)
     return {**report, "task": imported.task.id if imported.task else None,

@@ -33,7 +33,8 @@ from semantic.meaning import EMBEDDED, depth, meaning
 from semantic.ranking import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.snapshots import publish
-from semantic.vectors import VectorPoint, VectorStore
+from semantic.points import VectorPoint
+from semantic.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)

@@ -32,7 +32,8 @@ import numpy as np
 
 from appmem.errors import ConfigError
 from appmem.settings import Settings
-from semantic.vectors import COLLECTIONS, TIE_MARGIN, Hit, VectorStore, _check_kind, best, open_qdrant, package_key
+from semantic.points import COLLECTIONS, TIE_MARGIN, Hit, best, check_kind, package_key
+from semantic.vectors import VectorStore, open_qdrant
 
 FORMAT = "appmem-vectors/1"
 
@@ -146,7 +147,7 @@ class SnapshotVectors:
         self.files_read: list[str] = []  # the packages whose file was read, in order (what a load cost)
 
     def ensure(self, kind: str, package: str | None = None) -> str:
-        _check_kind(kind)
+        check_kind(kind)
         return ""
 
     def app(self, package: str) -> AppVectors | None:
@@ -174,7 +175,7 @@ class SnapshotVectors:
 
     def packages(self, kind: str = "elements") -> list[str]:
         """Every package whose snapshot holds points of `kind` (reads each file's small `meta` once)."""
-        _check_kind(kind)
+        check_kind(kind)
         out = []
         for path in sorted(self.folder.glob("*.npz")) if self.folder.exists() else []:
             st = path.stat()
@@ -192,7 +193,7 @@ class SnapshotVectors:
     def search(self, kind: str, vector: list[float], k: int = 5, packages: list[str] | None = None,
                app_version: str | None = None, risky: bool | None = None, distinct: str | None = None) -> list[Hit]:
         """As VectorStore.search: cosine, the k best points (or best per `distinct` value)."""
-        _check_kind(kind)
+        check_kind(kind)
         query = np.asarray(vector, dtype=np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
         hits: list[Hit] = []
@@ -222,17 +223,17 @@ class SnapshotVectors:
 
     def points(self, kind: str, packages: list[str]) -> list[tuple[np.ndarray, dict[str, Any]]]:
         """Every (vector, payload) of `kind` of these packages, ordered by object id."""
-        _check_kind(kind)
+        check_kind(kind)
         rows = [(m, p) for app in self._apps_of(packages)
                 for m, p in zip(app.matrices[kind], app.payloads[kind])]
         return rows if len(packages) == 1 else sorted(rows, key=lambda r: str(r[1].get("object_id")))
 
     def values(self, kind: str, key: str, packages: list[str] | None = None) -> dict[str, object]:
-        _check_kind(kind)
+        check_kind(kind)
         return {p["object_id"]: p.get(key) for app in self._apps_of(packages) for p in app.payloads[kind]}
 
     def count(self, kind: str, packages: list[str] | None = None) -> int:
-        _check_kind(kind)
+        check_kind(kind)
         return sum(len(app.payloads[kind]) for app in self._apps_of(packages))
 
     def close(self) -> None:

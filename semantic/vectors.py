@@ -21,17 +21,11 @@ process fail, so every write goes through `VectorStore`'s lock. Reads need no
 lock. Processes that only read (serve workers) read the per-app snapshots that
 `semantic.snapshots.publish` writes after a change, never the folder.
 
-Point ids are UUIDs derived from the element / screen / task id, so upserting
-the same thing again replaces it instead of adding a copy.
+What a point is, its id and the order hits are cut in: semantic/points.py.
 """
 from __future__ import annotations
 
-import hashlib
-import re
 import threading
-import uuid
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +33,7 @@ from appmem.lazy import LazyModule
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
 from semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
+from semantic.points import COLLECTIONS, TIE_MARGIN, Hit, VectorPoint, best, check_kind, package_key, point_id
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -46,24 +41,7 @@ if TYPE_CHECKING:
 # Importing qdrant_client costs ≈ 0.9 s: processes that read only the snapshots (the CLI, serve workers) never do.
 models = LazyModule("qdrant_client.models")
 
-COLLECTIONS = ("elements", "screens", "tasks")
-SAFE_PACKAGE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,150}")
 PAGE = 10_000
-TIE_MARGIN = 8
-# Fixed namespace: point ids must be the same in every process and release.
-_NAMESPACE = uuid.UUID("6f1c1e36-5f0e-4d8a-9a55-0c2b1f6a7e10")
-
-
-def point_id(kind: str, object_id: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, f"{kind}:{object_id}"))
-
-
-def package_key(package: str) -> str:
-    """A package as a collection or file name: itself when it is a plain Android package name,
-    else a hash (package names come from contributors' traces: never a path)."""
-    if SAFE_PACKAGE.fullmatch(package) and SEP not in package:
-        return package
-    return "h-" + hashlib.sha256(package.encode()).hexdigest()[:32]
 
 
 def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
@@ -86,44 +64,6 @@ def open_vectors(settings: Settings, dim: int) -> "VectorStore":
     return VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
 
 
-@dataclass
-class VectorPoint:
-    """One vector to store: `object_id` is the element, screen or task id."""
-
-    object_id: str
-    vector: list[float]
-    package: str
-    app_version: str = ""
-    screen_id: str = ""
-    element_id: str = ""
-    risky: bool = False
-    text: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def payload(self) -> dict[str, Any]:
-        return {"package": self.package, "app_version": self.app_version, "screen_id": self.screen_id,
-                "element_id": self.element_id, "risky": self.risky, "text": self.text,
-                "object_id": self.object_id, **self.extra}
-
-
-@dataclass
-class Hit:
-    kind: str
-    score: float
-    payload: dict[str, Any]
-
-
-def best(hits: list[Hit], k: int) -> list[Hit]:
-    """The k best hits, exact ties (to float noise) in a fixed order: the same in every store and process."""
-    return sorted(hits, key=lambda h: (-round(h.score, 6), str(h.payload.get("package")),
-                                       str(h.payload.get("object_id"))))[:k]
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in COLLECTIONS:
-        raise ValueError(f"unknown collection {kind!r}; one of {COLLECTIONS}")
-
-
 class VectorStore:
     """Thin layer over an injected QdrantClient: per-app collections (local mode) or a package
     index (server), idempotent upserts, filtered search. `snapshots` (a folder): where
@@ -144,12 +84,12 @@ class VectorStore:
 
     # -- layout ------------------------------------------------------------------------------------
     def collection(self, kind: str, package: str) -> str:
-        _check_kind(kind)
+        check_kind(kind)
         return f"{kind}{SEP}{package_key(package)}" if self.per_app else kind
 
     def packages(self, kind: str = "elements") -> list[str]:
         """Every package that has points of `kind`."""
-        _check_kind(kind)
+        check_kind(kind)
         if self.per_app:
             names = [c.name for c in self.client.get_collections().collections if c.name.startswith(kind + SEP)]
             return sorted(p for p in (self._package_of(n) for n in names) if p)
@@ -167,7 +107,7 @@ class VectorStore:
 
     def _targets(self, kind: str, packages: list[str] | None) -> list[tuple[str, models.Filter | None]]:
         """(collection, package filter) pairs that hold the points of `packages` (all when None)."""
-        _check_kind(kind)
+        check_kind(kind)
         if self.per_app:
             if packages is None:
                 return [(c.name, None) for c in self.client.get_collections().collections
@@ -182,7 +122,7 @@ class VectorStore:
     def ensure(self, kind: str, package: str | None = None) -> str:
         """The collection of `kind` (for `package` in local mode), created if missing. Local mode
         without a package: only checks `kind` (an app's collections are made by its first write)."""
-        _check_kind(kind)
+        check_kind(kind)
         if package is None and self.per_app:
             return ""
         name = self.collection(kind, package) if package is not None else kind
@@ -226,7 +166,7 @@ class VectorStore:
     def upsert(self, kind: str, points: list[VectorPoint]) -> None:
         if not points:
             return
-        _check_kind(kind)
+        check_kind(kind)
         for p in points:
             if len(p.vector) != self.dim:
                 raise ValueError(f"{kind} {p.object_id}: vector of {len(p.vector)} dims, expected {self.dim}")

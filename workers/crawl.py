@@ -38,7 +38,7 @@ from graph.times import now_iso
 from graph.store import GraphStore
 from graph.vocabulary import is_launcher
 from workers.devices import JobBoard
-from workers.explorer import JobSpec, trace_id
+from workers.jobspec import JobSpec, trace_id
 from workers.jobs import reap_orphans
 from formats.uixml import shown_state_id
 

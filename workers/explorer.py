@@ -20,172 +20,29 @@ chunk max+1 and a budget reduced by what was written. A chunk is written at
 most once (chunk markers), so a retried or duplicated job never counts an
 observation twice; the steps of a lost chunk are explored again, not replayed.
 Writes are fenced: under the graph write lock the job lease must still be ours,
-so an execution that lost its lease (hung, then woke up) cannot write.
-
-`FleetKnowledge` is the frontier's view of the fleet: the TRANSITION edges out
-of a screen that the shared graph held before the run started (actions the
-memory already has go last), and a Redis set per (run, state) in which
-concurrent workers claim an action before taking it (actions another worker
-took go last; a worker repeats them only when the run took everything it can reach).
+so an execution that lost its lease (hung, then woke up) cannot write
+(workers/sinks.py). The job's message and answer: workers/jobspec.py; what the
+frontier knows of the fleet: workers/knowledge.py.
 """
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
-import redis
-
-from appmem.errors import LeaseError
-from formats.ui import Action, ActionType, Bounds, stable_id, UIState
+from formats.ui import Action, ActionType, Bounds, UIState
 from graph.model import Outcome, Step, Trace
 from graph.times import now_iso
 from graph.screens import elements_of, screen_of
-from graph.store import GraphStore
 from graph.vocabulary import is_launcher
-from ingest.pipeline import scrub_trace, write_chunk
-from workers.devices import Lease, graph_write_lock, key
 from device.driver import DeviceDriver
-from workers.policies import Policy, Seen, candidates, leaf_keys
+from workers.jobspec import ExploreResult, JobSpec, trace_id
+from workers.candidates import Seen, candidates, leaf_keys
+from workers.policies import Policy
+from workers.sinks import ChunkSink
 
 log = logging.getLogger(__name__)
-
-CLAIMS_TTL_S = 24 * 3600
-
-
-def trace_id(job_id: str) -> str:
-    return stable_id("trace", "explorer", job_id)
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """What one exploration job is asked to do; the message a worker receives."""
-
-    job_id: str
-    run_id: str
-    package: str
-    policy: str
-    max_actions: int
-    max_seconds: float = 600.0
-    seed: int = 0
-    chunk_steps: int = 50
-    queue: str = "explore"
-    run_started: str = ""  # ISO time the run was planned; "" = now (frontier: knowledge from before it)
-    lease_ttl_s: float = 30.0
-    adb_timeout_s: float = 10.0
-    device_wait_s: float = 120.0
-    foreign_patience: int = 5
-    stuck_patience: int = 30
-    lock_wait_s: float = 60.0
-
-    @classmethod
-    def from_dict(cls, raw: dict) -> "JobSpec":
-        return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
-
-
-@dataclass
-class ExploreResult:
-    job_id: str
-    trace_id: str
-    package: str
-    app_version: str
-    device: str
-    actions: int  # steps in the graph for this job, all executions together
-    new_actions: int  # taken by this execution
-    chunks: int  # chunks in the graph
-    states: int  # distinct states (home screen aside) this execution saw
-    restarts: int
-    seconds: float
-    stopped: str  # "actions" | "seconds"
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
-
-
-class ChunkSink(Protocol):
-    def written(self, trace_id: str) -> list[int]:
-        """Chunk indexes of this trace already in the graph."""
-
-    def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
-        """Write chunk `index` (its steps and the states they touch)."""
-
-
-@dataclass
-class GraphChunkSink:
-    """Writes chunks to the graph under the packages' write locks, fenced by the job lease."""
-
-    store: GraphStore
-    r: redis.Redis
-    fence: Lease
-    lock_ttl_s: float = 120.0
-    lock_wait_s: float = 60.0
-    on_written: Callable[[int, int], None] | None = None  # (chunk index, steps so far)
-
-    def written(self, trace_id: str) -> list[int]:
-        rows = self.store.read("explore_progress", trace_id=trace_id)
-        return sorted(int(c) for c in rows[0]["chunks"]) if rows else []
-
-    def write(self, trace: Trace, index: int, steps: list[Step]) -> None:
-        packages = [trace.package, *(s.package for s in trace.states.values())]
-        with graph_write_lock(self.r, packages, self.lock_ttl_s, self.lock_wait_s):
-            if not self.fence.held():
-                raise LeaseError(f"job lease {self.fence.name} lost before writing chunk {index}")
-            result = write_chunk(self.store, scrub_trace(trace), index, steps)
-        log.info("trace %s chunk %d: %d steps, %s", trace.id, index, len(steps),
-                 "written" if result.written else "already present")
-        if self.on_written and steps:
-            self.on_written(index, steps[-1].index + 1)
-
-
-@dataclass
-class FleetKnowledge:
-    """The frontier's knowledge: the shared graph plus the run's claim sets in Redis."""
-
-    store: GraphStore
-    r: redis.Redis
-    run_id: str
-    run_started: str  # ISO time: the graph's knowledge from before the run
-    _graph: dict[str, dict[str, int]] = field(default_factory=dict)
-
-    _moves: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
-
-    def acted(self, screen_id: str) -> dict[str, int]:
-        if screen_id not in self._graph:
-            out: dict[str, int] = {}
-            moves: dict[str, tuple[int, str]] = {}
-            for row in self.store.read("explore_acted", screen_id=screen_id, before=self.run_started):
-                signature = f"{row['action']}|{row['element_key'] or ''}|{row['detail'] or ''}"
-                out[signature] = out.get(signature, 0) + int(row["observations"] or 0)
-                if row["target"] != screen_id and (row["successes"] or 0) > moves.get(signature, (0, ""))[0]:
-                    moves[signature] = (row["successes"], row["target"])
-            self._graph[screen_id] = out
-            self._moves[screen_id] = moves
-        return self._graph[screen_id]
-
-    def expected(self, screen_id: str, signature: str) -> str | None:
-        """The screen the memory says this action leads to (its most successful move elsewhere)."""
-        self.acted(screen_id)
-        move = self._moves[screen_id].get(signature)
-        return move[1] if move else None
-
-    def _claims_key(self, state_id: str) -> str:
-        return key("run", self.run_id, "claimed", state_id)
-
-    def claimed(self, state_id: str) -> set[str]:
-        return set(self.r.smembers(self._claims_key(state_id)))
-
-    def claim(self, state_id: str, signature: str) -> bool:
-        name = self._claims_key(state_id)
-        pipe = self.r.pipeline()
-        pipe.sadd(name, signature)
-        pipe.expire(name, CLAIMS_TTL_S)
-        added, _ = pipe.execute()
-        return bool(added)
 
 
 @dataclass
@@ -268,6 +125,8 @@ class Explorer:
                 flush()
         if pending:
             flush()
+        trace.states = {sid: states[sid] for sid in app_states}
+        self.sink.settle(trace)
         return ExploreResult(job_id=job.job_id, trace_id=tid, package=job.package, app_version=version,
                              device=self.driver.name, actions=step_index, new_actions=taken, chunks=chunk,
                              states=len(app_states), restarts=restarts,

@@ -37,7 +37,10 @@ from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
 from device.driver import DeviceDriver
-from workers.explorer import Explorer, FleetKnowledge, GraphChunkSink, JobSpec
+from workers.explorer import Explorer
+from workers.jobspec import JobSpec
+from workers.knowledge import FleetKnowledge
+from workers.sinks import GraphChunkSink
 from workers.policies import make_policy
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from ingest.contributions import INGEST_TASK
 from workers.celery_app import app, clients, settings
 from workers.devices import JobBoard
 from workers.crawl import EXPLORE_TASK
-from workers.explorer import JobSpec
+from workers.jobspec import JobSpec
 from workers.jobs import run_job
 
 log = logging.getLogger(__name__)

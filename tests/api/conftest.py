@@ -74,17 +74,18 @@ def tarball(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def recorded_app_memory(store, settings, package: str, also: tuple[str, ...] = ()) -> Service:
+def recorded_app_memory(store, settings, package: str, also: tuple[str, ...] = (), as_device: bool = True) -> Service:
     """A memory of one twin app's DroidBot recording alone (imported under the twin's version, as its device
-    reports it), summarised with `also` (packages the recording reached); no vector of another app is left
-    (other modules' apps would take part in app choice). The caller closes it."""
+    reports it; `as_device` False: under the APK's sha256, as `appmem ingest droidbot` does), summarised with
+    `also` (packages the recording reached); no vector of another app is left (other modules' apps would
+    take part in app choice). The caller closes it."""
     from ingest.droidbot import read_recording, recording_trace
     from ingest.pipeline import ingest_trace
     from twins.app import TwinApp
 
     while store.write("delete_all")[0]["deleted"]:
         pass
-    version = TwinApp.from_droidbot(DROIDBOT / package).version
+    version = TwinApp.from_droidbot(DROIDBOT / package).version if as_device else None
     ingest_trace(store, recording_trace(read_recording(DROIDBOT / package), app_version=version), 200)
     memory = Service.open(settings)
     memory.vectors.delete_packages([p for p in memory.vectors.packages() if p not in (package, *also)])

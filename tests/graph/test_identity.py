@@ -178,7 +178,7 @@ def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, re
     from twins.device import build_fleet
     from twins.profiles import Profile
     from workers.devices import DevicePool, DeviceRecord
-    from workers.explorer import JobSpec
+    from workers.jobspec import JobSpec
     from workers.jobs import WorkerClients, run_job
 
     folder = DROIDBOT / "anupam.acrylic"

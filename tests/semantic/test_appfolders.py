@@ -10,7 +10,8 @@ from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
 from semantic.snapshots import SnapshotVectors, publish
-from semantic.vectors import VectorPoint, VectorStore, open_qdrant, point_id
+from semantic.points import VectorPoint, point_id
+from semantic.vectors import VectorStore, open_qdrant
 
 APPS = {f"com.app{i}.notes": [f"create note {i}", f"delete note {i}", "OK", "Cancel"] for i in range(5)}
 

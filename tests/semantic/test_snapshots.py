@@ -15,7 +15,8 @@ from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
 from semantic.snapshots import SnapshotVectors, open_reader, publish, snapshot_path
-from semantic.vectors import VectorPoint, VectorStore, open_qdrant, point_id
+from semantic.points import VectorPoint, point_id
+from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import REPO
 
 APPS = {

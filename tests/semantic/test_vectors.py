@@ -8,7 +8,8 @@ import pytest
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 from semantic.embedder import DIM, Embedder, model_folder
-from semantic.vectors import VectorPoint, VectorStore, open_qdrant, point_id
+from semantic.points import VectorPoint, point_id
+from semantic.vectors import VectorStore, open_qdrant
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,10 @@ from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
 from workers.devices import DevicePool, DeviceRecord
-from workers.explorer import JobSpec, trace_id
+from workers.jobspec import JobSpec, trace_id
 from workers.jobs import WorkerClients, run_job
-from workers.policies import GreedyPolicy, NoKnowledge, Seen, candidates, leaf_keys
+from workers.candidates import Seen, candidates, leaf_keys
+from workers.policies import GreedyPolicy, NoKnowledge
 from twins.adb_server import TwinServer
 from twins.device import build_fleet
 from formats.uixml import parse_hierarchy, shown_state_id

@@ -18,7 +18,7 @@ from graph.vocabulary import is_launcher
 from workers.celery_app import create_app
 from workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
 from workers.devices import DevicePool, DeviceRecord, JobBoard, key
-from workers.explorer import trace_id
+from workers.jobspec import trace_id
 from twins.adb_server import TwinServer
 from twins.device import build_fleet
 

@@ -1,0 +1,62 @@
+"""Item 9 of issue 17 on the real stack (graph, Redis, the API on a socket, a Celery ingest worker process,
+an app twin behind the adb protocol; twins are simulators): a DroidBot import names its version by the
+APK's sha256; agents' devices then report `1.0`. `appmem stats` shows one row for the one real version:
+the import's name until a quorum of keys reports 1.0, then 1.0 with the sha256 as an alias; a purge
+that leaves fewer keys takes the name back, and the graph counts with it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contract.client import ApiClient
+from tests.api.conftest import recorded_app_memory
+from tests.api.test_crowd import ACRYLIC, cli, key, keys, real_run, redis_db, twins  # noqa: F401 (fixtures)
+from tests.conftest import api_on_socket
+from workers.crawl import WorkerProcesses
+
+
+@pytest.fixture(scope="module")
+def memory(store, settings):
+    memory = recorded_app_memory(store, settings, ACRYLIC, as_device=False)
+    yield memory
+    memory.close()
+
+
+@pytest.fixture(scope="module")
+def server(settings, memory, stack_env, tmp_path_factory):
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+        yield url
+        workers.stop()
+
+
+def stats(env: dict) -> list[tuple]:
+    done = cli(["stats", "--app", ACRYLIC, "--json"], env)
+    assert done.returncode == 0, done.stderr
+    return [(r["version"], r["aliases"], r["traces"]) for r in json.loads(done.stdout)]
+
+
+def test_an_imports_version_takes_the_name_a_quorum_of_devices_reports_and_gives_it_back_on_a_purge(
+        server, twins, memory, keys, stack_env, settings):
+    (alias, _, imported), = stats(stack_env)
+    assert alias.startswith("sha256:") and imported == 1
+    counts = memory.store.read("crowd_counts")[0]
+    run = real_run(twins, memory, "tap About")["run"]
+    assert run["app_version"] == "1.0" and run["status"] == "done"  # what the twin's device reports
+    names = [f"device-{n}" for n in range(settings.trust_quorum)]
+    for n, name in enumerate(names):
+        with ApiClient(server, key(keys, "contribute", name)) as api:
+            sent = {**run, "started": f"2026-05-0{n + 1}T00:00:00Z"}
+            assert api.wait_trace(api.contribute(sent).trace_id, 120).model_dump()["status"] == "done"
+        rows = stats(stack_env)
+        if n + 1 < settings.trust_quorum:  # one row, the import's name: fewer keys than the quorum
+            assert rows == [(alias, [], n + 2)]
+    assert rows == [("1.0", [alias], len(names) + 1)]
+    purged = cli(["keys", "purge", names[-1], "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["versions_judged"] == [{"package": ACRYLIC, "version": "1.0", "name": alias}]
+    assert stats(stack_env) == [(alias, [], len(names))]
+    for name in names[:-1]:
+        assert cli(["keys", "purge", name, "--json"], stack_env).returncode == 0
+    assert stats(stack_env) == [(alias, [], 1)] and memory.store.read("crowd_counts")[0] == counts
