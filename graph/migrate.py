@@ -44,4 +44,5 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     store.ensure_schema()
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
-            "versions": {"joined": join_crowd_versions(store, quorum)}}
+            "versions": {"joined": join_crowd_versions(store, quorum),
+                         "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]}}
