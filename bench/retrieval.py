@@ -342,13 +342,16 @@ def main() -> int:
             progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
             bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
-            ranking.FOLLOW = ranking.COMMIT = False  # the same run without stages 3 and 4 (a confirm ranked by its own words only)
+            ranking.NAMED = ranking.FOLLOW = ranking.COMMIT = False  # the same run without the lifts (a confirm ranked by its own words only)
             result = {"no_follow": evaluate(prepared, lambda p: bases[p])}
-            say(args, table, result["no_follow"], "ranking without stages 3 and 4 (cosine + lexical overlap only)")
+            say(args, table, result["no_follow"], "ranking without NAMED and stages 3 and 4 (cosine + lexical overlap only)")
             ranking.FOLLOW = True
             result["no_commit"] = evaluate(prepared, lambda p: bases[p])
-            say(args, table, result["no_commit"], "ranking with stage 3 only (a confirm follows its opener)")
+            say(args, table, result["no_commit"], "ranking with stage 3 only (a confirm precedes its opener)")
             ranking.COMMIT = True
+            result["no_named"] = evaluate(prepared, lambda p: bases[p])
+            say(args, table, result["no_named"], "stages 3 and 4 without NAMED (a choice the task names precedes its opener)")
+            ranking.NAMED = True
             result["commit_fields"] = with_entries(("input",), lambda: evaluate(prepared, lambda p: bases[p]))
             say(args, table, result["commit_fields"], "stage 4 with fields only as entries (not the default)")
             ranking.DIALOGS = False
@@ -357,8 +360,8 @@ def main() -> int:
             ranking.DIALOGS = True
             result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
-            say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap, a confirm follows "
-                "its opener and precedes its form's best entry; no learned ranker)")
+            say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap; a choice the task "
+                "names, then a confirm, precede what opens them, and a confirm its form's best entry; no learned ranker)")
             say(args, miss_table, result["base"])
             if not args.quick:
                 if not args.no_ablation:

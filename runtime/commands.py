@@ -62,7 +62,8 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     from device.driver import DeviceDriver
     from agent.service import open_backend
     from runtime.outbox import Outbox
-    from runtime.runtime import Runtime, describe
+    from runtime.runtime import Runtime
+    from runtime.trace import describe
     from runtime.stepwise import make_llm_step
 
     device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)

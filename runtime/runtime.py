@@ -23,53 +23,36 @@ was under it, a link opens a page still loading); not after a crash. With no rou
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
+
+This module is the re-plan loop and acting on the device; judging one step is runtime/outcome.py, what
+the run learned of its failed steps runtime/setbacks.py, its trace and result runtime/trace.py.
 """
 from __future__ import annotations
 
 import logging
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from contract.backend import MemoryBackend
+from runtime.outcome import label as _label, outcome, shows, took_effect
+from runtime.screen import LiveScreen
+from runtime.setbacks import Setbacks, step_key as _key
 from runtime.stepwise import LlmReplyError
 from runtime.grounding import drawn_package, find_text, ground, node_at, scrollable
+from runtime.trace import result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
-from formats.uixml import parse_hierarchy
 from graph.rows import now_iso
 from graph.vocabulary import is_risky
-from contract.run import RunElement, RunStep, RunTrace
 from device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
 
 SLOT_SCROLLS = 4
-PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
 LLM_RETRIES = 2  # invalid LLM replies in a row before the run fails
 OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app before the run goes on without
 DETOUR_ACTIONS = ("tap", "long_tap")  # a detour takes an element that needs no input
 STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
-
-
-@dataclass
-class LiveScreen:
-    """The device's screen as the runtime just observed it, located in memory (graph.model.Screen is the stored one)."""
-
-    package: str
-    activity: str
-    xml: str
-    located: dict[str, Any] = field(default_factory=dict)
-    drawn: str = ""  # the package of the window the dump shows on top (its nodes'), "" when they name none
-
-    @property
-    def screen_id(self) -> str | None:
-        return self.located.get("screen_id")
-
-    def overlaid(self, package: str) -> bool:
-        """The app is focused but another package's window is drawn over it (the shade, a system dialog)."""
-        return self.package == package and bool(self.drawn) and self.drawn != package
 
 
 @dataclass
@@ -106,39 +89,16 @@ class Runtime:
         started = now_iso()
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
-        # (screen, action) → the views a step with this action failed on from that screen, in this run
-        self._missed: dict[tuple[str | None, str], list[list[int]]] = {}
+        self._setbacks = Setbacks()
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
             status, reason = "failed", f"{type(exc).__name__}: {exc}"
         where = self._where
         here: LiveScreen | None = where["here"]
-        run = self._trace(task, where["package"] or (here.package if here else "unknown"), where["version"],
-                          started, status, where["recalled"])
-        steps = [{"index": s["index"], "action": s["action"], "label": (s["element"] or {}).get("text")
-                  or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
-                  "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
-                  **({"why": s["why"]} if s["why"] else {})} for s in self.steps]
-        return {"status": status, "reason": reason, "replans": where["replans"], "package": where["package"],
-                "steps": sorted(steps + self.llm_failures, key=lambda s: (s["index"], s["action"] != "llm")),
-                "ended": {"package": here.package, "activity": here.activity, "screen_id": here.screen_id}
-                if here else None,
-                "run": run.model_dump(mode="json")}
-
-    def _trace(self, task: str, package: str, version: str, started: str, status: str,
-               recalled: str | None) -> RunTrace:
-        """The run trace, built with the model the API validates (ingest/run.py), clipped to its bounds;
-        `recalled`: the stored task the run's first recalled plan replayed (its outcome counts for it)."""
-        steps = [RunStep(index=s["index"], action=s["action"], element=_run_element(s["element"]),
-                         input=s["input"][:5000], before_xml=s["before_xml"], after_xml=s["after_xml"],
-                         before_activity=s["before_activity"][:500], after_activity=s["after_activity"][:500],
-                         expected_screen=s["expected_screen"], reached_screen=s["reached_screen"],
-                         outcome=s["outcome"]) for s in self.steps]
-        package = package if PACKAGE.fullmatch(package or "") else "unknown"
-        return RunTrace(task=task[:2000] or "(no task)", package=package[:300], app_version=(version or "unknown")[:200],
-                        device=(self.driver.name or "device")[:200], started=started, ended=now_iso(),
-                        status=status, steps=steps, recalled_task=recalled)
+        run = run_trace(self.steps, task, where["package"] or (here.package if here else "unknown"), where["version"],
+                        self.driver.name, started, status, where["recalled"])
+        return result(status, reason, where, self.steps, self.llm_failures, run)
 
     def _run(self, task: str, app: str | None) -> tuple[str, str]:
         track = self._where
@@ -159,8 +119,7 @@ class Runtime:
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
         status, reason, cursor = "done", "", 0
-        failed: Counter[tuple[str | None, str, str]] = Counter()  # (screen, action, element) → failures, this run
-        tried: set[tuple[str | None, str, str]] = set()  # detours taken in this run
+        setbacks = self._setbacks
         while True:
             steps = plan.get("steps") or []
             if steps and cursor >= len(steps):
@@ -180,9 +139,9 @@ class Runtime:
                 break
             step = steps[cursor]
             # a step that failed from here is taken again only on another view its locator finds (a list's other row)
-            again = _key(here, step) in failed and not self._untried(step, here)
-            detour = self._detour(task, package, here, plan, set(failed) | tried) if again else None
-            if detour is None and again and failed[_key(here, step)] >= STEP_TRIES:
+            again = _key(here, step) in setbacks.failed and not setbacks.untried(step, here)
+            detour = self._detour(task, package, here, plan, setbacks.avoid()) if again else None
+            if detour is None and again and setbacks.failed[_key(here, step)] >= STEP_TRIES:
                 status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
                                             "memory knows no other way from it")
                 break
@@ -190,7 +149,7 @@ class Runtime:
                 if (over := self._replanned()) is not None:
                     status, reason = "failed", over
                     break
-                tried.add(_key(here, detour))
+                setbacks.tried.add(_key(here, detour))
                 if detour.get("risky") and not self.confirm(detour):
                     status, reason = "stopped", f"a risky detour ({_label(detour)}) was not confirmed"
                     break
@@ -206,7 +165,7 @@ class Runtime:
             if self.steps[-1]["outcome"] == "ok":
                 cursor += 1
                 continue
-            if cursor == len(steps) - 1 and _took_effect(step, self.steps[-1]):
+            if cursor == len(steps) - 1 and took_effect(step, self.steps[-1]):
                 reason = f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}"
                 break  # the task's target element is acted on: where the app then goes is the app's business
             if cursor + 1 < len(steps) and self._look_alike(before, here, steps[cursor + 1]):
@@ -215,14 +174,12 @@ class Runtime:
                     break
                 cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
                 continue
-            failed[_key(before, step)] += 1
-            if self.steps[-1]["acted"]:
-                self._missed.setdefault((before.screen_id, step["action"]), []).append(self.steps[-1]["element"]["bounds"])
+            setbacks.fail(before, step, self.steps[-1])
             if (over := self._replanned()) is not None:
                 status, reason = "failed", over
                 break
             here = self._dismiss(here, package)
-            if here.package == package and here.screen_id != before.screen_id and self._untried(step, before) \
+            if here.package == package and here.screen_id != before.screen_id and setbacks.untried(step, before) \
                     and len(self.steps) < self.max_steps:
                 # the step's view (a list's row) led elsewhere: back, and the step again on another view it finds
                 here = self._act({"action": "back", "element": None, "input": ""}, here, package, before.screen_id)
@@ -239,14 +196,8 @@ class Runtime:
         if element is None or here.package != before.package or here.xml == before.xml \
                 or here.overlaid(following.get("package") or here.package):
             return False
-        found = ground(element, here.xml, self._missed.get((here.screen_id, following["action"]), ()))
-        return found is not None and _shows(element, node_at(here.xml, found[0]))
-
-    def _untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
-        """The step's locator finds a view on this screen that the step did not already fail on in this run."""
-        element, missed = step.get("element"), self._missed.get((here.screen_id, step["action"]), [])
-        found = ground(element, here.xml, missed) if element is not None and missed else None
-        return found is not None and found[0].as_list() not in missed
+        found = self._setbacks.find(element, following["action"], here)
+        return found is not None and shows(element, node_at(here.xml, found[0]))
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
@@ -305,7 +256,7 @@ class Runtime:
         element = step.get("element")
         if element is None:
             return None, ""
-        found = ground(element, here.xml, self._missed.get((here.screen_id, step["action"]), ()))
+        found = self._setbacks.find(element, step["action"], here)
         if found:
             return found[0], ""
         text = step.get("input") if step.get("slot") == "item" else (element.get("text") or "")
@@ -324,34 +275,23 @@ class Runtime:
         bounds, why = self._target(step, here)
         element = step.get("element")
         record = {"index": len(self.steps), "action": kind.value, "input": step.get("input") or "",
-                  "element": _element(element, bounds, here.xml), "before_xml": here.xml, "before_activity": here.activity,
+                  "element": trace_element(element, bounds, here.xml), "before_xml": here.xml, "before_activity": here.activity,
                   "expected_screen": expected}
         if kind.needs_element and bounds is None:
-            after, outcome = here, "missed"
+            after, judged = here, "missed"
             why = why or f"{kind.value} needs an element"
         else:
             text = step.get("input") or (step.get("detail") or "")
             self.driver.perform(Action(kind, text=text or ("DOWN" if kind is ActionType.SCROLL else "")), bounds)
             after = self.screen(package)
-            outcome = self._outcome(here, after, package, expected, step.get("to_package") or "")
-            why = "" if outcome == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
+            judged = outcome(here, after, package, expected, step.get("to_package") or "")
+            why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
-                           "reached_screen": after.screen_id, "outcome": outcome, "why": why})
+                           "reached_screen": after.screen_id, "outcome": judged, "why": why})
         self._where["here"] = after
         if self.progress:
             self.progress(self.steps[-1])
         return after
-
-    @staticmethod
-    def _outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str | None, expected_package: str) -> str:
-        if expected is None or after.screen_id == expected:
-            return "ok"
-        if after.package != package and before.package == package:
-            # the app left the foreground: where memory saw this step go (home, a share), else a crash
-            return "ok" if after.package == expected_package else "crash"
-        if after.screen_id is None:  # a screen memory has not seen: judge by the next step's grounding
-            return "ok"
-        return "no_effect" if after.xml == before.xml else "missed"
 
     def _without_route(self, task: str, package: str, here: LiveScreen) -> tuple[str, str, LiveScreen]:
         if self.llm_step is None:
@@ -379,64 +319,3 @@ class Runtime:
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
 
-
-def _key(here: LiveScreen, step: dict[str, Any]) -> tuple[str | None, str, str]:
-    """A step as this run remembers it: where it was taken, what, on which element."""
-    element = step.get("element") or {}
-    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
-
-
-def _took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
-    """The step acted on its element, found on the screen and showing the same text (a locator may find
-    another view in its place), and the screen changed without a crash."""
-    element = step.get("element")
-    if element is None or record["after_xml"] == record["before_xml"] or not _shows(element, record["element"]):
-        return False
-    return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
-
-
-def _shows(element: dict[str, Any], view: dict[str, Any] | None) -> bool:
-    """Whether a dumped view shows the planned element's text or description (when it has one): a locator
-    may find another view in its place."""
-    shown = {(element.get(k) or "").strip() for k in ("text", "content_desc")} - {""}
-    return not shown or bool(shown & {((view or {}).get(k) or "").strip() for k in ("text", "content_desc")})
-
-
-def _label(step: dict[str, Any]) -> str:
-    element = step.get("element") or {}
-    return element.get("label") or element.get("text") or element.get("content_desc") or step.get("action", "")
-
-
-def _run_element(element: dict[str, Any] | None) -> RunElement | None:
-    if element is None:
-        return None
-    bounds = [int(b) for b in (element.get("bounds") or [0, 0, 0, 0])][:4]
-    return RunElement(text=str(element.get("text") or "")[:5000], content_desc=str(element.get("content_desc") or "")[:5000],
-                      resource_id=str(element.get("resource_id") or "")[:500],
-                      class_name=str(element.get("class_name") or "")[:500],
-                      bounds=bounds if len(bounds) == 4 else [0, 0, 0, 0])
-
-
-def _element(element: dict[str, Any] | None, bounds: Bounds | None, xml: str) -> dict[str, Any] | None:
-    """The element as the trace records it: the dumped view acted on, else what the plan remembered."""
-    if element is None:
-        return None
-    if bounds is not None and (seen := node_at(xml, bounds)):
-        return seen
-    return {"text": element.get("text") or "", "content_desc": element.get("content_desc") or "",
-            "resource_id": element.get("resource_id") or "", "class_name": element.get("class_name") or "",
-            "bounds": (bounds.as_list() if bounds else element.get("bounds")) or [0, 0, 0, 0]}
-
-
-def describe(result: dict[str, Any]) -> str:
-    lines = [f"{result['status']}: {len(result['steps'])} steps, {result['replans']} re-plans"
-             + (f" ({result['reason']})" if result["reason"] else "")]
-    lines += [f"  {s['index'] + 1}. {s['action']} {s['label'] or ''} → {s['outcome']}" for s in result["steps"]]
-    if result.get("ended"):
-        lines.append(f"ended on {result['ended']['screen_id'] or 'a screen memory does not know'} "
-                     f"({result['ended']['package']})")
-    if result.get("trace_id"):
-        lines.append(f"trace: {result['trace_id']}")
-    if result.get("contribution") and result["contribution"] != "sent":
-        lines.append(f"contribution: {result['contribution']}")
-    return "\n".join(lines)

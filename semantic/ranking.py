@@ -19,13 +19,12 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    model, the base order stands.
 
 3. `FOLLOW` (on): a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a screen
-   that an element opens ranks right after the best of its openers, when that is above its own
+   that an element opens ranks right before the best of its openers, when that is above its own
    score: the task that taps "Delete" is finished by the "Yes" of the dialog it opens, whose own
-   words say little (payload `leads_to`, written by `summarize`). It has no constant to fit: a
-   switch, kept because every leave-one-app-out fold gains on the other five apps. Measured on the
-   shared apps (bench/retrieval.py, same run, once fields are named by the text they show):
-   strict R@5 70.1 -> 74.0 % (camera 73 -> 87, clock 67 -> 75, no app lower). Before that
-   naming it changed nothing (63.6 % either way), so it was off.
+   words say little (payload `leads_to`, written by `summarize`). No constant to fit. Measured on
+   the shared apps (bench/retrieval.py prints it off): strict R@5 70.1 -> 74.0 % (camera 73 -> 87,
+   clock 67 -> 75, no app lower). It ranked right after its opener until session 5; before it is
+   measured with NAMED below.
 
 4. `COMMIT` (on): a confirm ranks right before the best entry of its own screen (ENTRIES: a
    field, a choice), when that is above its own score: a task that types or chooses on a form or
@@ -42,6 +41,16 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    Same run (bench/retrieval.py prints it off): strict R@1 51.9 -> 55.8 % (calendar, camera,
    contacts +1 each, no task lower), R@5 unchanged (75.3 %); every leave-one-app-out fold gains on
    the other five apps. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
+
+Before stages 4 and 3, `NAMED` (on): a choice (a toggle) whose whole label the task says ranks
+right before the best of the elements that open its screen, when they are above it ("change the
+font size to medium": "Medium", not the "Font size / Large" that opens the list); stages 4 and 3 then
+place the confirms that commit it. No constant to fit. Measured on the shared apps, same run (session
+5, bench/retrieval.py prints NAMED off): stage 3 before its opener and NAMED together, strict R@1
+55.8 -> 58.4 % (calendar +1, contacts +1, camera +1 -1), R@5 unchanged 75.3 %; each alone 57.1 %
+(stage 3 before: calendar's fold sees no gain on the other five apps; NAMED alone lifts clock's
+"1 minute" only to below its dialog's OK); together every leave-one-app-out fold gains on the other
+five. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
 
 LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -61,10 +70,11 @@ from semantic.vectors import Hit, VectorStore
 
 LEXICAL_WEIGHT = 0.1
 RERANK = 30  # candidates the learned ranker re-orders
-FOLLOW = True  # a confirm follows its screen's opener (stage 3; bench/retrieval.py measures it on and off)
-FOLLOW_GAP = 1e-4  # right after the opener, before anything the opener does not beat by more
+FOLLOW = True  # a confirm precedes its screen's opener (stage 3; bench/retrieval.py measures it on and off)
+FOLLOW_GAP = 1e-4  # right before what it is lifted over, after anything that beats that by more
 COMMIT = True  # a confirm precedes its own screen's best entry (stage 4; bench/retrieval.py measures it on and off)
 ENTRIES = ("input", "toggle")  # what a confirm commits (stage 4): a field's text, a choice
+NAMED = True  # a choice the task names in full precedes its opener (bench/retrieval.py measures it on and off)
 DIALOGS = True  # stage 4 also commits the entries of the dialogs a confirm's screen opens
 POOL = 2000  # candidates a plan weighs (agent/planner.py)
 PARTS = ("label", "screen", "effect")
@@ -128,16 +138,32 @@ class ElementIndex:
         self.part_holders = {p: self._holders(d) for p, d in self.part_terms.items()}
 
     @cached_property
-    def follows(self) -> list[tuple[int, np.ndarray]]:
-        """(confirm button, the elements that open its screen), by element position; built on the first
-        search with FOLLOW on (an index that is never searched need not pay for it)."""
-        first = [self.payloads[r] for r in self.starts]
+    def _openers(self) -> dict[str, np.ndarray]:
+        """Screen → the elements seen to open it, by element position; built on the first search that
+        needs it (an index that is never searched need not pay for it)."""
         openers: dict[str, list[int]] = {}
-        for i, p in enumerate(first):
-            for screen in p.get("leads_to") or ():
+        for i, r in enumerate(self.starts.tolist()):
+            for screen in self.payloads[r].get("leads_to") or ():
                 openers.setdefault(screen, []).append(i)
-        return [(i, np.asarray(openers[p["screen_id"]], dtype=np.int64)) for i, p in enumerate(first)
-                if _confirm(p) and p.get("screen_id") in openers]
+        return {screen: np.asarray(ids, dtype=np.int64) for screen, ids in openers.items()}
+
+    @cached_property
+    def follows(self) -> list[tuple[int, np.ndarray]]:
+        """(confirm button, the elements that open its screen), by element position (stage 3)."""
+        first = [self.payloads[r] for r in self.starts]
+        return [(i, self._openers[p["screen_id"]]) for i, p in enumerate(first)
+                if _confirm(p) and p.get("screen_id") in self._openers]
+
+    @cached_property
+    def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
+        """(choice, its label's stems, the elements that open its screen), by element position (NAMED)."""
+        out = []
+        for i, r in enumerate(self.starts.tolist()):
+            p = self.payloads[r]
+            stems = frozenset(terms(p.get("label") or ""))
+            if p.get("role") == "toggle" and stems and p.get("screen_id") in self._openers:
+                out.append((i, stems, self._openers[p["screen_id"]]))
+        return out
 
     @cached_property
     def _follow_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -232,14 +258,17 @@ class ElementIndex:
         return out
 
     def base(self, query: np.ndarray, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Stages 1, 3 and 4 for a unit `query`: per element its best row's cosine, that row and its
+        """Stages 1, NAMED, 4 and 3 for a unit `query`: per element its best row's cosine, that row and its
         score; and the elements in score order. The learned ranker trains on this order too."""
         best, rows = self.cosines(query)
         total = best + LEXICAL_WEIGHT * self.overlap(text)
+        if NAMED:  # each choice whose whole label the task says at least its best opener plus FOLLOW_GAP
+            said = set(terms(text))
+            _lift(total, _flat([(i, openers) for i, stems, openers in self._choices if stems <= said]), FOLLOW_GAP)
         if COMMIT:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
             _lift(total, self._commit_arrays(), FOLLOW_GAP)
-        if FOLLOW:  # stage 3: each confirm at least its best opener less FOLLOW_GAP
-            _lift(total, self._follow_arrays, -FOLLOW_GAP)
+        if FOLLOW:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
+            _lift(total, self._follow_arrays, FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int) -> list[Hit]:

@@ -208,9 +208,10 @@ def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(plan
     assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
 
 
-def test_a_confirm_button_ranks_right_after_the_element_that_opens_its_screen(planner, monkeypatch):
+def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(planner, monkeypatch):
     """Stage 3 of semantic/ranking.py: asked for what an opener does, the confirm of the screen it opens
-    scores just below it when its own words score lower; with FOLLOW off it scores on its own."""
+    scores just above it when its own words score lower (the task ends on it); with FOLLOW off it scores
+    on its own."""
     import semantic.ranking as ranking
     from graph.vocabulary import CONFIRM_WORDS
 
@@ -229,7 +230,7 @@ def test_a_confirm_button_ranks_right_after_the_element_that_opens_its_screen(pl
         task = f"{opener['label']}: {opener['simulated_task']}"
         on, off = scores(task, True), scores(task, False)
         best_opener = max(on[x["element_id"]] for x in openers)
-        assert on[confirm["element_id"]] >= max(off[confirm["element_id"]], best_opener - ranking.FOLLOW_GAP) - 1e-5
+        assert on[confirm["element_id"]] >= max(off[confirm["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
         raised += on[confirm["element_id"]] > off[confirm["element_id"]] + 1e-6
     assert raised
 

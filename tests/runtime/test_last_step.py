@@ -1,10 +1,11 @@
-"""When the plan's last step counts as taken (runtime._took_effect), on dumps of a recorded app (a twin's
+"""When the plan's last step counts as taken (runtime.outcome.took_effect), on dumps of a recorded app (a twin's
 rendering of DroidBot states; no device needed)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.runtime import LiveScreen, Runtime, _took_effect
+from runtime.outcome import outcome, took_effect
+from runtime.screen import LiveScreen
 from twins.app import TwinApp
 from twins.render import hierarchy_xml
 
@@ -21,12 +22,12 @@ def test_the_last_step_is_taken_only_on_a_view_showing_its_text_and_when_the_app
         return {"element": {"text": acted_text, "content_desc": ""}, "before_xml": before, "after_xml": after_xml,
                 "after_activity": app.states[other].activity}
 
-    assert _took_effect(step, record("About", after))
-    assert not _took_effect(step, record("Settings", after))  # a locator found another view in its place
-    assert not _took_effect(step, record("About", before))  # the screen did not change
-    assert not _took_effect({"action": "back", "element": None}, record("", after))
+    assert took_effect(step, record("About", after))
+    assert not took_effect(step, record("Settings", after))  # a locator found another view in its place
+    assert not took_effect(step, record("About", before))  # the screen did not change
+    assert not took_effect({"action": "back", "element": None}, record("", after))
     unlabelled = {"action": "tap", "element": {"text": "", "content_desc": "", "label": "menu"}}
-    assert _took_effect(unlabelled, record("", after))  # nothing to compare: the locator's view is it
+    assert took_effect(unlabelled, record("", after))  # nothing to compare: the locator's view is it
 
 
 def test_leaving_the_app_is_a_crash_unless_memory_saw_the_step_go_to_that_app():
@@ -34,6 +35,6 @@ def test_leaving_the_app_is_a_crash_unless_memory_saw_the_step_go_to_that_app():
     in front (the home screen, a share target), else a crash (a failure on the edge when the trace is ingested)."""
     app_screen = LiveScreen("org.example.app", ".Main", "<hierarchy/>", {"screen_id": "s1"})
     home = LiveScreen("com.android.launcher3", ".Launcher", "<hierarchy/>", {})
-    assert Runtime._outcome(app_screen, home, "org.example.app", "h1", "com.android.launcher3") == "ok"
-    assert Runtime._outcome(app_screen, home, "org.example.app", "s2", "org.example.app") == "crash"
-    assert Runtime._outcome(app_screen, home, "org.example.app", "s2", "") == "crash"
+    assert outcome(app_screen, home, "org.example.app", "h1", "com.android.launcher3") == "ok"
+    assert outcome(app_screen, home, "org.example.app", "s2", "org.example.app") == "crash"
+    assert outcome(app_screen, home, "org.example.app", "s2", "") == "crash"

@@ -13,7 +13,8 @@ import pytest
 
 from runtime.commands import contribute_locally
 from runtime.grounding import drawn_package, ground, node_at
-from runtime.runtime import Runtime, _shows
+from runtime.outcome import shows
+from runtime.runtime import Runtime
 from contract.client import ApiClient
 from appmem.keys import KeyStore
 from agent.service import Service
@@ -369,7 +370,7 @@ def test_a_step_that_lands_on_a_look_alike_showing_the_next_element_goes_on_with
             alike = [sid for sid, xml in dumps.items() if screen_of(app.states[sid], package, app.version).id
                      not in (steps[0]["to_screen"], steps[0]["screen_id"], steps[1]["to_screen"])
                      and (g := ground(second, xml))
-                     and _shows(second, node_at(xml, g[0]))]
+                     and shows(second, node_at(xml, g[0]))]
             if alike:
                 found = package, task, steps, alike[0]
                 break

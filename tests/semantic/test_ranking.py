@@ -115,3 +115,33 @@ def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch
         monkeypatch.setattr(ranking, "COMMIT", False)
         off = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
         assert all(on[first[i]["element_id"]] == pytest.approx(off[first[i]["element_id"]]) for i in alone)
+
+
+def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory, monkeypatch):
+    """NAMED: asked for a choice by its whole label ("set the font size to Medium"), the choice scores just
+    above the element that opens its list; a choice whose label the task does not say in full, and every
+    element that is neither a choice nor a confirm, keep their scores."""
+    vectors, embedder = memory
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    first = [index.payloads[r] for r in index.starts]
+    choices = index._choices
+    assert choices and all(first[i]["role"] == "toggle" for i, _, _ in choices)
+    raised = 0
+    for i, stems, openers in choices[::max(1, len(choices) // 30)]:
+        opener = first[openers[0]]
+        task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
+        vector = embedder.query(task)
+        scores = {}
+        for named in (True, False):
+            monkeypatch.setattr(ranking, "NAMED", named)
+            scores[named] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        on, off = scores[True], scores[False]
+        plain = [off[first[o]["element_id"]] for o in openers.tolist() if not ranking._confirm(first[o])]
+        best_opener = max(plain, default=float("-inf"))  # a confirm's own score moves with stages 4 and 3
+        assert on[first[i]["element_id"]] >= max(off[first[i]["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
+        raised += on[first[i]["element_id"]] > off[first[i]["element_id"]] + 1e-6
+        said = set(ranking.terms(task))
+        for j, p in enumerate(first):
+            if not ranking._confirm(p) and not (p["role"] == "toggle" and set(ranking.terms(p["label"])) <= said):
+                assert on[p["element_id"]] == pytest.approx(off[p["element_id"]])
+    assert raised, "some opener outranks the choice the task names"

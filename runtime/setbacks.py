@@ -1,0 +1,51 @@
+"""What one run learned about its failed steps, so that it does not go in circles.
+
+A step is known by where it was taken, what, and on which element (`step_key`). The run
+counts how often each failed, the detours it took, and the views (a list's rows: memory
+keeps them as one element) that a step with an action already failed on from a screen,
+so that the locator queue finds another view in their place.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from formats.ui import Bounds
+from runtime.grounding import ground
+from runtime.screen import LiveScreen
+
+StepKey = tuple[str | None, str, str]
+
+
+def step_key(here: LiveScreen, step: dict[str, Any]) -> StepKey:
+    """A step as this run remembers it: where it was taken, what, on which element."""
+    element = step.get("element") or {}
+    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
+
+
+class Setbacks:
+    def __init__(self) -> None:
+        self.failed: Counter[StepKey] = Counter()  # (screen, action, element) → failures, this run
+        self.tried: set[StepKey] = set()  # detours taken in this run
+        # (screen, action) → the views a step with this action failed on from that screen, in this run
+        self.views: dict[tuple[str | None, str], list[list[int]]] = {}
+
+    def fail(self, before: LiveScreen, step: dict[str, Any], record: dict[str, Any]) -> None:
+        """Count a failed step; the view it acted on (when it did) is not taken for it from there again."""
+        self.failed[step_key(before, step)] += 1
+        if record["acted"]:
+            self.views.setdefault((before.screen_id, step["action"]), []).append(record["element"]["bounds"])
+
+    def avoid(self) -> set[StepKey]:
+        """Steps not to take again as a detour: those that failed, and the detours taken."""
+        return set(self.failed) | self.tried
+
+    def find(self, element: dict[str, Any], action: str, here: LiveScreen) -> tuple[Bounds, str] | None:
+        """The element on this screen through its locator queue, past the views `action` failed on here."""
+        return ground(element, here.xml, self.views.get((here.screen_id, action), ()))
+
+    def untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
+        """The step's locator finds a view on this screen that the step did not already fail on in this run."""
+        element, missed = step.get("element"), self.views.get((here.screen_id, step["action"]), [])
+        found = ground(element, here.xml, missed) if element is not None and missed else None
+        return found is not None and found[0].as_list() not in missed
