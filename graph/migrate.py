@@ -6,6 +6,8 @@ Idempotent: each step finds only what is still in the old form.
 - crowd trust: screens and elements only contributions reported are read only once
   enough contributors back them (`crowd_trusted`, cypher/crowd_trust_*.cypher); a graph
   written before has none judged, so each is judged with the configured quorum.
+- versions: a version only contributions named, whose screens an import of unknown
+  version holds, joins it as claims (graph/versions.py `join_crowd_versions`).
 Screen ids lost their app version (graph/screens.py): a graph written before that
 cannot be converted in place (the signatures need the views); re-import its traces
 into a fresh graph (`appmem ingest …`, `appmem crawl …`).
@@ -15,6 +17,7 @@ from __future__ import annotations
 import cypher
 from graph.store import GraphStore
 from graph.times import utc_iso
+from graph.versions import join_crowd_versions
 from graph.votes import judge_crowd
 
 
@@ -40,4 +43,6 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
 
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     store.ensure_schema()
-    return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum)}
+    return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
+            "versions": {"joined": join_crowd_versions(store, quorum),
+                         "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]}}

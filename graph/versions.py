@@ -104,3 +104,20 @@ def _claimable(store: GraphStore, written: Trace) -> bool:
     """Whether the version the contribution was written under is one a quorum of contributors named."""
     return any(r["version"] == written.app_version and r["trusted_name"]
                for r in store.read("version_candidates", package=written.package, screen_ids=[]))
+
+
+def join_crowd_versions(store: GraphStore, quorum: int) -> int:
+    """A graph written before contributions' versions were claims (`appmem migrate`): each version only
+    contributions named joins the import whose screens hold ATTACH_SHARE of its own; how many joined."""
+    joined = 0
+    for crowd in store.read("version_crowd_only"):
+        package, own = crowd["package"], sorted(crowd["screen_ids"])
+        if is_alias(crowd["version"]):
+            continue
+        rows = store.read("version_candidates", package=package, screen_ids=own)
+        named = best_match([r for r in rows if r["trusted"] and (is_alias(r["version"]) or r["trusted_name"])], own)
+        if named is not None:
+            absorb(store, package, crowd["version"], named["version"], app_id(package, named["version"]))
+            judge(store, package, named["version"], quorum)
+            joined += 1
+    return joined

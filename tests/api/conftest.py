@@ -24,9 +24,11 @@ CALENDAR = "com.simplemobiletools.calendar.pro"
 @pytest.fixture(scope="module")
 @uses(CALENDAR_EXPLORED)
 def memory(shared_graph, settings):
-    """Calendar's exploration memory (no gold demonstration), summarised and embedded."""
+    """Calendar's exploration memory (no gold demonstration), summarised and embedded; no vector of another
+    app is left (an earlier module's apps would take part in app choice without their graphs)."""
     store = shared_graph.hold(CALENDAR_EXPLORED)
     service = Service.open(settings)
+    service.vectors.delete_packages([p for p in service.vectors.packages() if p != CALENDAR])
     summarize(store, service.vectors, service.embedder, DeterministicSummarizer(settings.risky_words), [CALENDAR])
     generations.bump_from(settings, [CALENDAR])  # as every writer does: no plan cached before is served
     yield service

@@ -31,7 +31,8 @@ def test_imported_times_are_datetimes_and_old_graphs_migrate(empty_graph):
     assert row["a"].tzinfo is not None and row["b"].tzinfo is not None and row["ordered"]
     # A graph written before: string times of every format, one already a datetime.
     cypher_rows(empty_graph, "CREATE (:Trace {id: 'old', started: '2023-10-19 02:52:06', ended: '2023-10-19_030000'}) "
-                             "CREATE (:State {id: 'old-state', observed_at: '2023-10-19_025206'})")
+                             "CREATE (:State {id: 'old-state', observed_at: '2023-10-19_025206'}) "
+                             "CREATE (:State {id: 'no-time'})")  # an AutoDroid state has none: not a string
     report = migrate(empty_graph)
     assert report["times"] == {"trace": 1, "state": 1}
     old = cypher_rows(empty_graph, "MATCH (t:Trace {id: 'old'}), (s:State {id: 'old-state'}) "

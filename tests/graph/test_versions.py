@@ -99,3 +99,17 @@ def test_a_crawl_folds_an_import_of_unknown_version_into_the_version_its_device_
     assert result["status"] == "done"
     assert [(r["version"], r["aliases"], r["traces"]) for r in empty_graph.stats("anupam.acrylic")] == \
         [("1.0", [alias], 2)]
+
+
+def test_migrate_joins_a_version_only_contributions_named_to_the_import_that_holds_its_screens(empty_graph):
+    from graph.migrate import migrate
+    from ingest.pipeline import write_chunk
+
+    ingest_trace(empty_graph, trace("imp", ALIAS), chunk_size=10)
+    legacy = trace("k0-run", "1.0", "k0", "1")  # written as before: under its own version
+    write_chunk(empty_graph, legacy, 0, legacy.steps)
+    cypher_rows(empty_graph, "MATCH (a:App {version: $v}) SET a.aliases = ['']", v=ALIAS)  # folded "" before
+    assert rows(empty_graph) == [("1.0", [], 1), (ALIAS, [""], 1)]
+    assert migrate(empty_graph, quorum=3)["versions"] == {"joined": 1, "empty_aliases": 1}
+    assert rows(empty_graph) == [(ALIAS, [], 2)]
+    assert migrate(empty_graph, quorum=3)["versions"] == {"joined": 0, "empty_aliases": 0}
