@@ -6,9 +6,10 @@
    semantic.ranking.search_elements ranks them. A list row showing an item the task
    names is an *anchor* (a slot to select on the way), never a target.
 3. Candidates: for every start and target, the most reliable route
-   (agent/appgraph.py), through an anchor when the task names an item, with
-   the screen work the task asks on the way (agent/compose.py); every
-   candidate is scored as a whole plan and the best one is answered.
+   (agent/appgraph.py), the routes through a control the task names, through an
+   anchor when the task names an item (agent/ways.py), with the screen work the
+   task asks on the way (agent/compose.py); every candidate is scored as a whole
+   plan and the best one is answered.
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
 The app's UTG and element vectors are read once per package set and kept
@@ -21,16 +22,16 @@ from typing import Any, Callable
 from agent.appgraph import AppGraph
 from agent.crowd import lend
 import agent.compose
-from agent.compose import Anchor, Candidate, compose, score, spoken, then, unsaid
+from agent.compose import Anchor, Candidate, compose, score, then, unsaid
 from agent.locate import locate
+from agent.ways import candidates, named_taps
 from agent import screenwork
 from agent.screenwork import confirm, fields, label, role
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, position, stem
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
 from appmem.errors import InvalidInput, NotFound
 from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
 from graph.model import Element, Plan
-from graph.routes import Edge
 from graph.screens import elements_of, screen_of
 from graph.vocabulary import BACK_WORDS
 from graph.store import GraphStore
@@ -116,11 +117,11 @@ class Planner:
         targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
                    and not PLACEHOLDER.search(e.text + e.content_desc)]
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
-        named = self._named_taps(graph, parsed)
+        named = named_taps(graph, parsed)
         best: Candidate | None = None
         for origin in starts:
             for target, retrieval in targets:
-                for candidate in self._candidates(graph, parsed, origin, target, retrieval, anchors, named):
+                for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named):
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
@@ -183,54 +184,6 @@ class Planner:
             candidate.score = score(candidate, parsed)
             if candidate.score > out.score:
                 out = candidate
-        return out
-
-    @staticmethod
-    def _named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
-        """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
-        another screen (rule `named_way`): "theme" names the Theme row of the screen the task means,
-        where the cheapest route may reach the target's dialog by another control (a dialog two
-        controls open looks the same to the memory)."""
-        if not agent.compose.RULES["named_way"]:
-            return []
-        return [edge for edges in graph.edges.values() for edge in edges
-                if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
-                and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= screenwork.OPTION_MIN]
-
-    def _candidates(self, graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
-                    anchors: list[Anchor], named: list[Edge]) -> list[Candidate]:
-        out = []
-        route = graph.route(origin, target.screen_id)
-        if route is not None:
-            out.append(compose(graph, parsed, target, retrieval, [route]))
-            routes = [route] + self._ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
-            out += [compose(graph, parsed, target, retrieval, [way]) for way in routes[1:]]
-            # a route over a row of the anchor's list takes the named row instead
-            out += [compose(graph, parsed, target, retrieval, [way], anchor) for way in routes for anchor in anchors]
-        for anchor in anchors:
-            to_row = graph.route(origin, anchor.row.screen_id)
-            from_row = graph.route(anchor.opens, target.screen_id)
-            if to_row is not None and from_row is not None:
-                out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
-        return out
-
-    @staticmethod
-    def _ways(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
-              named: list[Edge]) -> list[list[Edge]]:
-        """Routes to `target` through a control the task names before it names the target, where the cheapest
-        `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""
-        goal = position(label(target), parsed.words)
-        out = []
-        for hop in named:
-            way = graph.elements[hop.element_id]
-            if hop in route or hop.element_id == target.id or position(label(way), parsed.words) >= goal \
-                    or all(any(alike(s, t) for t in told) for s in content_stems(label(way))):
-                continue
-            to_hop, from_hop = graph.route(origin, hop.source), graph.route(hop.target, target.screen_id)
-            if to_hop is not None and from_hop is not None:
-                hops = to_hop + [hop] + from_hop
-                if len({origin, *(e.target for e in hops)}) == len(hops) + 1:
-                    out.append(hops)
         return out
 
     @staticmethod

@@ -435,6 +435,7 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, mo
     the memory, so the cheapest way may take the other control); none passes a screen twice."""
     import agent.compose as compose
     from agent.screenwork import label
+    from agent.ways import named_taps, ways
 
     graph = planner.graph([CONTACTS])
     entry = graph.entries[0]
@@ -457,12 +458,12 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, mo
     target, hop, route = found
     way, goal = label(graph.elements[hop.element_id]), label(target)
     parsed = parse_task(f"{way} and then {goal}")
-    named = Planner._named_taps(graph, parsed)
+    named = named_taps(graph, parsed)
     assert hop in named
-    ways = Planner._ways(graph, parsed, entry, target, route, set(), named)
-    assert any(hop in w for w in ways)
-    for w in ways:
+    found = ways(graph, parsed, entry, target, route, set(), named)
+    assert any(hop in w for w in found)
+    for w in found:
         assert len({entry, *(e.target for e in w)}) == len(w) + 1 and w[-1].target == target.screen_id
-    assert not Planner._ways(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
+    assert not ways(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
     monkeypatch.setitem(compose.RULES, "named_way", False)
-    assert Planner._named_taps(graph, parsed) == []
+    assert named_taps(graph, parsed) == []

@@ -1,0 +1,67 @@
+"""The routes a candidate plan may take to a target, each composed into a candidate (agent/compose.py).
+
+For every start and target: the cheapest route (agent/appgraph.py); the routes through
+a tap whose control the task names before it names the target, where the cheapest
+plan leaves that control's words unsaid (rule `named_way`: a dialog two controls open
+looks the same to the memory, so the cheapest way may take the other control); each of
+those over the row of an item the task names; and the way through the item's row
+when the target lies beyond the item's screen. No route passes a screen twice.
+"""
+from __future__ import annotations
+
+import agent.compose
+from agent import screenwork
+from agent.appgraph import AppGraph
+from agent.compose import Anchor, Candidate, compose, spoken
+from agent.screenwork import label
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, position
+from graph.model import Element
+from graph.routes import Edge
+from graph.vocabulary import BACK_WORDS
+
+
+def named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
+    """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
+    another screen; none when rule `named_way` is off."""
+    if not agent.compose.RULES["named_way"]:
+        return []
+    return [edge for edges in graph.edges.values() for edge in edges
+            if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
+            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= screenwork.OPTION_MIN]
+
+
+def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
+               anchors: list[Anchor], named: list[Edge]) -> list[Candidate]:
+    out = []
+    route = graph.route(origin, target.screen_id)
+    if route is not None:
+        out.append(compose(graph, parsed, target, retrieval, [route]))
+        routes = [route] + ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
+        out += [compose(graph, parsed, target, retrieval, [way]) for way in routes[1:]]
+        # a route over a row of the anchor's list takes the named row instead
+        out += [compose(graph, parsed, target, retrieval, [way], anchor) for way in routes for anchor in anchors]
+    for anchor in anchors:
+        to_row = graph.route(origin, anchor.row.screen_id)
+        from_row = graph.route(anchor.opens, target.screen_id)
+        if to_row is not None and from_row is not None:
+            out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
+    return out
+
+
+def ways(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
+         named: list[Edge]) -> list[list[Edge]]:
+    """Routes to `target` through a control the task names before it names the target, where the cheapest
+    `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""
+    goal = position(label(target), parsed.words)
+    out = []
+    for hop in named:
+        way = graph.elements[hop.element_id]
+        if hop in route or hop.element_id == target.id or position(label(way), parsed.words) >= goal \
+                or all(any(alike(s, t) for t in told) for s in content_stems(label(way))):
+            continue
+        to_hop, from_hop = graph.route(origin, hop.source), graph.route(hop.target, target.screen_id)
+        if to_hop is not None and from_hop is not None:
+            hops = to_hop + [hop] + from_hop
+            if len({origin, *(e.target for e in hops)}) == len(hops) + 1:
+                out.append(hops)
+    return out
