@@ -9,6 +9,7 @@ CREATE CONSTRAINT task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT task_run_id IF NOT EXISTS FOR (n:TaskRun) REQUIRE n.id IS UNIQUE;
 CREATE INDEX app_package IF NOT EXISTS FOR (n:App) ON (n.package);
 CREATE INDEX screen_package IF NOT EXISTS FOR (n:Screen) ON (n.package);
+CREATE INDEX screen_title IF NOT EXISTS FOR (n:Screen) ON (n.title);
 CREATE INDEX element_screen IF NOT EXISTS FOR (n:Element) ON (n.screen_id);
 CREATE INDEX trace_package IF NOT EXISTS FOR (n:Trace) ON (n.package);
 CREATE INDEX task_package IF NOT EXISTS FOR (n:Task) ON (n.package);
