@@ -11,7 +11,10 @@ recorded tap left the dialog needs no OK). A row never seen tapped ends where it
 led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
 screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
 of the controls leading to the same next screen a hop takes the one the task names (`named_way`, which
-also makes the planner try routes through the controls the task names).
+also makes the planner try routes through the controls the task names: agent/ways.py). A choice never
+seen taken on a screen without a confirm closes it to where back led (`choice_closes`), and a choice
+that closed its dialog onto a form is committed by the form's confirm (`commit_landing`); a look-alike
+screen of another app lends its confirm and its twins' effects (`crowd_twins`, agent/crowd.py).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
 the share of the task's words that the plan's labels and inputs say, plus
