@@ -37,6 +37,10 @@ class AppGraph:
     on_screen: dict[str, list[str]]  # screen id → element ids, in key order
     routes: Routes  # over the edges leaving the app's screens (graph/routes.py)
     entries: list[str] = field(default_factory=list)  # where recorded runs entered the apps, most runs first
+    # what look-alike screens of other apps lend (agent/crowd.py): screen id → confirms it lacks;
+    # element id → the screen its twin's tap led to (as this app's look-alike of it)
+    lent: dict[str, list[Element]] = field(default_factory=dict)
+    lent_opens: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -98,6 +102,11 @@ class AppGraph:
                     and not e.content_desc and not skip(e) and (opened := self.opens(e)):
                 return opened
         return None
+
+    def back_of(self, screen_id: str) -> str | None:
+        """Where going back from `screen_id` most reliably led (another screen)."""
+        out = [e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id]
+        return max(out, key=lambda e: (e.reliability, e.successes)).target if out else None
 
     def route(self, start: str, target: str) -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none."""

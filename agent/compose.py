@@ -10,7 +10,8 @@ there and the memory does not show the change closing it (a radio row whose
 recorded tap left the dialog needs no OK). A row never seen tapped ends where its list's rows
 led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
 screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
-of the controls leading to the same next screen a hop takes the one the task names (`named_hop`).
+of the controls leading to the same next screen a hop takes the one the task names (`named_way`, which
+also makes the planner try routes through the controls the task names).
 
 `score` rates a whole candidate: retrieval score of the target, plus COVER_W ×
 the share of the task's words that the plan's labels and inputs say, plus
@@ -45,10 +46,13 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "quoted_label": True,  # "tap 'X'": the element labelled exactly X is a target
          "twin_effect": True,  # a target never seen to open anything opens what its twin was seen to open
          "buttons_not_rows": True,  # a dialog's OK or Cancel is no row of the list beside it
-         "named_hop": True,  # of the controls leading to the same next screen, the one the task names
          "item_then_target": True,  # the item the task names, on the target's screen, is selected first
          "then_pool": True,  # a second goal may be any element whose label says two of the task's words
-         "sibling_effect": True}  # a row never seen tapped leads where the rows beside it led
+         "sibling_effect": True,  # a row never seen tapped leads where the rows beside it led
+         "choice_closes": True,  # a choice on a screen without a confirm closes it, to where back led
+         "commit_landing": True,  # a choice that closed its dialog onto a form is confirmed there
+         "crowd_twins": True,  # a look-alike screen of another app lends its confirm and its twins' effects
+         "named_way": True}  # the route takes the controls the task names (parallel edges, other routes)
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
@@ -135,6 +139,17 @@ class Composer:
                  and e.resource_id == target.resource_id and role(e) == role(target))
         return next((screen for e in twins if (screen := self.graph.opens(e))), None)
 
+    def closes(self, target: Element) -> str:
+        """Where a choice never seen taken leads: a choice on a screen without a confirm (a single-choice
+        dialog) closes it, back to where leaving it went (rule `choice_closes`); else nowhere new."""
+        if RULES["choice_closes"] and role(target) == "toggle" and not self.is_form(target.screen_id):
+            return self.graph.back_of(target.screen_id) or target.screen_id
+        return target.screen_id
+
+    def form_elements(self, screen: str) -> list[Element]:
+        """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_twins`)."""
+        return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if RULES["crowd_twins"] else [])
+
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
         return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
@@ -149,7 +164,7 @@ class Composer:
     def named(self, edge: Edge) -> Edge:
         """`edge`, or the edge of the same screen to the same next screen whose control the task names
         more ("Move to" and "Copy to" open one folder dialog; the route search sees only their cost)."""
-        if not RULES["named_hop"]:
+        if not RULES["named_way"]:
             return edge
 
         def said_by(x: Edge) -> float:
@@ -185,14 +200,15 @@ class Composer:
             self._act(target, value)
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
-        opened = self.graph.opens(target) or self.twin_opens(target)
+        opened = self.graph.opens(target) or self.twin_opens(target) or (
+            self.graph.lent_opens.get(target.id) if RULES["crowd_twins"] else None)
         if opened and self.steps[-1].to_screen == target.screen_id:
             self.steps[-1].to_screen = opened  # where its twin went
-        elif not opened and RULES["sibling_effect"] and self.steps[-1].to_screen == target.screen_id \
-                and not dialog_button(target):
+        elif not opened and self.steps[-1].to_screen == target.screen_id and not dialog_button(target):
             # a row never seen tapped goes where its list's other rows went (a choice list closes): a second
             # goal starts there. A dialog's OK or Cancel is no row, and where it leads says nothing of them.
-            self.steps[-1].to_screen = self.graph.sibling_opens(target, skip=dialog_button) or target.screen_id
+            self.steps[-1].to_screen = (RULES["sibling_effect"] and self.graph.sibling_opens(target, skip=dialog_button)
+                                        ) or self.closes(target)
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)
@@ -204,6 +220,11 @@ class Composer:
         ok = confirm(self.graph.screen_elements(screen), self.acted)
         if changed and ok is not None and not closed and RULES["confirm_changed"]:
             self._act(ok)
+        elif changed and closed and role(target) == "toggle" and RULES["commit_landing"]:
+            # the choice closed its dialog onto the form it belongs to: the form's confirm commits it
+            landing = self.steps[-1].to_screen
+            if (ok := confirm(self.form_elements(landing), self.acted)) is not None:
+                self._act(ok)
         # back on a form filled on the way (a dialog of it is done): submit it
         for form in self.forms[::-1] if RULES["submit_forms"] else ():
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:

@@ -19,16 +19,18 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from agent.appgraph import AppGraph
+from agent.crowd import lend
 import agent.compose
-from agent.compose import Anchor, Candidate, compose, score, then, unsaid
+from agent.compose import Anchor, Candidate, compose, score, spoken, then, unsaid
 from agent.locate import locate
 from agent import screenwork
 from agent.screenwork import confirm, fields, label, role
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
+from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, position, stem
 from appmem.errors import InvalidInput, NotFound
 from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
 from graph.model import Element, Plan
+from graph.routes import Edge
 from graph.screens import elements_of, screen_of
 from graph.vocabulary import BACK_WORDS
 from graph.store import GraphStore
@@ -69,7 +71,7 @@ class Planner:
     def graph(self, packages: list[str]) -> AppGraph:
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: AppGraph.load(self.store, list(key)))
+            return self._keep(self._graphs, key, lambda: lend(self.store, AppGraph.load(self.store, list(key))))
         return self._graphs[key]
 
     def index(self, packages: list[str] | None) -> ElementIndex:
@@ -114,10 +116,11 @@ class Planner:
         targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
                    and not PLACEHOLDER.search(e.text + e.content_desc)]
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
+        named = self._named_taps(graph, parsed)
         best: Candidate | None = None
         for origin in starts:
             for target, retrieval in targets:
-                for candidate in self._candidates(graph, parsed, origin, target, retrieval, anchors):
+                for candidate in self._candidates(graph, parsed, origin, target, retrieval, anchors, named):
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
@@ -182,19 +185,52 @@ class Planner:
                 out = candidate
         return out
 
+    @staticmethod
+    def _named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
+        """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
+        another screen (rule `named_way`): "theme" names the Theme row of the screen the task means,
+        where the cheapest route may reach the target's dialog by another control (a dialog two
+        controls open looks the same to the memory)."""
+        if not agent.compose.RULES["named_way"]:
+            return []
+        return [edge for edges in graph.edges.values() for edge in edges
+                if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
+                and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= screenwork.OPTION_MIN]
+
     def _candidates(self, graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
-                    anchors: list[Anchor]) -> list[Candidate]:
+                    anchors: list[Anchor], named: list[Edge]) -> list[Candidate]:
         out = []
         route = graph.route(origin, target.screen_id)
         if route is not None:
             out.append(compose(graph, parsed, target, retrieval, [route]))
+            routes = [route] + self._ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
+            out += [compose(graph, parsed, target, retrieval, [way]) for way in routes[1:]]
+            # a route over a row of the anchor's list takes the named row instead
+            out += [compose(graph, parsed, target, retrieval, [way], anchor) for way in routes for anchor in anchors]
         for anchor in anchors:
-            if route is not None:  # a route over a row of the anchor's list takes the named row instead
-                out.append(compose(graph, parsed, target, retrieval, [route], anchor))
             to_row = graph.route(origin, anchor.row.screen_id)
             from_row = graph.route(anchor.opens, target.screen_id)
             if to_row is not None and from_row is not None:
                 out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
+        return out
+
+    @staticmethod
+    def _ways(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
+              named: list[Edge]) -> list[list[Edge]]:
+        """Routes to `target` through a control the task names before it names the target, where the cheapest
+        `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""
+        goal = position(label(target), parsed.words)
+        out = []
+        for hop in named:
+            way = graph.elements[hop.element_id]
+            if hop in route or hop.element_id == target.id or position(label(way), parsed.words) >= goal \
+                    or all(any(alike(s, t) for t in told) for s in content_stems(label(way))):
+                continue
+            to_hop, from_hop = graph.route(origin, hop.source), graph.route(hop.target, target.screen_id)
+            if to_hop is not None and from_hop is not None:
+                hops = to_hop + [hop] + from_hop
+                if len({origin, *(e.target for e in hops)}) == len(hops) + 1:
+                    out.append(hops)
         return out
 
     @staticmethod

@@ -158,6 +158,12 @@ def _coverage(label: str, words: tuple[str, ...]) -> float:
     return sum(1 for s in stems if any(alike(s, t) for t in task)) / len(stems)
 
 
+def position(label: str, words: list[str]) -> int:
+    """Where the task first says a word of `label` (an index into `words`; len(words): nowhere)."""
+    stems = content_stems(label)
+    return next((k for k, w in enumerate(words) if any(alike(stem(w), s) for s in stems)), len(words))
+
+
 def said(task_stems: set[str], text_stems: set[str]) -> float:
     """The share of the task's stems that `text_stems` say."""
     if not task_stems:

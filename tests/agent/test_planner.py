@@ -364,7 +364,7 @@ def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_close
 
 
 def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner, monkeypatch):
-    """compose rule `named_hop`: the route search sees only cost; among the edges from one screen to the
+    """compose rule `named_way`: the route search sees only cost; among the edges from one screen to the
     same next screen the plan takes the control whose label the task says."""
     import agent.compose as compose
     from agent.screenwork import label
@@ -379,7 +379,7 @@ def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_n
     a, b = pairs[0]
     composer = compose.Composer(graph, parse_task(f"open {label(graph.elements[b.element_id])}"))
     assert composer.named(a) == b and composer.named(b) == b
-    monkeypatch.setitem(compose.RULES, "named_hop", False)
+    monkeypatch.setitem(compose.RULES, "named_way", False)
     assert composer.named(a) == a
 
 
@@ -409,3 +409,85 @@ def test_a_form_is_filled_top_to_bottom(planner):
             assert tops == sorted(tops), [(label(e), e.bounds) for e in done]
             checked += 1
     assert checked
+
+
+def test_a_look_alike_screen_of_another_app_lends_the_confirm_it_lacks(planner, monkeypatch):
+    """compose rule `crowd_twins` (agent/crowd.py): contacts' exploration never changed a colour, so its
+    "Customize colors" screen never showed the Save that calendar's did (same title, same controls).
+    Calendar's Save is lent to contacts' screen, with locators that hold in any app (none by position),
+    and a plan that changes the theme there commits it."""
+    import agent.compose as compose
+    from agent.screenwork import label
+
+    graph = planner.graph([CONTACTS])
+    lent = {graph.screens[s]["title"]: [label(e) for e in els] for s, els in graph.lent.items()}
+    assert lent.get("Customize colors") == ["Save"], lent
+    for screen, elements in graph.lent.items():
+        assert screen in graph.on_screen and all(e.screen_id == screen and e.id not in graph.elements for e in elements)
+        assert all(e.locators and all(x.startswith("//") for x in e.locators) for e in elements)
+    assert not planner.graph([CALENDAR]).lent.get(next(s for s, els in graph.lent.items())), "calendar lends, not borrows"
+    task = "use the light theme"
+    labels = [label(s.element) for s in planner.plan(task, [CONTACTS]).steps]
+    assert labels[-2:] == ["Light", "Save"], labels
+    monkeypatch.setitem(compose.RULES, "crowd_twins", False)
+    assert [label(s.element) for s in planner.plan(task, [CONTACTS]).steps][-1] == "Light"
+
+
+def test_a_choice_closes_its_dialog_and_the_form_it_lands_on_commits_it(planner, monkeypatch):
+    """compose rules `choice_closes` and `commit_landing`: a choice never seen taken, on a dialog without a
+    confirm, closes it to where leaving the dialog went (contacts' theme list → "Customize colors"); a
+    choice that closed its dialog onto a form with a confirm is committed by it (calendar's own Save)."""
+    import agent.compose as compose
+    from agent.screenwork import label
+
+    plan = planner.plan("use the light theme", [CONTACTS])
+    light = plan.steps[-2]
+    graph = planner.graph([CONTACTS])
+    assert label(light.element) == "Light" and graph.opens(light.element) is None
+    assert light.to_screen == graph.back_of(light.element.screen_id) != light.element.screen_id
+    assert graph.screens[light.to_screen]["title"] == "Customize colors"
+    labels = [label(s.element) for s in planner.plan("use the light theme", [CALENDAR]).steps]
+    assert labels[-2:] == ["Light", "Save"], labels
+    monkeypatch.setitem(compose.RULES, "commit_landing", False)
+    assert [label(s.element) for s in planner.plan("use the light theme", [CALENDAR]).steps][-1] == "Light"
+    monkeypatch.setitem(compose.RULES, "choice_closes", False)
+    assert planner.plan("use the light theme", [CONTACTS]).steps[-1].to_screen == light.element.screen_id
+
+
+def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, monkeypatch):
+    """compose rule `named_way`: beside the cheapest route to a target, the planner tries the routes through
+    a control the task names before it names the target (a dialog two controls open looks the same to
+    the memory, so the cheapest way may take the other control); none passes a screen twice."""
+    import agent.compose as compose
+    from agent.screenwork import label
+
+    graph = planner.graph([CONTACTS])
+    entry = graph.entries[0]
+    hops = [e for edges in graph.edges.values() for e in edges if e.action == "tap" and e.target != e.source
+            and label(graph.elements[e.element_id]).isalpha()]
+
+    def once(hop, target) -> bool:  # a way through `hop` to `target` that passes no screen twice
+        to_hop, from_hop = graph.route(entry, hop.source), graph.route(hop.target, target.screen_id)
+        way = None if to_hop is None or from_hop is None else to_hop + [hop] + from_hop
+        return way is not None and len({entry, *(e.target for e in way)}) == len(way) + 1
+
+    found = None
+    for target in (e for e in graph.elements.values() if label(e).isalpha()):
+        route = graph.route(entry, target.screen_id)
+        found = route and next(((target, hop, route) for hop in hops if hop not in route
+                                and label(graph.elements[hop.element_id]) != label(target) and once(hop, target)), None)
+        if found:
+            break
+    assert found, "the contacts exploration reaches some screen by two ways"
+    target, hop, route = found
+    way, goal = label(graph.elements[hop.element_id]), label(target)
+    parsed = parse_task(f"{way} and then {goal}")
+    named = Planner._named_taps(graph, parsed)
+    assert hop in named
+    ways = Planner._ways(graph, parsed, entry, target, route, set(), named)
+    assert any(hop in w for w in ways)
+    for w in ways:
+        assert len({entry, *(e.target for e in w)}) == len(w) + 1 and w[-1].target == target.screen_id
+    assert not Planner._ways(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
+    monkeypatch.setitem(compose.RULES, "named_way", False)
+    assert Planner._named_taps(graph, parsed) == []

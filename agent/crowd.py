@@ -1,0 +1,94 @@
+"""What look-alike screens of other apps lend the planned app: controls and effects its exploration missed.
+
+Apps built on one library, or calling one system screen, share screens (a "Customize colors" page, the
+print dialog): the same title and essentially the same controls. One app's exploration may have seen
+such a screen after a change, with the Save it shows then, or tapped a control there that another's
+never tapped. A screen of the planned app and a screen of another app are look-alikes when their titles
+agree and at least LOOK_ALIKE of the smaller screen's controls (class, resource-id name, a label that is
+not data: agent/appgraph.token without the package) are on both. A look-alike lends
+- the confirm buttons the screen lacks, with locators rewritten for the planned app (its package in
+  resource ids);
+- the effect of a twin control (same token) that the planned app never saw act: where it led, when the
+  planned app holds a look-alike of that screen.
+One Cypher read of the look-alikes and their taps, one of their elements, per loaded app.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from agent.appgraph import AppGraph, token
+from agent.screenwork import is_confirm, role
+from graph.model import Element
+from graph.store import GraphStore, element_of
+
+LOOK_ALIKE = 0.5  # as agent/locate.py's similar screens (not tuned on the benchmark)
+
+
+def shape(e: Element) -> str:
+    """An element's token (agent/appgraph.token) with its app's package left out of the resource id."""
+    kind, rid, static = token(e).split("|", 2)
+    return f"{kind}|{rid.split(':id/', 1)[-1]}|{static}"
+
+
+def look_alike(mine: list[Element], theirs: list[Element]) -> bool:
+    a, b = {shape(e) for e in mine}, {shape(e) for e in theirs}
+    return bool(a and b) and len(a & b) / min(len(a), len(b)) >= LOOK_ALIKE
+
+
+def moved(e: Element, screen_id: str, package: str) -> Element:
+    """`e` (another app's control) as a control of `screen_id` in `package`: its resource id and
+    locators name the planned app's package; a locator by position in the other app's view tree is dropped."""
+    theirs = e.resource_id.split(":id/", 1)[0] if ":id/" in e.resource_id else ""
+    swap = (lambda s: s.replace(f"{theirs}:id/", f"{package}:id/")) if theirs else (lambda s: s)
+    return replace(e, id=f"{screen_id}~{e.id}", screen_id=screen_id, resource_id=swap(e.resource_id),
+                   locators=[swap(x) for x in e.locators if x.startswith("//")])
+
+
+def lend(store: GraphStore, graph: AppGraph) -> AppGraph:
+    """`graph` with what look-alikes lend filled in: `lent` (screen id → confirms it lacks) and
+    `lent_opens` (element id → the screen of this app its twin's effect maps to)."""
+    own = {sid: graph.screen_elements(sid) for sid in graph.on_screen
+           if graph.screens.get(sid, {}).get("package") in graph.packages}
+    titles = sorted({graph.screens[sid]["title"] for sid in own if graph.screens[sid].get("title")})
+    rows = store.read("planner_crowd_screens", titles=titles, packages=list(graph.packages)) if titles else []
+    if not rows:
+        return graph
+    ids = {r["id"] for r in rows} | {r["target"] for r in rows if r["target"]}
+    theirs: dict[str, list[Element]] = {}
+    for row in store.elements(screen_ids=sorted(ids)):
+        theirs.setdefault(row["screen_id"], []).append(element_of(row))
+    by_title: dict[str, list[str]] = {}
+    led: dict[str, list[tuple[str, str]]] = {}  # their screen → (element id, target screen) of its taps
+    for r in rows:
+        if r["id"] not in by_title.get(r["title"], []):
+            by_title.setdefault(r["title"], []).append(r["id"])
+        if r["target"]:
+            led.setdefault(r["id"], []).append((r["element_id"], r["target"]))
+    mine_by_title: dict[str, list[str]] = {}
+    for sid in own:
+        mine_by_title.setdefault(graph.screens[sid].get("title", ""), []).append(sid)
+    target_titles = {r["target"]: r["target_title"] for r in rows if r["target"]}
+
+    def mine_like(their_screen: str) -> str | None:
+        """The planned app's look-alike of another app's screen."""
+        return next((sid for sid in mine_by_title.get(target_titles.get(their_screen, ""), ())
+                     if look_alike(own[sid], theirs.get(their_screen, []))), None)
+
+    acted = {e.element_id for edges in graph.edges.values() for e in edges}
+    for sid, els in own.items():
+        shown = {shape(e) for e in els}
+        for other in by_title.get(graph.screens[sid].get("title", ""), ()):
+            if not look_alike(els, theirs.get(other, [])):
+                continue
+            for e in theirs[other]:
+                if is_confirm(e) and role(e) == "tap" and shape(e) not in shown:
+                    shown.add(shape(e))
+                    graph.lent.setdefault(sid, []).append(moved(e, sid, graph.screens[sid]["package"]))
+            twins = {shape(e): e.id for e in theirs[other]}
+            effects = {element: target for element, target in led.get(other, ())}
+            for e in els:
+                their = twins.get(shape(e))
+                if e.id not in acted and e.id not in graph.lent_opens and their in effects \
+                        and (mine := mine_like(effects[their])) is not None and mine != sid:
+                    graph.lent_opens[e.id] = mine
+    return graph

@@ -1,0 +1,90 @@
+"""What look-alike screens of other apps lend a planned app (agent/crowd.py), on two small apps ingested
+into the real graph: the effect of a twin control one app's exploration never tapped."""
+from __future__ import annotations
+
+import pytest
+
+from agent.appgraph import AppGraph
+from agent.crowd import lend
+from agent.screenwork import label
+from agent.taskparse import parse_task
+from formats.ui import Action, ActionType, Bounds, UIState, View
+from graph.model import Step, Trace
+from ingest.pipeline import ingest_trace
+
+ONE, TWO = "org.example.one", "org.example.two"
+
+
+def state(package: str, state_id: str, title: str, buttons: list[tuple[str, str]]) -> UIState:
+    """A screen titled `title` (its first text) with buttons (resource-id name, text), top to bottom."""
+    views = [View(0, -1, list(range(1, len(buttons) + 2)), "android.widget.FrameLayout", package,
+                  bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.TextView", package, text=title, bounds=Bounds(0, 0, 1080, 100))]
+    views += [View(k + 2, 0, [], "android.widget.Button", package, resource_id=f"{package}:id/{rid}", text=text,
+                   bounds=Bounds(0, 200 * (k + 1), 500, 200 * (k + 1) + 100), clickable=True)
+              for k, (rid, text) in enumerate(buttons)]
+    return UIState(package, ".Main", views, state_id=state_id, observed_at="2026-01-01T00:00:00Z")
+
+
+def tap(package: str, rid: str) -> Action:
+    return Action(ActionType.TAP, f"/FrameLayout[]#0/Button[{package}:id/{rid}]#0")
+
+
+def app(package: str, print_title: str, tapped: str) -> Trace:
+    """A print dialog and a file picker; the exploration reached the picker by tapping `tapped`."""
+    printing = state(package, f"{package}-print", print_title, [("pdf", "Save to PDF"), ("all", "All printers")])
+    picker = state(package, f"{package}-picker", "Downloads", [("save", "SAVE"), ("folder", "New folder")])
+    return Trace(f"crowd-{package}", "explorer", package, "1", "dev", "test", "2026-01-01T00:00:00Z", "",
+                 states={printing.state_id: printing, picker.state_id: picker},
+                 steps=[Step(0, printing.state_id, tap(package, tapped), picker.state_id),
+                        Step(1, picker.state_id, Action(ActionType.BACK), printing.state_id)])
+
+
+@pytest.fixture
+def apps(empty_graph):
+    """App two's exploration tapped "Save to PDF"; app one's reached the same picker by "All printers"."""
+    ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
+    ingest_trace(empty_graph, app(ONE, "Print", "all"), chunk_size=10)
+    return empty_graph
+
+
+def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps, monkeypatch):
+    import agent.compose as compose
+
+    graph = lend(apps, AppGraph.load(apps, [ONE]))
+    pdf = next(e for e in graph.elements.values() if label(e) == "Save to PDF")
+    picker = next(s for s, row in graph.screens.items() if row["title"] == "Downloads" and row["package"] == ONE)
+    assert graph.opens(pdf) is None and graph.lent_opens == {pdf.id: picker}
+    assert graph.lent == {}  # the picker shows its own SAVE: nothing to lend
+    composer = compose.Composer(graph, parse_task("print it to a pdf"))
+    composer.finish(pdf)
+    assert [label(s.element) for s in composer.steps] == ["Save to PDF", "SAVE"]
+    assert composer.steps[0].to_screen == picker
+    monkeypatch.setitem(compose.RULES, "crowd_twins", False)
+    composer = compose.Composer(graph, parse_task("print it to a pdf"))
+    composer.finish(pdf)
+    assert [label(s.element) for s in composer.steps] == ["Save to PDF"]
+
+
+def test_screens_titled_otherwise_lend_nothing(empty_graph):
+    """The same controls under another title are another screen: no effect is lent."""
+    ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
+    ingest_trace(empty_graph, app(ONE, "Export", "all"), chunk_size=10)
+    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    assert graph.lent_opens == {} and graph.lent == {}
+
+
+def test_a_look_alike_lends_the_confirm_a_screen_lacks(empty_graph):
+    """App one's picker never showed SAVE (its state had only "New folder" and "Cancel"); app two's look-alike
+    did: SAVE is lent to one's picker with one's package in its resource id and locators."""
+    ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
+    printing = state(ONE, "one-print", "Print", [("pdf", "Save to PDF"), ("all", "All printers")])
+    picker = state(ONE, "one-picker", "Downloads", [("folder", "New folder"), ("cancel", "Cancel")])
+    ingest_trace(empty_graph, Trace("crowd-one-bare", "explorer", ONE, "1", "dev", "test", "2026-01-01T00:00:00Z", "",
+                                    states={"one-print": printing, "one-picker": picker},
+                                    steps=[Step(0, "one-print", tap(ONE, "all"), "one-picker")]), chunk_size=10)
+    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    (screen, lent), = graph.lent.items()
+    assert graph.screens[screen]["title"] == "Downloads" and [label(e) for e in lent] == ["SAVE"]
+    assert lent[0].resource_id == f"{ONE}:id/save" and lent[0].screen_id == screen
+    assert lent[0].locators and all(TWO not in x and x.startswith("//") for x in lent[0].locators)
