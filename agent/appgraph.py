@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
+from agent.screenwork import label, role
 from graph.model import Element
 from graph.routes import Edge, Routes, edges_of
 from graph.store import GraphStore, element_of
@@ -85,6 +86,15 @@ class AppGraph:
             tokens = tuple(sorted(self.screen_tokens.get(sid, ())))
             if row.get("package") in self.packages and tokens:
                 out.setdefault(tokens, sid)
+        return out
+
+    @cached_property
+    def twins(self) -> dict[tuple[str, str, str], list[Element]]:
+        """Elements by (label, resource id, role): one control on look-alike screens (compose.twin_opens),
+        indexed once per loaded graph instead of a scan of every element per candidate."""
+        out: dict[tuple[str, str, str], list[Element]] = {}
+        for e in self.elements.values():
+            out.setdefault((label(e), e.resource_id, role(e)), []).append(e)
         return out
 
     def opens(self, element: Element) -> str | None:

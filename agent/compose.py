@@ -135,9 +135,8 @@ class Composer:
         and the exploration may have tried it on one of them only."""
         if not RULES["twin_effect"] or not label(target):
             return None
-        twins = (e for e in self.graph.elements.values() if e.id != target.id and label(e) == label(target)
-                 and e.resource_id == target.resource_id and role(e) == role(target))
-        return next((screen for e in twins if (screen := self.graph.opens(e))), None)
+        twins = self.graph.twins.get((label(target), target.resource_id, role(target)), ())
+        return next((screen for e in twins if e.id != target.id and (screen := self.graph.opens(e))), None)
 
     def closes(self, target: Element) -> str:
         """Where a choice never seen taken leads: a choice on a screen without a confirm (a single-choice

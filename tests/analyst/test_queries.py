@@ -119,6 +119,7 @@ def test_browser_guide_runs_every_saved_query_and_the_style_covers_the_model():
 
     from analyst.guide import GRASS, SLIDES, STATIC_GUIDE, render_guide
     import cypher
+    from cypher.check import REPO  # not `cypher.check.REPO`: that worked only once another test imported it
 
     guide = render_guide()
     assert STATIC_GUIDE.read_text() == guide, "docker/browser/appmem.html is stale: re-render it"
@@ -127,7 +128,7 @@ def test_browser_guide_runs_every_saved_query_and_the_style_covers_the_model():
     for name, _, _ in SLIDES:
         body = "\n".join(ln for ln in cypher.load(name).strip().splitlines() if not ln.startswith("//"))
         assert body in queries, name
-    saved = {p.stem for p in (cypher.check.REPO / "cypher").glob("analyst_*.cypher")}
+    saved = {p.stem for p in (REPO / "cypher").glob("analyst_*.cypher")}
     assert saved == {name for name, _, _ in SLIDES}
     grass = GRASS.read_text()
     for kind in ("App", "Screen", "Element", "State", "Trace", "Task"):
