@@ -106,7 +106,7 @@ class Planner:
         ranked = self.index(packages).search(self.embedder.query(task), task, POOL)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task)
+        parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
         hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(graph, parsed, ranked)
         starts, where = self._starts(graph, packages, start)
         anchors = self._anchors(graph, parsed, start, where)

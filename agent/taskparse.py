@@ -58,13 +58,22 @@ class ParsedTask:
     labels: list[str] = field(default_factory=list)  # quoted after a verb of touching: a control's label
     want_on: bool | None = None  # the wanted state of a named toggle, when the task says
     words: list[str] = field(default_factory=list)  # lower-case words, old values left out
+    cased: bool = False  # the app shows a quoted label in the task's very case: only that case names it
 
     def first(self, *kinds: str) -> Value | None:
         return next((v for v in self.values if v.kind in kinds), None)
 
     def quotes(self, text: str) -> bool:
-        """The task quotes `text` after a verb of touching, word for word (case and spacing aside)."""
-        return " ".join(text.lower().split()) in {" ".join(quoted.lower().split()) for quoted in self.labels}
+        """The task quotes `text` after a verb of touching, word for word (spacing aside; case aside too
+        unless `cased`: a button showing CLEAR is not the row 'clear' the task quotes)."""
+        fold = (lambda t: t) if self.cased else str.lower
+        return " ".join(fold(text).split()) in {" ".join(fold(quoted).split()) for quoted in self.labels}
+
+    def with_case_of(self, shown: list[str]) -> "ParsedTask":
+        """`cased` when the app shows (one of `shown`, its labels) a quoted label in the task's very case."""
+        quoted = {" ".join(q.split()) for q in self.labels}
+        self.cased = bool(quoted) and any(" ".join(t.split()) in quoted for t in shown)
+        return self
 
 
 def _unquote(text: str) -> str:

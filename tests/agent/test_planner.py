@@ -260,6 +260,31 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach
 
 
+def test_a_quote_in_the_apps_own_case_names_only_the_element_shown_in_that_case(planner):
+    """A quote names a label word for word, case aside ("tap 'save'" taps Save), unless the app shows the
+    quoted text in the task's very case: then only that element is named (the list row 'clear', not the
+    button CLEAR beside it)."""
+    from agent.screenwork import label, role
+
+    parsed = parse_task("tap 'clear' in org.example.app")
+    assert parsed.quotes("CLEAR") and parsed.quotes("clear")
+    parsed.with_case_of(["CLEAR", "clear", "share this"])
+    assert parsed.cased and parsed.quotes("clear") and not parsed.quotes("CLEAR")
+    assert not parse_task("tap 'clear'").with_case_of(["CLEAR", "Clear all"]).cased
+    # on the memory: a quote in another case than the app shows still names the control
+    graph = planner.graph([CALENDAR])
+    labels = [label(e) for e in graph.elements.values() if role(e) == "tap" and label(e).strip()]
+    unique = sorted({x for x in labels if labels.count(x) == 1 and "'" not in x and x.swapcase() not in labels
+                     and any(c.isalpha() for c in x)})
+
+    def last_label(task: str) -> str | None:
+        last = planner.plan(task, [CALENDAR]).steps[-1].element
+        return label(last) if last is not None else None
+
+    named = [x for x in unique[:25] if last_label(f"tap '{x}'") == x][:5]
+    assert named and all(last_label(f"tap '{x.swapcase()}'") == x for x in named)
+
+
 def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner, monkeypatch):
     """compose rule `twin_effect`: one control on look-alike screens (same label, resource id and role)
     does the same thing; the exploration saw the effect on one of them only. Finishing on the other,
