@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 
 from appmem.output import emit
 from appmem.settings import Settings
@@ -67,6 +68,9 @@ def format_stats(rows: list[dict]) -> str:
     lines = [f"{'app':45} {'version (code)':22} " + " ".join(f"{c:>12}" for c in cols)]
     for r in rows:
         version = f"{r['version']} ({r['version_code']})" if r.get("version_code") is not None else str(r["version"])
+        claimed = Counter(r.get("claimed") or ())
         lines.append(f"{r['package'][:45]:45} {version[:22]:22} " + " ".join(f"{r[c]:>12}" for c in cols)
-                     + (f"  aka {', '.join(r['aliases'])}" if r.get("aliases") else ""))
+                     + (f"  aka {', '.join(r['aliases'])}" if r.get("aliases") else "")
+                     + (f"  claimed {', '.join(f'{v} by {n} key(s)' for v, n in sorted(claimed.items()))}"
+                        if claimed else ""))
     return "\n".join(lines)

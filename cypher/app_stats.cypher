@@ -1,7 +1,8 @@
 // app_stats: per app version, what the memory holds. States and screens count
 // everything the app's traces saw (launcher and system screens included); transitions
 // touch the version's screens (shared by the versions that saw them), `stale` of them
-// not re-observed in the app's newest explored version; aliases are other names of it.
+// not re-observed in the app's newest explored version; aliases are other names of it; `claimed`:
+// the versions contributors' devices reported for it, one entry per key (graph/version_claims.py).
 MATCH (a:App)<-[:OF_APP]-(:Trace)
 WHERE $package IS NULL OR a.package = $package
 WITH DISTINCT a
@@ -30,5 +31,5 @@ CALL (a) {
 }
 RETURN a.package AS package, a.version AS version, a.version_code AS version_code,
        coalesce(a.aliases, []) AS aliases, traces, states, screens, elements, transitions, observations, stale,
-       tasks
+       tasks, [c IN coalesce(a.claims, []) | substring(c, size(split(c, ' ')[0]) + 1)] AS claimed
 ORDER BY package, version

@@ -3,6 +3,7 @@ one row in `stats`; a contribution's reported version is a claim that names the 
 of contributors reports it, and a crawl, an import or one's own run settles it (graph/versions.py)."""
 from __future__ import annotations
 
+from appmem.commands import format_stats
 from formats.ui import Action, ActionType
 from graph.model import Step, Trace
 from graph.version_claims import rejudge_after_purge
@@ -34,6 +35,9 @@ def test_contributions_name_an_imports_version_only_once_a_quorum_of_keys_report
     assert rows(empty_graph) == [(ALIAS, [], 4)]
     ingest_trace(empty_graph, trace("k1-run", "1.0", "k1", "4"), chunk_size=10, quorum=3)
     assert rows(empty_graph) == [(ALIAS, [], 5)]
+    (row,) = empty_graph.stats(PKG)
+    assert sorted(row["claimed"]) == ["1.0", "1.0", "9.9"]  # one per key and version: what stats shows
+    assert format_stats([row]).endswith("claimed 1.0 by 2 key(s), 9.9 by 1 key(s)")
     # a third key: three distinct contributors report 1.0, and the version takes that name
     ingest_trace(empty_graph, trace("k2-run", "1.0", "k2", "5"), chunk_size=10, quorum=3)
     assert rows(empty_graph) == [("1.0", [ALIAS], 6)]
