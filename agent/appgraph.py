@@ -56,7 +56,13 @@ class AppGraph:
         for r in rows:  # screens of other packages the app's edges lead into (launcher, system dialogs)
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
-        routes = Routes.of(edges_of(rows))
+        # and the ways back from them into the app, with the controls they take (a permission dialog's Allow)
+        side = store.read("planner_side_transitions", packages=packages,
+                          screen_ids=sorted({r["target"] for r in rows if r["target_package"] not in packages}))
+        for row in store.elements(ids=sorted({r["element_id"] for r in side if r["element_id"]})) if side else ():
+            element = elements.setdefault(row["id"], element_of(row))
+            on_screen.setdefault(element.screen_id, []).append(element.id)
+        routes = Routes.of(edges_of(rows + side))
         entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
         return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries)
 

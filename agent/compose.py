@@ -100,7 +100,10 @@ class Composer:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        self.steps.append(PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale))
+        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
+        if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
+            step.package = owner  # a step on another app's screen the route passes (a system dialog)
+        self.steps.append(step)
 
     def _edge(self, e: Element) -> Edge | None:
         out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]

@@ -1,0 +1,18 @@
+// planner_side_transitions: the taps and backs that lead back into $packages from the screens $screen_ids of
+// other apps that the planned app's own edges enter (a system permission dialog, a share sheet): a
+// route may pass through one and come back ("Allow", then the app's next screen). Same columns as
+// planner_app_transitions.
+MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
+WHERE a.id IN $screen_ids AND b.package IN $packages AND t.action IN ["tap", "back"]
+RETURN a.id AS source, b.id AS target, b.package AS target_package, coalesce(b.title, '') AS target_title,
+       t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
+       coalesce(t.input_template, '') AS input_template, coalesce(t.observations, 0) AS observations,
+       coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,
+       coalesce(t.stale, false) AS stale,
+       // contributed traces count once per contributor (graph/votes.py folds these)
+       coalesce(t.crowd_successes, 0.0) AS crowd_successes, coalesce(t.crowd_failures, 0.0) AS crowd_failures,
+       coalesce(t.contributed_successes, 0) AS contributed_successes,
+       coalesce(t.contributed_failures, 0) AS contributed_failures,
+       // only contributions report it / enough distinct contributors back it (edge_crowd)
+       coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted
+ORDER BY source, element_id, target
