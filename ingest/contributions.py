@@ -36,6 +36,7 @@ from appmem import generations
 from appmem.keys import KeyStore
 from appmem.errors import AppmemError, InputFormatError, TransientError
 from contract.run import RunTrace
+from graph.model import Trace
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
@@ -202,6 +203,13 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
         trace = imported.trace
         if imported.task is not None:
             store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
+    count_votes(store, trace, contributor, weight, quorum)
+    return {**report, "graph_trace_id": trace.id, "package": trace.package}
+
+
+def count_votes(store: GraphStore, trace: Trace, contributor: str, weight: float, quorum: int) -> None:
+    """The contributor's votes on the edges of its ingested `trace`, folded onto them (each key once; an
+    edge only contributions report is trusted at `quorum` keys), then its screens and elements judged."""
     clean = scrub_trace(trace)
     rows = build_rows(clean, clean.steps, list(clean.states.values())).transitions
     votes = store.write("merge_votes", trace_id=trace.id, contributor=contributor, weight=weight,
@@ -209,4 +217,3 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows, quorum=quorum)
     judge_crowd(store, [trace.package], quorum)
-    return {**report, "graph_trace_id": trace.id, "package": trace.package}

@@ -10,6 +10,7 @@ from agent.screenwork import label
 from agent.taskparse import parse_task
 from formats.ui import Action, ActionType, Bounds, UIState, View
 from graph.model import Step, Trace
+from ingest.contributions import count_votes
 from ingest.pipeline import ingest_trace
 
 ONE, TWO = "org.example.one", "org.example.two"
@@ -88,3 +89,29 @@ def test_a_look_alike_lends_the_confirm_a_screen_lacks(empty_graph):
     assert graph.screens[screen]["title"] == "Downloads" and [label(e) for e in lent] == ["SAVE"]
     assert lent[0].resource_id == f"{ONE}:id/save" and lent[0].screen_id == screen
     assert lent[0].locators and all(TWO not in x and x.startswith("//") for x in lent[0].locators)
+
+
+def test_a_tap_only_contributions_report_lends_no_effect_until_a_quorum_backs_it(empty_graph):
+    """App two's exploration never tapped "Save to PDF"; one key's run traces claim it opens the picker.
+    That claim is no evidence for app one's plans until QUORUM distinct contributors back it."""
+    ingest_trace(empty_graph, app(TWO, "Print", "all"), chunk_size=10, quorum=3)
+    ingest_trace(empty_graph, app(ONE, "Print", "all"), chunk_size=10, quorum=3)
+
+    def contribute(key: str) -> None:
+        run = app(TWO, "Print", "pdf")
+        trace = Trace(f"run-{key}-{len(keys)}", "agent", TWO, "1", "dev", "agent", "2026-01-02T00:00:00Z", "",
+                      run.states, run.steps[:1], contributor=key)
+        keys.append(key)
+        ingest_trace(empty_graph, trace, chunk_size=10, quorum=3)
+        count_votes(empty_graph, trace, key, 1.0, quorum=3)  # as the ingest worker does (ingest/contributions.py)
+
+    keys: list[str] = []
+
+    contribute("k0")
+    contribute("k0")
+    assert lend(empty_graph, AppGraph.load(empty_graph, [ONE])).lent_opens == {}
+    contribute("k1")
+    contribute("k2")
+    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    (pdf, picker), = graph.lent_opens.items()
+    assert label(graph.elements[pdf]) == "Save to PDF" and graph.screens[picker]["title"] == "Downloads"
