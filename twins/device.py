@@ -10,7 +10,9 @@ Behaviour, in device terms:
   `reset` (a reboot). Which recorded input counts as "this input in this
   state" is the device's replay mode (twins/replay.py): `exact` (default:
   DroidBot's state_str) or `similar` (the same widget on a like screen of the
-  same activity; the outcomes recorded after the most similar previous state).
+  same activity); both walk only the outcomes recorded after the previous
+  state most like the one the device showed before (`exact`: that very state),
+  all of them when none was or that state is unknown.
 - tap: DroidBot taps the centre of a view, so the recorded tap at a point is
   the one on the view, among those under the point with a recorded action of
   that kind from the current state, whose centre is nearest (then the smaller);
@@ -45,7 +47,7 @@ from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedVie
                               launcher_state, place_views)
 from twins.profiles import RECORDED_DENSITY, Profile
 from twins.modes import EXACT, MODES, SIMILAR
-from twins.replay import SimilarReplay
+from twins.replay import SimilarReplay, exact_targets
 from twins.render import hierarchy_xml, screenshot_png
 from twins.vfs import VirtualFS
 
@@ -283,7 +285,7 @@ class TwinDevice:
             return ()
         if self.replay == SIMILAR:
             return self._replay().targets(self._state_id, actions, self._before)
-        return tuple(t for a in actions for t in self._app.targets(self._state_id, a.signature))
+        return exact_targets(self._app, self._state_id, actions, self._before)
 
     def _replay(self) -> SimilarReplay:
         """The app's `similar`-mode look-ups: built once per app, shared by every device of the fleet."""

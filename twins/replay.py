@@ -3,19 +3,23 @@
 A twin is a simulator: it only ever replays what its DroidBot recording did. The modes differ
 in what they take for "the same input in the same state":
 
-- `exact`: DroidBot's `state_str` (every text on the screen included) and the input's signature.
-  An input recorded there replays its recorded targets round-robin, in recorded order; any
-  other input changes nothing. So a screen that differs from a recorded one only by a clock,
+- `exact`: DroidBot's `state_str` (every text on the screen included) and the input's signature;
+  any other input changes nothing. So a screen that differs from a recorded one only by a clock,
   a list's rows or a dialog's hidden background ignores a tap the recording made on it.
 - `similar`: the same widget on a screen of the same activity. An input recorded from this
   very state is taken from there; otherwise from the recorded states of the same activity where
   the recording made this input on a view at the same place (the view path) with the same
   DroidBot view signature (class, resource id, text, enabled/checked/selected), the most
   similar first: the same DroidBot `structure_str`, then the most view signatures shared.
-  Among the chosen state's recorded outcomes, those recorded after the state most like the one
-  the twin showed before win (a dialog's CANCEL returns to what was under it: DroidBot's dump of
-  the dialog does not show it, so one dialog state has many recorded targets); ties go
-  round-robin. Every target is one the recording reached with that widget; none is invented.
+
+Both modes then choose among the input's recorded outcomes by the state the twin showed before
+(`after_likest`): a dialog's CANCEL returns to what was under it, and a "navigate up" to where the
+app came from, which DroidBot's dump of the state does not show, so one state can have many
+recorded outcomes of one input. The outcomes recorded after the previous state most like the one
+the twin showed before win: in `exact` only the very state (the same `state_str`), in `similar`
+also a like one (`SimilarReplay.likeness`). When none was recorded after it (or the previous state
+is unknown: after a launch or a jump), all win. The device replays the winners round-robin, in
+recorded order. Every target is one the recording reached with that widget; none is invented.
 
 The modes come from DroidBot's own recording (its structure string and view signatures), not
 from appmem's screen identity, so the simulator does not agree with the system under test by
@@ -23,10 +27,11 @@ construction.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import cached_property
 
 from formats.ui import Action, ActionType, View
-from twins.app import TwinApp
+from twins.app import Occurrence, TwinApp
 
 TEXT_MAX = 50  # DroidBot leaves longer texts out of a view's signature
 
@@ -37,6 +42,23 @@ def view_signature(view: View) -> str:
     flags = ",".join(("enabled" if view.enabled else "", "checked" if view.checked else "",
                       "selected" if view.selected else ""))
     return f"[class]{view.class_name}[resource_id]{view.resource_id or 'None'}[text]{text}[{flags}]"
+
+
+def after_likest(occurrences: Sequence[Occurrence], likeness: Callable[[str | None], object]) -> tuple[str, ...]:
+    """The targets, in recorded order, of the outcomes recorded after the previous state that is most
+    alike (by `likeness`, of an outcome's recorded previous state) to the one the twin showed before."""
+    scores = [likeness(o.before) for o in occurrences]
+    best = max(scores)  # type: ignore[type-var]
+    return tuple(o.target for o, score in zip(occurrences, scores) if score == best)
+
+
+def exact_targets(app: TwinApp, state: str, actions: tuple[Action, ...], before: str | None) -> tuple[str, ...]:
+    """The `exact` mode's targets to replay (round-robin) for one physical input (`actions`: the views it
+    acts on) from `state`, with `before` the state shown before it; () when none was recorded there."""
+    occurrences = [o for a in actions for o in app.occurrences.get((state, a.signature), ())]
+    if not occurrences:
+        return ()
+    return after_likest(occurrences, lambda recorded: before is not None and recorded == before)
 
 
 class SimilarReplay:
@@ -82,9 +104,7 @@ class SimilarReplay:
             occurrences = [o for sid, a in sources for o in self.app.occurrences[(sid, a.signature)]]
         if not occurrences:
             return ()
-        scores = [self.likeness(o.before, before) for o in occurrences]
-        best = max(scores)
-        return tuple(o.target for o, score in zip(occurrences, scores) if score == best)
+        return after_likest(occurrences, lambda recorded: self.likeness(recorded, before))
 
     def _sources(self, state: str, actions: tuple[Action, ...]) -> list[tuple[str, Action]]:
         """The most similar other states where the recording made this input on the same widget."""

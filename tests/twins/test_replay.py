@@ -1,7 +1,8 @@
 """The twins' replay modes (twins/replay.py) on the shared DroidBot recordings: `exact` replays an input
-only from the very state DroidBot recorded it in, round-robin; `similar` also answers it on the same
-widget of a like state of the same activity and prefers the outcomes recorded after the most similar
-previous state. Neither invents a transition. Twins are simulators of the recorded apps."""
+only from the very state DroidBot recorded it in; `similar` also answers it on the same widget of a like
+state of the same activity. Both prefer the outcomes recorded after the previous state the twin showed
+(`exact`: that very state; `similar`: the most similar one), round-robin among them. Neither invents a
+transition. Twins are simulators of the recorded apps."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -54,22 +55,36 @@ def test_the_recorded_walk_is_read_in_time_order(ajsha):
     assert all(editor == back for editor, _, _, _, back in answers)
 
 
-def test_similar_replay_answers_a_dialog_with_the_screen_it_was_opened_over(ajsha):
+def test_both_replay_modes_answer_a_dialog_with_the_screen_it_was_opened_over(ajsha):
     answers = dialog_answers(ajsha)[2::-1]  # not in recorded order: round-robin would not return them
-    ends = {}
+    cancel_targets = ajsha.transitions[(answers[0][2], answers[0][3])]
+    assert len(set(cancel_targets)) >= 3  # one dialog state, one CANCEL, several recorded outcomes
     for mode in (EXACT, SIMILAR):
         device = TwinDevice("local", [ajsha], replay=mode)
-        ends[mode] = []
+        ends = []
         for editor, opener, dialog, cancel, _ in answers:
             device.goto(ajsha.package, editor)
             device.tap(*centre(ajsha, editor, opener.split("|")[1]))
             assert device.foreground.state_id == dialog
             device.tap(*centre(ajsha, dialog, cancel.split("|")[1]))
-            ends[mode].append(device.foreground.state_id)
-    assert ends[SIMILAR] == [editor for editor, *_ in answers]
-    # exact: the recorded targets in recorded order, one per turn, whatever was under the dialog
-    assert ends[EXACT] == list(ajsha.transitions[(answers[0][2], answers[0][3])][:3])
-    assert ends[EXACT] != ends[SIMILAR]
+            ends.append(device.foreground.state_id)
+        # the outcome recorded after the very editor the device came from, not the next in recorded order
+        assert ends == [editor for editor, *_ in answers], mode
+        assert ends != list(cancel_targets[:3])
+
+
+def test_exact_replay_walks_every_recorded_outcome_when_the_previous_state_is_unknown(ajsha):
+    """After a jump (`goto`: the previous state is unknown) the dialog's CANCEL replays all its recorded
+    outcomes round-robin, in recorded order."""
+    _, _, dialog, cancel, _ = dialog_answers(ajsha)[0]
+    targets = ajsha.transitions[(dialog, cancel)]
+    device = TwinDevice("local", [ajsha], replay=EXACT)
+    ends = []
+    for _ in range(3):
+        device.goto(ajsha.package, dialog)
+        device.tap(*centre(ajsha, dialog, cancel.split("|")[1]))
+        ends.append(device.foreground.state_id)
+    assert ends == list(targets[:3])
 
 
 def test_similar_replay_answers_a_tap_on_a_widget_recorded_in_a_like_state_and_nothing_else(launcher):
