@@ -11,7 +11,7 @@ import pytest
 
 from appmem.errors import InvalidInput
 from formats.ui import Action, ActionType
-from twins.app import TwinApp
+from twins.app import LAUNCHER_STATE, TwinApp
 from twins.device import TwinDevice
 from twins.modes import EXACT, SIMILAR
 from twins.replay import SimilarReplay
@@ -149,3 +149,17 @@ def test_the_strictest_judge_takes_only_outcomes_recorded_from_the_state_tapped_
     assert not from_state(ajsha, taps, label, elsewhere, False)
     assert not from_state(ajsha, [(dialog, [view])], "OK", next(iter(recorded_here)), False)  # not the named view
     assert not from_state(ajsha, [], label, next(iter(recorded_here)), False)
+
+
+def test_exact_replay_takes_the_launcher_for_no_previous_state():
+    """The twin's launcher stands for every recorded home screen: after a launch from it, `exact` replays
+    all of an input's recorded outcomes, not only the few DroidBot recorded right after a home screen
+    (accapp: its entry's BACK, recorded 64 times, went home once right after one)."""
+    accapp = TwinApp.from_droidbot(DROIDBOT / "mattecarra.accapp")
+    device = TwinDevice("local", [accapp], replay=EXACT)
+    device.start_app(accapp.package)
+    entry = device.foreground.state_id
+    back = Action(ActionType.BACK)
+    recorded = accapp.occurrences[(entry, back.signature)]
+    assert any(o.before == LAUNCHER_STATE for o in recorded) and len({o.target for o in recorded}) > 2
+    assert device.recorded_targets(back) == tuple(o.target for o in recorded)
