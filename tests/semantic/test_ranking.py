@@ -53,6 +53,15 @@ def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeyp
     assert raised, "some entry outranks its form's confirm on its own words"
 
 
+def scores_on_off(monkeypatch, index: ElementIndex, switch: str, vector, task: str) -> tuple[dict, dict]:
+    """Every element's score for `task` with the ranking's `switch` on, then off."""
+    scores = {}
+    for on in (True, False):
+        monkeypatch.setattr(ranking, switch, on)
+        scores[on] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+    return scores[True], scores[False]
+
+
 def _pairs(index: ElementIndex) -> set[tuple[int, int]]:
     confirms, entries, starts = index._commit_arrays()
     ends = list(starts[1:]) + [len(entries)]
@@ -83,11 +92,7 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory, mon
     for confirm, entry in sorted(extra)[:12]:
         task = first[entry]["simulated_task"]
         vector = embedder.query(task)
-        scores = {}
-        for dialogs in (True, False):
-            monkeypatch.setattr(ranking, "DIALOGS", dialogs)
-            scores[dialogs] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
-        on, off = scores[True], scores[False]
+        on, off = scores_on_off(monkeypatch, index, "DIALOGS", vector, task)
         assert on[first[confirm]["element_id"]] >= on[first[entry]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
         lifted += on[first[confirm]["element_id"]] > off[first[confirm]["element_id"]] + 1e-6
         confirms = {first[c]["element_id"] for c, _ in _pairs(index)}
@@ -131,11 +136,7 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory, m
         opener = first[openers[0]]
         task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
         vector = embedder.query(task)
-        scores = {}
-        for named in (True, False):
-            monkeypatch.setattr(ranking, "NAMED", named)
-            scores[named] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
-        on, off = scores[True], scores[False]
+        on, off = scores_on_off(monkeypatch, index, "NAMED", vector, task)
         plain = [off[first[o]["element_id"]] for o in openers.tolist() if not ranking._confirm(first[o])]
         best_opener = max(plain, default=float("-inf"))  # a confirm's own score moves with stages 4 and 3
         assert on[first[i]["element_id"]] >= max(off[first[i]["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
