@@ -38,7 +38,8 @@ from graph.store import GraphStore
 from semantic.embedder import Embedder
 from semantic.ranker import Ranker, installed
 from semantic.ranking import POOL, ElementIndex
-from semantic.vectors import Hit, VectorStore
+from semantic.points import Hit
+from semantic.vectors import VectorStore
 
 CANDIDATES = 10
 ENTRY_SCREENS = 3

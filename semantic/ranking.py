@@ -66,7 +66,8 @@ import numpy as np
 from py_rust_stemmers import SnowballStemmer
 
 from graph.vocabulary import CONFIRM_WORDS
-from semantic.vectors import Hit, VectorStore
+from semantic.points import Hit
+from semantic.vectors import VectorStore
 
 LEXICAL_WEIGHT = 0.1
 RERANK = 30  # candidates the learned ranker re-orders
