@@ -9,9 +9,10 @@ an app read of each screen (its elements' tokens) is computed once per loaded gr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 from agent.screenwork import label, role
 from graph.model import Element
@@ -27,6 +28,12 @@ def token(e: Element) -> str:
     first = (e.content_desc or e.text).strip().split("\n", 1)[0].strip().lower()
     static = "" if DATA.search(first) or len(first) > LABEL_MAX or "editable" in e.flags else first
     return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
+
+
+def likeliest(edges: Iterable[Edge]) -> str | None:
+    """The target of the most reliable of `edges` (then the most successes), None when there are none."""
+    best = max(edges, key=lambda e: (e.reliability, e.successes), default=None)
+    return best.target if best is not None else None
 
 
 @dataclass
@@ -105,8 +112,7 @@ class AppGraph:
 
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""
-        out = [e for e in self.edges.get(element.screen_id, ()) if e.element_id == element.id]
-        return max(out, key=lambda e: (e.reliability, e.successes)).target if out else None
+        return likeliest(e for e in self.edges.get(element.screen_id, ()) if e.element_id == element.id)
 
     def sibling_opens(self, row: Element, skip: Callable[[Element], bool] = lambda e: False) -> str | None:
         """Where the rows next to `row` (same container, same class, no description; none that `skip`
@@ -121,8 +127,7 @@ class AppGraph:
 
     def back_of(self, screen_id: str) -> str | None:
         """Where going back from `screen_id` most reliably led (another screen)."""
-        out = [e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id]
-        return max(out, key=lambda e: (e.reliability, e.successes)).target if out else None
+        return likeliest(e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id)
 
     def route(self, start: str, target: str) -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none."""

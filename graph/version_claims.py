@@ -27,6 +27,12 @@ def is_alias(version: str) -> bool:
     return version in UNKNOWN or version.startswith(ALIAS_PREFIXES)
 
 
+def claims_name(row: dict) -> bool:
+    """Whether contributors' claims may name this version (a `version_candidates` row): an import's
+    alias, or a version a quorum already named (it keeps the import's name as `trusted_name`)."""
+    return is_alias(row["version"]) or bool(row["trusted_name"])
+
+
 def absorb(store: GraphStore, package: str, crowd: str, version: str, version_id: str) -> None:
     """Move the contribution-only version `crowd` into `version` (created if new), its names as claims."""
     store.write("version_absorb", package=package, crowd=crowd, version=version, id=version_id)
@@ -43,7 +49,7 @@ def judge(store: GraphStore, package: str, version: str, quorum: int) -> str:
     else the name its import gave it. Renames the App when the name changes; returns the name."""
     rows = {r["version"]: r for r in store.read("version_candidates", package=package, screen_ids=[])}
     row = rows.get(version)
-    if row is None or not row["trusted"] or not (is_alias(version) or row["trusted_name"]):
+    if row is None or not row["trusted"] or not claims_name(row):
         return version  # a version a trusted device reported is its own name
     base = row["trusted_name"] or version
     counts = Counter(c.split(" ", 1)[1] for c in set(row["claims"]) if " " in c)

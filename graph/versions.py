@@ -25,7 +25,7 @@ from graph.model import Trace
 from graph.rows import app_id
 from graph.screens import screen_of
 from graph.store import GraphStore
-from graph.version_claims import absorb, claim, is_alias, judge
+from graph.version_claims import absorb, claim, claims_name, is_alias, judge
 
 ATTACH_SHARE = 0.5
 
@@ -49,7 +49,7 @@ def resolve_version(store: GraphStore, trace: Trace, quorum: int) -> Trace:
         if not trace.contributor or (mine is not None and mine["trusted"]):
             return trace
         # a contribution's version for screens an import holds: written there, its version a claim
-        named = best_match([r for r in rows if r["trusted"] and (is_alias(r["version"]) or r["trusted_name"])], own)
+        named = best_match([r for r in rows if r["trusted"] and claims_name(r)], own)
         if named is None:
             return trace
         if mine is not None:  # earlier contributions under that name join the import too
@@ -92,7 +92,7 @@ def fold_aliases(store: GraphStore, trace: Trace) -> list[str]:
     store.write("version_confirm", package=trace.package, version=trace.app_version)
     own = own_screens(trace)
     rows = store.read("version_candidates", package=trace.package, screen_ids=own)
-    folded = [r for r in rows if r["version"] != trace.app_version and (is_alias(r["version"]) or r["trusted_name"])
+    folded = [r for r in rows if r["version"] != trace.app_version and claims_name(r)
               and own and r["matched"] >= ATTACH_SHARE * len(own)]
     for row in folded:
         store.write("version_fold", package=trace.package, alias=row["version"], version=trace.app_version,
@@ -115,7 +115,7 @@ def join_crowd_versions(store: GraphStore, quorum: int) -> int:
         if is_alias(crowd["version"]):
             continue
         rows = store.read("version_candidates", package=package, screen_ids=own)
-        named = best_match([r for r in rows if r["trusted"] and (is_alias(r["version"]) or r["trusted_name"])], own)
+        named = best_match([r for r in rows if r["trusted"] and claims_name(r)], own)
         if named is not None:
             absorb(store, package, crowd["version"], named["version"], app_id(package, named["version"]))
             judge(store, package, named["version"], quorum)

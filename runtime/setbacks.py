@@ -47,5 +47,5 @@ class Setbacks:
     def untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
         """The step's locator finds a view on this screen that the step did not already fail on in this run."""
         element, missed = step.get("element"), self.views.get((here.screen_id, step["action"]), [])
-        found = ground(element, here.xml, missed) if element is not None and missed else None
+        found = self.find(element, step["action"], here) if element is not None and missed else None
         return found is not None and found[0].as_list() not in missed
