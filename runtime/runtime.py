@@ -13,7 +13,9 @@ best other element memory's hints give for this screen (or BACK), then asks agai
 so two look-alike screens cannot keep it going in circles; each such detour
 counts as a re-plan. A window another package draws over the app (the
 notification shade, a system dialog: the dump's nodes are not the focused app's)
-is dismissed with BACK before planning from it. Memory splits look-alike screens by content and keeps
+is dismissed with BACK before planning from it, unless the task's target is on
+that very window (memory keeps a window a recording saw over the app as one of the
+app's screens: the plan's steps are all on it). Memory splits look-alike screens by content and keeps
 a list's rows as one element: a step that lands on another screen than expected, on which the plan's
 next element is shown, goes on with the plan; a step whose view (a row) led elsewhere is backed out of
 with BACK and taken again on another view its locator finds (each counts as a re-plan). The plan's last step is its target: once it is
@@ -115,7 +117,7 @@ class Runtime:
         package = track["package"] = plan["package"]
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
-        if here.overlaid(package):
+        if here.overlaid(package) and not self._on_it(plan, here):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
         status, reason, cursor = "done", "", 0
@@ -198,6 +200,12 @@ class Runtime:
             return False
         found = self._setbacks.find(element, following["action"], here)
         return found is not None and shows(element, node_at(here.xml, found[0]))
+
+    @staticmethod
+    def _on_it(plan: dict[str, Any], here: LiveScreen) -> bool:
+        """The plan's steps are all taken on this very screen (its target is on it)."""
+        steps = plan.get("steps") or []
+        return bool(steps) and here.screen_id is not None and all(s["screen_id"] == here.screen_id for s in steps)
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""

@@ -150,6 +150,29 @@ def test_a_window_another_package_draws_over_the_app_is_dismissed_before_plannin
     assert any(s["reached_screen"] for s in result["steps"][1:]), result["steps"]
 
 
+def test_a_window_over_the_app_that_memory_keeps_as_the_apps_screen_is_planned_from_when_the_target_is_on_it(
+        twins, memory):
+    fleet, _ = twins
+    device = fleet["twin-0002"]
+    app = device.apps[AD_SILENCE]
+    tasks = recorded_tasks(memory.store, AD_SILENCE, 100)
+    shaded = {}  # memory screen id → a recorded state whose dump is the system UI's window over the app
+    for sid, state in app.states.items():
+        if state.package == AD_SILENCE and drawn_package(hierarchy_xml(state)) not in ("", AD_SILENCE):
+            shaded.setdefault(screen_of(state, AD_SILENCE, app.version).id, sid)
+    task = next(t for t in tasks if t["screen"] in shaded)  # a tap the recording took in the shade
+    rt = runtime(twins, memory, "twin-0002")
+    device.goto(AD_SILENCE, shaded[task["screen"]])
+    xml = hierarchy_xml(app.states[shaded[task["screen"]]])
+    located = memory.locate(AD_SILENCE, xml, None, app.states[shaded[task["screen"]]].activity)
+    # the dump's nodes are the system UI's, a package memory has no screens of: the app in front holds it
+    assert (located.package, located.match, located.screen_id) == (AD_SILENCE, "exact", task["screen"])
+    print("PLAN", task, [(s["action"], (s["element"] or {}).get("label"), s["screen_id"]) for s in memory.plan(task["task"], AD_SILENCE, screen_xml=xml, activity=app.states[shaded[task["screen"]]].activity).steps and memory.plan(task["task"], AD_SILENCE, screen_xml=xml, activity=app.states[shaded[task["screen"]]].activity).model_dump()["steps"]])
+    result = rt.run(f"tap '{task['label']}' in {AD_SILENCE}", None)  # as the issue's targets name it
+    first = result["run"]["steps"][0]  # the target's tap, on the shade itself: not BACK first
+    assert first["action"] == "tap" and first["before_xml"] == xml, result["steps"]
+
+
 def test_a_step_that_failed_from_a_screen_is_not_taken_in_circles(twins, memory):
     """Twins replay round-robin and ignore taps the recording never made, so memory's way from a screen
     can fail on them: the runtime goes round it (another element memory's hints give, or BACK) and
