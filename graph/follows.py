@@ -26,14 +26,17 @@ Group = tuple[str, str, str, str]  # (source screen, action, element id, detail)
 
 def follow_rows(trace: Trace, steps: list[Step], screens: Mapping[str, Screen], first: bool = True
                 ) -> list[dict[str, Any]]:
-    """merge_follows rows of `steps` (a chunk of `trace`): each step that worked, after the step just before it
-    in the trace that worked and ended where it starts. `screens` (by state id) are the chunk's; a previous step
-    in an earlier chunk has its screens computed here. A chunk sent without its predecessor (the explorer
-    streams chunk by chunk) records no pair for its first step. A trace with a `history` (its steps in the
-    order they happened, when `steps` are not) counts over that, once, with its `first` chunk."""
+    """merge_follows rows of `steps` (a chunk of `trace`): each step that worked, after the last step before it
+    that moved the app to another screen, when every step between worked and each began where the one before
+    ended. A step that changed nothing is an outcome of its own, but no edge a route comes by: the pair skips it.
+    `screens` (by state id) are the chunk's; the others are computed here. The walk starts at the trace's first
+    step the chunk holds (the explorer streams chunk by chunk: its chunks start afresh). A trace with a `history`
+    (its steps in the order they happened, when `steps` are not) counts over that, once, with its `first` chunk."""
     if trace.history:
-        steps = trace.history if first else []
-    by_index = {s.index: s for s in (trace.history or trace.steps)}
+        steps, walk = (trace.history, trace.history) if first else ([], [])
+    else:
+        walk = sorted(trace.steps, key=lambda s: s.index)
+    wanted = {id(s) for s in steps}
     known = dict(screens)
 
     def screen(state_id: str) -> Screen | None:
@@ -42,18 +45,22 @@ def follow_rows(trace: Trace, steps: list[Step], screens: Mapping[str, Screen], 
         return known.get(state_id)
 
     rows: dict[str, dict[str, Any]] = {}
-    for step in steps:
-        prev = by_index.get(step.index - 1)
-        if prev is None or prev.target_state != step.source_state or not (_worked(trace, prev) and _worked(trace, step)):
+    last: str | None = None  # the key of the last step that moved, on an unbroken chain up to here
+    ended: str | None = None  # the state the step before ended in
+    for step in walk:
+        a, b = screen(step.source_state), screen(step.target_state)
+        if a is None or b is None or not _worked(trace, step) or step.source_state != ended:
+            last = None
+        ended = step.target_state if a is not None and b is not None and _worked(trace, step) else None
+        if ended is None:
             continue
-        a, b, c = screen(prev.source_state), screen(step.source_state), screen(step.target_state)
-        if a is None or b is None or c is None:
-            continue
-        before = Transition(a.id, b.id, prev.action, "").key
-        after = Transition(b.id, c.id, step.action, "").key
-        row = rows.setdefault(before + after, {"id": stable_id("follow", before, after), "prev": before,
-                                               "next": after, "package": b.package, "observations": 0})
-        row["observations"] += 1
+        key = Transition(a.id, b.id, step.action, "").key
+        if last is not None and id(step) in wanted:
+            row = rows.setdefault(last + key, {"id": stable_id("follow", last, key), "prev": last, "next": key,
+                                               "package": a.package, "observations": 0})
+            row["observations"] += 1
+        if a.id != b.id:
+            last = key
     return list(rows.values())
 
 
