@@ -33,6 +33,7 @@ from functools import cached_property
 
 from formats.ui import Action, ActionType, View
 from twins.app import Occurrence, TwinApp
+from twins.modes import SIMILAR
 
 TEXT_MAX = 50  # DroidBot leaves longer texts out of a view's signature
 
@@ -43,6 +44,30 @@ def view_signature(view: View) -> str:
     flags = ",".join(("enabled" if view.enabled else "", "checked" if view.checked else "",
                       "selected" if view.selected else ""))
     return f"[class]{view.class_name}[resource_id]{view.resource_id or 'None'}[text]{text}[{flags}]"
+
+
+def mode_targets(mode: str, app: TwinApp, state: str, actions: tuple[Action, ...],
+                 before: str | None) -> tuple[str, ...]:
+    """The recorded targets a twin in replay `mode` replays (round-robin) for one physical input
+    (`actions`: the views it acts on) from `state`, with `before` the state shown before it; () when
+    none was recorded."""
+    if mode == SIMILAR:
+        return similar_of(app).targets(state, actions, before)
+    return exact_targets(app, state, actions, before)
+
+
+def acted_views(mode: str, app: TwinApp, state: str, kind: ActionType) -> frozenset[str]:
+    """The view paths of `state` that replay `mode` takes for a recorded `kind` input there."""
+    if mode == SIMILAR:
+        return similar_of(app).acted(state, kind)
+    return app.acted.get((state, kind), frozenset())
+
+
+def similar_of(app: TwinApp) -> SimilarReplay:
+    """The app's `similar`-mode look-ups: built once per app, shared by every device of the fleet."""
+    if SIMILAR not in app.lookups:
+        app.lookups[SIMILAR] = SimilarReplay(app)
+    return app.lookups[SIMILAR]  # type: ignore[return-value]
 
 
 def after_likest(occurrences: Sequence[Occurrence], likeness: Callable[[str | None], object]) -> tuple[str, ...]:

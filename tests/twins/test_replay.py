@@ -14,7 +14,7 @@ from formats.ui import Action, ActionType
 from twins.app import LAUNCHER_STATE, TwinApp
 from twins.device import TwinDevice
 from twins.modes import EXACT, SIMILAR
-from twins.replay import SimilarReplay
+from twins.replay import SimilarReplay, similar_of
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 
@@ -123,7 +123,7 @@ def test_a_fleet_builds_an_apps_similar_lookups_once(ajsha):
         device.tap(*centre(ajsha, editor, opener.split("|")[1]))
         assert device.foreground.state_id == dialog
     # the app is shared by the fleet, and so are its look-ups (the widgets of every state, built once)
-    assert first._replay() is second._replay() is ajsha.lookups[SIMILAR]
+    assert similar_of(ajsha) is ajsha.lookups[SIMILAR]
     assert isinstance(ajsha.lookups[SIMILAR], SimilarReplay)
 
 
