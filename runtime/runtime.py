@@ -92,6 +92,7 @@ class Runtime:
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
         self._setbacks = Setbacks()
+        self._came: dict[str, str] | None = None  # the step just taken, as memory knows it (plan requests)
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -250,9 +251,12 @@ class Runtime:
             return "unknown"
 
     def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
+        """The plan from where the device is, after the step just taken (`came_from`: where an action lands
+        can depend on it, as BACK does)."""
         if here.package != package:
             return self._replayed(self.memory.plan(task, package).model_dump())
-        return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump())
+        return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity,
+                                               came_from=self._came).model_dump())
 
     def _replayed(self, plan: dict[str, Any]) -> dict[str, Any]:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""
@@ -294,6 +298,7 @@ class Runtime:
             after = self.screen(package)
             judged = outcome(here, after, package, expected, step.get("to_package") or "")
             why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
+        self._came = came_from(step, here) if bounds is not None or not kind.needs_element else None
         self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": judged, "why": why})
         self._where["here"] = after
@@ -326,4 +331,14 @@ class Runtime:
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
+
+
+def came_from(step: dict[str, Any], here: LiveScreen) -> dict[str, str] | None:
+    """A step the runtime took, as memory knows it: the screen it was planned on (else the one it was taken
+    on), its action and element; None for a launch or on a screen memory could not place."""
+    screen = step.get("screen_id") or here.screen_id
+    if not screen or step["action"] in ("start_app", "stop_app"):
+        return None
+    return {"screen_id": screen, "action": step["action"], "element_id": (step.get("element") or {}).get("id") or "",
+            "detail": ""}
 

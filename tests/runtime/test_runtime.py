@@ -104,6 +104,43 @@ def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins
     assert reached(result, task), result["steps"]
 
 
+class Asked:
+    """The real memory, noting each plan request and its answer."""
+
+    def __init__(self, memory):
+        self.memory, self.plans = memory, []
+
+    def __getattr__(self, name):
+        return getattr(self.memory, name)
+
+    def plan(self, task, app=None, **kw):
+        answer = self.memory.plan(task, app, **kw)
+        self.plans.append((kw.get("came_from"), answer.model_dump()))
+        return answer
+
+
+def test_each_replan_names_the_step_just_taken_as_memory_planned_it(twins, memory):
+    fleet, _ = twins
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    device = fleet["twin-0002"]
+    teleported = []
+
+    def interfere(step):  # after the first tap in the app, the device shows its launch screen again
+        if step["action"] == "tap" and not teleported:
+            teleported.append(step["index"])
+            device.goto(ACRYLIC, device.apps[ACRYLIC].entry)
+
+    asked = Asked(memory)
+    result = runtime(twins, asked, "twin-0002", progress=interfere).run(task["task"], ACRYLIC)
+    assert teleported and result["replans"] >= 1, result["steps"]
+    assert asked.plans[0][0] is None  # the run's first plan follows no step (nor does one after a launch)
+    assert all(came is None for came, _ in asked.plans[:1 + (result["steps"][0]["action"] == "start_app")])
+    after_tap = [(came, before) for (came, _), (_, before) in zip(asked.plans[1:], asked.plans) if came]
+    came, before = after_tap[0]  # the tap the device answered by going back: as the plan before gave it
+    assert came in [{"screen_id": s["screen_id"], "action": "tap", "element_id": s["element"]["id"], "detail": ""}
+                    for s in before["steps"] if s["action"] == "tap"], (came, before["steps"])
+
+
 def test_a_run_is_done_once_its_last_step_is_taken_wherever_the_app_goes_then(twins, memory):
     """The plan's last step is the task's target: once it is taken on its element and the app reacts, the
     run is done, also when the app shows another screen than memory expected (a dialog's CANCEL returns to
