@@ -140,8 +140,10 @@ class Service:
 
     # -- the answers -----------------------------------------------------------------------------
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
-             screen_html: str | None = None, activity: str | None = None, k: int | None = None) -> Plan:
-        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named."""
+             screen_html: str | None = None, activity: str | None = None, k: int | None = None,
+             came_from: dict[str, str] | None = None) -> Plan:
+        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named.
+        `came_from`: the agent's previous step ({screen_id, action, element_id, detail}), when it took one."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
@@ -154,7 +156,7 @@ class Service:
             screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
                 if screen_xml or screen_html else None
             touched = packages + ([screen.package] if screen is not None else [])
-            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k,
+            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from,
                                              self.generation(touched)]).encode()).hexdigest()
             cached = self._cached(key)
             if cached is not None:
@@ -162,18 +164,19 @@ class Service:
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            plan = Plan.model_validate(self._from_dump(task, screen, k) if screen is not None and not app
-                                       else self.answers().answer(task, app, start, k))
+            plan = Plan.model_validate(self._from_dump(task, screen, k, came_from) if screen is not None and not app
+                                       else self.answers().answer(task, app, start, k, came_from))
             self._keep(key, plan.model_dump_json())
             return plan
 
-    def _from_dump(self, task: str, screen: UIState, k: int | None) -> dict[str, Any]:
+    def _from_dump(self, task: str, screen: UIState, k: int | None,
+                   came_from: dict[str, str] | None = None) -> dict[str, Any]:
         """A plan from a dump when no app is named: in the app the dump shows; where memory knows no way
         to the task there (a launcher's home screen, another app the agent stands in), in the task's own
         app (agent/apps.py `choose_app`), from the dump as from elsewhere (the observed way into it)."""
         answers = self.answers()
         try:
-            plan = answers.answer(task, screen.package, screen, k)
+            plan = answers.answer(task, screen.package, screen, k, came_from)
         except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
             plan = None
         if plan is not None and plan["route"] != "none":
