@@ -194,7 +194,7 @@ def main() -> int:
                             skipped += [package] if package not in skipped else []
                             continue
                         rows.setdefault(package, {})[mode] = {
-                            "runtime": run_tasks(server, fleet, backend, app, tasks, 4),
+                            "runtime": run_tasks(server, fleet, backend, app, tasks, Runtime.max_replans),
                             "no_replan": run_tasks(server, fleet, backend, app, tasks, 0)}
         finally:
             scope.close()
