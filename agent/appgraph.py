@@ -8,15 +8,16 @@ an app read of each screen (its elements' tokens) is computed once per loaded gr
 """
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from agent.screenwork import label, role
 from graph.model import Element
-from graph.routes import Edge, Routes, edges_of
+from graph.routes import Edge, Routes, routes_of
 from graph.store import GraphStore, element_of
 
 DATA = re.compile(r"\d|@")
@@ -31,8 +32,8 @@ def token(e: Element) -> str:
 
 
 def likeliest(edges: Iterable[Edge]) -> str | None:
-    """The target of the most reliable of `edges` (then the most successes), None when there are none."""
-    best = max(edges, key=lambda e: (e.reliability, e.successes), default=None)
+    """The target of the likeliest of `edges` to land where it goes (then the most successes), None when none."""
+    best = max(edges, key=lambda e: (e.landing, e.successes), default=None)
     return best.target if best is not None else None
 
 
@@ -49,6 +50,9 @@ class AppGraph:
     # element id → the screen its twin's tap led to (as this app's look-alike of it)
     lent: dict[str, list[Element]] = field(default_factory=dict)
     lent_opens: dict[str, str] = field(default_factory=dict)
+    # where the agent came from, when its plan request said so (`coming`): the edge it took to `came_to`
+    came_to: str = ""
+    came_by: str = ""
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -69,7 +73,7 @@ class AppGraph:
         for row in store.elements(ids=sorted({r["element_id"] for r in side if r["element_id"]})) if side else ():
             element = elements.setdefault(row["id"], element_of(row))
             on_screen.setdefault(element.screen_id, []).append(element.id)
-        routes = Routes.of(edges_of(rows + side))
+        routes = routes_of(store, packages, rows + side)
         entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
         return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries)
 
@@ -129,9 +133,26 @@ class AppGraph:
         """Where going back from `screen_id` most reliably led (another screen)."""
         return likeliest(e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id)
 
+    def coming(self, came_from: Mapping[str, str] | None, start: str | None) -> "AppGraph":
+        """This graph for a plan whose agent reached `start` by the action `came_from` ({screen_id, action,
+        element_id, detail}: its previous step): routes from `start` then weigh where actions landed after that
+        edge (graph/follows.py). A copy sharing what is loaded; self when the step is no edge memory knows."""
+        if not came_from or not start:
+            return self
+        by = next((e.key for e in self.edges.get(came_from.get("screen_id", ""), ())
+                   if e.target == start and e.action == came_from.get("action")
+                   and e.element_id == (came_from.get("element_id") or "")
+                   and e.detail == (came_from.get("detail") or "")), "")
+        if not by:
+            return self
+        graph = copy.copy(self)
+        graph.came_to, graph.came_by = start, by
+        return graph
+
     def route(self, start: str, target: str) -> list[Edge] | None:
-        """The cheapest route from `start` to `target` ([] when they are the same screen), None if none."""
-        return self.routes.route(start, target)
+        """The cheapest route from `start` to `target` ([] when they are the same screen), None if none; from
+        where the agent came (`came_by`, the edge it took to `start`) when the plan request said so."""
+        return self.routes.route(start, target, self.came_by if start == self.came_to else "")
 
 
 def route_hops(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:

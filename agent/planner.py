@@ -101,7 +101,10 @@ class Planner:
                 if packages is None or key is None or changed.intersection(key):
                     cache.pop(key, None)
 
-    def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None) -> Plan:
+    def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None,
+             came_from: dict[str, str] | None = None) -> Plan:
+        """`came_from`: the agent's previous step ({screen_id, action, element_id, detail}): routes from its
+        start weigh where actions landed after that step (AppGraph.coming)."""
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
@@ -111,6 +114,7 @@ class Planner:
         parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
         hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(graph, parsed, ranked)
         starts, where = self._starts(graph, packages, start)
+        graph = graph.coming(came_from, where["screen_id"])
         anchors = self._anchors(graph, parsed, start, where)
         found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
                  if h.payload.get("element_id") in graph.elements]

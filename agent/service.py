@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.apps import named_package
 from agent.answer import Answerer
-from agent.locate import agent_screen, html_reader
+from agent.locate import agent_screen, html_reader, state_from_xml
 from agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
@@ -140,8 +140,10 @@ class Service:
 
     # -- the answers -----------------------------------------------------------------------------
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
-             screen_html: str | None = None, activity: str | None = None, k: int | None = None) -> Plan:
-        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named."""
+             screen_html: str | None = None, activity: str | None = None, k: int | None = None,
+             came_from: dict[str, str] | None = None) -> Plan:
+        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named.
+        `came_from`: the agent's previous step ({screen_id, action, element_id, detail}), when it took one."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
@@ -153,8 +155,10 @@ class Service:
             packages = self.packages(app) if app else []
             screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
                 if screen_xml or screen_html else None
+            if screen is not None and packages:
+                screen = self._drawn_over(packages[0], screen, screen_xml, activity) or screen
             touched = packages + ([screen.package] if screen is not None else [])
-            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k,
+            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from,
                                              self.generation(touched)]).encode()).hexdigest()
             cached = self._cached(key)
             if cached is not None:
@@ -162,18 +166,19 @@ class Service:
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            plan = Plan.model_validate(self._from_dump(task, screen, k) if screen is not None and not app
-                                       else self.answers().answer(task, app, start, k))
+            plan = Plan.model_validate(self._from_dump(task, screen, k, came_from) if screen is not None and not app
+                                       else self.answers().answer(task, app, start, k, came_from))
             self._keep(key, plan.model_dump_json())
             return plan
 
-    def _from_dump(self, task: str, screen: UIState, k: int | None) -> dict[str, Any]:
+    def _from_dump(self, task: str, screen: UIState, k: int | None,
+                   came_from: dict[str, str] | None = None) -> dict[str, Any]:
         """A plan from a dump when no app is named: in the app the dump shows; where memory knows no way
         to the task there (a launcher's home screen, another app the agent stands in), in the task's own
         app (agent/apps.py `choose_app`), from the dump as from elsewhere (the observed way into it)."""
         answers = self.answers()
         try:
-            plan = answers.answer(task, screen.package, screen, k)
+            plan = answers.answer(task, screen.package, screen, k, came_from)
         except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
             plan = None
         if plan is not None and plan["route"] != "none":
@@ -191,6 +196,21 @@ class Service:
         if choice is None:
             raise NotFound("no element memory at all: run `appmem summarize` first")
         return choice.package
+
+    def _drawn_over(self, package: str | None, state: UIState, xml: str | None, activity: str | None) -> UIState | None:
+        """A dump whose nodes another package draws over `package`, the app in front (the notification shade,
+        a system dialog), when memory holds no screen of the drawing package but holds this very screen
+        (an exact match) under the app: a recording (DroidBot) keeps such a window as a screen of the app
+        in front. The dump read as that app's screen, else None (a launcher's or another app's own screen
+        never matches an app's screen exactly)."""
+        if not package or not xml or state.package == package or state.package in self.known():
+            return None
+        own = state_from_xml(xml, package, activity=activity)
+        try:
+            located = self.answers().locate(package, own)
+        except NotFound:
+            return None
+        return own if located["match"] == "exact" else None
 
     def _elsewhere(self, state: UIState) -> str | None:
         """A screen of another app than the task's (a launcher, a permission page), as memory knows it: its
@@ -214,6 +234,7 @@ class Service:
                 # dialer, a permission page): its screens are in memory under its full package name.
                 package = app
             state = agent_screen(package, screen_xml, screen_html, activity)
+            state = self._drawn_over(package, state, screen_xml, activity) or state
             return LocateAnswer(package=state.package, **self.answers().locate(state.package, state))
 
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
@@ -221,6 +242,7 @@ class Service:
         """Which elements of the agent's screen lead towards the task, where to and in how many steps."""
         package = self.packages(app)[0] if app else None
         state = agent_screen(package, screen_xml, screen_html, activity)
+        state = self._drawn_over(package, state, screen_xml, activity) or state
         return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
 
     def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def per_row_baseline(store: GraphStore, traces) -> tuple[float, int]:
     started = time.perf_counter()
     for trace in map(scrub_trace, traces):
         for index, steps in enumerate(chunk_steps(trace, 10**9)):
-            rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0))
+            rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), first=index == 0)
             for row in rows.apps:
                 one("merge_apps", rows=[row])
             one("merge_trace", app_id=rows.apps[-1]["id"], id=trace.id, source=trace.source, device=trace.device,

@@ -10,7 +10,8 @@ from contract.plan import Plan
 
 class MemoryBackend(Protocol):
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
-             screen_html: str | None = None, activity: str | None = None, k: int | None = None) -> Plan: ...
+             screen_html: str | None = None, activity: str | None = None, k: int | None = None,
+             came_from: dict[str, str] | None = None) -> Plan: ...
 
     def locate(self, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
                activity: str | None = None) -> LocateAnswer: ...

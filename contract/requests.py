@@ -4,6 +4,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from contract.base import Strict
+from contract.plan import Action
 from contract.run import RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
@@ -16,9 +17,21 @@ class ScreenInput(Strict):
     screen_html: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="AutoDroid HTML")
 
 
+class CameFrom(Strict):
+    """The agent's previous step, as its plan gave it: the plan's first hop is weighed after it.
+
+    Where an action lands can depend on where the app came from (BACK, "navigate up"): README, "Routes"."""
+
+    screen_id: str = Field(min_length=1, max_length=200, description="the screen the step started on (its screen_id)")
+    action: Action = Field(description="the step's action")
+    element_id: str = Field("", max_length=200, description="the step's element id ('' when none)")
+    detail: str = Field("", max_length=200, description="the action's detail: a scroll's direction ('' when none)")
+
+
 class PlanRequest(ScreenInput):
     task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
     screen_id: str | None = Field(None, min_length=1, max_length=200, description="the current screen's id")
+    came_from: CameFrom | None = Field(None, description="the agent's previous step, when it took one (optional)")
 
 
 class LocateRequest(ScreenInput):

@@ -13,4 +13,6 @@ CREATE INDEX screen_title IF NOT EXISTS FOR (n:Screen) ON (n.title);
 CREATE INDEX element_screen IF NOT EXISTS FOR (n:Element) ON (n.screen_id);
 CREATE INDEX trace_package IF NOT EXISTS FOR (n:Trace) ON (n.package);
 CREATE INDEX task_package IF NOT EXISTS FOR (n:Task) ON (n.package);
-CREATE INDEX task_run_task IF NOT EXISTS FOR (n:TaskRun) ON (n.task_id)
+CREATE INDEX task_run_task IF NOT EXISTS FOR (n:TaskRun) ON (n.task_id);
+CREATE CONSTRAINT follow_id IF NOT EXISTS FOR (n:Follow) REQUIRE n.id IS UNIQUE;
+CREATE INDEX follow_package IF NOT EXISTS FOR (n:Follow) ON (n.package)

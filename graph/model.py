@@ -105,6 +105,9 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
     contributor: str = ""  # the API key id of a contribution; "" for a crawl, an import or one's own run
+    # the steps in the order they happened, when `steps` are not (a DroidBot UTG lists each distinct event once):
+    # what graph/follows.py counts order-2 outcomes over
+    history: list[Step] = field(default_factory=list)
 
 
 @dataclass

@@ -5,12 +5,21 @@ all route with `Routes` over the stored transitions, so they agree on what the
 best way between two screens is. A route's cost is compared in order:
 1. its stale edges (not re-observed in the app's newest explored version): a
    route takes one only when no fresh route exists (and the plan flags it);
-2. then how reliably its transitions worked and how long it is, together: each
-   hop costs HOP plus -ln(reliability), with an edge's reliability
-   (successes + 1) / (successes + failures + 2) over contributor-weighted
-   counts (graph/votes.py: one voice per contributor, not raw counts). So a
-   shorter route wins, and among equally long routes the one whose transitions
-   worked most often; a detour wins only over edges that failed.
+2. then how likely each hop lands where the route goes, and how long it is,
+   together: each hop costs HOP - ln P(the hop lands on its target), with
+   P = reliability × share. An edge's reliability is (successes + 1) /
+   (successes + failures + 2) over contributor-weighted counts (graph/votes.py:
+   one voice per contributor). Its share is how often its action (source screen,
+   action, element, detail) led to its target among all that action's recorded
+   outcomes, staying on the screen included (a tap that changed nothing does not
+   land either), add-one smoothed: (successes + 1) / (all outcomes' successes +
+   outcomes). An action with one recorded outcome has share 1; BACK from a screen
+   reached from 13 places has about 1/13 for each. Where the recordings saw which
+   edge came before an action (graph/follows.py), the route searches over (screen,
+   edge it came by) and the share is the one recorded after that edge: BACK
+   returns where the route came from. So a shorter route wins, and among equally
+   long ones the one whose hops land most surely; a detour wins only over hops
+   that fail or land elsewhere.
 """
 from __future__ import annotations
 
@@ -19,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from graph.follows import Follows, Group
 from graph.model import reliability
 from graph.store import GraphStore
 from graph.votes import usable, weighted_counts
@@ -38,31 +48,56 @@ class Edge:
     successes: float  # contributor-weighted (graph/votes.py)
     failures: float
     stale: bool
+    key: str = ""  # the transition's key (graph.model.Transition.key)
+    share: float = 1.0  # of its action's recorded outcomes, the part that landed on `target` (smoothed)
+
+    @property
+    def group(self) -> Group:
+        return self.source, self.action, self.element_id, self.detail
 
     @property
     def reliability(self) -> float:
         return reliability(self.successes, self.failures)
 
     @property
+    def landing(self) -> float:
+        """P(the hop lands on its target): it works, and its action leads here rather than elsewhere."""
+        return self.reliability * self.share
+
+    @property
     def cost(self) -> float:
-        return HOP - math.log(self.reliability) + (STALE if self.stale else 0.0)
+        return hop_cost(self.landing, self.stale)
 
     def hop(self) -> dict[str, Any]:
         return {"action": self.action, "element_id": self.element_id, "detail": self.detail,
                 "input_template": self.input_template, "target": self.target, "successes": self.successes,
-                "failures": self.failures, "stale": self.stale}
+                "failures": self.failures, "stale": self.stale, "landing": round(self.landing, 4)}
+
+
+def hop_cost(landing: float, stale: bool) -> float:
+    return HOP - math.log(landing) + (STALE if stale else 0.0)
 
 
 def edges_of(rows: Iterable[dict[str, Any]]) -> list[Edge]:
-    """Edges from `planner_app_transitions` rows; a no-op (a screen to itself) moves nowhere and is left out,
-    and so is an edge only contributions report until enough contributors back it (graph/votes.py)."""
+    """Edges from `planner_app_transitions` rows, with their share of their action's outcomes. An edge only
+    contributions report is left out until enough contributors back it (graph/votes.py), before shares are
+    taken, so a forged edge dilutes nothing. A no-op (a screen to itself) moves nowhere and is left out, after
+    it took its share."""
+    kept = [(r, *weighted_counts(r)) for r in rows if usable(r)]
+    outcomes: dict[Group, list[float]] = {}
+    for r, successes, _ in kept:
+        outcomes.setdefault((r["source"], r["action"], r["element_id"], r["detail"]), []).append(successes)
     out = []
-    for r in rows:
-        if r["source"] != r["target"] and usable(r):
-            successes, failures = weighted_counts(r)
-            out.append(Edge(r["source"], r["target"], r["action"], r["element_id"], r["detail"], r["input_template"],
-                            successes, failures, r["stale"]))
+    for r, successes, failures in kept:
+        if r["source"] == r["target"]:
+            continue
+        seen = outcomes[(r["source"], r["action"], r["element_id"], r["detail"])]
+        out.append(Edge(r["source"], r["target"], r["action"], r["element_id"], r["detail"], r["input_template"],
+                        successes, failures, r["stale"], r.get("key", ""), (successes + 1) / (sum(seen) + len(seen))))
     return out
+
+
+State = tuple[str, str]  # (screen, the edge key the route came by, when recorded outcomes depend on it, else "")
 
 
 @dataclass
@@ -70,55 +105,86 @@ class Routes:
     """The cheapest routes over a set of edges; the search from each start is done once and kept."""
 
     edges: dict[str, list[Edge]]  # screen id → edges leaving it
-    _from: dict[str, tuple[dict[str, float], dict[str, Edge]]] = field(default_factory=dict)
+    follows: Follows = field(default_factory=Follows)  # what actions did after which edge (graph/follows.py)
+    _from: dict[State, tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, edges: Iterable[Edge]) -> "Routes":
+    def of(cls, edges: Iterable[Edge], follows: Follows | None = None) -> "Routes":
         out: dict[str, list[Edge]] = {}
         for e in edges:
             out.setdefault(e.source, []).append(e)
-        return cls(out)
+        return cls(out, follows or Follows())
 
-    def route(self, start: str, target: str) -> list[Edge] | None:
-        """The cheapest route from `start` to `target` ([] when they are the same screen), None if none."""
+    def route(self, start: str, target: str, came_by: str = "") -> list[Edge] | None:
+        """The cheapest route from `start` to `target` ([] when they are the same screen), None if none;
+        `came_by`: the key of the edge the agent took to `start`, when known."""
         if start == target:
             return []
-        via = self.reached(start)
-        if target not in via:
-            return None
-        hops: list[Edge] = []
-        node = target
-        while node != start:
-            edge = via[node]
-            hops.append(edge)
-            node = edge.source
-        return hops[::-1]
+        hops = self._searched(start, came_by)[2].get(target)
+        return list(hops) if hops is not None else None
 
-    def reached(self, start: str) -> dict[str, Edge]:
+    def reached(self, start: str, came_by: str = "") -> dict[str, Edge]:
         """Every screen reachable from `start` → the last edge of its cheapest route."""
-        if start not in self._from:
-            self._from[start] = self._search(start)
-        return self._from[start][1]
+        return self._searched(start, came_by)[1]
 
-    def _search(self, start: str) -> tuple[dict[str, float], dict[str, Edge]]:
-        """Dijkstra: edge costs are positive."""
-        dist: dict[str, float] = {start: 0.0}
-        via: dict[str, Edge] = {}
+    def cost(self, start: str, target: str, came_by: str = "") -> float:
+        """The cheapest route's cost (inf when there is none)."""
+        return 0.0 if start == target else self._searched(start, came_by)[0].get(target, math.inf)
+
+    def _searched(self, start: str, came_by: str) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:
+        state = (start, came_by if self.follows.knows(came_by) else "")
+        if state not in self._from:
+            self._from[state] = self._search(state)
+        return self._from[state]
+
+    def hop_cost(self, edge: Edge, came_by: str) -> float:
+        """The edge's cost after the route came by edge `came_by` (its order-2 share when recorded)."""
+        share = self.follows.share(came_by, edge.key, edge.share) if came_by else None
+        return edge.cost if share is None else hop_cost(edge.reliability * share, edge.stale)
+
+    def _search(self, start: State) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:
+        """Dijkstra over (screen, edge came by) states (edge costs are positive); each screen is reached by its
+        cheapest state."""
+        dist: dict[State, float] = {start: 0.0}
+        via: dict[State, tuple[State, Edge]] = {}
+        best: dict[str, float] = {}
+        routes: dict[str, list[Edge]] = {}
         queue = [(0.0, start)]
         while queue:
-            d, node = heapq.heappop(queue)
-            if d > dist.get(node, math.inf):
+            d, state = heapq.heappop(queue)
+            if d > dist.get(state, math.inf):
                 continue
-            for edge in self.edges.get(node, ()):
-                nd = d + edge.cost
-                if nd < dist.get(edge.target, math.inf) - 1e-12:
-                    dist[edge.target] = nd
-                    via[edge.target] = edge
-                    heapq.heappush(queue, (nd, edge.target))
-        return dist, via
+            screen, came_by = state
+            if screen not in best:
+                best[screen] = d
+                routes[screen] = self._unwind(state, via)
+            for edge in self.edges.get(screen, ()):
+                nd = d + self.hop_cost(edge, came_by)
+                nxt = (edge.target, edge.key if self.follows.knows(edge.key) else "")
+                if nd < dist.get(nxt, math.inf) - 1e-12:
+                    dist[nxt] = nd
+                    via[nxt] = (state, edge)
+                    heapq.heappush(queue, (nd, nxt))
+        del best[start[0]], routes[start[0]]
+        return best, {s: hops[-1] for s, hops in routes.items()}, routes
+
+    @staticmethod
+    def _unwind(state: State, via: dict[State, tuple[State, Edge]]) -> list[Edge]:
+        hops: list[Edge] = []
+        while state in via:
+            state, edge = via[state]
+            hops.append(edge)
+        return hops[::-1]
 
 
 def load_routes(store: GraphStore, packages: list[str]) -> tuple[Routes, list[dict[str, Any]]]:
     """The routes over the transitions leaving screens of `packages` (into any package), and the rows read."""
     rows = store.read("planner_app_transitions", packages=packages)
-    return Routes.of(edges_of(rows)), rows
+    return routes_of(store, packages, rows), rows
+
+
+def routes_of(store: GraphStore, packages: list[str], rows: list[dict[str, Any]]) -> Routes:
+    """Routes over the edges of planner_app_transitions rows, with the order-2 outcomes of `packages`."""
+    edges = edges_of(rows)
+    groups = {r["key"]: (r["source"], r["action"], r["element_id"], r["detail"]) for r in rows if usable(r)}
+    return Routes.of(edges, Follows.of(store.read("planner_app_follows", packages=packages), groups))

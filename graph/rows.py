@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from formats.ui import ActionType, stable_id, UIState
 
+from graph.follows import follow_rows
 from graph.model import Element, Screen, Step, Trace, Transition
 from graph.screens import elements_of, screen_of
 from graph.times import now_iso
@@ -32,6 +33,7 @@ class ChunkRows:
     transitions: list[dict] = field(default_factory=list)
     leads_to: list[dict] = field(default_factory=list)
     element_texts: list[dict] = field(default_factory=list)  # per element: its text variants and counts
+    follows: list[dict] = field(default_factory=list)  # order-2 outcomes an import or crawl saw (graph/follows.py)
     # Where the run entered the app: the screen of its first step on one of the
     # app's own screens (known to the chunk holding that step, else None).
     entry_screen: str | None = None
@@ -40,7 +42,8 @@ class ChunkRows:
         """(statement, rows) in write order: nodes before the edges that match them."""
         return [("merge_screens", self.screens), ("merge_elements", self.elements),
                 ("merge_element_texts", self.element_texts), ("merge_states", self.states),
-                ("merge_transitions", self.transitions), ("merge_leads_to", self.leads_to)]
+                ("merge_transitions", self.transitions), ("merge_leads_to", self.leads_to),
+                ("merge_follows", self.follows)]
 
 
 def transition_row(t: Transition, version: str) -> dict:
@@ -70,8 +73,9 @@ def chunk_states(trace: Trace, steps: list[Step], first: bool) -> list[UIState]:
 
 
 def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
-               written_elements: set[str] | None = None, counted_states: set[str] | None = None) -> ChunkRows:
-    """Rows of one chunk. `written_elements` (element ids an earlier chunk of the
+               written_elements: set[str] | None = None, counted_states: set[str] | None = None,
+               first: bool = True) -> ChunkRows:
+    """Rows of one chunk (`first`: the trace's first). `written_elements` (element ids an earlier chunk of the
     same load already wrote) is updated in place, and those rows are not resent;
     likewise `counted_states`: states whose element texts an earlier chunk counted."""
     rows = ChunkRows()
@@ -168,5 +172,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
     rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor}
                         for t in transitions.values()]
     rows.leads_to = [{**lead, "contributor": trace.contributor} for lead in leads.values()]
+    if trusted:  # a contribution's are votes (ingest/contributions.count_votes)
+        rows.follows = follow_rows(trace, steps, screens, first)
     return rows
 

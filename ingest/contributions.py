@@ -37,6 +37,7 @@ from appmem.keys import KeyStore
 from appmem.errors import AppmemError, InputFormatError, TransientError
 from contract.run import RunTrace
 from graph.model import Trace
+from graph.follows import follow_rows
 from graph.rows import build_rows
 from graph.store import GraphStore
 from graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
@@ -216,4 +217,5 @@ def count_votes(store: GraphStore, trace: Trace, contributor: str, weight: float
                         rows=vote_rows(trace.id, contributor, rows))
     if votes and votes[0]["votes"]:
         store.write("edge_crowd", rows=rows, quorum=quorum)
+    store.write("follow_votes", rows=follow_rows(clean, clean.steps, {}), contributor=contributor, quorum=quorum)
     judge_crowd(store, [trace.package], quorum)

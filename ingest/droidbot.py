@@ -252,12 +252,35 @@ def recording_steps(rec: Recording) -> list[Step]:
             event_str = ev.get("event_str")
             if not isinstance(event_str, str):
                 raise InputFormatError(where, f"edge {src} -> {dst} has an event without event_str")
-            action, view_index = action_from_event_str(event_str, rec.states[src], rec.view_strs[src], where, typed)
-            if view_index is not None:
-                action.element_key = paths[src][view_index]
-            out.append(Step(int(ev.get("event_id") or 0), src, action, dst))
+            out.append(event_step(rec, paths, typed, int(ev.get("event_id") or 0), src, event_str, dst, where))
     out.sort(key=lambda step: step.index)
     return out
+
+
+def recording_history(rec: Recording) -> list[Step]:
+    """The events as they happened (events/, in time order), for order-2 outcomes (graph/follows.py): the UTG
+    lists each distinct event once. Events on states with no states/ file are left out, not refused."""
+    where, typed = str(rec.folder / "events"), typed_texts(rec.folder)
+    paths = {state_id: view_paths(state.views) for state_id, state in rec.states.items()}
+    out: list[Step] = []
+    for index, path in enumerate(sorted((rec.folder / "events").glob("event_*.json"))):
+        raw = read_json(path)
+        src, dst, event_str = raw.get("start_state"), raw.get("stop_state"), raw.get("event_str")
+        if src in rec.states and dst in rec.states and isinstance(event_str, str):
+            try:
+                out.append(event_step(rec, paths, typed, index, src, event_str, dst, where))
+            except InputFormatError:  # an event the UTG does not list either: no history, not a refusal
+                continue
+    return out
+
+
+def event_step(rec: Recording, paths: dict[str, dict[int, str]], typed: dict[str, str], index: int, src: str,
+               event_str: str, dst: str, where: str) -> Step:
+    """One DroidBot event from state `src` to `dst` as a Step (`paths`: each state's views' structural keys)."""
+    action, view_index = action_from_event_str(event_str, rec.states[src], rec.view_strs[src], where, typed)
+    if view_index is not None:
+        action.element_key = paths[src][view_index]
+    return Step(index, src, action, dst)
 
 
 def default_version(meta: dict[str, Any]) -> str:
@@ -285,5 +308,7 @@ def recording_trace(rec: Recording, package: str | None = None, app_version: str
         ended=started,
         states=rec.states,
         steps=recording_steps(rec),
+        history=recording_history(rec),
     )
     return trace
+

@@ -91,7 +91,8 @@ def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
     """Write chunk `index` of an already scrubbed trace (its `steps`, the states they
     touch). Pass the same `written_elements` and `counted_states` sets to consecutive
     chunks of one load so element rows are sent, and element texts counted, once."""
-    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements, counted_states)
+    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements, counted_states,
+                      first=index == 0)
     return store.write_chunk(trace, index, rows)
 
 

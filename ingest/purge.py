@@ -2,7 +2,8 @@
 
     revoke the key (its queued contributions are dropped by the worker from now on)
     → its parked bodies and pending contributions (Redis)
-    → its votes, taken off the edges' counts first; the crowd counts folded again
+    → its votes, taken off the edges' counts first; the crowd counts folded again;
+      its voice on order-2 outcomes (graph/follows.py), and the pairs only it reported
     → its traces and the states only they saw; its tasks (and their vectors)
     → its run outcomes of stored tasks (and those of its tasks), the tasks' counts recounted
     → the element text variants and element-to-element LEADS_TO observations it
@@ -40,6 +41,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     if edges:
         store.write("purge_edge_reset", keys=[e["key"] for e in edges])
         store.write("edge_crowd", rows=edges, quorum=quorum)
+    report["follows_deleted"] = store.write("purge_follows", contributor=key_id, quorum=quorum)[0]["deleted"]
     traces = store.write("purge_traces", contributor=key_id)
     report["traces"] = traces[0]["traces"] if traces else 0
     report["states"] = traces[0]["states"] if traces else 0

@@ -22,6 +22,9 @@ refused with FAIL.
 Fault injection: `set_unresponsive(serial, True)` makes every new and ongoing
 exchange with that device hang without an answer until the client gives up;
 `reset(serial)` brings a device back to its launcher.
+
+This module owns the server, the host services and the device selection; the
+wire format is twins/adb_wire.py, the `sync:` service twins/adb_sync.py.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ import threading
 from types import TracebackType
 
 from appmem.errors import DeviceError
+from twins.adb_sync import serve_sync
+from twins.adb_wire import Hang, block, fail, read_request, send_packets, wait_for_close
 from twins.device import TwinDevice
 from twins.shell import execute
 
@@ -40,12 +45,6 @@ log = logging.getLogger(__name__)
 
 ADB_SERVER_VERSION = 41
 FEATURES = "shell_v2,fixed_push_mkdir,apex,fixed_push_symlink_timestamp"
-SYNC_CHUNK = 64 * 1024
-SHELL_CHUNK = 32 * 1024
-
-
-class _Hang(Exception):
-    """The device is unresponsive: leave the client waiting."""
 
 
 class TwinServer:
@@ -131,7 +130,7 @@ class TwinServer:
         try:
             device: TwinDevice | None = None
             while True:
-                request = _read_request(sock)
+                request = read_request(sock)
                 if request is None:
                     return
                 if device is None:
@@ -141,8 +140,8 @@ class TwinServer:
                 else:
                     self._local(sock, device, request)
                     return
-        except _Hang:
-            _wait_for_close(sock)
+        except Hang:
+            wait_for_close(sock)
         except (ConnectionError, OSError) as exc:
             log.debug("twin adb connection ended: %s", exc)
         finally:
@@ -168,21 +167,21 @@ class TwinServer:
         else:
             return f"device '{selector}' not found"
         if device.serial in self._unresponsive:
-            raise _Hang
+            raise Hang
         return device
 
     def _host(self, sock: socket.socket, request: str) -> TwinDevice | None:
         """Answer a host request; returns the device when the connection switches to it."""
         if request == "host:version":
-            sock.sendall(b"OKAY" + _block(f"{ADB_SERVER_VERSION:04x}"))
+            sock.sendall(b"OKAY" + block(f"{ADB_SERVER_VERSION:04x}"))
         elif request in ("host:devices", "host:devices-l"):
             long = request.endswith("-l")
             lines = [f"{s}\tdevice" + (f" product:appmem_twin model:appmem_twin device:twin "
                                         f"transport_id:{self._transport_ids[s]}" if long else "")
                      for s in self.devices]
-            sock.sendall(b"OKAY" + _block("".join(line + "\n" for line in lines)))
+            sock.sendall(b"OKAY" + block("".join(line + "\n" for line in lines)))
         elif request in ("host:features", "host:host-features"):
-            sock.sendall(b"OKAY" + _block(FEATURES))
+            sock.sendall(b"OKAY" + block(FEATURES))
         elif request == "host:kill":
             log.info("host:kill acknowledged; the twin server keeps running until stop()")
             sock.sendall(b"OKAY")
@@ -197,7 +196,7 @@ class TwinServer:
                 selector = request.rsplit(":", 1)[1].removeprefix("transport-")
             device = self._select(selector)
             if isinstance(device, str):
-                sock.sendall(_fail(device))
+                sock.sendall(fail(device))
                 return None
             reply = b"OKAY"
             if tport:
@@ -216,38 +215,38 @@ class TwinServer:
                 selector, command = kind.removeprefix("host-"), rest
             device = self._select(selector)
             if isinstance(device, str):
-                sock.sendall(_fail(device))
+                sock.sendall(fail(device))
             else:
                 self._device_host(sock, device, command)
         elif request.startswith("host:wait-for-"):
             sock.sendall(b"OKAYOKAY")
         else:
-            sock.sendall(_fail(f"unknown host service '{request}'"))
+            sock.sendall(fail(f"unknown host service '{request}'"))
         return None
 
     def _device_host(self, sock: socket.socket, device: TwinDevice, command: str) -> None:
         answers = {"get-state": "device", "get-serialno": device.serial, "get-devpath": f"twin:{device.serial}",
                    "features": FEATURES, "list-forward": ""}
         if command in answers:
-            sock.sendall(b"OKAY" + _block(answers[command]))
+            sock.sendall(b"OKAY" + block(answers[command]))
         elif command.startswith("wait-for-"):
             sock.sendall(b"OKAYOKAY")
         else:
-            sock.sendall(_fail(f"twin devices do not support '{command}'"))
+            sock.sendall(fail(f"twin devices do not support '{command}'"))
 
     def _local(self, sock: socket.socket, device: TwinDevice, request: str) -> None:
         """A device service on a selected transport."""
         if device.serial in self._unresponsive:
-            raise _Hang
+            raise Hang
         service, _, argument = request.partition(":")
         name, *options = service.split(",")
         if name in ("shell", "exec") and not argument.strip():
-            sock.sendall(_fail("twin devices have no interactive shell: pass a command"))
+            sock.sendall(fail("twin devices have no interactive shell: pass a command"))
         elif name == "shell" and "v2" in options:
             sock.sendall(b"OKAY")
             result = execute(device, argument)
-            _send_packets(sock, 1, result.stdout)
-            _send_packets(sock, 2, result.stderr)
+            send_packets(sock, 1, result.stdout)
+            send_packets(sock, 2, result.stderr)
             sock.sendall(b"\x03" + struct.pack("<I", 1) + bytes([result.exit_code & 0xFF]))
         elif name in ("shell", "exec"):
             sock.sendall(b"OKAY")
@@ -255,77 +254,9 @@ class TwinServer:
             sock.sendall(result.output)
         elif request == "sync:":
             sock.sendall(b"OKAY")
-            self._sync(sock, device)
+            serve_sync(sock, device, lambda: device.serial in self._unresponsive)
         else:
-            sock.sendall(_fail(f"twin devices do not support '{service}'"))
-
-    def _sync(self, sock: socket.socket, device: TwinDevice) -> None:
-        while True:
-            header = _recv_exact(sock, 8)
-            if header is None:
-                return
-            command, length = header[:4], struct.unpack("<I", header[4:])[0]
-            if command == b"QUIT":
-                return
-            raw_path = _recv_exact(sock, length)
-            if raw_path is None:
-                return
-            path = raw_path.decode("utf-8", errors="replace")
-            if device.serial in self._unresponsive:
-                raise _Hang
-            if command == b"STAT":
-                with device.lock:
-                    st = device.files.stat(path)
-                sock.sendall(b"STAT" + (struct.pack("<III", st.mode, st.size, st.mtime) if st else bytes(12)))
-            elif command == b"LIST":
-                with device.lock:
-                    entries = device.files.listdir(path) or {}
-                out = bytearray()
-                for name, st in entries.items():
-                    encoded = name.encode("utf-8")
-                    out += b"DENT" + struct.pack("<IIII", st.mode, st.size, st.mtime, len(encoded)) + encoded
-                sock.sendall(bytes(out) + b"DONE" + bytes(16))
-            elif command == b"RECV":
-                with device.lock:
-                    data = device.files.read(path)
-                if data is None:
-                    sock.sendall(_sync_fail("No such file or directory"))
-                    return
-                out = bytearray()
-                for start in range(0, len(data), SYNC_CHUNK):
-                    chunk = data[start:start + SYNC_CHUNK]
-                    out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
-                sock.sendall(bytes(out) + b"DONE" + bytes(4))
-            elif command == b"SEND":
-                target, _, mode = path.rpartition(",")
-                received = self._receive_file(sock)
-                if received is None:
-                    return
-                data, mtime = received
-                with device.lock:
-                    device.files.write(target or path, data, int(mode) if mode.isdigit() else 0o644, mtime)
-                sock.sendall(b"OKAY" + bytes(4))
-            else:
-                sock.sendall(_sync_fail(f"unknown sync command {command!r}"))
-                return
-
-    @staticmethod
-    def _receive_file(sock: socket.socket) -> tuple[bytes, int] | None:
-        data = bytearray()
-        while True:
-            header = _recv_exact(sock, 8)
-            if header is None:
-                return None
-            kind, value = header[:4], struct.unpack("<I", header[4:])[0]
-            if kind == b"DONE":
-                return bytes(data), value
-            if kind != b"DATA":
-                sock.sendall(_sync_fail(f"expected DATA or DONE, got {kind!r}"))
-                return None
-            chunk = _recv_exact(sock, value)
-            if chunk is None:
-                return None
-            data += chunk
+            sock.sendall(fail(f"twin devices do not support '{service}'"))
 
 
 class _ThreadingServer(socketserver.ThreadingTCPServer):
@@ -346,56 +277,3 @@ class _Handler(socketserver.BaseRequestHandler):
         sock: socket.socket = self.request
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.twin._serve(sock)
-
-
-# ---- wire helpers ------------------------------------------------------------
-def _block(text: str) -> bytes:
-    data = text.encode("utf-8")
-    return f"{len(data):04x}".encode() + data
-
-
-def _fail(message: str) -> bytes:
-    return b"FAIL" + _block(message)
-
-
-def _sync_fail(message: str) -> bytes:
-    data = message.encode("utf-8")
-    return b"FAIL" + struct.pack("<I", len(data)) + data
-
-
-def _send_packets(sock: socket.socket, stream: int, data: bytes) -> None:
-    for start in range(0, len(data), SHELL_CHUNK):
-        chunk = data[start:start + SHELL_CHUNK]
-        sock.sendall(bytes([stream]) + struct.pack("<I", len(chunk)) + chunk)
-
-
-def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return bytes(buf)
-
-
-def _read_request(sock: socket.socket) -> str | None:
-    head = _recv_exact(sock, 4)
-    if head is None:
-        return None
-    try:
-        length = int(head, 16)
-    except ValueError:
-        sock.sendall(_fail(f"bad request length {head!r}"))
-        return None
-    body = _recv_exact(sock, length)
-    return None if body is None else body.decode("utf-8", errors="replace")
-
-
-def _wait_for_close(sock: socket.socket) -> None:
-    """Hold a connection without answering until the client (or stop()) closes it."""
-    try:
-        while sock.recv(4096):
-            pass
-    except OSError:
-        pass

@@ -13,15 +13,7 @@ Behaviour, in device terms:
   same activity); both walk only the outcomes recorded after the previous
   state most like the one the device showed before (`exact`: that very state),
   all of them when none was or that state is unknown.
-- tap: DroidBot taps the centre of a view, so the recorded tap at a point is
-  the one on the view, among those under the point with a recorded action of
-  that kind from the current state, whose centre is nearest (then the smaller);
-  views with the very same bounds are one target, their recorded targets
-  pooled. Without one, the deepest interactive view under the point is the
-  element (an action the recording never made: the screen stays).
-- swipe: a move beyond the touch slop is a SCROLL of the scrollable view under
-  the start point, named like DroidBot names it (finger up = DOWN, finger left =
-  RIGHT); a still swipe of 500 ms or more is a LONG_TAP, a shorter one a tap.
+- tap and swipe: which recorded input a gesture is (twins/gestures.py).
 - text: INPUT on the last tapped editable view (else the focused editable one).
 - BACK follows the recorded BACK transitions; without one it returns to the
   previous screen of this app session, or to the launcher from the entry screen.
@@ -45,19 +37,15 @@ from appmem.errors import DeviceError, InvalidInput
 from formats.ui import Action, ActionType, UIState
 from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
+from twins.gestures import is_still, key_name, press_kind, scroll_direction, views_hit
 from twins.profiles import RECORDED_DENSITY, Profile
-from twins.modes import EXACT, MODES, SIMILAR
-from twins.replay import SimilarReplay, exact_targets
+from twins.modes import EXACT, MODES
+from twins.replay import acted_views, mode_targets
 from twins.render import hierarchy_xml, screenshot_png
 from twins.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 
-TOUCH_SLOP = 10  # px a swipe may move and still be a tap
-LONG_PRESS_MS = 500
-KEY_NAMES = {"KEYCODE_BACK": "BACK", "4": "BACK", "BACK": "BACK",
-             "KEYCODE_HOME": "HOME", "3": "HOME", "HOME": "HOME",
-             "KEYCODE_ENTER": "ENTER", "66": "ENTER", "ENTER": "ENTER"}
 
 
 @dataclass(frozen=True)
@@ -163,18 +151,14 @@ class TwinDevice:
         with self.lock:
             self.actions += 1
             dx, dy = x2 - x1, y2 - y1
-            if abs(dx) <= TOUCH_SLOP and abs(dy) <= TOUCH_SLOP:
-                self._touch(ActionType.LONG_TAP if duration_ms >= LONG_PRESS_MS else ActionType.TAP, x1, y1)
+            if is_still(dx, dy):
+                self._touch(press_kind(duration_ms), x1, y1)
                 return
-            if abs(dy) >= abs(dx):
-                direction = "DOWN" if dy < 0 else "UP"
-            else:
-                direction = "RIGHT" if dx < 0 else "LEFT"
             if self._app is None:
                 return
             hits = self._hit(x1, y1, ActionType.SCROLL, lambda v: v.view.scrollable)
             if hits:
-                self._follow(*(Action(ActionType.SCROLL, hit.key, direction) for hit in hits))
+                self._follow(*(Action(ActionType.SCROLL, hit.key, scroll_direction(dx, dy)) for hit in hits))
 
     def input_text(self, text: str) -> None:
         with self.lock:
@@ -191,7 +175,7 @@ class TwinDevice:
         not BACK/HOME/ENTER change nothing."""
         with self.lock:
             self.actions += 1
-            name = KEY_NAMES.get(code.upper(), "")
+            name = key_name(code)
             if self._app is None or not name:
                 return
             if name == "HOME":
@@ -247,25 +231,11 @@ class TwinDevice:
         self._go(target)
 
     def _hit(self, x: int, y: int, kind: ActionType, fallback: Callable[[PlacedView], bool]) -> list[PlacedView]:
-        """The views a `kind` action at (x, y) acts on: those with a recorded `kind` action under
-        the point whose centre is nearest to it (then the smallest; all with those very bounds),
-        else the deepest view passing `fallback`; [] when none."""
+        """The views a `kind` action at (x, y) acts on (twins/gestures.views_hit), with the views this
+        replay mode takes for recorded `kind` inputs."""
         assert self._app is not None
-        acted = self._replay().acted(self._state_id, kind) if self.replay == SIMILAR \
-            else self._app.acted.get((self._state_id, kind), frozenset())
-        under = [pv for pv in self._app.placed[self._state_id] if pv.view.bounds.contains(x, y)]
-        recorded = [pv for pv in under if pv.key in acted]
-        if recorded:
-            def rank(pv: PlacedView) -> tuple[int, int]:
-                cx, cy = pv.view.bounds.center
-                return (cx - x) ** 2 + (cy - y) ** 2, pv.view.bounds.area
-            best = min(recorded, key=rank)
-            return [pv for pv in recorded if pv.view.bounds == best.view.bounds]
-        deepest: PlacedView | None = None
-        for pv in under:
-            if fallback(pv) and (deepest is None or pv.depth >= deepest.depth):
-                deepest = pv
-        return [deepest] if deepest else []
+        acted = acted_views(self.replay, self._app, self._state_id, kind)
+        return views_hit(self._app.placed[self._state_id], acted, x, y, fallback)
 
     def _follow(self, *actions: Action) -> bool:
         """Take the next recorded transition of these actions (one physical input) from the
@@ -283,17 +253,7 @@ class TwinDevice:
         views from the current state, as its replay mode chooses them; () when none was recorded."""
         if self._app is None:
             return ()
-        if self.replay == SIMILAR:
-            return self._replay().targets(self._state_id, actions, self._before)
-        return exact_targets(self._app, self._state_id, actions, self._before)
-
-    def _replay(self) -> SimilarReplay:
-        """The app's `similar`-mode look-ups: built once per app, shared by every device of the fleet."""
-        assert self._app is not None
-        lookups = self._app.lookups
-        if SIMILAR not in lookups:
-            lookups[SIMILAR] = SimilarReplay(self._app)
-        return lookups[SIMILAR]  # type: ignore[return-value]
+        return mode_targets(self.replay, self._app, self._state_id, actions, self._before)
 
     def _turn(self, key: tuple[str, str, tuple[str, ...]], targets: tuple[str, ...]) -> str:
         """The next of `targets` for this (package, state, action) on this device, round-robin."""

@@ -19,6 +19,18 @@ def test_a_plan_over_http_is_the_plan_json(client, bearer):
     assert plan["start"]["match"] == "entry" and plan["route"] == "found"
 
 
+def test_a_plan_request_may_say_which_step_the_agent_took_to_its_screen(client, bearer):
+    first = client.post("/v1/plan", json={"task": "change the view to yearly", "app": "calendar"},
+                        headers=bearer()).json()["steps"][0]
+    came_from = {"screen_id": first["screen_id"], "action": first["action"], "element_id": first["element"]["id"]}
+    body = {"task": "change the view to yearly", "app": "calendar", "screen_id": first["to_screen"]}
+    r = client.post("/v1/plan", json={**body, "came_from": came_from}, headers=bearer())
+    assert r.status_code == 200, r.text
+    # an action with one recorded outcome lands there whatever came before: the same plan
+    assert r.json()["route"] == "found"
+    assert r.json()["steps"] == client.post("/v1/plan", json=body, headers=bearer()).json()["steps"]
+
+
 def test_missing_wrong_and_revoked_keys_get_401(client, bearer, keys):
     body = {"task": "delete all events", "app": "calendar"}
     assert client.post("/v1/plan", json=body).status_code == 401
@@ -58,6 +70,7 @@ def test_an_oversized_body_gets_413(client, bearer, settings):
     ({"task": "x", "unknown": 1}, "body.unknown"),
     ({"task": 5}, "body.task"),
     ({"task": "x", "screen_xml": "<not xml"}, "screen_xml"),
+    ({"task": "x", "came_from": {"screen_id": "s", "action": "fly"}}, "body.came_from.action"),
 ])
 def test_malformed_bodies_get_422_naming_the_field(client, bearer, body, field):
     r = client.post("/v1/plan", json=body, headers=bearer())

@@ -441,6 +441,8 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
     # its runs also added text variants' observations and element-to-element (LEADS_TO) observations
     assert during["text_observations"] > before["text_observations"]
     assert during["leads_to_observations"] > before["leads_to_observations"]
+    # and its voice on order-2 outcomes (which edge followed which: graph/follows.py)
+    assert during["follow_voices"] > before["follow_voices"]
     purged = cli(["keys", "purge", name, "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     report = json.loads(purged.stdout)
