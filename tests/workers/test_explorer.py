@@ -1,8 +1,9 @@
 """The explorer over the real adb protocol (app twins), with the real graph and Redis; no Celery here.
 
-Parsing dumps into the ingest model, risky elements, a crawl that reproduces part
-of the recording and nothing outside it, and a job that resumes its trace
-without counting an observation twice.
+Parsing dumps into the ingest model, risky elements, the policy taking again an input
+that kept finding new states (ajsha's twin), a crawl that reproduces part of the
+recording and nothing outside it, and a job that resumes its trace without counting an
+observation twice.
 """
 from __future__ import annotations
 
