@@ -1,7 +1,8 @@
 """One candidate plan: a route (and maybe a list item on the way) to a target, with the screen work around it.
 
 `compose` walks the route; on each screen it passes it first does what the
-task asks there (agent/screenwork.py: options, fields), then takes the hop.
+task asks there (agent/screenwork.py: options, fields; agent/plansteps.py records the
+steps), then takes the hop.
 A hop on the row the task names (an item anchor) becomes a slot step. At the
 target screen the target is acted on; if it opens a dialog or form (or, never seen
 to open anything, its twin did: same label, resource id and role elsewhere in the
@@ -27,9 +28,10 @@ import math
 from dataclasses import dataclass, field
 
 from agent.appgraph import AppGraph
-from agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, options, role, stem_of, typed
+from agent.plansteps import GUESS, PlanSteps
+from agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, role, stem_of, typed
 from agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
-from semantic.ranking import STOPWORDS
+from semantic.lexical import STOPWORDS
 from formats.ui import ActionType
 from graph.model import Element, PlanStep
 from graph.routes import Edge
@@ -38,7 +40,6 @@ COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
 VALUE_W = 0.0
 STEP_COST = 0.03
 REL_W = 0.05
-GUESS = 0.5  # confidence of a step no recorded transition backs
 # Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without).
 # confirm_changed and twin_effect gain on several shared apps (kept by all six folds); the others on one
 # app or none (README, "Rules that fit one task"): on while they change no other app's successes.
@@ -56,7 +57,6 @@ RULES = {"confirm_changed": True,  # a dialog or form the plan changed is confir
          "commit_landing": True,  # a choice that closed its dialog onto a form is confirmed there
          "crowd_twins": True,  # a look-alike screen of another app lends its confirm and its twins' effects
          "named_way": True}  # the route takes the controls the task names (parallel edges, other routes)
-OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
 
 
 @dataclass
@@ -85,51 +85,8 @@ class Candidate:
     score: float = 0.0
 
 
-class Composer:
-    def __init__(self, graph: AppGraph, task: ParsedTask):
-        self.graph = graph
-        self.task = task
-        self.steps: list[PlanStep] = []
-        self.acted: set[str] = set()
-        self.values: set[str] = set()
-        self.reserved: set[str] = set()  # values that name an item: not typed into any field
-        self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
-
-    def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
-              confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
-        if e is not None:
-            self.acted.add(e.id)
-        risky = e is not None and e.id in self.graph.risky
-        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
-        if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
-            step.package = owner  # a step on another app's screen the route passes (a system dialog)
-        self.steps.append(step)
-
-    def _edge(self, e: Element) -> Edge | None:
-        out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]
-        return max(out, key=lambda x: (x.reliability, x.successes)) if out else None
-
-    def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
-        edge = self._edge(e)
-        self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
-                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
-
-    def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
-        """The task's options and fields on `screen` (not the element that leaves it); how many steps.
-        A screen the plan only passes through (`form` False) gets only the fields the task names."""
-        elements = self.graph.screen_elements(screen)
-        before = len(self.steps)
-        chosen: list[tuple[Element, str, str | None]] = [
-            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by})]
-        for e, value, slot in fields(elements, self.task, self.values):
-            named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
-            if e.id != leave_by and (named or (form and value not in self.reserved)):
-                self.values.add(value)
-                chosen.append((e, value, slot))
-        # top to bottom, as a person fills a form (a stable sort: without bounds, options before fields)
-        for e, value, slot in sorted(chosen, key=lambda c: (c[0].bounds.top, c[0].bounds.left)):
-            self._act(e, value, slot)
-        return len(self.steps) - before
+class Composer(PlanSteps):
+    """One candidate's steps, composed along its route to its target by the rules (RULES)."""
 
     def quoted(self, element: Element) -> bool:
         """The task quotes this element's label after a verb of touching ("tap 'Import'")."""
@@ -154,10 +111,6 @@ class Composer:
     def form_elements(self, screen: str) -> list[Element]:
         """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_twins`)."""
         return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if RULES["crowd_twins"] else [])
-
-    def is_form(self, screen: str) -> bool:
-        """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
-        return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
 
     def item(self, anchor: Anchor) -> None:
         """Select the row that shows the task's item: a slot step with the value and a locator template."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from formats.privacy import PLACEHOLDER
-from semantic.ranking import STOPWORDS, stem
+from semantic.lexical import STOPWORDS, stem
 
 QUOTE_OPEN, QUOTE_CLOSE = "\"“'‘", "\"”'’"
 TOKEN = re.compile(

@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.apps import named_package
 from agent.answer import Answerer
-from agent.locate import agent_screen, html_reader
+from agent.locate import agent_screen, html_reader, state_from_xml
 from agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
@@ -155,6 +155,8 @@ class Service:
             packages = self.packages(app) if app else []
             screen = agent_screen(packages[0] if packages else None, screen_xml, screen_html, activity) \
                 if screen_xml or screen_html else None
+            if screen is not None and packages:
+                screen = self._drawn_over(packages[0], screen, screen_xml, activity) or screen
             touched = packages + ([screen.package] if screen is not None else [])
             key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from,
                                              self.generation(touched)]).encode()).hexdigest()
@@ -195,6 +197,21 @@ class Service:
             raise NotFound("no element memory at all: run `appmem summarize` first")
         return choice.package
 
+    def _drawn_over(self, package: str | None, state: UIState, xml: str | None, activity: str | None) -> UIState | None:
+        """A dump whose nodes another package draws over `package`, the app in front (the notification shade,
+        a system dialog), when memory holds no screen of the drawing package but holds this very screen
+        (an exact match) under the app: a recording (DroidBot) keeps such a window as a screen of the app
+        in front. The dump read as that app's screen, else None (a launcher's or another app's own screen
+        never matches an app's screen exactly)."""
+        if not package or not xml or state.package == package or state.package in self.known():
+            return None
+        own = state_from_xml(xml, package, activity=activity)
+        try:
+            located = self.answers().locate(package, own)
+        except NotFound:
+            return None
+        return own if located["match"] == "exact" else None
+
     def _elsewhere(self, state: UIState) -> str | None:
         """A screen of another app than the task's (a launcher, a permission page), as memory knows it: its
         id when located (the plan then starts with the observed way into the app), else None (the app's entry)."""
@@ -217,6 +234,7 @@ class Service:
                 # dialer, a permission page): its screens are in memory under its full package name.
                 package = app
             state = agent_screen(package, screen_xml, screen_html, activity)
+            state = self._drawn_over(package, state, screen_xml, activity) or state
             return LocateAnswer(package=state.package, **self.answers().locate(state.package, state))
 
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
@@ -224,6 +242,7 @@ class Service:
         """Which elements of the agent's screen lead towards the task, where to and in how many steps."""
         package = self.packages(app)[0] if app else None
         state = agent_screen(package, screen_xml, screen_html, activity)
+        state = self._drawn_over(package, state, screen_xml, activity) or state
         return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
 
     def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:

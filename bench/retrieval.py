@@ -42,7 +42,8 @@ from semantic.meaning import PARTS, describe, meaning  # noqa: E402
 from semantic.pipeline import load_contexts  # noqa: E402
 from semantic.ranker import Ranker  # noqa: E402
 import semantic.ranking as ranking  # noqa: E402
-from semantic.ranking import ElementIndex, terms  # noqa: E402
+from semantic.lexical import terms  # noqa: E402
+from semantic.ranking import ElementIndex  # noqa: E402
 from semantic.training import KIND, SEED, app_examples, fit_on  # noqa: E402
 from semantic.embedder import Embedder  # noqa: E402
 from semantic.vectors import VectorStore, open_qdrant  # noqa: E402

@@ -13,7 +13,9 @@ best other element memory's hints give for this screen (or BACK), then asks agai
 so two look-alike screens cannot keep it going in circles; each such detour
 counts as a re-plan. A window another package draws over the app (the
 notification shade, a system dialog: the dump's nodes are not the focused app's)
-is dismissed with BACK before planning from it. Memory splits look-alike screens by content and keeps
+is dismissed with BACK before planning from it, unless the task's target is on
+that very window (memory keeps a window a recording saw over the app as one of the
+app's screens: the plan's steps are all on it). Memory splits look-alike screens by content and keeps
 a list's rows as one element: a step that lands on another screen than expected, on which the plan's
 next element is shown, goes on with the plan; a step whose view (a row) led elsewhere is backed out of
 with BACK and taken again on another view its locator finds (each counts as a re-plan). The plan's last step is its target: once it is
@@ -90,6 +92,7 @@ class Runtime:
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
                                        "recalled": None}
         self._setbacks = Setbacks()
+        self._came: dict[str, str] | None = None  # the step just taken, as memory knows it (plan requests)
         try:
             status, reason = self._run(task, app)
         except AppmemError as exc:
@@ -115,7 +118,7 @@ class Runtime:
         package = track["package"] = plan["package"]
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
-        if here.overlaid(package):
+        if here.overlaid(package) and not self._on_it(plan, here):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
         status, reason, cursor = "done", "", 0
@@ -199,6 +202,12 @@ class Runtime:
         found = self._setbacks.find(element, following["action"], here)
         return found is not None and shows(element, node_at(here.xml, found[0]))
 
+    @staticmethod
+    def _on_it(plan: dict[str, Any], here: LiveScreen) -> bool:
+        """The plan's steps are all taken on this very screen (its target is on it)."""
+        steps = plan.get("steps") or []
+        return bool(steps) and here.screen_id is not None and all(s["screen_id"] == here.screen_id for s in steps)
+
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
         self._where["replans"] += 1
@@ -242,9 +251,12 @@ class Runtime:
             return "unknown"
 
     def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
+        """The plan from where the device is, after the step just taken (`came_from`: where an action lands
+        can depend on it, as BACK does)."""
         if here.package != package:
             return self._replayed(self.memory.plan(task, package).model_dump())
-        return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity).model_dump())
+        return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity,
+                                               came_from=self._came).model_dump())
 
     def _replayed(self, plan: dict[str, Any]) -> dict[str, Any]:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""
@@ -286,6 +298,7 @@ class Runtime:
             after = self.screen(package)
             judged = outcome(here, after, package, expected, step.get("to_package") or "")
             why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
+        self._came = came_from(step, here) if bounds is not None or not kind.needs_element else None
         self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
                            "reached_screen": after.screen_id, "outcome": judged, "why": why})
         self._where["here"] = after
@@ -318,4 +331,14 @@ class Runtime:
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
+
+
+def came_from(step: dict[str, Any], here: LiveScreen) -> dict[str, str] | None:
+    """A step the runtime took, as memory knows it: the screen it was planned on (else the one it was taken
+    on), its action and element; None for a launch or on a screen memory could not place."""
+    screen = step.get("screen_id") or here.screen_id
+    if not screen or step["action"] in ("start_app", "stop_app"):
+        return None
+    return {"screen_id": screen, "action": step["action"], "element_id": (step.get("element") or {}).get("id") or "",
+            "detail": ""}
 

@@ -30,7 +30,7 @@ from graph.vocabulary import BACK_WORDS, label_of, role_of
 from semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
 from semantic.embedder import Embedder
 from semantic.meaning import EMBEDDED, depth, meaning
-from semantic.ranking import terms
+from semantic.lexical import terms
 from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
 from semantic.snapshots import publish
 from semantic.points import VectorPoint

@@ -25,7 +25,8 @@ import numpy as np
 
 from graph.vocabulary import CONFIRM_WORDS
 from graph.vocabulary import head as head_of
-from semantic.ranking import PARTS, RERANK, ElementIndex, terms
+from semantic.lexical import terms
+from semantic.ranking import PARTS, RERANK, ElementIndex
 
 ROLES = ("input", "toggle", "tap", "long_tap", "scroll")
 FEATURES = ("total", "cosine", "gap", "place", "overlap", *(f"cos_{p}" for p in PARTS),

@@ -6,7 +6,7 @@ the UTG in agent/appgraph.py). A task is scored in stages:
 1. Base score, for every element: cosine(task, best task text of the element)
    + LEXICAL_WEIGHT * overlap. The task texts are the element's simulated task
    and the tasks it completes (semantic/summaries.py); `overlap` is the
-   IDF-weighted share of the task's known stems the element has,
+   IDF-weighted share of the task's known stems (semantic/lexical.py) the element has,
    sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
    idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
    carries weighs little; a word one element carries weighs most.
@@ -18,54 +18,24 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    scores, best first), so the planner's costs read them as before. Without a
    model, the base order stands.
 
-3. `FOLLOW` (on): a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a screen
-   that an element opens ranks right before the best of its openers, when that is above its own
-   score: the task that taps "Delete" is finished by the "Yes" of the dialog it opens, whose own
-   words say little (payload `leads_to`, written by `summarize`). No constant to fit. Measured on
-   the shared apps (bench/retrieval.py prints it off): strict R@5 70.1 -> 74.0 % (camera 73 -> 87,
-   clock 67 -> 75, no app lower). It ranked right after its opener until session 5; before it is
-   measured with NAMED below.
-
-4. `COMMIT` (on): a confirm ranks right before the best entry of its own screen (ENTRIES: a
-   field, a choice), when that is above its own score: a task that types or chooses on a form or
-   dialog ends on its Save or OK ("rename the note", "change Bob's number"), whose own words say
-   little. No constant to fit. Measured on the shared apps (bench/retrieval.py prints it off, on,
-   and with fields only; same run, summaries at semantic/7): strict R@5 74.0 -> 75.3 %, R@1
-   42.9 -> 51.9 % (fields only: 49.4 %). Every leave-one-app-out fold but notes' picks choices
-   too on the other five apps (notes' ties). bench/plan.py --no-recall: unchanged (leave-one-app-out
-   54.5 %) once a form is filled top to bottom (agent/compose.py); before that, a checklist plan
-   chose the note's type before typing its name, the other order from the gold one (53.2 %).
-   `DIALOGS` (on): a form's confirm also commits the entries of the dialogs that its screen's other
-   elements open ("create an event with daily repetition and save it" ends on New Event's Save, not
-   on "Daily" in the repetition list; a confirm's own way back opens no dialog of it). No constant.
-   Same run (bench/retrieval.py prints it off): strict R@1 51.9 -> 55.8 % (calendar, camera,
-   contacts +1 each, no task lower), R@5 unchanged (75.3 %); every leave-one-app-out fold gains on
-   the other five apps. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
-
-Before stages 4 and 3, `NAMED` (on): a choice (a toggle) whose whole label the task says ranks
-right before the best of the elements that open its screen, when they are above it ("change the
-font size to medium": "Medium", not the "Font size / Large" that opens the list); stages 4 and 3 then
-place the confirms that commit it. No constant to fit. Measured on the shared apps, same run (session
-5, bench/retrieval.py prints NAMED off): stage 3 before its opener and NAMED together, strict R@1
-55.8 -> 58.4 % (calendar +1, contacts +1, camera +1 -1), R@5 unchanged 75.3 %; each alone 57.1 %
-(stage 3 before: calendar's fold sees no gain on the other five apps; NAMED alone lifts clock's
-"1 minute" only to below its dialog's OK); together every leave-one-app-out fold gains on the other
-five. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
+3. `FOLLOW` (on): a confirm of a screen that an element opens ranks right before the best of its
+   openers. 4. `COMMIT` (on), with `DIALOGS` (on): a confirm ranks right before the best entry of its
+   own screen and of the dialogs that screen opens. Before stages 4 and 3, `NAMED` (on): a choice
+   whose whole label the task says ranks right before the best of what opens its screen. These lifts,
+   their reasons and measurements are semantic/lifts.py; their switches are here.
 
 LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
 """
 from __future__ import annotations
 
-import math
-import re
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
-from py_rust_stemmers import SnowballStemmer
 
-from graph.vocabulary import CONFIRM_WORDS
+from semantic.lexical import holders, idf, terms
+from semantic.lifts import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
 from semantic.points import Hit
 from semantic.vectors import VectorStore
 
@@ -79,12 +49,6 @@ NAMED = True  # a choice the task names in full precedes its opener (bench/retri
 DIALOGS = True  # stage 4 also commits the entries of the dialogs a confirm's screen opens
 POOL = 2000  # candidates a plan weighs (agent/planner.py)
 PARTS = ("label", "screen", "effect")
-# Function words and words that name the kind of thing, not which one.
-STOPWORDS = frozenset(
-    "a an the to of in on for and or with my me i it its this that these those from by as at be is are was "
-    "all your app apps then than into out up".split())
-WORD = re.compile(r"[a-z0-9]+")
-_SNOWBALL = SnowballStemmer("english")
 
 
 class Ranker(Protocol):
@@ -92,28 +56,6 @@ class Ranker(Protocol):
 
     def score(self, index: "ElementIndex", query: np.ndarray, text: str, head: np.ndarray, best: np.ndarray,
               total: np.ndarray) -> np.ndarray: ...
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """English Snowball stem of a lower-case word ("notes", "noted" → "note"; "created", "creating" →
-    "creat"). The earlier suffix-dropper made "notes" "not" and "favorites" "favorit" but "favorite"
-    itself, so a task's singular missed a label's plural."""
-    return _SNOWBALL.stem_word(word)
-
-
-def terms(*texts: str) -> list[str]:
-    """The distinct stems of `texts` (lower case, stopwords and one-letter words left out), sorted."""
-    out = {stem(w) for text in texts for w in WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
-    return sorted(out)
-
-
-def _idf(docs: list[set[str]]) -> dict[str, float]:
-    df: dict[str, int] = {}
-    for doc in docs:
-        for t in doc:
-            df[t] = df.get(t, 0) + 1
-    return {t: math.log(1 + len(docs) / n) for t, n in df.items()}
 
 
 class ElementIndex:
@@ -132,73 +74,44 @@ class ElementIndex:
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
         # Row i belongs to element segment[i]: the best row of each element is found in one sort.
         self.segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(payloads))))
-        self.idf = _idf(self.docs)
-        self.holders = self._holders(self.docs)
+        self.idf = idf(self.docs)
+        self.holders = holders(self.docs)
         self.part_terms = {p: self._part_docs(p) for p in PARTS}
-        self.part_idf = {p: _idf(d) for p, d in self.part_terms.items()}
-        self.part_holders = {p: self._holders(d) for p, d in self.part_terms.items()}
+        self.part_idf = {p: idf(d) for p, d in self.part_terms.items()}
+        self.part_holders = {p: holders(d) for p, d in self.part_terms.items()}
+
+    @cached_property
+    def _first(self) -> list[dict]:
+        """Each element's first row's payload, by element position."""
+        return [self.payloads[r] for r in self.starts.tolist()]
 
     @cached_property
     def _openers(self) -> dict[str, np.ndarray]:
         """Screen → the elements seen to open it, by element position; built on the first search that
         needs it (an index that is never searched need not pay for it)."""
-        openers: dict[str, list[int]] = {}
-        for i, r in enumerate(self.starts.tolist()):
-            for screen in self.payloads[r].get("leads_to") or ():
-                openers.setdefault(screen, []).append(i)
-        return {screen: np.asarray(ids, dtype=np.int64) for screen, ids in openers.items()}
+        return openers(self._first)
 
     @cached_property
     def follows(self) -> list[tuple[int, np.ndarray]]:
         """(confirm button, the elements that open its screen), by element position (stage 3)."""
-        first = [self.payloads[r] for r in self.starts]
-        return [(i, self._openers[p["screen_id"]]) for i, p in enumerate(first)
-                if _confirm(p) and p.get("screen_id") in self._openers]
+        return follow_pairs(self._first, self._openers)
 
     @cached_property
     def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
         """(choice, its label's stems, the elements that open its screen), by element position (NAMED)."""
-        out = []
-        for i, r in enumerate(self.starts.tolist()):
-            p = self.payloads[r]
-            stems = frozenset(terms(p.get("label") or ""))
-            if p.get("role") == "toggle" and stems and p.get("screen_id") in self._openers:
-                out.append((i, stems, self._openers[p["screen_id"]]))
-        return out
+        return choice_pairs(self._first, self._openers)
 
     @cached_property
     def _follow_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`follows` flat (`_flat`), for one vectorised pass per search."""
-        return _flat(self.follows)
+        """`follows` flat (semantic/lifts.flat), for one vectorised pass per search."""
+        return flat(self.follows)
 
     def _commit_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat (`_flat`): each confirm with the entries (ENTRIES) of its own screen and,
-        with DIALOGS on, of the screens its screen's other elements open (a form's Save commits the
-        choice made in the dialog its "Repeat" or "Phone type" opens); built once per setting."""
+        """Stage 4's pairs, flat (semantic/lifts.commit_pairs), built once per setting of ENTRIES and DIALOGS."""
         key = (ENTRIES, DIALOGS)
         if key not in self._commits:
-            first = [self.payloads[r] for r in self.starts]
-            own: dict[str, list[int]] = {}
-            for i, p in enumerate(first):
-                if p.get("role") in ENTRIES:
-                    own.setdefault(p.get("screen_id"), []).append(i)
-            entries = {screen: list(ids) for screen, ids in own.items()}
-            if DIALOGS:  # a confirm's way back (to the screen that opened its dialog) opens no dialog of it
-                for p in first:
-                    for screen in [] if _confirm(p) else p.get("leads_to") or ():
-                        if screen in own and screen != p.get("screen_id"):
-                            entries.setdefault(p.get("screen_id"), []).extend(own[screen])
-            self._commits[key] = _flat([(i, sorted(set(entries[p.get("screen_id")]))) for i, p in enumerate(first)
-                                        if _confirm(p) and p.get("screen_id") in entries])
+            self._commits[key] = commit_pairs(self._first, ENTRIES, DIALOGS)
         return self._commits[key]
-
-    @staticmethod
-    def _holders(docs: list[set[str]]) -> dict[str, np.ndarray]:
-        holders: dict[str, list[int]] = {}  # term → the elements whose texts say it
-        for i, doc in enumerate(docs):
-            for t in doc:
-                holders.setdefault(t, []).append(i)
-        return {t: np.asarray(ids, dtype=np.int64) for t, ids in holders.items()}
 
     def _part_docs(self, part: str) -> list[set[str]]:
         docs: list[set[str]] = [set() for _ in self.starts]
@@ -265,11 +178,11 @@ class ElementIndex:
         total = best + LEXICAL_WEIGHT * self.overlap(text)
         if NAMED:  # each choice whose whole label the task says at least its best opener plus FOLLOW_GAP
             said = set(terms(text))
-            _lift(total, _flat([(i, openers) for i, stems, openers in self._choices if stems <= said]), FOLLOW_GAP)
+            lift(total, flat([(i, by) for i, stems, by in self._choices if stems <= said]), FOLLOW_GAP)
         if COMMIT:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
-            _lift(total, self._commit_arrays(), FOLLOW_GAP)
+            lift(total, self._commit_arrays(), FOLLOW_GAP)
         if FOLLOW:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
-            _lift(total, self._follow_arrays, FOLLOW_GAP)
+            lift(total, self._follow_arrays, FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
@@ -287,28 +200,6 @@ class ElementIndex:
             order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[RERANK:]])
         scores = np.concatenate([np.sort(total[order[:RERANK]])[::-1], total[order[RERANK:]]])
         return [Hit("elements", float(s), self.payloads[rows[i]]) for s, i in zip(scores[:k], order[:k])]
-
-
-def _flat(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(confirm, its elements) pairs flat, for one vectorised pass: the confirms, all their elements one
-    after the other, and where each confirm's elements start."""
-    if not pairs:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return (np.asarray([i for i, _ in pairs], dtype=np.int64),
-            np.concatenate([np.asarray(e, dtype=np.int64) for _, e in pairs]),
-            np.cumsum([0] + [len(e) for _, e in pairs][:-1]).astype(np.int64))
-
-
-def _lift(total: np.ndarray, flat: tuple[np.ndarray, np.ndarray, np.ndarray], offset: float) -> None:
-    """In place: each confirm scores at least the best of its elements' scores plus `offset`."""
-    confirms, members, starts = flat
-    if len(confirms):
-        total[confirms] = np.maximum(total[confirms], np.maximum.reduceat(total[members], starts) + offset)
-
-
-def _confirm(payload: dict) -> bool:
-    """A confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS)."""
-    return payload.get("role") == "tap" and (payload.get("label") or "").strip().lower() in CONFIRM_WORDS
 
 
 def _unit(vectors: list, dim: int) -> np.ndarray:

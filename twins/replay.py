@@ -18,9 +18,9 @@ app came from, which DroidBot's dump of the state does not show, so one state ca
 recorded outcomes of one input. The outcomes recorded after the previous state most like the one
 the twin showed before win: in `exact` only the very state (the same `state_str`), in `similar`
 also a like one (`SimilarReplay.likeness`). When none was recorded after it, or the previous state
-is unknown (after a jump; in `exact` also the launcher, which is no recorded state), all win. The
-device replays the winners round-robin, in recorded order. Every target is one the recording
-reached with that widget; none is invented.
+is unknown (after a jump, or the launcher, which stands for every recorded home screen and is no
+recorded state), all win. The device replays the winners round-robin, in recorded order. Every
+target is one the recording reached with that widget; none is invented.
 
 The modes come from DroidBot's own recording (its structure string and view signatures), not
 from appmem's screen identity, so the simulator does not agree with the system under test by
@@ -50,7 +50,10 @@ def mode_targets(mode: str, app: TwinApp, state: str, actions: tuple[Action, ...
                  before: str | None) -> tuple[str, ...]:
     """The recorded targets a twin in replay `mode` replays (round-robin) for one physical input
     (`actions`: the views it acts on) from `state`, with `before` the state shown before it; () when
-    none was recorded."""
+    none was recorded. In both modes only a recorded state of the app counts as a previous state: the
+    twin's launcher stands for every recorded home screen, so it is no state of its own (else the few
+    outcomes recorded right after a launch from home would be the only ones a launched twin replays)."""
+    before = before if before in app.states else None
     if mode == SIMILAR:
         return similar_of(app).targets(state, actions, before)
     return exact_targets(app, state, actions, before)
@@ -80,15 +83,12 @@ def after_likest(occurrences: Sequence[Occurrence], likeness: Callable[[str | No
 
 def exact_targets(app: TwinApp, state: str, actions: tuple[Action, ...], before: str | None) -> tuple[str, ...]:
     """The `exact` mode's targets to replay (round-robin) for one physical input (`actions`: the views it
-    acts on) from `state`, with `before` the state shown before it; () when none was recorded there.
-    Only a recorded state of the app counts as a previous state: the twin's launcher stands for every
-    recorded home screen, so it is no state_str of its own (else the few outcomes recorded right after
-    a launch from home would be the only ones a launched twin ever replays)."""
+    acts on) from `state`, with `before` the recorded state shown before it (None: unknown); () when none
+    was recorded there."""
     occurrences = [o for a in actions for o in app.occurrences.get((state, a.signature), ())]
     if not occurrences:
         return ()
-    known = before in app.states
-    return after_likest(occurrences, lambda recorded: known and recorded == before)
+    return after_likest(occurrences, lambda recorded: before is not None and recorded == before)
 
 
 class SimilarReplay:
@@ -127,7 +127,8 @@ class SimilarReplay:
 
     def targets(self, state: str, actions: tuple[Action, ...], before: str | None) -> tuple[str, ...]:
         """The recorded targets to replay (round-robin) for one physical input (`actions`: the views it
-        acts on) from `state`, with `before` the state shown before it; () when none was recorded."""
+        acts on) from `state`, with `before` the recorded state shown before it (None: unknown); () when
+        none was recorded."""
         occurrences = [o for a in actions for o in self.app.occurrences.get((state, a.signature), ())]
         if not occurrences:
             sources = self._sources(state, actions)

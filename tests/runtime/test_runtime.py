@@ -104,6 +104,43 @@ def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins
     assert reached(result, task), result["steps"]
 
 
+class Asked:
+    """The real memory, noting each plan request and its answer."""
+
+    def __init__(self, memory):
+        self.memory, self.plans = memory, []
+
+    def __getattr__(self, name):
+        return getattr(self.memory, name)
+
+    def plan(self, task, app=None, **kw):
+        answer = self.memory.plan(task, app, **kw)
+        self.plans.append((kw.get("came_from"), answer.model_dump()))
+        return answer
+
+
+def test_each_replan_names_the_step_just_taken_as_memory_planned_it(twins, memory):
+    fleet, _ = twins
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    device = fleet["twin-0002"]
+    teleported = []
+
+    def interfere(step):  # after the first tap in the app, the device shows its launch screen again
+        if step["action"] == "tap" and not teleported:
+            teleported.append(step["index"])
+            device.goto(ACRYLIC, device.apps[ACRYLIC].entry)
+
+    asked = Asked(memory)
+    result = runtime(twins, asked, "twin-0002", progress=interfere).run(task["task"], ACRYLIC)
+    assert teleported and result["replans"] >= 1, result["steps"]
+    assert asked.plans[0][0] is None  # the run's first plan follows no step (nor does one after a launch)
+    assert all(came is None for came, _ in asked.plans[:1 + (result["steps"][0]["action"] == "start_app")])
+    after_tap = [(came, before) for (came, _), (_, before) in zip(asked.plans[1:], asked.plans) if came]
+    came, before = after_tap[0]  # the tap the device answered by going back: as the plan before gave it
+    assert came in [{"screen_id": s["screen_id"], "action": "tap", "element_id": s["element"]["id"], "detail": ""}
+                    for s in before["steps"] if s["action"] == "tap"], (came, before["steps"])
+
+
 def test_a_run_is_done_once_its_last_step_is_taken_wherever_the_app_goes_then(twins, memory):
     """The plan's last step is the task's target: once it is taken on its element and the app reacts, the
     run is done, also when the app shows another screen than memory expected (a dialog's CANCEL returns to
@@ -148,6 +185,29 @@ def test_a_window_another_package_draws_over_the_app_is_dismissed_before_plannin
     assert result["steps"][0]["action"] == "back", result["steps"]
     # then it goes on in the app itself: a screen memory knows, not the overlay it could not place
     assert any(s["reached_screen"] for s in result["steps"][1:]), result["steps"]
+
+
+def test_a_window_over_the_app_that_memory_keeps_as_the_apps_screen_is_planned_from_when_the_target_is_on_it(
+        twins, memory):
+    fleet, _ = twins
+    device = fleet["twin-0002"]
+    app = device.apps[AD_SILENCE]
+    tasks = recorded_tasks(memory.store, AD_SILENCE, 100)
+    shaded = {}  # memory screen id → a recorded state whose dump is the system UI's window over the app
+    for sid, state in app.states.items():
+        if state.package == AD_SILENCE and drawn_package(hierarchy_xml(state)) not in ("", AD_SILENCE):
+            shaded.setdefault(screen_of(state, AD_SILENCE, app.version).id, sid)
+    task = next(t for t in tasks if t["screen"] in shaded)  # a tap the recording took in the shade
+    rt = runtime(twins, memory, "twin-0002")
+    device.goto(AD_SILENCE, shaded[task["screen"]])
+    xml = hierarchy_xml(app.states[shaded[task["screen"]]])
+    located = memory.locate(AD_SILENCE, xml, None, app.states[shaded[task["screen"]]].activity)
+    # the dump's nodes are the system UI's, a package memory has no screens of: the app in front holds it
+    assert (located.package, located.match, located.screen_id) == (AD_SILENCE, "exact", task["screen"])
+    print("PLAN", task, [(s["action"], (s["element"] or {}).get("label"), s["screen_id"]) for s in memory.plan(task["task"], AD_SILENCE, screen_xml=xml, activity=app.states[shaded[task["screen"]]].activity).steps and memory.plan(task["task"], AD_SILENCE, screen_xml=xml, activity=app.states[shaded[task["screen"]]].activity).model_dump()["steps"]])
+    result = rt.run(f"tap '{task['label']}' in {AD_SILENCE}", None)  # as the issue's targets name it
+    first = result["run"]["steps"][0]  # the target's tap, on the shade itself: not BACK first
+    assert first["action"] == "tap" and first["before_xml"] == xml, result["steps"]
 
 
 def test_a_step_that_failed_from_a_screen_is_not_taken_in_circles(twins, memory):

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 import semantic.ranking as ranking
+from graph.vocabulary import CONFIRM_WORDS
 from ingest.autodroid import package_of
+from semantic.lexical import terms
+from semantic import lifts
 from semantic.ranking import ElementIndex
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
@@ -31,7 +34,7 @@ def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeyp
     confirms, entries, starts = index._commit_arrays()
     assert len(confirms), "the memory has forms: a confirm and entries on one screen"
     for i in confirms.tolist():
-        assert first[i]["role"] == "tap" and first[i]["label"].strip().lower() in ranking.CONFIRM_WORDS
+        assert first[i]["role"] == "tap" and first[i]["label"].strip().lower() in CONFIRM_WORDS
 
     def scores(task, commit):
         monkeypatch.setattr(ranking, "COMMIT", commit)
@@ -85,7 +88,7 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory, mon
         screen = first[entry]["screen_id"]
         assert screen != first[confirm]["screen_id"]
         assert any(screen in (p.get("leads_to") or ()) for p in first
-                   if p["screen_id"] == first[confirm]["screen_id"] and not ranking._confirm(p))
+                   if p["screen_id"] == first[confirm]["screen_id"] and not lifts.confirm(p))
     labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
     assert {"Daily", "Mobile", "Save"} <= labels
     lifted = 0
@@ -111,7 +114,7 @@ def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch
     first = [index.payloads[r] for r in index.starts]
     committed = set(index._commit_arrays()[0].tolist())
     with_entries = {p["screen_id"] for p in first if p["role"] in ranking.ENTRIES}
-    alone = [i for i, p in enumerate(first) if ranking._confirm(p) and p["screen_id"] not in with_entries]
+    alone = [i for i, p in enumerate(first) if lifts.confirm(p) and p["screen_id"] not in with_entries]
     assert alone and not committed & set(alone)
     for task in {first[i]["simulated_task"] for i in alone}:
         vector = embedder.query(task)
@@ -137,12 +140,12 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory, m
         task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
         vector = embedder.query(task)
         on, off = scores_on_off(monkeypatch, index, "NAMED", vector, task)
-        plain = [off[first[o]["element_id"]] for o in openers.tolist() if not ranking._confirm(first[o])]
+        plain = [off[first[o]["element_id"]] for o in openers.tolist() if not lifts.confirm(first[o])]
         best_opener = max(plain, default=float("-inf"))  # a confirm's own score moves with stages 4 and 3
         assert on[first[i]["element_id"]] >= max(off[first[i]["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
         raised += on[first[i]["element_id"]] > off[first[i]["element_id"]] + 1e-6
-        said = set(ranking.terms(task))
+        said = set(terms(task))
         for j, p in enumerate(first):
-            if not ranking._confirm(p) and not (p["role"] == "toggle" and set(ranking.terms(p["label"])) <= said):
+            if not lifts.confirm(p) and not (p["role"] == "toggle" and set(terms(p["label"])) <= said):
                 assert on[p["element_id"]] == pytest.approx(off[p["element_id"]])
     assert raised, "some opener outranks the choice the task names"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semantic.ranking import ElementIndex, stem, terms
+from semantic.lexical import stem, terms
+from semantic.ranking import ElementIndex
 from graph.model import Element
-from graph.vocabulary import humanize, id_words, is_risky, label_of, role_of
+from graph.vocabulary import humanize, id_words, label_of, role_of
 from semantic.contexts import ScreenRow, TransitionRow, build_contexts
 from semantic.summaries import DeterministicSummarizer
 

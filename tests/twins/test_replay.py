@@ -151,12 +151,14 @@ def test_the_strictest_judge_takes_only_outcomes_recorded_from_the_state_tapped_
     assert not from_state(ajsha, [], label, next(iter(recorded_here)), False)
 
 
-def test_exact_replay_takes_the_launcher_for_no_previous_state():
-    """The twin's launcher stands for every recorded home screen: after a launch from it, `exact` replays
+@pytest.mark.parametrize("mode", [EXACT, SIMILAR])
+def test_replay_takes_the_launcher_for_no_previous_state(mode):
+    """The twin's launcher stands for every recorded home screen: after a launch from it, both modes replay
     all of an input's recorded outcomes, not only the few DroidBot recorded right after a home screen
-    (accapp: its entry's BACK, recorded 64 times, went home once right after one)."""
+    (accapp: its entry's BACK, recorded 64 times, went home once right after one). `similar` took the
+    launcher for a previous state like itself until session 6."""
     accapp = TwinApp.from_droidbot(DROIDBOT / "mattecarra.accapp")
-    device = TwinDevice("local", [accapp], replay=EXACT)
+    device = TwinDevice("local", [accapp], replay=mode)
     device.start_app(accapp.package)
     entry = device.foreground.state_id
     back = Action(ActionType.BACK)

@@ -1,0 +1,68 @@
+"""A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
+confidence and target screen of the recorded transition behind it), the elements they acted on, the values
+they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
+top to bottom). The rules of what to do on the route and at the target are agent/compose.py's."""
+from __future__ import annotations
+
+from agent.appgraph import AppGraph
+from agent.screenwork import fields, is_confirm, label, options, role
+from agent.taskparse import ParsedTask, coverage
+from formats.ui import ActionType
+from graph.model import Element, PlanStep
+from graph.routes import Edge
+
+GUESS = 0.5  # confidence of a step no recorded transition backs
+OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
+
+
+class PlanSteps:
+    """The steps of one candidate plan so far, and what they did (elements acted on, values typed)."""
+
+    def __init__(self, graph: AppGraph, task: ParsedTask):
+        self.graph = graph
+        self.task = task
+        self.steps: list[PlanStep] = []
+        self.acted: set[str] = set()
+        self.values: set[str] = set()
+        self.reserved: set[str] = set()  # values that name an item: not typed into any field
+        self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
+
+    def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
+              confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
+        if e is not None:
+            self.acted.add(e.id)
+        risky = e is not None and e.id in self.graph.risky
+        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
+        if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
+            step.package = owner  # a step on another app's screen the route passes (a system dialog)
+        self.steps.append(step)
+
+    def _edge(self, e: Element) -> Edge | None:
+        out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]
+        return max(out, key=lambda x: (x.reliability, x.successes)) if out else None
+
+    def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
+        edge = self._edge(e)
+        self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
+                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
+
+    def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
+        """The task's options and fields on `screen` (not the element that leaves it); how many steps.
+        A screen the plan only passes through (`form` False) gets only the fields the task names."""
+        elements = self.graph.screen_elements(screen)
+        before = len(self.steps)
+        chosen: list[tuple[Element, str, str | None]] = [
+            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by})]
+        for e, value, slot in fields(elements, self.task, self.values):
+            named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
+            if e.id != leave_by and (named or (form and value not in self.reserved)):
+                self.values.add(value)
+                chosen.append((e, value, slot))
+        # top to bottom, as a person fills a form (a stable sort: without bounds, options before fields)
+        for e, value, slot in sorted(chosen, key=lambda c: (c[0].bounds.top, c[0].bounds.left)):
+            self._act(e, value, slot)
+        return len(self.steps) - before
+
+    def is_form(self, screen: str) -> bool:
+        """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
+        return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
