@@ -49,7 +49,8 @@ def per_row_baseline(store: GraphStore, traces) -> tuple[float, int]:
                 one("merge_apps", rows=[row])
             one("merge_trace", app_id=rows.apps[-1]["id"], id=trace.id, source=trace.source, device=trace.device,
                 explorer=trace.explorer, package=trace.package, app_version=trace.app_version,
-                started=trace.started or None, ended=trace.ended or None, entry_screen=rows.entry_screen)
+                started=trace.started or None, ended=trace.ended or None, contributor=trace.contributor,
+                entry_screen=rows.entry_screen)
             for name, batch in rows.batches():
                 for row in batch:
                     one(name, rows=[row], trace_id=trace.id)

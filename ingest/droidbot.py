@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,26 @@ class Recording:
     view_strs: dict[str, dict[str, int]]  # state_str → view_str → view index
     edges: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
+    events: list[dict[str, Any]] = field(default_factory=list)  # events/*.json, in the order they happened
 
     @property
     def package(self) -> str:
         return self.meta.get("app_package") or ""
+
+    @cached_property
+    def paths(self) -> dict[str, dict[int, str]]:
+        """state_str → view index → the view's structural key."""
+        return {state_id: view_paths(state.views) for state_id, state in self.states.items()}
+
+    @cached_property
+    def typed(self) -> dict[str, str]:
+        """event_str → the text actually typed (event files hold it untruncated)."""
+        out: dict[str, str] = {}
+        for raw in self.events:
+            event = raw["event"]
+            if event.get("event_type") == "set_text" and isinstance(raw.get("event_str"), str):
+                out[raw["event_str"]] = str(event.get("text") or "")
+        return out
 
 
 MAX_JSON_BYTES = 64 * 1024 * 1024  # one utg.js or state file; a worker holds it whole while parsing
@@ -171,18 +188,13 @@ def read_recording(folder: Path) -> Recording:
         node_id = node.get("state_str") or node.get("id") if isinstance(node, dict) else None
         if node_id not in states:
             raise InputFormatError(str(utg_path), f"node {node_id!r} has no states/state_*.json file")
-    return Recording(folder=folder, meta=meta, states=states, view_strs=view_strs, edges=edges, nodes=nodes)
-
-
-def typed_texts(folder: Path) -> dict[str, str]:
-    """event_str → the text actually typed (event files hold it untruncated)."""
-    out: dict[str, str] = {}
+    events = []
     for path in sorted((folder / "events").glob("event_*.json")):
         raw = read_json(path)
-        event = _require(raw, "event", dict, str(path))
-        if event.get("event_type") == "set_text" and isinstance(raw.get("event_str"), str):
-            out[raw["event_str"]] = str(event.get("text") or "")
-    return out
+        _require(raw, "event", dict, str(path))
+        events.append(raw)
+    return Recording(folder=folder, meta=meta, states=states, view_strs=view_strs, edges=edges, nodes=nodes,
+                     events=events)
 
 
 def _view_by_label(state: UIState, short_class: str, text: str) -> int | None:
@@ -241,8 +253,6 @@ def action_from_event_str(event_str: str, state: UIState, view_strs: dict[str, i
 def recording_steps(rec: Recording) -> list[Step]:
     """All effective events of the UTG, in the order DroidBot sent them."""
     where = str(rec.folder / "utg.js")
-    typed = typed_texts(rec.folder)
-    paths = {state_id: view_paths(state.views) for state_id, state in rec.states.items()}
     out: list[Step] = []
     for edge in rec.edges:
         src, dst = edge.get("from"), edge.get("to")
@@ -252,7 +262,7 @@ def recording_steps(rec: Recording) -> list[Step]:
             event_str = ev.get("event_str")
             if not isinstance(event_str, str):
                 raise InputFormatError(where, f"edge {src} -> {dst} has an event without event_str")
-            out.append(event_step(rec, paths, typed, int(ev.get("event_id") or 0), src, event_str, dst, where))
+            out.append(event_step(rec, int(ev.get("event_id") or 0), src, event_str, dst, where))
     out.sort(key=lambda step: step.index)
     return out
 
@@ -260,26 +270,23 @@ def recording_steps(rec: Recording) -> list[Step]:
 def recording_history(rec: Recording) -> list[Step]:
     """The events as they happened (events/, in time order), for order-2 outcomes (graph/follows.py): the UTG
     lists each distinct event once. Events on states with no states/ file are left out, not refused."""
-    where, typed = str(rec.folder / "events"), typed_texts(rec.folder)
-    paths = {state_id: view_paths(state.views) for state_id, state in rec.states.items()}
+    where = str(rec.folder / "events")
     out: list[Step] = []
-    for index, path in enumerate(sorted((rec.folder / "events").glob("event_*.json"))):
-        raw = read_json(path)
+    for index, raw in enumerate(rec.events):
         src, dst, event_str = raw.get("start_state"), raw.get("stop_state"), raw.get("event_str")
         if src in rec.states and dst in rec.states and isinstance(event_str, str):
             try:
-                out.append(event_step(rec, paths, typed, index, src, event_str, dst, where))
+                out.append(event_step(rec, index, src, event_str, dst, where))
             except InputFormatError:  # an event the UTG does not list either: no history, not a refusal
                 continue
     return out
 
 
-def event_step(rec: Recording, paths: dict[str, dict[int, str]], typed: dict[str, str], index: int, src: str,
-               event_str: str, dst: str, where: str) -> Step:
-    """One DroidBot event from state `src` to `dst` as a Step (`paths`: each state's views' structural keys)."""
-    action, view_index = action_from_event_str(event_str, rec.states[src], rec.view_strs[src], where, typed)
+def event_step(rec: Recording, index: int, src: str, event_str: str, dst: str, where: str) -> Step:
+    """One DroidBot event from state `src` to `dst` as a Step."""
+    action, view_index = action_from_event_str(event_str, rec.states[src], rec.view_strs[src], where, rec.typed)
     if view_index is not None:
-        action.element_key = paths[src][view_index]
+        action.element_key = rec.paths[src][view_index]
     return Step(index, src, action, dst)
 
 

@@ -97,6 +97,13 @@ class GreedyPolicy:
       any screen in several tries; such actions wait until no other untried action is
       reachable (they are still taken then), or until the nearest one is more than FAR
       actions away (one action here for a chance of a new state beats a long walk);
+    - taking again what keeps finding: an action every try of which from this state found a
+      state new to this worker (each outcome seen once, so by Good–Turing the chance that
+      the next one is unseen too is estimated at one) is taken again from this state once
+      its untried actions that are not predicted no-ops are done, before walking anywhere;
+      the first try that leads somewhere known ends it. A list entry or a dialog button
+      whose outcome depends on what the app did before (a file the app re-saves, a CANCEL
+      that returns to where the app came from) shows a new state each time;
     - re-trying as well as restarting: apps are not deterministic (a relaunch, or one
       action of one state, may show another state each time), so when nothing untried is
       reachable the policy takes turns between restarting the app and taking again the
@@ -109,6 +116,8 @@ class GreedyPolicy:
     taken: dict[str, Counter[str]] = field(default_factory=dict)  # state → signature → times taken
     options: dict[str, list[str]] = field(default_factory=dict)  # state → candidate signatures, in order
     utg: dict[str, dict[str, str]] = field(default_factory=dict)  # state → signature → last target state
+    fruitful: set[tuple[str, str]] = field(default_factory=set)  # (state, signature): every try found a new state
+    known: set[str] = field(default_factory=set)  # states this worker has seen
     screens: dict[str, str] = field(default_factory=dict)  # state → screen id
     noops: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (screen, signature) → [no-ops, moves]
     restarts: int = 0  # times this policy had nothing left and asked for a restart
@@ -156,6 +165,10 @@ class GreedyPolicy:
                         return by_sig[signature]
             elif here:
                 return by_sig[here[0]]
+            if not noops:
+                again = [s for s in self.options.get(node, []) if s in by_sig and (node, s) in self.fruitful]
+                if again:
+                    return by_sig[again[0]]
             step, hops = self.navigate(node, fresh_only, noops)
             if step in by_sig:
                 if not noops and hops > FAR:
@@ -216,6 +229,12 @@ class GreedyPolicy:
         node, signature = source.state.state_id, action.signature
         self.taken.setdefault(node, Counter())[signature] += 1
         self.utg.setdefault(node, {})[signature] = target.state.state_id
+        new = target.state.state_id not in self.known | {node}
+        if new and (self.taken[node][signature] == 1 or (node, signature) in self.fruitful):
+            self.fruitful.add((node, signature))
+        else:
+            self.fruitful.discard((node, signature))
+        self.known |= {node, target.state.state_id}
         outcome = self.noops.setdefault((source.screen.id, signature), [0, 0])
         outcome[0 if target.state.state_id == node else 1] += 1
         for feature in self.kinds.get(node, {}).get(signature, ()):

@@ -1,14 +1,16 @@
 """The explorer over the real adb protocol (app twins), with the real graph and Redis; no Celery here.
 
-Parsing dumps into the ingest model, risky elements, a crawl that reproduces part
-of the recording and nothing outside it, and a job that resumes its trace
-without counting an observation twice.
+Parsing dumps into the ingest model, risky elements, the policy taking again an input
+that kept finding new states (ajsha's twin), a crawl that reproduces part of the
+recording and nothing outside it, and a job that resumes its trace without counting an
+observation twice.
 """
 from __future__ import annotations
 
 import adbutils
 import pytest
 
+from device.driver import DeviceDriver
 from formats.ui import Bounds, UIState, View
 from graph.screens import elements_of, screen_of, screen_signature
 from ingest.droidbot import read_recording, recording_trace
@@ -25,6 +27,7 @@ from formats.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"
 ADFREE = DROIDBOT / "ch.abertschi.adfree"
+AJSHA = DROIDBOT / "org.ligi.ajsha"
 
 
 @pytest.fixture
@@ -152,3 +155,44 @@ def test_a_job_resumes_its_trace_and_never_counts_an_observation_twice(empty_gra
     # A redelivered message of a finished job is a no-op.
     assert run_job(clients, _job("anupam.acrylic", max_actions=100))["new_actions"] == 60
     assert empty_graph.read("explore_trace_counts", trace_id=trace_id("test-anupam.acrylic"))[0] == counts
+
+
+def test_an_input_that_found_a_new_state_each_time_is_taken_again(config):
+    """ajsha's save dialog, shown after a jump (no previous state): its recorded CANCEL went back to 50
+    different editors, and the twin replays them in turn. Once this state has nothing untried left, the
+    policy takes CANCEL again as long as every try found a state new to it, and stops taking again an
+    input as soon as a try of it led somewhere it had been."""
+    fleet = build_fleet([AJSHA], 1)
+    server = TwinServer(fleet)
+    port = server.start()
+    try:
+        twin, app = fleet["twin-0001"], fleet["twin-0001"].apps["org.ligi.ajsha"]
+        dialog, cancel = max(app.occurrences, key=lambda k: len({o.target for o in app.occurrences[k]}))
+        driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", port, socket_timeout=5).device("twin-0001"), "twin-0001")
+        policy = GreedyPolicy("dfs", 0, NoKnowledge())
+        known: set[str] = set()
+        taken: list[tuple[str, str, bool]] = []  # (signature, target, new to the policy)
+        for _ in range(30):
+            twin.goto(app.package, dialog)  # back on the dialog, as the explorer's walk would be
+            seen = _observe(driver, app.package, app.version)
+            known.add(seen.state.state_id)
+            choice = policy.choose(seen, candidates(seen, config.risky_words))
+            driver.perform(choice.action, choice.bounds)
+            target = _observe(driver, app.package, app.version)
+            policy.record(seen, choice.action, target)
+            taken.append((choice.signature, target.state.state_id, target.state.state_id not in known))
+            known.add(target.state.state_id)
+    finally:
+        server.stop()
+    cancels = [(target, new) for signature, target, new in taken if signature == cancel]
+    assert len(cancels) >= 5 and all(new for _, new in cancels)  # taken again and again: a new editor each time
+    for signature in {signature for signature, _, _ in taken}:
+        tries = [new for s, _, new in taken if s == signature]
+        stale = next((i for i, new in enumerate(tries) if not new), None)
+        assert stale is None or stale == len(tries) - 1, signature  # never taken again after a stale try
+
+
+def _observe(driver: DeviceDriver, package: str, version: str) -> Seen:
+    state = driver.observe()
+    screen = screen_of(state, package, version)
+    return Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
