@@ -13,7 +13,10 @@ needed to reach DroidBot's final count (if it did), and the twin's ceiling
 Scaling: the whole shared set crawled by the real fleet (Celery worker
 processes, one per device) with 1, 2, 4 devices; wall time and speedups.
 
-    APPMEM_HOME=/tmp/bench .venv/bin/python bench/crawl.py [--budget 500] [--scale-budget 150]
+Each run has its own private embedded stack (bench/common.private_stack: a fresh home, free
+ports, stopped afterwards), so a run never builds on what an earlier one left in the graph.
+
+    .venv/bin/python bench/crawl.py [--apps DIR ...] [--budget 500] [--scale-budget 150]
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, ahead of bench/ (bench/ingest.py)
 
-from bench.common import on_each  # noqa: E402
+from bench.common import DROIDBOT, on_each, private_stack  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
@@ -52,7 +55,6 @@ from twins.app import LAUNCHER_STATE, TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
 from formats.uixml import shown_state_id  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "droidbot"
 
 
 def droidbot_curve(folder: Path) -> list[int]:
@@ -203,7 +205,7 @@ def scaling(settings: Settings, folders: list[Path], budget: int, device_counts:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", nargs="+", type=Path, default=sorted(p for p in SHARED.iterdir() if p.is_dir()))
+    parser.add_argument("--apps", nargs="+", type=Path, help="DroidBot output folders (default: every shared app)")
     parser.add_argument("--policy", default="frontier")
     parser.add_argument("--budget", type=int, default=500, help="actions per app for the coverage curves")
     parser.add_argument("--parallel", type=int, default=4, help="apps explored at once for the curves")
@@ -212,8 +214,12 @@ def main() -> None:
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
     args = parser.parse_args()
-    settings = Settings.from_env()
-    Stack(settings).up()
+    args.apps = args.apps or sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+    with private_stack() as settings:
+        run(settings, args)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> None:
     store = open_graph(settings)
     store.ensure_schema()
     store.driver.close()
