@@ -128,11 +128,14 @@ class Service:
             self._answerer = None
             self._followed = None
 
-    def preload(self, packages: list[str] | None = None) -> list[str]:
-        """Load each app's graph and element index now, so that its first plan is a warm one."""
+    def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
+        """Load each app's graph and element index now, so that its first plan is a warm one;
+        `stop` set ends it between two apps (the server is shutting down)."""
         answers = self.answers()
         done = []
         for package in packages or self.known():
+            if stop is not None and stop.is_set():
+                break
             answers.planner.graph([package])
             answers.planner.index([package])
             done.append(package)

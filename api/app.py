@@ -13,11 +13,12 @@ with an error id and no detail, logged without request content.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import threading
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -36,6 +37,7 @@ from appmem.stack import Stack
 from ingest.contributions import Contributions
 
 log = logging.getLogger("appmem.api")
+PRELOAD_STOP_S = 60.0  # at shutdown, how long to wait for the preload to finish the app it is loading
 
 
 @dataclass
@@ -49,11 +51,12 @@ class Services:
     metrics: Metrics
     ready: threading.Event
     preload_error: str = ""
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def preload(self) -> None:
-        """Every app's graph and index, loaded before `/healthz` says ready."""
+        """Every app's graph and index, loaded before `/healthz` says ready; stops early at shutdown."""
         try:
-            self.service.preload()
+            self.service.preload(stop=self.stopping)
         except Exception as exc:  # the service still answers (loading on demand): health says why
             log.error("preload failed: %s", type(exc).__name__)
             self.preload_error = f"preload failed: {type(exc).__name__}"
@@ -159,12 +162,16 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):
+        preload = threading.Thread(target=services.preload, name="appmem-preload", daemon=True)
         if settings.preload:
-            threading.Thread(target=services.preload, name="appmem-preload", daemon=True).start()
+            preload.start()
         else:
             services.ready.set()
         async with mcp.session_manager.run():
             yield
+        if preload.is_alive():  # it reads the service: let it stop before the service is closed
+            services.stopping.set()
+            await asyncio.to_thread(preload.join, PRELOAD_STOP_S)
         if service is None:  # what the app opened, it closes; an injected service belongs to the caller
             services.service.close()
         services.redis.close()

@@ -14,7 +14,9 @@ the local folder `<root>` itself, opened on first use.
 One process owns the whole tree, as with one folder: `<root>/owner.lock` is
 held while `AppFolders` is open (a second owner gets RuntimeError, as a second
 QdrantClient on one folder does). Calls are serialised: a call never sees its
-app's client closed under it by another thread. A folder written with every
+app's client closed under it by another thread, and a call after `close()` (a
+thread that outlived its owner) raises StackError instead of opening a folder
+that nothing would close again. A folder written with every
 app's collections in `<root>` is moved, app by app, on the first open.
 """
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
+from appmem.errors import StackError
 from appmem.lazy import LazyModule
 
 if TYPE_CHECKING:
@@ -65,9 +68,14 @@ class AppFolders:
     def _app_key(name: str) -> str | None:
         return name.split(SEP, 1)[1] if SEP in name else None
 
+    def _check_open(self) -> None:
+        if self._owner.closed:
+            raise StackError(f"{self.root}: the local vector store is closed")
+
     def _root(self) -> QdrantClient:
         from qdrant_client import QdrantClient
 
+        self._check_open()
         if self._root_client is None:
             self._root_client = QdrantClient(path=str(self.root))
         return self._root_client
@@ -79,6 +87,7 @@ class AppFolders:
             return client
         from qdrant_client import QdrantClient
 
+        self._check_open()
         while len(self._open) >= OPEN:
             self._open.popitem(last=False)[1].close()
         client = self._open[key] = QdrantClient(path=str(self.apps / key))

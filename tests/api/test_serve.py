@@ -33,9 +33,9 @@ class GatedService(Service):
 
     gate: threading.Event
 
-    def preload(self, packages=None):
+    def preload(self, packages=None, stop=None):
         assert self.gate.wait(60)
-        return super().preload(packages)
+        return super().preload(packages, stop)
 
 
 def test_healthz_says_loading_until_every_app_is_preloaded_then_ready(memory, settings):
@@ -52,6 +52,21 @@ def test_healthz_says_loading_until_every_app_is_preloaded_then_ready(memory, se
         assert ready.status_code == 200 and ready.json()["status"] == "ready"
         planner = service.answers().planner
         assert (CALENDAR,) in planner._graphs and (CALENDAR,) in planner._indexes
+
+
+def test_a_shutdown_while_loading_stops_the_preload_before_the_caller_closes_the_service(memory, settings):
+    """The preload reads the service: the server's shutdown tells it to stop and waits for it, so that the
+    caller that closes the service next (and with it the local vector folders) meets no thread still reading."""
+    service = GatedService(memory.store, memory.vectors, memory.embedder, settings)
+    service.gate = threading.Event()
+    app = create_app(settings, service)
+    stopping = app.state.services.stopping
+    threading.Thread(target=lambda: stopping.wait(60) and service.gate.set(), daemon=True).start()
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.get("/healthz").json()["status"] == "loading"
+    assert stopping.is_set()
+    assert not [t for t in threading.enumerate() if t.name == "appmem-preload"]
+    assert not service.answers().planner._graphs  # stopped before its first app
 
 
 def test_without_preload_healthz_is_ready_at_once(memory, settings):

@@ -6,7 +6,7 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 import semantic.appfolders
-from appmem.errors import ConfigError
+from appmem.errors import ConfigError, StackError
 from appmem.settings import Settings
 from semantic.embedder import Embedder
 from semantic.snapshots import SnapshotVectors, publish
@@ -62,6 +62,22 @@ def test_a_writer_opens_only_the_apps_it_touches(embedder, tmp_path, monkeypatch
         vectors.close()
     reader = SnapshotVectors(settings.snapshot_path, embedder.dim)
     assert reader.count("elements") == 4 * len(APPS)  # not published since the extra points: the old snapshots
+
+
+def test_a_closed_store_opens_no_folder_again(embedder, tmp_path):
+    """A thread that outlives the store's owner (a server's preload at shutdown) gets an error, not a folder that
+    stays locked in this process: the next owner opens every app."""
+    settings = Settings(home=tmp_path)
+    write_apps(settings, embedder)
+    vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
+    vectors.close()
+    with pytest.raises(StackError, match="closed"):
+        vectors.count("elements", ["com.app1.notes"])
+    again = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
+    try:
+        assert again.count("elements") == 4 * len(APPS)
+    finally:
+        again.close()
 
 
 def test_a_purge_removes_the_apps_folder(embedder, tmp_path):
