@@ -51,9 +51,11 @@ class Answerer:
         return resolve_app(known, app)
 
     def plan(self, task: str, app: str | None = None, start: str | UIState | None = None,
-             k: int | None = None, came_from: dict[str, str] | None = None) -> tuple[Plan, dict[str, Any] | None]:
+             k: int | None = None, came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None
+             ) -> tuple[Plan, dict[str, Any] | None]:
         """The plan, and how the app was chosen when none was named (None when it was); `came_from`: the agent's
-        previous step (its plan's first hop is weighed after it: graph/routes.py)."""
+        previous step (its plan's first hop is weighed after it: graph/routes.py); `avoid`: steps that failed
+        from their screens in the agent's run (routes leave them out)."""
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         choice = None
@@ -73,7 +75,7 @@ class Answerer:
             # the switch in front (an observed cross-app path, else the launcher).
             here = packages_of(self.store, [start]).get(start) if isinstance(start, str) else None
             elsewhere = here is not None and here not in packages
-            plan = self.planner.plan(task, packages, None if elsewhere else start, k, came_from)
+            plan = self.planner.plan(task, packages, None if elsewhere else start, k, came_from, avoid)
             if elsewhere and plan.route == "none":  # the app has no entry of its own: go from the start's app
                 plan = self.planner.plan(task, packages + [here], start, k)
             plan = connect(self.store, plan, start_id, self.planner.graph(packages).packages_of(
@@ -81,10 +83,11 @@ class Answerer:
         return plan, (choice.as_dict() if choice else None)
 
     def answer(self, task: str, app: str | None = None, start: str | UIState | None = None,
-               k: int | None = None, came_from: dict[str, str] | None = None) -> dict[str, Any]:
+               k: int | None = None, came_from: dict[str, str] | None = None,
+               avoid: list[dict[str, str]] | None = None) -> dict[str, Any]:
         """The plan JSON every front end returns: the plan, how the app was chosen (without
         `app`), and hints for the agent's current screen (when `start` says where it is)."""
-        plan, choice = self.plan(task, app, start, k, came_from)
+        plan, choice = self.plan(task, app, start, k, came_from, avoid)
         out = plan_to_dict(plan)
         if choice is not None:
             out["app_choice"] = choice

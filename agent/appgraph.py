@@ -50,9 +50,11 @@ class AppGraph:
     # element id → the screen its twin's tap led to (as this app's look-alike of it)
     lent: dict[str, list[Element]] = field(default_factory=dict)
     lent_opens: dict[str, str] = field(default_factory=dict)
-    # where the agent came from, when its plan request said so (`coming`): the edge it took to `came_to`
+    # where the agent stands (`coming`): the screen `came_to`, the edge it took there when its plan request said
+    # so, the concrete variant of it its dump shows (graph/variants.py)
     came_to: str = ""
     came_by: str = ""
+    variant: str = ""
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -133,26 +135,40 @@ class AppGraph:
         """Where going back from `screen_id` most reliably led (another screen)."""
         return likeliest(e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id)
 
-    def coming(self, came_from: Mapping[str, str] | None, start: str | None) -> "AppGraph":
-        """This graph for a plan whose agent reached `start` by the action `came_from` ({screen_id, action,
-        element_id, detail}: its previous step): routes from `start` then weigh where actions landed after that
-        edge (graph/follows.py). A copy sharing what is loaded; self when the step is no edge memory knows."""
-        if not came_from or not start:
+    def coming(self, came_from: Mapping[str, str] | None, start: str | None, variant: str = "",
+               avoid: Iterable[Mapping[str, str]] | None = None) -> "AppGraph":
+        """This graph for a plan whose agent stands in `start`, showing its concrete `variant` (when its dump
+        said), having come by the action `came_from` ({screen_id, action, element_id, detail}: its previous
+        step): routes from `start` then weigh what actions did from that variant (graph/variants.py) and where
+        they landed after that edge (graph/follows.py). `avoid`: actions ({screen_id, action, element_id,
+        detail}) that failed from their screens in the agent's run: no route takes them. A copy sharing what is
+        loaded; self when memory knows none of these."""
+        avoided = {(a.get("screen_id", ""), a.get("action", ""), a.get("element_id") or "", a.get("detail") or "")
+                   for a in avoid or ()}
+        if avoided and any(e.group in avoided for edges in self.edges.values() for e in edges):
+            graph = copy.copy(self)  # routes searched afresh without them
+            graph.routes = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in avoided),
+                                     self.routes.follows, self.routes.variants)
+            return graph.coming(came_from, start, variant)
+        if not start:
             return self
-        by = next((e.key for e in self.edges.get(came_from.get("screen_id", ""), ())
-                   if e.target == start and e.action == came_from.get("action")
+        by = next((e.key for e in self.edges.get((came_from or {}).get("screen_id", ""), ())
+                   if came_from and e.target == start and e.action == came_from.get("action")
                    and e.element_id == (came_from.get("element_id") or "")
                    and e.detail == (came_from.get("detail") or "")), "")
-        if not by:
+        variant = variant if self.routes.variants.knows(variant) else ""
+        if not by and not variant:
             return self
         graph = copy.copy(self)
-        graph.came_to, graph.came_by = start, by
+        graph.came_to, graph.came_by, graph.variant = start, by, variant
         return graph
 
     def route(self, start: str, target: str) -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none; from
-        where the agent came (`came_by`, the edge it took to `start`) when the plan request said so."""
-        return self.routes.route(start, target, self.came_by if start == self.came_to else "")
+        where the agent stands (`coming`) when its plan request said."""
+        if start != self.came_to:
+            return self.routes.route(start, target)
+        return self.routes.route(start, target, self.came_by, self.variant)
 
 
 def route_hops(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:

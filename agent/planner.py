@@ -31,6 +31,7 @@ from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_ta
 from appmem.errors import InvalidInput, NotFound
 from formats.privacy import PLACEHOLDER
 from formats.ui import UIState
+from formats.uixml import variant_id
 from graph.model import Element, Plan
 from graph.screens import elements_of, screen_of
 from graph.vocabulary import BACK_WORDS
@@ -102,9 +103,10 @@ class Planner:
                     cache.pop(key, None)
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None) -> Plan:
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
         """`came_from`: the agent's previous step ({screen_id, action, element_id, detail}): routes from its
-        start weigh where actions landed after that step (AppGraph.coming)."""
+        start weigh where actions landed after that step; `avoid`: steps (the same fields) that failed from their
+        screens in the agent's run: routes leave them out (AppGraph.coming)."""
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
@@ -114,13 +116,16 @@ class Planner:
         parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
         hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(graph, parsed, ranked)
         starts, where = self._starts(graph, packages, start)
-        graph = graph.coming(came_from, where["screen_id"])
+        graph = graph.coming(came_from, where["screen_id"], variant_id(start) if isinstance(start, UIState) else "",
+                             avoid)
         anchors = self._anchors(graph, parsed, start, where)
         found = [(graph.elements[h.payload["element_id"]], h.score) for h in hits
                  if h.payload.get("element_id") in graph.elements]
         # recorded list rows are items, never targets by themselves: a named one is reached as a slot
+        # an element acted on in vain from its screen in the agent's run (`avoid`) is no target either
+        failed = {(a["screen_id"], a.get("element_id")) for a in avoid or () if a.get("element_id")}
         targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
-                   and not PLACEHOLDER.search(e.text + e.content_desc)]
+                   and not PLACEHOLDER.search(e.text + e.content_desc) and (e.screen_id, e.id) not in failed]
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
         named = named_taps(graph, parsed)
         best: Candidate | None = None

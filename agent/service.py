@@ -144,9 +144,10 @@ class Service:
     # -- the answers -----------------------------------------------------------------------------
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None) -> Plan:
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
         """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named.
-        `came_from`: the agent's previous step ({screen_id, action, element_id, detail}), when it took one."""
+        `came_from`: the agent's previous step ({screen_id, action, element_id, detail}), when it took one;
+        `avoid`: steps (the same fields) that failed from their screens in the agent's run."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
@@ -161,7 +162,7 @@ class Service:
             if screen is not None and packages:
                 screen = self._drawn_over(packages[0], screen, screen_xml, activity) or screen
             touched = packages + ([screen.package] if screen is not None else [])
-            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from,
+            key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from, avoid,
                                              self.generation(touched)]).encode()).hexdigest()
             cached = self._cached(key)
             if cached is not None:
@@ -169,19 +170,20 @@ class Service:
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            plan = Plan.model_validate(self._from_dump(task, screen, k, came_from) if screen is not None and not app
-                                       else self.answers().answer(task, app, start, k, came_from))
+            plan = Plan.model_validate(self._from_dump(task, screen, k, came_from, avoid) if screen is not None
+                                       and not app else self.answers().answer(task, app, start, k, came_from, avoid))
             self._keep(key, plan.model_dump_json())
             return plan
 
     def _from_dump(self, task: str, screen: UIState, k: int | None,
-                   came_from: dict[str, str] | None = None) -> dict[str, Any]:
+                   came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None
+                   ) -> dict[str, Any]:
         """A plan from a dump when no app is named: in the app the dump shows; where memory knows no way
         to the task there (a launcher's home screen, another app the agent stands in), in the task's own
         app (agent/apps.py `choose_app`), from the dump as from elsewhere (the observed way into it)."""
         answers = self.answers()
         try:
-            plan = answers.answer(task, screen.package, screen, k, came_from)
+            plan = answers.answer(task, screen.package, screen, k, came_from, avoid)
         except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
             plan = None
         if plan is not None and plan["route"] != "none":

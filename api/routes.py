@@ -23,7 +23,8 @@ def service(request: Request):
 @router.post("/plan", response_model=Plan, summary="a shortcut plan for a task (README: Contract)")
 def plan(body: PlanRequest, request: Request, _=Depends(require("plan"))) -> Plan:
     out = service(request).plan(body.task, body.app, body.screen_id, body.screen_xml, body.screen_html, body.activity,
-                                came_from=body.came_from.model_dump() if body.came_from else None)
+                                came_from=body.came_from.model_dump() if body.came_from else None,
+                                avoid=[a.model_dump() for a in body.avoid])
     request.app.state.services.metrics.plans.labels(out.source, out.route).inc()
     return out
 

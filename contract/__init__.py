@@ -12,9 +12,9 @@ from contract.contributions import Accepted, ContributionStatus
 from contract.hints import Hint, HintsAnswer, HintTarget
 from contract.locate import Candidate, LocateAnswer
 from contract.plan import Alternative, AppChoice, Plan, PlanElement, PlanStart, PlanStep
-from contract.requests import CameFrom, CorrectionRequest, HintsRequest, LocateRequest, PlanRequest, ScreenInput
+from contract.requests import Avoid, CameFrom, CorrectionRequest, HintsRequest, LocateRequest, PlanRequest, ScreenInput
 from contract.run import FORMAT, MAX_STEPS, RunElement, RunStep, RunTrace
 
-__all__ = ["Accepted", "Alternative", "AppChoice", "CameFrom", "Candidate", "ContributionStatus", "CorrectionRequest", "FORMAT",
+__all__ = ["Accepted", "Alternative", "AppChoice", "Avoid", "CameFrom", "Candidate", "ContributionStatus", "CorrectionRequest", "FORMAT",
            "Hint", "HintTarget", "HintsAnswer", "HintsRequest", "LocateAnswer", "LocateRequest", "MAX_STEPS", "MemoryBackend", "Plan",
            "PlanElement", "PlanRequest", "PlanStart", "PlanStep", "RunElement", "RunStep", "RunTrace", "ScreenInput"]

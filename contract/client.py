@@ -71,12 +71,12 @@ class ApiClient:
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None) -> Plan:
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
         if k is not None:
             raise ApiError(0, "a server plans with its own k: leave --k out, or plan without APPMEM_SERVER")
         return Plan.model_validate(self._call("POST", "/v1/plan", json=self._body(
             task=task, app=app, screen_id=screen_id, screen_xml=screen_xml, screen_html=screen_html,
-            activity=activity, came_from=came_from)))
+            activity=activity, came_from=came_from, avoid=avoid or None)))
 
     def locate(self, app: str | None, screen_xml: str | None, screen_html: str | None = None,
                activity: str | None = None) -> LocateAnswer:

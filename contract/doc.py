@@ -16,7 +16,7 @@ import contract as c
 BEGIN = "<!-- contract:begin (python -m contract.doc renders it) -->"
 END = "<!-- contract:end -->"
 GROUPS = [
-    ("Plan: `POST /v1/plan`, MCP `plan`, `appmem plan --json`", [c.PlanRequest, c.CameFrom, c.Plan, c.PlanStep, c.PlanElement,
+    ("Plan: `POST /v1/plan`, MCP `plan`, `appmem plan --json`", [c.PlanRequest, c.CameFrom, c.Avoid, c.Plan, c.PlanStep, c.PlanElement,
                                                                    c.PlanStart, c.Alternative, c.AppChoice]),
     ("Locate: `POST /v1/locate`, MCP `locate`, `appmem locate --json`", [c.LocateRequest, c.LocateAnswer, c.Candidate]),
     ("Hints: `POST /v1/hints`, MCP `hints`, `appmem hints --json` (and `Plan.hints`)",

@@ -8,6 +8,7 @@ from contract.plan import Action
 from contract.run import RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
+AVOID_MAX = 64  # failed steps one plan request may name
 
 
 class ScreenInput(Strict):
@@ -28,10 +29,16 @@ class CameFrom(Strict):
     detail: str = Field("", max_length=200, description="the action's detail: a scroll's direction ('' when none)")
 
 
+class Avoid(CameFrom):
+    """A step the agent took from its screen in this run and that failed there: the plan goes another way."""
+
+
 class PlanRequest(ScreenInput):
     task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
     screen_id: str | None = Field(None, min_length=1, max_length=200, description="the current screen's id")
     came_from: CameFrom | None = Field(None, description="the agent's previous step, when it took one (optional)")
+    avoid: list[Avoid] = Field(default_factory=list, max_length=AVOID_MAX,
+                               description="steps that failed from their screens in this run: routes leave them out")
 
 
 class LocateRequest(ScreenInput):

@@ -2,6 +2,8 @@
 // target screen); counts, devices, app versions and freshness accumulate across traces
 // (staleness: refresh_stale). An edge only contributions report is `crowd_only` until a crawl
 // or import sees it: plans use it once enough contributors back it (edge_crowd sets crowd_trusted).
+// `variants`: the distinct "from>to" concrete variants a crawl or an import saw the action go between
+// (graph/variants.py), the first 64 kept (a crawl of a screen with changing content finds no end of them).
 UNWIND $rows AS r
 MATCH (a:Screen {id: r.source}), (b:Screen {id: r.target})
 MERGE (a)-[t:TRANSITION {key: r.key}]->(b)
@@ -12,6 +14,7 @@ ON CREATE SET t.action = r.action, t.element_id = r.element_id, t.element_key = 
 SET t.crowd_only = coalesce(t.crowd_only, false) AND NOT r.trusted,
     t.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(t.crowd_keys, []) THEN coalesce(t.crowd_keys, [])
                      ELSE coalesce(t.crowd_keys, []) + r.contributor END,
+    t.variants = (coalesce(t.variants, []) + [v IN r.variants WHERE NOT v IN coalesce(t.variants, [])])[..64],
     t.observations = t.observations + r.observations,
     t.successes = t.successes + r.successes,
     t.failures = t.failures + r.failures,

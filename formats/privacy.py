@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import replace
 
 from formats.ui import UIState, View
+from formats.uixml import variant_id
 
 EMAIL = "<EMAIL>"
 URL = "<URL>"
@@ -197,6 +198,8 @@ def _scrub_view(view: View, item: bool) -> View:
 
 def scrub_state(state: UIState) -> UIState:
     """A new UIState with personal data replaced; structure, classes, resource
-    ids, bounds, flags and static labels are kept, the input is not changed."""
+    ids, bounds, flags and static labels are kept, the input is not changed. Its `variant` is the hash of
+    what it showed before (formats/uixml.variant_id)."""
     items = dynamic_item_views(state)
-    return replace(state, views=[_scrub_view(v, v.index in items) for v in state.views])
+    return replace(state, views=[_scrub_view(v, v.index in items) for v in state.views],
+                   variant=state.variant or variant_id(state))

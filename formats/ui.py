@@ -111,6 +111,9 @@ class UIState:
     # Formats without resource ids (AutoDroid's HTML) give their own content-free
     # structure string; when set, it replaces the (class, resource id) set in the signature.
     structure: str = ""
+    # What it shows, hashed (formats/uixml.variant_id) before personal data is scrubbed from it, so that the
+    # graph's variants and a live dump's agree; "" until scrubbed (then variant_id of the views themselves)
+    variant: str = ""
 
     @property
     def crashed(self) -> bool:

@@ -11,7 +11,9 @@ class, resource id, text ≤ 50 characters, enabled/checked/selected). A dump
 holds only the views a user can see, while DroidBot's state files also hold
 invisible ones, so the id is computed over *shown* views only; `shown_state_id`
 applies the same recipe to a recorded state, which is how the benchmark and the
-crawl summary tell which recorded states a crawl reached.
+crawl summary tell which recorded states a crawl reached. `variant_id` is that
+recipe without the activity (dumps and recordings name it differently): the
+concrete variant of a screen that the graph's routes condition on.
 
 uiautomator has no `editable` attribute: a view of an EditText class is editable.
 The app version comes from `dumpsys package PKG` (`versionName=`).
@@ -31,6 +33,7 @@ VERSION_RE = re.compile(r"versionName=(?P<name>\S+)")
 VERSION_CODE_RE = re.compile(r"versionCode=(?P<code>\d+)")
 # DroidBot leaves texts longer than this out of the state hash (they are content).
 STATE_TEXT_MAX = 50
+VARIANT_HEX = 16  # of the md5: enough to tell one app's variants apart, short in the graph
 
 
 def _flag(node: ET.Element, name: str) -> bool:
@@ -125,6 +128,12 @@ def shown_views(views: list[View]) -> list[View]:
 def shown_state_id(state: UIState) -> str:
     """The id a crawl gives a recorded state when it sees it through a dump."""
     return content_state_id(state.activity, shown_views(state.views))
+
+
+def variant_id(state: UIState) -> str:
+    """The concrete variant of a screen: what it shows (DroidBot's recipe over its shown views, no activity),
+    the same for a recorded state and for a dump of it; 16 hex digits."""
+    return content_state_id("", shown_views(state.views))[:VARIANT_HEX]
 
 
 def version_code(dumpsys_package: str) -> int | None:

@@ -17,9 +17,12 @@ best way between two screens is. A route's cost is compared in order:
    reached from 13 places has about 1/13 for each. Where the recordings saw which
    edge came before an action (graph/follows.py), the route searches over (screen,
    edge it came by) and the share is the one recorded after that edge: BACK
-   returns where the route came from. So a shorter route wins, and among equally
-   long ones the one whose hops land most surely; a detour wins only over hops
-   that fail or land elsewhere.
+   returns where the route came from. Where the agent stands in a concrete variant
+   of its screen that the recordings acted from (graph/variants.py), the route
+   searches over (screen, edge, variant) while it knows the variant, and each hop
+   weighs what was recorded from that variant (after the edge it came by, where
+   recorded). So a shorter route wins, and among equally long ones the one whose
+   hops land most surely; a detour wins only over hops that fail or land elsewhere.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from typing import Any, Iterable
 from graph.follows import Follows, Group
 from graph.model import reliability
 from graph.store import GraphStore
+from graph.variants import UNSEEN, Variants
 from graph.votes import usable, weighted_counts
 
 HOP = 1.0
@@ -97,7 +101,9 @@ def edges_of(rows: Iterable[dict[str, Any]]) -> list[Edge]:
     return out
 
 
-State = tuple[str, str]  # (screen, the edge key the route came by, when recorded outcomes depend on it, else "")
+# (screen, the edge key the route came by when recorded outcomes depend on it else "", the concrete variant it
+# stands in when the recordings acted from it else "")
+State = tuple[str, str, str]
 
 
 @dataclass
@@ -106,33 +112,36 @@ class Routes:
 
     edges: dict[str, list[Edge]]  # screen id → edges leaving it
     follows: Follows = field(default_factory=Follows)  # what actions did after which edge (graph/follows.py)
+    variants: Variants = field(default_factory=Variants)  # what actions did from which variant (graph/variants.py)
     _from: dict[State, tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, edges: Iterable[Edge], follows: Follows | None = None) -> "Routes":
+    def of(cls, edges: Iterable[Edge], follows: Follows | None = None, variants: Variants | None = None) -> "Routes":
         out: dict[str, list[Edge]] = {}
         for e in edges:
             out.setdefault(e.source, []).append(e)
-        return cls(out, follows or Follows())
+        return cls(out, follows or Follows(), variants or Variants())
 
-    def route(self, start: str, target: str, came_by: str = "") -> list[Edge] | None:
+    def route(self, start: str, target: str, came_by: str = "", variant: str = "") -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none;
-        `came_by`: the key of the edge the agent took to `start`, when known."""
+        `came_by`: the key of the edge the agent took to `start`, `variant`: the concrete variant it shows, when
+        known."""
         if start == target:
             return []
-        hops = self._searched(start, came_by)[2].get(target)
+        hops = self._searched(start, came_by, variant)[2].get(target)
         return list(hops) if hops is not None else None
 
-    def reached(self, start: str, came_by: str = "") -> dict[str, Edge]:
+    def reached(self, start: str, came_by: str = "", variant: str = "") -> dict[str, Edge]:
         """Every screen reachable from `start` → the last edge of its cheapest route."""
-        return self._searched(start, came_by)[1]
+        return self._searched(start, came_by, variant)[1]
 
-    def cost(self, start: str, target: str, came_by: str = "") -> float:
+    def cost(self, start: str, target: str, came_by: str = "", variant: str = "") -> float:
         """The cheapest route's cost (inf when there is none)."""
-        return 0.0 if start == target else self._searched(start, came_by)[0].get(target, math.inf)
+        return 0.0 if start == target else self._searched(start, came_by, variant)[0].get(target, math.inf)
 
-    def _searched(self, start: str, came_by: str) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:
-        state = (start, came_by if self.follows.knows(came_by) else "")
+    def _searched(self, start: str, came_by: str, variant: str = ""
+                  ) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:
+        state = self._state(start, came_by, variant if self.variants.knows(variant) else "")
         if state not in self._from:
             self._from[state] = self._search(state)
         return self._from[state]
@@ -142,9 +151,25 @@ class Routes:
         share = self.follows.share(came_by, edge.key, edge.share) if came_by else None
         return edge.cost if share is None else hop_cost(edge.reliability * share, edge.stale)
 
+    def _state(self, screen: str, came_by: str, variant: str) -> State:
+        return screen, came_by if self.follows.knows(came_by) else "", variant
+
+    def _step(self, state: State, edge: Edge) -> tuple[float, State]:
+        """The hop's cost from `state`, and the state it leads to."""
+        _, came_by, variant = state
+        if variant:
+            share, lands_in = self.variants.share(variant, edge.group, edge.key, edge.share)
+            if share is None:
+                return hop_cost(edge.landing * UNSEEN, edge.stale), self._state(edge.target, edge.key, "")
+            # where the action went after the edge the route came by, with the variant's share as the prior
+            after = self.follows.share(came_by, edge.key, share) if came_by else None
+            landing = edge.reliability * (share if after is None else after)
+            return hop_cost(landing, edge.stale), self._state(edge.target, edge.key, lands_in)
+        return self.hop_cost(edge, came_by), self._state(edge.target, edge.key, "")
+
     def _search(self, start: State) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:
-        """Dijkstra over (screen, edge came by) states (edge costs are positive); each screen is reached by its
-        cheapest state."""
+        """Dijkstra over (screen, edge came by, variant) states (edge costs are positive); each screen is
+        reached by its cheapest state."""
         dist: dict[State, float] = {start: 0.0}
         via: dict[State, tuple[State, Edge]] = {}
         best: dict[str, float] = {}
@@ -154,13 +179,13 @@ class Routes:
             d, state = heapq.heappop(queue)
             if d > dist.get(state, math.inf):
                 continue
-            screen, came_by = state
+            screen = state[0]
             if screen not in best:
                 best[screen] = d
                 routes[screen] = self._unwind(state, via)
             for edge in self.edges.get(screen, ()):
-                nd = d + self.hop_cost(edge, came_by)
-                nxt = (edge.target, edge.key if self.follows.knows(edge.key) else "")
+                cost, nxt = self._step(state, edge)
+                nd = d + cost
                 if nd < dist.get(nxt, math.inf) - 1e-12:
                     dist[nxt] = nd
                     via[nxt] = (state, edge)
@@ -187,4 +212,5 @@ def routes_of(store: GraphStore, packages: list[str], rows: list[dict[str, Any]]
     """Routes over the edges of planner_app_transitions rows, with the order-2 outcomes of `packages`."""
     edges = edges_of(rows)
     groups = {r["key"]: (r["source"], r["action"], r["element_id"], r["detail"]) for r in rows if usable(r)}
-    return Routes.of(edges, Follows.of(store.read("planner_app_follows", packages=packages), groups))
+    return Routes.of(edges, Follows.of(store.read("planner_app_follows", packages=packages), groups),
+                     Variants.of(rows, groups))

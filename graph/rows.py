@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from formats.ui import ActionType, stable_id, UIState
+from formats.uixml import variant_id
 
 from graph.follows import follow_rows
 from graph.model import Element, Screen, Step, Trace, Transition
@@ -141,6 +142,9 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         written_elements.update(element_rows)
 
     transitions: dict[str, Transition] = {}
+    # per edge, the concrete variants (formats/uixml.variant_id) its action went from and to, when it
+    # worked: routes condition on the variant an agent stands in (graph/variants.py)
+    variants: dict[str, set[str]] = {}
     leads: dict[tuple[str, str, str], dict] = {}
     first_own = next((s for s in trace.steps if s.source_state in trace.states
                       and trace.states[s.source_state].package == trace.package), None)
@@ -160,6 +164,9 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                           devices=[trace.device])
         edge = transitions.setdefault(edge.key, edge)
         edge.observe(ok, seen)
+        if ok and trusted:
+            pair = [by_state[sid].variant or variant_id(by_state[sid]) for sid in (step.source_state, step.target_state)]
+            variants.setdefault(edge.key, set()).add(">".join(pair))
         if ok and element is not None and src.id != dst.id:
             before = set(elements[step.source_state])
             for target in elements[step.target_state].values():
@@ -169,8 +176,8 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
                 lead = leads.setdefault(lk, {"source": element.id, "target": target.id,
                                              "action": action.type.value, "observations": 0})
                 lead["observations"] += 1
-    rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor}
-                        for t in transitions.values()]
+    rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor,
+                         "variants": sorted(variants.get(t.key, ()))} for t in transitions.values()]
     rows.leads_to = [{**lead, "contributor": trace.contributor} for lead in leads.values()]
     if trusted:  # a contribution's are votes (ingest/contributions.count_votes)
         rows.follows = follow_rows(trace, steps, screens, first)

@@ -256,7 +256,7 @@ class Runtime:
         if here.package != package:
             return self._replayed(self.memory.plan(task, package).model_dump())
         return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity,
-                                               came_from=self._came).model_dump())
+                                               came_from=self._came, avoid=self._setbacks.avoided(STEP_TRIES)).model_dump())
 
     def _replayed(self, plan: dict[str, Any]) -> dict[str, Any]:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""

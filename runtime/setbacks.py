@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from contract.requests import AVOID_MAX
 from formats.ui import Bounds
 from runtime.grounding import ground
 from runtime.screen import LiveScreen
@@ -29,12 +30,23 @@ class Setbacks:
         self.tried: set[StepKey] = set()  # detours taken in this run
         # (screen, action) → the views a step with this action failed on from that screen, in this run
         self.views: dict[tuple[str | None, str], list[list[int]]] = {}
+        self.steps: dict[StepKey, dict[str, str]] = {}  # the failed steps as a plan request's `avoid` names them
 
     def fail(self, before: LiveScreen, step: dict[str, Any], record: dict[str, Any]) -> None:
         """Count a failed step; the view it acted on (when it did) is not taken for it from there again."""
-        self.failed[step_key(before, step)] += 1
+        key = step_key(before, step)
+        self.failed[key] += 1
+        # the edge memory planned: the plan's screen (the device's may be a look-alike of it) and element
+        element_id, screen_id = (step.get("element") or {}).get("id") or "", step.get("screen_id") or before.screen_id
+        if screen_id and (element_id or not step.get("element")):
+            self.steps[key] = {"screen_id": screen_id, "action": step["action"], "element_id": element_id}
         if record["acted"]:
             self.views.setdefault((before.screen_id, step["action"]), []).append(record["element"]["bounds"])
+
+    def avoided(self, tries: int) -> list[dict[str, str]]:
+        """The steps that failed `tries` times in this run, as a plan request's `avoid` names them: memory's routes
+        leave them out (one failure may be the app's hiccup, and the step the only way)."""
+        return [s for key, s in self.steps.items() if self.failed[key] >= tries][-AVOID_MAX:]
 
     def avoid(self) -> set[StepKey]:
         """Steps not to take again as a detour: those that failed, and the detours taken."""

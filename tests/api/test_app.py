@@ -31,6 +31,16 @@ def test_a_plan_request_may_say_which_step_the_agent_took_to_its_screen(client, 
     assert r.json()["steps"] == client.post("/v1/plan", json=body, headers=bearer()).json()["steps"]
 
 
+def test_a_plan_request_may_name_steps_that_failed_and_the_plan_goes_another_way(client, bearer):
+    body = {"task": "change the view to yearly", "app": "calendar"}
+    first = client.post("/v1/plan", json=body, headers=bearer()).json()["steps"][0]
+    failed = {"screen_id": first["screen_id"], "action": first["action"], "element_id": first["element"]["id"]}
+    r = client.post("/v1/plan", json={**body, "avoid": [failed]}, headers=bearer())
+    assert r.status_code == 200, r.text
+    assert all((s["screen_id"], s["action"], (s["element"] or {}).get("id", "")) != tuple(failed.values())
+               for s in r.json()["steps"])
+
+
 def test_missing_wrong_and_revoked_keys_get_401(client, bearer, keys):
     body = {"task": "delete all events", "app": "calendar"}
     assert client.post("/v1/plan", json=body).status_code == 401
@@ -71,6 +81,8 @@ def test_an_oversized_body_gets_413(client, bearer, settings):
     ({"task": 5}, "body.task"),
     ({"task": "x", "screen_xml": "<not xml"}, "screen_xml"),
     ({"task": "x", "came_from": {"screen_id": "s", "action": "fly"}}, "body.came_from.action"),
+    ({"task": "x", "avoid": [{"screen_id": "s", "action": "tap"}, {"screen_id": "", "action": "tap"}]},
+     "body.avoid.1.screen_id"),
 ])
 def test_malformed_bodies_get_422_naming_the_field(client, bearer, body, field):
     r = client.post("/v1/plan", json=body, headers=bearer())
