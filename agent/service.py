@@ -151,6 +151,7 @@ class Service:
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
+            avoid = avoid or None  # no steps to avoid, however sent: one cache key
             # a package the task names ("tap 'X' in org.example.app") is where to plan, not the screen's package
             # (a system overlay, a dialog of another app)
             app = app or named_package(self.known(), task)[0]
