@@ -67,16 +67,16 @@ def owners(recall: Recall, hits: list) -> dict[tuple[str, str], str]:
     packages = sorted({h.payload.get("package") or "" for h in hits} - {""})
     graphs = {p: recall.planner.graph([p]) for p in packages}
     out: dict[tuple[str, str], str] = {}
-    for package, screen_id in {(h.payload.get("package") or "", h.payload.get("screen_id") or "") for h in hits}:
+    for package, hit_screen_id in {(h.payload.get("package") or "", h.payload.get("screen_id") or "") for h in hits}:
         graph = graphs.get(package)
-        if graph is None or screen_id in graph.entries:
+        if graph is None or hit_screen_id in graph.entries:
             continue
-        mine = tuple(sorted(graph.screen_tokens.get(screen_id, ())))
-        if graph.by_elements.get(mine) != screen_id:  # not the screen the app's memory holds for these elements
+        mine = tuple(sorted(graph.screen_tokens.get(hit_screen_id, ())))
+        if graph.by_elements.get(mine) != hit_screen_id:  # not the screen the app's memory holds for these elements
             continue
         entered = [p for p in packages if p != package and graphs[p].by_elements.get(mine) in graphs[p].entries]
         if entered:
-            out[(package, screen_id)] = entered[0]
+            out[(package, hit_screen_id)] = entered[0]
     return out
 
 

@@ -13,7 +13,6 @@ scales both to 100,000 apps. The twins are not used: these are recorded apps.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, private_stack  # noqa: E402
+from common import BenchParser, app_count, shared_folders, private_stack  # noqa: E402
 
 from analyst.subgraph import read  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
@@ -64,11 +63,11 @@ def neo4j_bytes(props_list: list[dict], record: int) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", type=int, default=0, help="only the first N shared apps (default all)")
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=app_count, default=0, help="only the first N shared apps (default all)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())[: args.apps or None]
+    folders = shared_folders()[: args.apps or None]
     traces = [recording_trace(read_recording(f)) for f in folders]
     out: dict = {"apps": len(traces)}
     with private_stack() as settings:

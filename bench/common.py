@@ -1,6 +1,7 @@
 """What every benchmark needs: a private embedded stack (temporary home, free ports) and the shared data."""
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import sys
@@ -19,6 +20,58 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 DROIDBOT = SHARED / "datasets" / "droidbot"
 DROIDTASK = SHARED / "datasets" / "droidtask"
 DROIDTASK_APPS = ("applauncher", "calendar", "camera", "clock", "contacts", "notes")
+
+
+class BenchParser(argparse.ArgumentParser):
+    """A bench's arguments: a bad one is one line naming it and what is allowed, exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (--help lists the arguments)\n")
+
+
+def shared_app_names() -> list[str]:
+    """The shared DroidBot output folders' names (none when ../shared is not there)."""
+    return sorted(p.name for p in DROIDBOT.iterdir() if (p / "utg.js").is_file()) if DROIDBOT.is_dir() else []
+
+
+def shared_folders() -> list[Path]:
+    return [DROIDBOT / name for name in shared_app_names()]
+
+
+def droidbot_folder(text: str) -> Path:
+    """An `--apps` value: a shared DroidBot folder's name, or the path of any DroidBot output folder."""
+    if text in shared_app_names():
+        return DROIDBOT / text
+    path = Path(text)
+    if (path / "utg.js").is_file():
+        return path
+    names = ", ".join(shared_app_names()) or f"none: {DROIDBOT} is missing"
+    raise argparse.ArgumentTypeError(f"{text!r} is neither a DroidBot output folder (with utg.js) "
+                                     f"nor a shared one's name ({names})")
+
+
+def droidbot_folders(text: str) -> list[Path]:
+    """A comma-separated `--apps` value: DroidBot folders (names of shared ones, or paths)."""
+    return [droidbot_folder(name.strip()) for name in text.split(",") if name.strip()] or [droidbot_folder("")]
+
+
+def app_count(text: str) -> int:
+    """How many of the shared apps (the first N by name; 0: all)."""
+    total = len(shared_app_names())
+    if not text.isdigit() or int(text) > total:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of shared apps from 0 (all) to {total}")
+    return int(text)
+
+
+def positive_ints(text: str) -> list[int]:
+    """A comma-separated list of whole numbers above 0."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers above 0")
+    return values
 
 
 def free_port() -> int:

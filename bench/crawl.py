@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, ahead of bench/ (bench/ingest.py)
 
-from bench.common import DROIDBOT, on_each, private_stack  # noqa: E402
+from bench.common import BenchParser, droidbot_folder, on_each, private_stack, shared_folders  # noqa: E402
 from graph.clients import open_graph  # noqa: E402
 from appmem.settings import Settings  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
@@ -204,8 +204,9 @@ def scaling(settings: Settings, folders: list[Path], budget: int, device_counts:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", nargs="+", type=Path, help="DroidBot output folders (default: every shared app)")
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", nargs="+", type=droidbot_folder,
+                        help="DroidBot output folders, or shared ones' names (default: every shared app)")
     parser.add_argument("--policy", default="frontier")
     parser.add_argument("--budget", type=int, default=500, help="actions per app for the coverage curves")
     parser.add_argument("--parallel", type=int, default=4, help="apps explored at once for the curves")
@@ -214,7 +215,7 @@ def main() -> None:
     parser.add_argument("--skip-coverage", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
     args = parser.parse_args()
-    args.apps = args.apps or sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+    args.apps = args.apps or shared_folders()
     with private_stack() as settings:
         run(settings, args)
 

@@ -21,7 +21,6 @@ For each shared DroidBot app (twins are simulators: every figure here depends on
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import threading
@@ -32,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, on_each, private_stack  # noqa: E402  (puts the repository first)
+from common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,  # noqa: E402  (puts the repository first)
+                    private_stack, shared_folders)
 from graph.clients import open_graph  # noqa: E402
 from appmem.stack import Stack  # noqa: E402
 from graph.model import Step, Trace  # noqa: E402
@@ -178,13 +178,13 @@ def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str, st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=150, help="actions per app and crawl (default 150)")
-    parser.add_argument("--apps", help="comma-separated packages (default: all 11)")
+    parser.add_argument("--apps", type=droidbot_folders, help="comma-separated DroidBot folder names (default: all 11)")
     parser.add_argument("--import-version", help="import the recordings as this version (default: their sha256 alias)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    folders = sorted(p for p in DROIDBOT.iterdir() if p.is_dir() and (not args.apps or p.name in args.apps.split(",")))
+    folders = sorted(args.apps or shared_folders())
     report: dict = {"budget": args.budget, "apps": {}}
     traces = [recording_trace(read_recording(f), app_version=args.import_version) for f in folders]
     autodroid = [t for app in DROIDTASK_APPS for t in (read_autodroid(DROIDTASK / app, app).trace,) if t]

@@ -29,7 +29,6 @@ recalls they would change are counted. TWINS ARE SIMULATORS: they only render th
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -42,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, free_port, private_stack  # noqa: E402
+from common import BenchParser, droidbot_folders, free_port, private_stack  # noqa: E402
 
 import adbutils  # noqa: E402
 import uvicorn  # noqa: E402
@@ -132,14 +131,14 @@ def recall_shape(plan: dict) -> list:
 
 def main() -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", default=DEFAULT_APPS, help="comma-separated DroidBot folder names")
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=droidbot_folders, default=DEFAULT_APPS, help="comma-separated DroidBot folder names")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per app")
     parser.add_argument("--recall-tasks", type=int, default=4, help="stored (recalled) tasks per app")
     parser.add_argument("--copies", type=int, default=3, help="how often the key sends each forged trace")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    folders = [DROIDBOT / a for a in args.apps.split(",")]
+    folders = args.apps
     with private_stack() as settings, tempfile.TemporaryDirectory(prefix="appmem-poison-") as logs:
         memory = Service.open(settings)
         try:

@@ -45,7 +45,6 @@ With `--api` the runtime plans through the HTTP API on a real socket (uvicorn in
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import sys
@@ -54,7 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, private_stack  # noqa: E402
+from common import BenchParser, droidbot_folders, private_stack, shared_folders  # noqa: E402
 
 import adbutils  # noqa: E402
 
@@ -154,15 +153,15 @@ def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_rep
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", help="comma-separated DroidBot folder names (default: all)")
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=droidbot_folders, help="comma-separated DroidBot folder names (default: all)")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per app")
     parser.add_argument("--modes", default=",".join(MODES), help=f"twin replay modes (default {','.join(MODES)})")
     parser.add_argument("--api", action="store_true",
                         help="plan through the HTTP API on a real socket (a key with the plan scope), as `appmem run --server`")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    folders = [DROIDBOT / a for a in args.apps.split(",")] if args.apps else sorted(DROIDBOT.iterdir())
+    folders = args.apps or shared_folders()
     modes = args.modes.split(",")
     rows: dict[str, dict] = {}  # package → replay mode → {"runtime": ..., "no_replan": ...}
     skipped: list[str] = []  # apps whose recording has no target reachable from a non-first in-app screen

@@ -43,7 +43,6 @@ with payload indexes, and lets several API processes share it.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import signal
@@ -57,7 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, free_port, private_stack  # noqa: E402
+from common import BenchParser, DROIDBOT, free_port, positive_ints, private_stack  # noqa: E402
 
 import httpx  # noqa: E402
 
@@ -311,11 +310,11 @@ def synthetic_bench(sizes: list[int], screens: int, transitions: int, plans: int
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=600, help="requests of the mixed load (new tasks: half)")
     parser.add_argument("--workers", default="1,2,2:2", help="worker counts to compare, the first is the baseline; "
                         "N:T runs N workers at T ONNX threads each (default: their share of the cores)")
-    parser.add_argument("--apps", default="10,100,1000", help="synthetic memory sizes (apps), ascending")
+    parser.add_argument("--apps", type=positive_ints, default="10,100,1000", help="synthetic memory sizes (apps), ascending")
     parser.add_argument("--screens", type=int, default=300)
     parser.add_argument("--transitions", type=int, default=1000)
     parser.add_argument("--plans", type=int, default=100, help="plans timed per synthetic size")
@@ -327,7 +326,7 @@ def main() -> int:
     if not args.skip_synthetic:
         print(f"synthetic apps: {args.screens} screens, {args.screens * ELEMENTS_PER_SCREEN} elements, "
               f"{args.transitions} transitions each")
-        synthetic_bench([int(s) for s in args.apps.split(",")], args.screens, args.transitions, args.plans)
+        synthetic_bench(args.apps, args.screens, args.transitions, args.plans)
     return 0
 
 

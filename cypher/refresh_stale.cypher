@@ -2,6 +2,12 @@
 // version with traces and the highest versionCode (then the latest explored). An edge is
 // stale when it was not observed in that version but was in an older version of known
 // code; an edge seen only under an unknown (alias) version cannot be judged and is not.
+// Why it starts from the package's screens (index) and reads only their own edges: the
+// caller holds this package's write lock, not the others'. A scan over every screen met
+// screens that another package's writer had not committed yet, and ArcadeDB (no snapshot
+// reads) then failed the whole chunk with EntityNotFound. Writers of an edge hold the locks
+// of both its ends' packages, so what this reads is settled. Only a flag that changes is
+// written (fewer page conflicts with the other writers).
 MATCH (a:App {package: $package})
 WHERE EXISTS { (a)<-[:OF_APP]-(:Trace) }
 WITH a ORDER BY coalesce(a.version_code, -1) DESC, coalesce(a.explored, datetime('1970-01-01T00:00:00Z')) DESC
@@ -9,7 +15,9 @@ WITH collect(a) AS apps
 WITH apps[0].version AS newest,
      [x IN apps WHERE x.version_code IS NOT NULL AND x.version_code < coalesce(apps[0].version_code, -1) | x.version]
      AS older
-MATCH (s:Screen)-[t:TRANSITION]->(b:Screen)
-WHERE s.package = $package OR b.package = $package
-SET t.stale = NOT newest IN coalesce(t.versions, []) AND any(v IN coalesce(t.versions, []) WHERE v IN older)
-RETURN newest, count(t) AS edges, sum(CASE WHEN t.stale THEN 1 ELSE 0 END) AS stale
+MATCH (:Screen {package: $package})-[t:TRANSITION]-()
+WITH DISTINCT newest, older, t
+WITH newest, t, NOT newest IN coalesce(t.versions, []) AND any(v IN coalesce(t.versions, []) WHERE v IN older) AS stale
+WHERE t.stale IS NULL OR t.stale <> stale
+SET t.stale = stale
+RETURN newest, count(t) AS changed, sum(CASE WHEN stale THEN 1 ELSE 0 END) AS stale

@@ -4,7 +4,6 @@ between two screens is highlighted. A screenshot goes to test-output/app_map.png
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 import urllib.request

@@ -1,6 +1,6 @@
 """Fixtures of the API tests: Calendar's exploration memory behind one `Service`, the app in a test client,
-keys, and the API on a real socket (uvicorn in a thread of this process, which owns the vectors). Module-scoped:
-a module that opens its own `Service` must find the local vector folder free."""
+keys, two app twins (acrylic, adfree) and the API on a real socket (uvicorn in a thread of this process, which
+owns the vectors). Module-scoped: a module that opens its own `Service` must find the local vector folder free."""
 from __future__ import annotations
 
 
@@ -16,9 +16,13 @@ from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, api_on_socket
 from tests.shared_data import CALENDAR_EXPLORED, uses
+from twins.adb_server import TwinServer
+from twins.device import build_fleet
 from workers.devices import open_redis
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
+ACRYLIC = "anupam.acrylic"
+ADFREE = "ch.abertschi.adfree"
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +42,14 @@ def memory(shared_graph, settings):
 @pytest.fixture(scope="module")
 def keys(settings):
     return KeyStore(open_redis(Stack(settings).redis_url()))
+
+
+@pytest.fixture(scope="module")
+def twins():
+    """Two app twins (acrylic, adfree) behind one adb server: (fleet, server)."""
+    fleet = build_fleet([DROIDBOT / ACRYLIC, DROIDBOT / ADFREE], 2)
+    with TwinServer(fleet) as server:
+        yield fleet, server
 
 
 @pytest.fixture

@@ -29,17 +29,13 @@ from formats.ui import stable_id
 from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
-from tests.api.conftest import recorded_app_memory, tarball
+from tests.api.conftest import ACRYLIC, ADFREE, recorded_app_memory, tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from device.driver import DeviceDriver
 
-ACRYLIC = "anupam.acrylic"
-ADFREE = "ch.abertschi.adfree"
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +43,6 @@ def memory(store, settings):
     memory = recorded_app_memory(store, settings, ACRYLIC)
     yield memory
     memory.close()
-
-
-@pytest.fixture(scope="module")
-def twins():
-    fleet = build_fleet([DROIDBOT / ACRYLIC, DROIDBOT / ADFREE], 2)
-    with TwinServer(fleet) as server:
-        yield fleet, server
 
 
 @pytest.fixture(scope="module")

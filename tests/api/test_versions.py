@@ -11,7 +11,8 @@ import pytest
 
 from contract.client import ApiClient
 from tests.api.conftest import recorded_app_memory
-from tests.api.test_crowd import ACRYLIC, cli, key, keys, real_run, redis_db, twins  # noqa: F401 (fixtures)
+from tests.api.conftest import ACRYLIC
+from tests.api.test_crowd import cli, key, real_run
 from tests.conftest import api_on_socket
 from workers.crawl import WorkerProcesses
 
