@@ -27,7 +27,8 @@ and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
 
 This module is the re-plan loop and acting on the device; judging one step is runtime/outcome.py, what
-the run learned of its failed steps runtime/setbacks.py, its trace and result runtime/trace.py.
+the run learned of its failed steps runtime/setbacks.py, another way
+on from a screen where a step failed runtime/detour.py, its trace and result runtime/trace.py.
 """
 from __future__ import annotations
 
@@ -38,14 +39,14 @@ from typing import Any, Callable
 from contract.backend import MemoryBackend
 from runtime.outcome import label as _label, outcome, shows, took_effect
 from runtime.screen import LiveScreen
-from runtime.setbacks import Setbacks, step_key as _key
+from runtime.detour import another_way
+from runtime.setbacks import Setbacks, came_from, step_key as _key
 from runtime.stepwise import LlmReplyError
-from runtime.grounding import drawn_package, find_text, ground, node_at, scrollable
+from runtime.grounding import drawn_package, find_text, node_at, scrollable
 from runtime.trace import result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
-from graph.vocabulary import is_risky
 from device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ log = logging.getLogger(__name__)
 SLOT_SCROLLS = 4
 LLM_RETRIES = 2  # invalid LLM replies in a row before the run fails
 OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app before the run goes on without
-DETOUR_ACTIONS = ("tap", "long_tap")  # a detour takes an element that needs no input
 STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
 
 
@@ -143,7 +143,7 @@ class Runtime:
             step = steps[cursor]
             # a step that failed from here is taken again only on another view its locator finds (a list's other row)
             again = _key(here, step) in setbacks.failed and not setbacks.untried(step, here)
-            detour = self._detour(task, package, here, plan, setbacks.avoid()) if again else None
+            detour = another_way(self.memory, task, package, here, plan, setbacks.avoid()) if again else None
             if detour is None and again and setbacks.failed[_key(here, step)] >= STEP_TRIES:
                 status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
                                             "memory knows no other way from it")
@@ -222,27 +222,6 @@ class Runtime:
                 break
             here = self._act({"action": "back", "element": None, "input": ""}, here, package, None)
         return here
-
-    def _detour(self, task: str, package: str, here: LiveScreen, plan: dict[str, Any],
-                avoid: set[tuple[str | None, str, str]]) -> dict[str, Any] | None:
-        """Another way on from this screen than the one that failed: the best of memory's hints for it
-        (towards a target, fewest steps left, best target first) that is on the screen and was not
-        tried from here in this run; else BACK once; None when nothing is left."""
-        start = (plan.get("start") or {}).get("screen_id")
-        hints = plan.get("hints") if start and start == here.screen_id else None  # the plan's are for its start
-        if hints is None and here.package == package and here.screen_id:
-            hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"]
-        options = sorted((h for h in hints or () if h["action"] in DETOUR_ACTIONS and h["element_id"]
-                          and (here.screen_id, h["action"], h["element_id"]) not in avoid),
-                         key=lambda h: (h["target"] is None, h["steps_after"], -h["score"]))
-        for hint in options:
-            element = {"id": hint["element_id"], "label": hint["element"], "text": "", "content_desc": "",
-                       "locators": hint["locators"], "bounds": None}
-            if ground(element, here.xml):
-                return {"action": hint["action"], "element": element, "input": "", "to_screen": hint["to_screen"],
-                        "risky": is_risky(hint["element"])}
-        back = {"action": "back", "element": None, "input": "", "to_screen": ""}
-        return None if _key(here, back) in avoid else back
 
     def _version(self, package: str) -> str:
         try:
@@ -331,14 +310,4 @@ class Runtime:
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
-
-
-def came_from(step: dict[str, Any], here: LiveScreen) -> dict[str, str] | None:
-    """A step the runtime took, as memory knows it: the screen it was planned on (else the one it was taken
-    on), its action and element; None for a launch or on a screen memory could not place."""
-    screen = step.get("screen_id") or here.screen_id
-    if not screen or step["action"] in ("start_app", "stop_app"):
-        return None
-    return {"screen_id": screen, "action": step["action"], "element_id": (step.get("element") or {}).get("id") or "",
-            "detail": ""}
 

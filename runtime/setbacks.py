@@ -24,6 +24,16 @@ def step_key(here: LiveScreen, step: dict[str, Any]) -> StepKey:
     return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
 
 
+def came_from(step: dict[str, Any], here: LiveScreen) -> dict[str, str] | None:
+    """A step the runtime took, as memory knows it: the screen it was planned on (else the one it was taken
+    on), its action and element; None for a launch or on a screen memory could not place."""
+    screen = step.get("screen_id") or here.screen_id
+    if not screen or step["action"] in ("start_app", "stop_app"):
+        return None
+    return {"screen_id": screen, "action": step["action"], "element_id": (step.get("element") or {}).get("id") or "",
+            "detail": ""}
+
+
 class Setbacks:
     def __init__(self) -> None:
         self.failed: Counter[StepKey] = Counter()  # (screen, action, element) → failures, this run
