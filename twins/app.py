@@ -32,8 +32,8 @@ from formats.ui import ActionType, Bounds, UIState, View
 from graph.model import Step
 from graph.screens import view_paths
 from twins.profiles import Profile, Update, update
-from ingest.droidbot import (Recording, action_from_event_str, default_version, read_json, read_recording,
-                             recording_steps)
+from ingest.droidbot import Recording, default_version, read_json, read_recording, recording_steps
+from ingest.droidbot_events import action_from_event_str
 
 log = logging.getLogger(__name__)
 
