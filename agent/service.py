@@ -5,7 +5,7 @@ opened once and injected) and one `agent.answer.Answerer`, kept loaded: its
 per-app graphs and element indexes are what make a new plan fast. Every answer
 is a `contract` model. The agent's screen is read once, here
 (`agent.locate.agent_screen`). Plans are cached per request and per
-generation of the apps the request touches (`appmem.generations`): in process,
+generation of the apps the request touches (`appmem.generations`; `agent.plancache`): in process,
 and in Redis when one is given, so that every server worker shares them and a
 change to an app (an ingest, a contribution, a purge) retires its plans at once.
 What a worker loaded follows the generations too: when the memory-wide counter
@@ -19,12 +19,12 @@ import hashlib
 import json
 import threading
 import time
-from collections import OrderedDict
 from typing import Any
 
 from agent.apps import named_package
 from agent.answer import Answerer
 from agent.locate import agent_screen, html_reader, state_from_xml
+from agent.plancache import PlanCache
 from agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
@@ -36,9 +36,6 @@ from graph.store import GraphStore
 from semantic.search import resolve_app, search
 
 APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
-PLAN_CACHE = 4096  # plans kept in process
-PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
-PLAN_PREFIX = "appmem:plan:"
 
 
 class Service:
@@ -46,7 +43,7 @@ class Service:
         self.store, self.vectors, self.embedder, self.settings = store, vectors, embedder, settings
         self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
         self._lock = threading.Lock()
-        self._plans: OrderedDict[str, str] = OrderedDict()
+        self._plans = PlanCache(redis)
         self._apps: tuple[float, list[str]] | None = None
         self._answerer: Answerer | None = None
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
@@ -165,7 +162,7 @@ class Service:
             touched = packages + ([screen.package] if screen is not None else [])
             key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from, avoid,
                                              self.generation(touched)]).encode()).hexdigest()
-            cached = self._cached(key)
+            cached = self._plans.get(key)
             if cached is not None:
                 return Plan.model_validate_json(cached)
             start: str | UIState | None = screen_id
@@ -173,7 +170,7 @@ class Service:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
             plan = Plan.model_validate(self._from_dump(task, screen, k, came_from, avoid) if screen is not None
                                        and not app else self.answers().answer(task, app, start, k, came_from, avoid))
-            self._keep(key, plan.model_dump_json())
+            self._plans.put(key, plan.model_dump_json())
             return plan
 
     def _from_dump(self, task: str, screen: UIState, k: int | None,
@@ -271,28 +268,6 @@ class Service:
         if not rows:
             return None
         return {**rows[0], "exits": self.store.read("serve_screen_exits", screen_id=screen_id)}
-
-    # -- the plan cache ----------------------------------------------------------------------------
-    def _cached(self, key: str) -> str | None:
-        with self._lock:
-            if key in self._plans:
-                self._plans.move_to_end(key)
-                return self._plans[key]
-        found = self.redis.get(PLAN_PREFIX + key) if self.redis is not None else None
-        if found is not None:
-            self._remember(key, found)
-        return found
-
-    def _keep(self, key: str, plan_json: str) -> None:
-        self._remember(key, plan_json)
-        if self.redis is not None:
-            self.redis.set(PLAN_PREFIX + key, plan_json, ex=PLAN_TTL_S)
-
-    def _remember(self, key: str, plan_json: str) -> None:
-        with self._lock:
-            self._plans[key] = plan_json
-            while len(self._plans) > PLAN_CACHE:
-                self._plans.popitem(last=False)
 
 
 def reader_vectors(settings: Settings, dim: int):

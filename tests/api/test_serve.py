@@ -17,7 +17,8 @@ from typing import Iterator
 
 from fastapi.testclient import TestClient
 
-from agent.service import PLAN_PREFIX, Service
+from agent.plancache import PLAN_PREFIX
+from agent.service import Service
 from api.app import create_app
 from appmem import generations, tracing
 from appmem.stack import Stack
