@@ -41,13 +41,22 @@ APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app 
 class Service:
     def __init__(self, store: GraphStore, vectors: Any, embedder: Any, settings: Settings, redis: Any = None):
         self.store, self.vectors, self.embedder, self.settings = store, vectors, embedder, settings
-        self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
         self._lock = threading.Lock()
-        self._plans = PlanCache(redis)
+        self._plans = PlanCache()
+        self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
         self._apps: tuple[float, list[str]] | None = None
         self._answerer: Answerer | None = None
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
         self._loaded: dict[str, str] = {}  # package -> its generation then
+
+    @property
+    def redis(self) -> Any:
+        return self._plans.redis
+
+    @redis.setter
+    def redis(self, redis: Any) -> None:
+        """The server gives its Redis after the service is opened: the plan cache shares it from then on."""
+        self._plans.redis = redis
 
     @classmethod
     def open(cls, settings: Settings, redis: Any = None, vectors: bool = True, read_only: bool = False,
