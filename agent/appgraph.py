@@ -152,10 +152,10 @@ class AppGraph:
             return graph.coming(came_from, start, variant)
         if not start:
             return self
-        by = next((e.key for e in self.edges.get((came_from or {}).get("screen_id", ""), ())
-                   if came_from and e.target == start and e.action == came_from.get("action")
+        by = next((e.key for e in self.edges.get(came_from.get("screen_id", ""), ())
+                   if e.target == start and e.action == came_from.get("action")
                    and e.element_id == (came_from.get("element_id") or "")
-                   and e.detail == (came_from.get("detail") or "")), "")
+                   and e.detail == (came_from.get("detail") or "")), "") if came_from else ""
         variant = variant if self.routes.variants.knows(variant) else ""
         if not by and not variant:
             return self

@@ -202,4 +202,4 @@ def scrub_state(state: UIState) -> UIState:
     what it showed before (formats/uixml.variant_id)."""
     items = dynamic_item_views(state)
     return replace(state, views=[_scrub_view(v, v.index in items) for v in state.views],
-                   variant=state.variant or variant_id(state))
+                   variant=variant_id(state))

@@ -132,8 +132,9 @@ def shown_state_id(state: UIState) -> str:
 
 def variant_id(state: UIState) -> str:
     """The concrete variant of a screen: what it shows (DroidBot's recipe over its shown views, no activity),
-    the same for a recorded state and for a dump of it; 16 hex digits."""
-    return content_state_id("", shown_views(state.views))[:VARIANT_HEX]
+    the same for a recorded state and for a dump of it; 16 hex digits. A scrubbed state keeps the variant it
+    showed before (`UIState.variant`, formats/privacy.scrub_state)."""
+    return state.variant or content_state_id("", shown_views(state.views))[:VARIANT_HEX]
 
 
 def version_code(dumpsys_package: str) -> int | None:

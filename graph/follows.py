@@ -69,6 +69,12 @@ def _worked(trace: Trace, step: Step) -> bool:
     return step.ok and target is not None and not target.crashed
 
 
+def pseudo_share(count: float, total: float, prior: float) -> float:
+    """P(an action lands here) from its recorded outcomes (`count` of `total` here), with the order-1 share
+    `prior` as one pseudo-observation: one recorded outcome is strong evidence, not certainty."""
+    return (count + prior) / (total + 1.0)
+
+
 @dataclass
 class Follows:
     """Order-2 counts: previous edge key → next edge key → observations (planner_app_follows rows)."""
@@ -99,4 +105,4 @@ class Follows:
         total = self._totals.get((came_by, self.groups.get(key, ("", "", "", ""))), 0.0)
         if not total:
             return None
-        return (self.after[came_by].get(key, 0.0) + prior) / (total + 1.0)
+        return pseudo_share(self.after[came_by].get(key, 0.0), total, prior)

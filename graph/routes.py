@@ -146,10 +146,12 @@ class Routes:
             self._from[state] = self._search(state)
         return self._from[state]
 
-    def hop_cost(self, edge: Edge, came_by: str) -> float:
-        """The edge's cost after the route came by edge `came_by` (its order-2 share when recorded)."""
-        share = self.follows.share(came_by, edge.key, edge.share) if came_by else None
-        return edge.cost if share is None else hop_cost(edge.reliability * share, edge.stale)
+    def hop_cost(self, edge: Edge, came_by: str, prior: float | None = None) -> float:
+        """The edge's cost after the route came by edge `came_by` (its order-2 share when recorded, with `prior`
+        as its prior: the edge's own share unless a variant's is known)."""
+        prior = edge.share if prior is None else prior
+        after = self.follows.share(came_by, edge.key, prior) if came_by else None
+        return hop_cost(edge.reliability * (prior if after is None else after), edge.stale)
 
     def _state(self, screen: str, came_by: str, variant: str) -> State:
         return screen, came_by if self.follows.knows(came_by) else "", variant
@@ -162,9 +164,7 @@ class Routes:
             if share is None:
                 return hop_cost(edge.landing * UNSEEN, edge.stale), self._state(edge.target, edge.key, "")
             # where the action went after the edge the route came by, with the variant's share as the prior
-            after = self.follows.share(came_by, edge.key, share) if came_by else None
-            landing = edge.reliability * (share if after is None else after)
-            return hop_cost(landing, edge.stale), self._state(edge.target, edge.key, lands_in)
+            return self.hop_cost(edge, came_by, share), self._state(edge.target, edge.key, lands_in)
         return self.hop_cost(edge, came_by), self._state(edge.target, edge.key, "")
 
     def _search(self, start: State) -> tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]:

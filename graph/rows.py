@@ -165,7 +165,7 @@ def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
         edge = transitions.setdefault(edge.key, edge)
         edge.observe(ok, seen)
         if ok and trusted:
-            pair = [by_state[sid].variant or variant_id(by_state[sid]) for sid in (step.source_state, step.target_state)]
+            pair = [variant_id(by_state[sid]) for sid in (step.source_state, step.target_state)]
             variants.setdefault(edge.key, set()).add(">".join(pair))
         if ok and element is not None and src.id != dst.id:
             before = set(elements[step.source_state])

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.follows import Group
+from graph.follows import Group, pseudo_share
 
 # P(an action does anything from a variant it was never recorded acting from | it worked from other variants
 # of the screen); chosen leave-one-app-out over the shared twin apps in both replay modes (README: the exact
@@ -57,5 +57,5 @@ class Variants:
         if not outcomes:
             return None, ""
         landed = outcomes.get(key, set())
-        share = (len(landed) + prior) / (sum(len(v) for v in outcomes.values()) + 1.0)
+        share = pseudo_share(len(landed), sum(len(v) for v in outcomes.values()), prior)
         return share, next(iter(landed)) if len(landed) == 1 else ""
