@@ -87,16 +87,23 @@ def test_the_runtime_reaches_recorded_targets_on_twins(twins, memory):
     assert first["steps"][0]["action"] == "start_app" and first["run"]["format"] == "appmem-run/1"
 
 
-def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins, memory):
-    fleet, _ = twins
-    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
-    device = fleet["twin-0002"]
+def sent_home_after_first_tap(device):
+    """A progress hook: after the run's first tap in the app the device shows the app's launch screen again
+    (what another user or the app itself might do). Returns the hook and the list of step indexes it acted on."""
     teleported = []
 
-    def interfere(step):  # after the first tap in the app, the device shows its launch screen again
+    def interfere(step):
         if step["action"] == "tap" and not teleported:
             teleported.append(step["index"])
             device.goto(ACRYLIC, device.apps[ACRYLIC].entry)
+
+    return interfere, teleported
+
+
+def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins, memory):
+    fleet, _ = twins
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    interfere, teleported = sent_home_after_first_tap(fleet["twin-0002"])
 
     result = runtime(twins, memory, "twin-0002", progress=interfere).run(task["task"], ACRYLIC)
     assert teleported and result["replans"] >= 1
@@ -122,13 +129,7 @@ class Asked:
 def test_each_replan_names_the_step_just_taken_as_memory_planned_it(twins, memory):
     fleet, _ = twins
     task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
-    device = fleet["twin-0002"]
-    teleported = []
-
-    def interfere(step):  # after the first tap in the app, the device shows its launch screen again
-        if step["action"] == "tap" and not teleported:
-            teleported.append(step["index"])
-            device.goto(ACRYLIC, device.apps[ACRYLIC].entry)
+    interfere, teleported = sent_home_after_first_tap(fleet["twin-0002"])
 
     asked = Asked(memory)
     result = runtime(twins, asked, "twin-0002", progress=interfere).run(task["task"], ACRYLIC)
@@ -250,13 +251,7 @@ def test_a_run_without_a_confirmation_stops_before_a_risky_step(twins, memory):
 def test_a_run_trace_goes_into_the_graph_with_its_failures(twins, memory, settings):
     fleet, _ = twins
     task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
-    device = fleet["twin-0002"]
-    teleported = []
-
-    def interfere(step):
-        if step["action"] == "tap" and not teleported:
-            teleported.append(1)
-            device.goto(ACRYLIC, device.apps[ACRYLIC].entry)
+    interfere, teleported = sent_home_after_first_tap(fleet["twin-0002"])
 
     result = runtime(twins, memory, "twin-0002", progress=interfere).run(task["task"], ACRYLIC)
     trace_id = contribute_locally(settings, memory, result["run"])
