@@ -270,7 +270,11 @@ class Service:
         return search(self.vectors, self.embedder, text, kind, packages, k, index)
 
     def apps(self) -> list[dict[str, Any]]:
-        return self.store.stats()
+        """Counts per app version for any key: a version contributors' devices claimed is named only once a
+        quorum of keys claims it (one key's free text is not shown to others; `appmem stats` shows all)."""
+        quorum = self.settings.trust_quorum
+        return [{**row, "claimed": [v for v in row["claimed"] if row["claimed"].count(v) >= quorum]}
+                for row in self.store.stats()]
 
     def screen(self, package: str, screen_id: str) -> dict[str, Any] | None:
         rows = self.store.read("serve_screen", package=package, screen_id=screen_id)

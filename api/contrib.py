@@ -10,6 +10,7 @@ waiting for a worker; settings `contrib_*`) each answer 429 with Retry-After.
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any
@@ -27,7 +28,7 @@ from ingest.purge import purge_contributor
 from ingest.tarball import clean_archive
 from graph.rows import now_iso
 from graph.store import GraphStore
-from ingest.run import run_trace, validate_run
+from ingest.run import require_app, run_trace, validate_run
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
 TRACE_BODY = {"requestBody": {"required": True, "content": {
@@ -68,8 +69,8 @@ def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
     return JSONResponse(accepted.model_dump(), status_code=202)
 
 
-def _checked_run(body: bytes) -> bytes:
-    """The run trace JSON validated, checked against its dumps and scrubbed (what is parked)."""
+def _checked_run(store, body: bytes) -> bytes:
+    """The run trace JSON validated, checked against its dumps and memory's apps, scrubbed (what is parked)."""
     try:
         raw = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -77,6 +78,7 @@ def _checked_run(body: bytes) -> bytes:
     except RecursionError:
         raise InputFormatError("body", "JSON nested too deeply") from None
     run = scrub_run(validate_run(raw, "body"))
+    require_app(store, run)
     run_trace(run)  # its dumps parse: refuse it now, not in the worker
     return run.model_dump_json().encode()
 
@@ -102,7 +104,8 @@ async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSON
         return await run_in_threadpool(_accept, request, "droidbot", clean_archive, body)
     if ctype != "application/json":
         raise HTTPException(415, "send application/json (a run trace) or application/gzip (a DroidBot tar.gz)")
-    return await run_in_threadpool(_accept, request, "run", _checked_run, body)
+    checked = functools.partial(_checked_run, request.app.state.services.service.store)
+    return await run_in_threadpool(_accept, request, "run", checked, body)
 
 
 @router.get("/traces/{trace_id}", name="trace_status", response_model=ContributionStatus,
@@ -110,8 +113,9 @@ async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSON
 def trace_status(request: Request, trace_id: str = Path(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$"),
                  _=Depends(require("contribute"))) -> ContributionStatus:
     found = request.app.state.services.contributions.status(trace_id)
-    if found is None:
-        raise HTTPException(404, f"no contribution {trace_id!r}")
+    key = request.state.key
+    if found is None or (found.get("contributor") != key.id and "admin" not in key.scopes):
+        raise HTTPException(404, f"no contribution {trace_id!r} of this key")  # another key's: not even its existence
     return ContributionStatus(**{k: v for k, v in found.items() if k != "contributor"})
 
 
@@ -124,7 +128,8 @@ def post_correction(body: CorrectionRequest, request: Request, _=Depends(require
     now = now_iso()
     run = RunTrace(task=body.task, package=body.package, app_version=body.app_version, device="correction",
                    started=now, ended=now, status="done", steps=[step])
-    return _accept(request, "correction", _checked_run, run.model_dump_json().encode())
+    checked = functools.partial(_checked_run, request.app.state.services.service.store)
+    return _accept(request, "correction", checked, run.model_dump_json().encode())
 
 
 @router.delete("/contributors/{key_id}", summary="remove every observation a key contributed, then revoke it "

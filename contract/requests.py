@@ -5,7 +5,7 @@ from pydantic import Field
 
 from contract.base import Strict
 from contract.plan import Action
-from contract.run import RunAction, RunElement
+from contract.run import VERSION_PATTERN, RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
 AVOID_MAX = 64  # failed steps one plan request may name
@@ -54,7 +54,7 @@ class CorrectionRequest(Strict):
 
     task: str = Field(min_length=1, max_length=2000)
     package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
-    app_version: str = Field(min_length=1, max_length=200)
+    app_version: str = Field(min_length=1, max_length=200, pattern=VERSION_PATTERN)
     action: RunAction
     element: RunElement | None = None
     input: str = Field("", max_length=5000)

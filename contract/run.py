@@ -18,6 +18,9 @@ from contract.base import Strict
 FORMAT = "appmem-run/1"
 MAX_STEPS = 1000
 OutcomeName = Literal["ok", "no_effect", "crash", "missed"]
+# An app's versionName as apps write them ("2.4.1", "1.0-beta+45 (F-Droid)", an import's "sha256:…"): contributors'
+# versions are shown to other users as claims (graph/version_claims.py), so no free text (an address, markup).
+VERSION_PATTERN = r"^[\w][\w .+\-~:()/,]*$"
 RunAction = Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app", "stop_app"]
 
 
@@ -48,7 +51,8 @@ class RunTrace(Strict):
     format: Literal["appmem-run/1"] = Field(FORMAT, description="the trace format's version")
     task: str = Field(min_length=1, max_length=2000, description="the task run")
     package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$", description="the app")
-    app_version: str = Field(min_length=1, max_length=200, description="the app's version on the device")
+    app_version: str = Field(min_length=1, max_length=200, pattern=VERSION_PATTERN,
+                             description="the app's version on the device (its versionName: letters, digits, . + - ~ : ( ) / , and spaces)")
     device: str = Field(min_length=1, max_length=200, description="the device (or 'correction')")
     started: str = Field(max_length=64, description="ISO time the run started")
     ended: str = Field(max_length=64, description="ISO time it ended")
@@ -56,3 +60,9 @@ class RunTrace(Strict):
     steps: list[RunStep] = Field(max_length=MAX_STEPS, description="the steps, in order")
     recalled_task: str | None = Field(None, pattern=r"^[0-9a-f]{8,64}$",
                                       description="the stored task the run's plan recalled (its `recalled.task_id`)")
+
+    def shows_app(self) -> bool:
+        """Whether a dump of the run shows its app (a view of `package`): a trace that never does says
+        nothing of the app, and the importer refuses it (it would add an app nobody saw)."""
+        attribute = f'package="{self.package}"'
+        return any(attribute in step.before_xml or attribute in step.after_xml for step in self.steps)

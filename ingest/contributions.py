@@ -190,7 +190,10 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
 
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
             folder = unpack(body, Path(tmp))
-            trace = recording_trace(read_recording(folder), device=pseudonym(r, f"{contributor}:droidbot"))
+            try:
+                trace = recording_trace(read_recording(folder), device=pseudonym(r, f"{contributor}:droidbot"))
+            except InputFormatError as exc:  # named inside the archive, not by this worker's scratch folder
+                raise InputFormatError(exc.source.replace(tmp, "archive"), exc.problem.replace(tmp, "archive")) from None
         trace.contributor = contributor
         store.ensure_schema()
         report = ingest_trace(store, trace, chunk_steps, quorum=quorum).as_dict()

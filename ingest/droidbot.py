@@ -228,8 +228,8 @@ def event_step(rec: Recording, index: int, src: str, event_str: str, dst: str, w
 
 
 def default_version(meta: dict[str, Any]) -> str:
-    sha = meta.get("app_sha256")
-    return f"sha256:{sha[:12]}" if isinstance(sha, str) and sha else "unknown"
+    sha = meta.get("app_sha256")  # a contributed archive's: shown as its version, so hex only
+    return f"sha256:{sha[:12]}" if isinstance(sha, str) and re.fullmatch(r"[0-9a-fA-F]{12,}", sha) else "unknown"
 
 
 def recording_trace(rec: Recording, package: str | None = None, app_version: str | None = None,

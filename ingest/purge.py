@@ -11,7 +11,7 @@
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
     → screens, elements and edges that only contributions reported and no other
-      contributor backs (their vectors too)
+      contributor backs (their vectors too), then the apps left with nothing
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
@@ -59,6 +59,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]
+    report["apps"] = store.write("purge_orphan_apps")[0]["deleted"]
     report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
     if vectors is not None:
         vectors.delete("tasks", tasks)

@@ -80,12 +80,22 @@ class RunImport:
     outcome: dict | None = None  # the replayed stored task's outcome: task_id, contributor, ok, at
 
 
+def require_app(store, run: RunTrace) -> None:
+    """A run of an app memory holds, or one whose dumps show it: a trace naming another package than its
+    dumps would add an app nobody saw, listed to every key. (A known app's run may show only windows
+    drawn over it: a recording kept the notification shade as one of the app's screens.)"""
+    if not run.shows_app() and not store.read("serve_app_versions", package=run.package):
+        raise InputFormatError("run", f"package {run.package!r}: memory holds no such app and no step's dump "
+                                      "shows a view of it (a trace must show the app it reports)")
+
+
 def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum: int) -> tuple[dict, RunImport]:
     """Write a run into the graph: its trace, its Task when done, failures on the edges it missed, its
     outcome for the stored task it replayed. `contributor`: the API key id, or "local" (one's own run);
     `quorum`: APPMEM_TRUST_QUORUM. Returns the report and what was imported."""
     from ingest.pipeline import ingest_tasks, ingest_trace
 
+    require_app(store, run)
     imported = run_trace(run, contributor)
     report = ingest_trace(store, imported.trace, chunk_steps, quorum=quorum).as_dict()
     if imported.task is not None:

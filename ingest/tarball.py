@@ -156,7 +156,7 @@ def _clean_json(name: str, content: bytes) -> bytes:
 
 def clean_archive(data: bytes) -> bytes:
     """The tarball's JSON documents, scrubbed, packed again (tar.gz); InputFormatError for a hostile or
-    malformed archive or one without utg.js. Nothing is written to disk."""
+    malformed archive or one without utg.js or states. Nothing is written to disk."""
     kept: list[tuple[str, bytes]] = []
     try:
         for name, content in walk(data):
@@ -166,6 +166,8 @@ def clean_archive(data: bytes) -> bytes:
         raise _bad(f"unreadable document: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not any(PurePosixPath(name).name == "utg.js" for name, _ in kept):
         raise _bad("no utg.js: not a DroidBot output folder")
+    if not any(PurePosixPath(name).parent.name == "states" for name, _ in kept):
+        raise _bad("no states/*.json: a DroidBot output folder keeps each state's views there")
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
         for name, content in kept:

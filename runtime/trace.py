@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from contract.run import RunElement, RunStep, RunTrace
+from contract.run import VERSION_PATTERN, RunElement, RunStep, RunTrace
 from formats.ui import Bounds
 from graph.rows import now_iso
 from runtime.grounding import node_at
 
 PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
+VERSION = re.compile(VERSION_PATTERN)
 
 
 def run_trace(steps: list[dict[str, Any]], task: str, package: str, version: str, device: str, started: str,
@@ -23,7 +24,8 @@ def run_trace(steps: list[dict[str, Any]], task: str, package: str, version: str
                          expected_screen=s["expected_screen"], reached_screen=s["reached_screen"],
                          outcome=s["outcome"]) for s in steps]
     package = package if PACKAGE.fullmatch(package or "") else "unknown"
-    return RunTrace(task=task[:2000] or "(no task)", package=package[:300], app_version=(version or "unknown")[:200],
+    version = version[:200] if VERSION.fullmatch((version or "")[:200]) else "unknown"  # a device may report anything
+    return RunTrace(task=task[:2000] or "(no task)", package=package[:300], app_version=version,
                     device=(device or "device")[:200], started=started, ended=now_iso(),
                     status=status, steps=run_steps, recalled_task=recalled)
 

@@ -222,6 +222,39 @@ def test_a_tarball_is_parked_scrubbed_without_its_screenshots(server, keys, redi
         assert "app/states/screen_1.png" not in names and "ann@example.org" not in state and "<EMAIL>" in state
 
 
+def test_a_trace_must_show_its_app_and_name_its_version_plainly(server, twins, memory, keys):
+    """A trace of an app memory does not hold, none of whose dumps shows it (a forged name, or no step at
+    all), would add an app that every key sees: refused with a 422 naming why, as a version that is free
+    text (an address, markup: versions are shown to other keys as claims), and an archive with no states."""
+    run = real_run(twins, memory, "tap About")["run"]
+    with ApiClient(server, key(keys, "contribute")) as api:
+        post = lambda body: api.http.post("/v1/traces", json=body)  # noqa: E731
+        for forged in ({**run, "package": "com.nonexistent.app"}, {**run, "package": "com.nonexistent.app", "steps": []}):
+            r = post(forged)
+            assert r.status_code == 422 and "memory holds no such app" in r.text, r.text
+        for version in ("ann@example.org", "<script>alert(1)</script>", "1.0\n"):
+            r = post({**run, "app_version": version})
+            assert r.status_code == 422 and "app_version" in r.text, r.text
+        accepted = post({**run, "app_version": "1.0-beta+45 (F-Droid)"})
+        assert accepted.status_code == 202
+        assert api.wait_trace(accepted.json()["trace_id"], 60).model_dump()["status"] == "done"
+        r = api.http.post("/v1/traces", content=tarball({"app/utg.js": b'var utg = {"nodes": [], "edges": []}'}),
+                          headers={"Content-Type": "application/gzip"})
+        assert r.status_code == 422 and "no states/" in r.text, r.text
+
+
+def test_a_contributions_status_is_its_keys_own(server, twins, memory, keys):
+    run = real_run(twins, memory, "tap About")["run"]
+    with ApiClient(server, key(keys, "contribute")) as api:
+        cid = api.contribute({**run, "started": "2026-10-01T00:00:00Z"}).trace_id
+        assert api.wait_trace(cid, 60).model_dump()["status"] == "done"
+    with ApiClient(server, key(keys, "contribute")) as other:
+        r = other.http.get(f"/v1/traces/{cid}")
+        assert r.status_code == 404 and "of this key" in r.text
+    with ApiClient(server, key(keys, "admin")) as admin:
+        assert admin.http.get(f"/v1/traces/{cid}").json()["status"] == "done"
+
+
 def test_bad_bodies_are_422_never_500(server, keys):
     deep = "[" * 100_000 + "]" * 100_000
     with ApiClient(server, key(keys, "contribute")) as api:

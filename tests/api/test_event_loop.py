@@ -10,13 +10,13 @@ import api.contrib as contrib
 
 def where_it_runs(real, seen: list[str]):
     """`real`, noting whether an event loop runs in the thread that calls it (it runs unchanged)."""
-    def check(body: bytes):
+    def check(*args):  # (body), or (store, body)
         try:
             asyncio.get_running_loop()
             seen.append("event loop")
         except RuntimeError:
             seen.append("worker thread")
-        return real(body)
+        return real(*args)
     return check
 
 

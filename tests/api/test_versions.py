@@ -61,3 +61,27 @@ def test_an_imports_version_takes_the_name_a_quorum_of_devices_reports_and_gives
     for name in names[:-1]:
         assert cli(["keys", "purge", name, "--json"], stack_env).returncode == 0
     assert stats(stack_env) == [(alias, [], 1)] and memory.store.read("crowd_counts")[0] == counts
+
+
+def test_one_keys_claimed_version_is_not_shown_to_other_keys_nor_moves_when_the_app_was_explored(
+        server, twins, memory, keys, stack_env, settings):
+    """A version one key's device reported is its word: `appmem stats` (the operator) lists the claim,
+    other keys see it only once a quorum of keys claims it, and the sender's clock does not move the
+    app's `explored` time (which orders its versions: graph/version_claims.py, refresh_stale)."""
+    def explored():
+        with memory.store.driver.session(database=memory.store.database) as session:
+            return [r["explored"] for r in session.run("MATCH (a:App {package: $p}) RETURN a.explored AS explored "
+                                                        "ORDER BY a.id", p=ACRYLIC)]
+    before = explored()
+    run = real_run(twins, memory, "tap About")["run"]
+    name = "claims-alone"
+    with ApiClient(server, key(keys, "contribute", name)) as api:
+        sent = {**run, "app_version": "9.9-mine", "started": "2030-01-01T00:00:00Z", "ended": "2030-01-01T00:01:00Z"}
+        assert api.wait_trace(api.contribute(sent).trace_id, 120).model_dump()["status"] == "done"
+    done = cli(["stats", "--app", ACRYLIC, "--json"], stack_env)
+    assert any("9.9-mine" in r["claimed"] for r in json.loads(done.stdout))
+    with ApiClient(server, key(keys, "plan")) as api:
+        listed = [r for r in api.http.get("/v1/apps").json()["apps"] if r["package"] == ACRYLIC]
+    assert listed and all("9.9-mine" not in r["claimed"] for r in listed)
+    assert explored() == before
+    assert cli(["keys", "purge", name, "--json"], stack_env).returncode == 0

@@ -62,3 +62,21 @@ def test_the_service_and_the_client_answer_the_same_methods():
 def test_a_field_the_contract_lacks_is_refused():
     with pytest.raises(ValidationError, match="surprise"):
         contract.Plan.model_validate({**plan_json(), "surprise": 1})
+
+
+def test_a_version_is_a_version_name_and_a_trace_must_show_its_app():
+    """The runtime reports what the device says; a version that is not a version name goes as "unknown"
+    (the API refuses free text there: it is shown to other keys); whether a dump shows its package
+    (the importer refuses a trace of an app memory does not hold that shows none)."""
+    from runtime.trace import run_trace
+
+    dump = '<hierarchy><node package="org.example.app" text="Hi" bounds="[0,0][10,10]"/></hierarchy>'
+    step = {"index": 0, "action": "back", "element": None, "input": "", "before_xml": dump, "after_xml": dump,
+            "before_activity": "", "after_activity": "", "expected_screen": None, "reached_screen": None,
+            "outcome": "ok"}
+    for reported, sent in (("2.4.1 (F-Droid)", "2.4.1 (F-Droid)"), ("ann@example.org", "unknown"),
+                           ("1.0\n<b>", "unknown"), ("", "unknown")):
+        trace = run_trace([step], "go back", "org.example.app", reported, "phone", "2026-01-01T00:00:00Z", "done", None)
+        assert trace.app_version == sent and trace.shows_app()
+    other = run_trace([step], "go back", "org.example.other", "1.0", "phone", "2026-01-01T00:00:00Z", "done", None)
+    assert not other.shows_app()
