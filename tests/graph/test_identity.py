@@ -249,3 +249,15 @@ def test_a_field_keeps_its_name_not_the_text_the_trace_typed_into_it():
                   steps=[Step(0, "a", Action(ActionType.INPUT, key, "hello"), "b")])
     assert [r["text"] for r in build_rows(trace, trace.steps, list(states.values())).elements
             if r["key"] == key] == ["Subject"]
+
+
+def test_the_purges_last_statement_deletes_only_apps_left_with_nothing(store):
+    """cypher/purge_orphan_apps.cypher: an App no trace, screen or other node links to (what a purged key
+    alone named) goes; an App with its traces stays."""
+    store.write("merge_apps", rows=[{"id": "orphan-app-test", "package": "org.example.orphan", "version": "1.0",
+                                     "version_code": None}])
+    apps = lambda: {r["package"] for r in store.read("serve_app_versions", package=None)}  # noqa: E731
+    linked = apps() - {"org.example.orphan"}
+    assert "org.example.orphan" in apps()
+    assert store.write("purge_orphan_apps")[0]["deleted"] >= 1
+    assert apps() == linked
