@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from appmem.arguments import count, port
 from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
@@ -18,11 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--app", help="package or short app name (default: the planner chooses)")
     p.add_argument("--serial", required=True, help="adb serial of the device")
     p.add_argument("--adb-host", default="127.0.0.1")
-    p.add_argument("--adb-port", type=int, default=5037)
+    p.add_argument("--adb-port", type=port, default=5037)
     p.add_argument("--server", help="API base URL (default: plan from the local stores)")
     p.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     p.add_argument("--yes", action="store_true", help="confirm risky steps without asking")
-    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--max-steps", type=count, default=30)
     p.add_argument("--trace-out", type=Path, help="also write the run trace JSON (appmem-run/1) here")
     p.add_argument("--no-contribute", action="store_true", help="do not send the trace to the memory")
     p.add_argument("--json", action="store_true")
