@@ -106,10 +106,9 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     if args.no_preload:
         os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
         settings = replace(settings, preload=False)
-    asked = args.workers or settings.workers
-    if asked is not None and asked < 1:
-        raise ConfigError(f"--workers must be at least 1, got {asked}")
-    workers = asked or cores()
+    if settings.workers < 0:  # --workers itself is at least 1 (appmem.arguments)
+        raise ConfigError(f"APPMEM_WORKERS must be 0 (one per core) or more, got {settings.workers}")
+    workers = args.workers or settings.workers or cores()
     os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
