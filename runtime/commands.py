@@ -120,8 +120,21 @@ def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
         results = Outbox(settings.home).flush(server, sender(settings, memory, server))
     finally:
         memory.close()
-    summary = {"sent": sum(r["status"] == "sent" for r in results),
-               "kept": sum(r["status"] != "sent" for r in results), "traces": results}
-    emit(args, summary, lambda s: f"sent {s['sent']}, kept {s['kept']}"
-         + "".join(f"\n  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in s["traces"]))
+    elsewhere = [r for r in results if r["status"] == "other_server"]
+    ours = [r for r in results if r["status"] != "other_server"]
+    summary = {"sent": sum(r["status"] == "sent" for r in ours), "kept": sum(r["status"] != "sent" for r in ours),
+               "traces": ours, "other_servers": len(elsewhere),  # not failures: they wait for their own server
+               "other_server_urls": sorted({r["server"] or "local" for r in elsewhere})}
+    emit(args, summary, describe_flush)
     return 0 if not summary["kept"] else 1
+
+
+def describe_flush(summary: dict[str, Any]) -> str:
+    lines = [f"sent {summary['sent']}, kept {summary['kept']}"]
+    lines += [f"  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in summary["traces"]]
+    if summary["other_servers"]:
+        where = ", ".join("the local memory (no --server)" if url == "local" else url
+                          for url in summary["other_server_urls"])
+        lines.append(f"{summary['other_servers']} trace(s) wait for another server, left in the outbox: {where} "
+                     "(flush them with --server URL)")
+    return "\n".join(lines)
