@@ -1,5 +1,6 @@
 """The outbox (runtime/outbox.py): a flush sends the traces kept for its server, whichever way its URL ends,
-and names the servers the others wait for; `appmem contribute --flush` says so,. No stack: the server here is a port nobody listens on."""
+and names the servers the others wait for; `appmem contribute --flush` says so, and an unreachable server
+is named as such. No stack: the server here is a port nobody listens on."""
 from __future__ import annotations
 
 import json
@@ -51,3 +52,14 @@ def test_contribute_says_which_servers_the_kept_traces_wait_for(tmp_path):
     assert human.stdout.splitlines() == ["sent 0, kept 0", "1 trace(s) wait for another server, left in the outbox: "
                                          "http://elsewhere:8750 (flush them with --server URL)"]
 
+
+def test_a_trace_for_an_unreachable_server_is_kept_with_the_reason(tmp_path):
+    server = f"http://127.0.0.1:{free_port()}"  # nobody listens there
+    Outbox(tmp_path).keep(server, RUN, "API answered 503: busy")
+    done = contribute(tmp_path, "--server", server + "/", "--key", "k", "--json")
+    assert done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["sent"], summary["kept"], summary["other_servers"]) == (0, 1, 0)
+    assert summary["traces"][0]["error"].startswith(f"API unreachable at {server}: ConnectError"), summary
+    kept = json.loads(Outbox(tmp_path).pending()[0].read_text())
+    assert kept["attempts"] == 2 and kept["last_error"] == summary["traces"][0]["error"]
