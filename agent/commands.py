@@ -9,6 +9,7 @@ import argparse
 from contextlib import contextmanager
 from pathlib import Path
 
+from appmem.arguments import count
 from appmem.output import emit
 from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--task", help="the task")
     p.add_argument("--app", help="package or short app name (default: the app the memory finds for the task)")
     _screen_args(p, required=False, with_id=True)
-    p.add_argument("--k", type=int, default=None, help="targets retrieved and planned to (default 10)")
+    p.add_argument("--k", type=count, default=None, help="targets retrieved and planned to (default 10)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_plan)
     p = sub.add_parser("locate", help="find the agent's screen in the app memory: exact, similar or unknown")
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("doc", help="the app document: screens, elements, effects, locators, ways in")
     d.add_argument("--app", required=True, help="package or short app name")
     d.add_argument("--format", choices=("json", "markdown"), default="markdown")
-    d.add_argument("--budget", type=int, default=None, help="token budget (default 4000)")
+    d.add_argument("--budget", type=count, default=None, help="token budget (default 4000)")
     d.set_defaults(handler=run_doc)
 
 

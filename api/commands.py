@@ -5,6 +5,7 @@ import argparse
 import sys
 from dataclasses import replace
 
+from appmem.arguments import at_least, count, port
 from appmem.output import emit
 from appmem.errors import ConfigError
 from appmem.settings import Settings
@@ -13,8 +14,8 @@ from appmem.settings import Settings
 def register(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs) with the MCP server at /mcp")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8750)
-    serve.add_argument("--workers", type=int, default=None,
+    serve.add_argument("--port", type=port, default=8750)
+    serve.add_argument("--workers", type=count, default=None,
                        help="worker processes planning from the same memory (default: APPMEM_WORKERS, else one "
                             "per core; several read the vectors' read-only snapshots, or a Qdrant server)")
     serve.add_argument("--no-preload", action="store_true",
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     create = actions.add_parser("create", help="a new key; the key itself is printed only this once")
     create.add_argument("--name", required=True)
     create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, correct, admin")
-    create.add_argument("--rate-limit", type=int, default=0,
+    create.add_argument("--rate-limit", type=at_least(0), default=0,
                         help="requests per second (default: APPMEM_RATE_LIMIT, 50)")
     create.add_argument("--json", action="store_true")
     create.set_defaults(handler=run_keys_create)
@@ -105,10 +106,9 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     if args.no_preload:
         os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
         settings = replace(settings, preload=False)
-    asked = args.workers or settings.workers
-    if asked is not None and asked < 1:
-        raise ConfigError(f"--workers must be at least 1, got {asked}")
-    workers = asked or cores()
+    if settings.workers < 0:  # --workers itself is at least 1 (appmem.arguments)
+        raise ConfigError(f"APPMEM_WORKERS must be 0 (one per core) or more, got {settings.workers}")
+    workers = args.workers or settings.workers or cores()
     os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)

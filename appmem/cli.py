@@ -19,11 +19,19 @@ COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "se
 OPTIONAL_COMMAND_MODULES = ("twins.commands",)
 
 
+class Parser(argparse.ArgumentParser):
+    """A bad argument is one line, like every other error of the CLI, exit 2: argparse's usage block above it
+    would bury what is wrong. Subcommands' parsers are of this class too (add_subparsers passes it on)."""
+
+    def error(self, message: str):
+        self.exit(2, f"appmem: error: {message}; see {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
     import importlib.util
 
-    parser = argparse.ArgumentParser(prog="appmem", description=__doc__.splitlines()[0])
+    parser = Parser(prog="appmem", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:

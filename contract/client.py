@@ -27,8 +27,15 @@ RETRIES = 3
 
 
 class ApiError(AppmemError):
-    def __init__(self, status: int, detail: Any):
-        super().__init__(f"API answered {status}: {detail}")
+    """The API's refusal or failure (`status` its HTTP status), or 0: no answer came (`url` unreachable, or
+    the request was refused before sending); the runtime reads a status outside 4xx as "the memory is gone"."""
+
+    def __init__(self, status: int, detail: Any, url: str | None = None):
+        if status:
+            message = f"API answered {status}: {detail}"
+        else:  # "answered 0" read as if the server had said something
+            message = f"API unreachable at {url}: {detail}" if url else str(detail)
+        super().__init__(message)
         self.status = status
         self.detail = detail
 
@@ -52,7 +59,7 @@ class ApiClient:
             try:
                 response = self.http.request(method, path, **kw)
             except httpx.HTTPError as exc:
-                raise ApiError(0, f"{type(exc).__name__}: {exc}") from exc
+                raise ApiError(0, f"{type(exc).__name__}: {exc}", str(self.http.base_url).rstrip("/")) from exc
             if response.status_code in (429, 503) and attempt < RETRIES:
                 time.sleep(min(5.0, float(response.headers.get("Retry-After") or 1)))
                 continue

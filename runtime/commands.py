@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from appmem.arguments import count, port
 from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
@@ -18,11 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--app", help="package or short app name (default: the planner chooses)")
     p.add_argument("--serial", required=True, help="adb serial of the device")
     p.add_argument("--adb-host", default="127.0.0.1")
-    p.add_argument("--adb-port", type=int, default=5037)
+    p.add_argument("--adb-port", type=port, default=5037)
     p.add_argument("--server", help="API base URL (default: plan from the local stores)")
     p.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     p.add_argument("--yes", action="store_true", help="confirm risky steps without asking")
-    p.add_argument("--max-steps", type=int, default=30)
+    p.add_argument("--max-steps", type=count, default=30)
     p.add_argument("--trace-out", type=Path, help="also write the run trace JSON (appmem-run/1) here")
     p.add_argument("--no-contribute", action="store_true", help="do not send the trace to the memory")
     p.add_argument("--json", action="store_true")
@@ -119,8 +120,21 @@ def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
         results = Outbox(settings.home).flush(server, sender(settings, memory, server))
     finally:
         memory.close()
-    summary = {"sent": sum(r["status"] == "sent" for r in results),
-               "kept": sum(r["status"] != "sent" for r in results), "traces": results}
-    emit(args, summary, lambda s: f"sent {s['sent']}, kept {s['kept']}"
-         + "".join(f"\n  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in s["traces"]))
+    elsewhere = [r for r in results if r["status"] == "other_server"]
+    ours = [r for r in results if r["status"] != "other_server"]
+    summary = {"sent": sum(r["status"] == "sent" for r in ours), "kept": sum(r["status"] != "sent" for r in ours),
+               "traces": ours, "other_servers": len(elsewhere),  # not failures: they wait for their own server
+               "other_server_urls": sorted({r["server"] or "local" for r in elsewhere})}
+    emit(args, summary, describe_flush)
     return 0 if not summary["kept"] else 1
+
+
+def describe_flush(summary: dict[str, Any]) -> str:
+    lines = [f"sent {summary['sent']}, kept {summary['kept']}"]
+    lines += [f"  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in summary["traces"]]
+    if summary["other_servers"]:
+        where = ", ".join("the local memory (no --server)" if url == "local" else url
+                          for url in summary["other_server_urls"])
+        lines.append(f"{summary['other_servers']} trace(s) wait for another server, left in the outbox: {where} "
+                     "(flush them with --server URL)")
+    return "\n".join(lines)

@@ -4,7 +4,9 @@ A run is never lost: when sending its trace fails (the server is down, says 5xx,
 refuses it, or the local import fails), the trace is written here as one JSON file
 `{"server": URL | null, "run": {...}, "attempts": n, "last_error": str}`.
 `appmem contribute --flush` and the next `appmem run` send every kept trace again;
-a sent trace's file is deleted, a failing one stays with its new error.
+a sent trace's file is deleted, a failing one stays with its new error. A trace kept for
+another server (or for the local memory) stays too, and the flush says so: a flush that
+sends nothing names the servers its traces wait for.
 """
 from __future__ import annotations
 
@@ -17,6 +19,12 @@ from typing import Any, Callable
 from appmem.errors import AppmemError
 
 
+def same_server(url: str | None) -> str | None:
+    """A server URL as the outbox compares it: `http://h:8750/` and `http://h:8750` are one server (the
+    client strips the slash too); None or "" is the local memory."""
+    return (url.rstrip("/") or None) if url else None
+
+
 class Outbox:
     def __init__(self, home: Path):
         self.folder = home / "outbox"
@@ -24,6 +32,7 @@ class Outbox:
     def keep(self, server: str | None, run: dict[str, Any], error: str, attempts: int = 1) -> Path:
         """Write the trace (atomically: a crash leaves no half file); its name is its content's hash."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        server = same_server(server)
         body = json.dumps(run, ensure_ascii=False, sort_keys=True)
         path = self.folder / f"{hashlib.sha256(((server or '') + body).encode()).hexdigest()[:24]}.json"
         tmp = path.with_suffix(".tmp")
@@ -37,7 +46,9 @@ class Outbox:
 
     def flush(self, server: str | None, send: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
         """Send every kept trace meant for `server` (None: the local memory) with `send` (returns the
-        trace id); one entry per trace: sent with its id, or kept with the error."""
+        trace id); one entry per trace: sent with its id, kept with the error, unreadable, or
+        `other_server` with the server it waits for (None: the local memory)."""
+        server = same_server(server)
         out = []
         for path in self.pending():
             try:
@@ -46,7 +57,8 @@ class Outbox:
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 out.append({"file": str(path), "status": "unreadable", "error": str(exc)})
                 continue
-            if (kept.get("server") or None) != (server or None):
+            if same_server(kept.get("server")) != server:
+                out.append({"file": str(path), "status": "other_server", "server": same_server(kept.get("server"))})
                 continue
             try:
                 trace_id = send(run)

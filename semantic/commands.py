@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from appmem import generations
+from appmem.arguments import count
 from appmem.output import emit
 from appmem.settings import Settings
 from semantic.search import resolve_app
@@ -35,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("text")
     s.add_argument("--app", help="package or short app name (default: every app)")
     s.add_argument("--kind", choices=("element", "screen", "task"), default="element")
-    s.add_argument("--k", type=int, default=5)
+    s.add_argument("--k", type=count, default=5)
     s.add_argument("--json", action="store_true")
     s.set_defaults(handler=run_search)
 

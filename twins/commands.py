@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+from appmem.arguments import count, port_or_free
 from appmem.output import emit
 from appmem.settings import Settings
 from twins.modes import EXACT, MODES
@@ -23,10 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = twins.add_subparsers(dest="twins_command", required=True)
     serve = actions.add_parser("serve", help="serve twin devices over the adb server protocol until Ctrl-C")
     serve.add_argument("folders", nargs="+", type=Path, metavar="DIR", help="DroidBot output folders, one per app")
-    serve.add_argument("--devices", type=int, default=1, metavar="N", help="number of devices (default 1)")
+    serve.add_argument("--devices", type=count, default=1, metavar="N", help="number of devices (default 1)")
     add_twin_options(serve, prefix="")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=0, metavar="P", help="port (default: a free one)")
+    serve.add_argument("--port", type=port_or_free, default=0, metavar="P", help="port (default: a free one)")
     serve.add_argument("--json", action="store_true")
     serve.set_defaults(handler=run_serve)
     crawl = subparsers.choices.get("crawl")  # `appmem crawl --twins` gets the twins' options when twins ship
@@ -38,7 +39,7 @@ def add_twin_options(parser: argparse.ArgumentParser, prefix: str) -> None:
     """--profile/--twin-version (serve) or --twin-profile/--twin-version (crawl)."""
     parser.add_argument(f"--{prefix}profile", default="recorded", metavar="P",
                         help="device profile, comma-separated: recorded (default), small, tablet, dynamic")
-    parser.add_argument("--twin-version", type=int, default=1, metavar="N",
+    parser.add_argument("--twin-version", type=count, default=1, metavar="N",
                         help="serve a derived update N of each recorded app (default 1: the recording)")
     parser.add_argument("--twin-seed", type=int, default=0, help="seed of profiles and updates (default 0)")
     parser.add_argument("--twin-replay", default=EXACT, choices=MODES,

@@ -7,6 +7,7 @@ import time
 import uuid
 from pathlib import Path
 
+from appmem.arguments import count, log_level, names, port, seconds
 from appmem.output import emit
 from appmem.settings import Settings
 from workers.policies import POLICIES
@@ -17,31 +18,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     src = crawl.add_argument_group("devices")
     src.add_argument("--twins", nargs="+", type=Path, metavar="DIR", help="DroidBot folders served as app twins")
     src.add_argument("--adb-host", help="a real adb server instead of twins")
-    src.add_argument("--adb-port", type=int, default=5037)
+    src.add_argument("--adb-port", type=port, default=5037)
     src.add_argument("--apps", nargs="+", metavar="PKG", help="packages to explore (default: every twin)")
-    crawl.add_argument("--devices", type=int, default=1, metavar="N", help="devices to use (default 1)")
-    crawl.add_argument("--budget", type=int, default=500, metavar="ACTIONS", help="actions per app (default 500)")
-    crawl.add_argument("--seconds", type=float, default=900.0, help="time budget per job (default 900)")
+    crawl.add_argument("--devices", type=count, default=1, metavar="N", help="devices to use (default 1)")
+    crawl.add_argument("--budget", type=count, default=500, metavar="ACTIONS", help="actions per app (default 500)")
+    crawl.add_argument("--seconds", type=seconds, default=900.0, help="time budget per job (default 900)")
     crawl.add_argument("--policy", choices=POLICIES, default="frontier")
-    crawl.add_argument("--workers", type=int, metavar="W", help="Celery worker processes (default: --devices)")
-    crawl.add_argument("--max-job-actions", type=int, default=500,
+    crawl.add_argument("--workers", type=count, metavar="W", help="Celery worker processes (default: --devices)")
+    crawl.add_argument("--max-job-actions", type=count, default=500,
                        help="split an app's budget into jobs of at most this many actions (default 500)")
-    crawl.add_argument("--chunk-steps", type=int, default=50, help="steps per streamed trace chunk (default 50)")
+    crawl.add_argument("--chunk-steps", type=count, default=50, help="steps per streamed trace chunk (default 50)")
     crawl.add_argument("--queue", default="explore", help="Celery queue of these devices (default explore)")
     crawl.add_argument("--run-id", help="resume a crawl: its jobs continue where their traces end")
-    crawl.add_argument("--timeout", type=float, default=3600.0, help="give up after this many seconds")
+    crawl.add_argument("--timeout", type=seconds, default=3600.0, help="give up after this many seconds")
     crawl.add_argument("--json", action="store_true")
     crawl.set_defaults(handler=run_crawl)
 
     worker = sub.add_parser("worker", help="run a long-lived Celery exploration worker for a cluster")
-    worker.add_argument("--queues", default="explore", help="comma-separated queues (default explore)")
-    worker.add_argument("--concurrency", type=int, default=1)
-    worker.add_argument("--loglevel", default="INFO")
+    # checked here, not by Celery: its click errors would come out as a traceback
+    worker.add_argument("--queues", type=names, default="explore", help="comma-separated queues (default explore)")
+    worker.add_argument("--concurrency", type=count, default=1)
+    worker.add_argument("--loglevel", type=log_level, default="INFO", help="DEBUG, INFO (default), WARNING, ERROR "
+                        "or CRITICAL")
     worker.set_defaults(handler=run_worker)
 
     devices = sub.add_parser("devices", help="register the devices of an adb server in the pool, or list the pool")
     devices.add_argument("--adb-host")
-    devices.add_argument("--adb-port", type=int, default=5037)
+    devices.add_argument("--adb-port", type=port, default=5037)
     devices.add_argument("--queue", default="explore")
     devices.add_argument("--json", action="store_true")
     devices.set_defaults(handler=run_devices)
@@ -84,9 +87,6 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
 
     if bool(args.twins) == bool(args.adb_host):
         print("appmem: give either --twins DIR... or --adb-host", file=sys.stderr)
-        return 2
-    if args.devices < 1 or args.budget < 1:
-        print("appmem: --devices and --budget must be at least 1", file=sys.stderr)
         return 2
     stack = Stack(settings)
     stack.up()

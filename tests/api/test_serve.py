@@ -297,14 +297,40 @@ def test_one_serve_process_chooses_the_app_from_the_snapshots_without_the_vector
         assert answer.json()["package"] == CALENDAR
 
 
+def test_serve_without_workers_runs_one_per_core(memory, stack_env):
+    """No --workers and APPMEM_WORKERS=0, as .env.example ships it: one worker per core, serving (it was
+    "--workers must be at least 1, got 0"). A negative APPMEM_WORKERS is one line naming it."""
+    import httpx
+
+    from semantic.embedder import cores
+
+    env = {**stack_env, "APPMEM_WORKERS": "0", "APPMEM_PRELOAD": "0"}
+    with serve_cli(env, None) as (url, server):
+        banner = server.stderr.readline()
+        assert f" with {cores()} worker" in banner and url in banner, banner
+        answer = None
+        deadline = time.monotonic() + 120
+        while answer is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                answer = httpx.get(url + "/healthz", timeout=10)
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assert answer is not None and answer.status_code == 200, f"exit {server.poll()}"
+    bad = subprocess.run([sys.executable, "-m", "appmem.cli", "serve"], cwd=REPO, capture_output=True, text=True,
+                         env={**stack_env, "APPMEM_WORKERS": "-1"}, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "appmem: error: APPMEM_WORKERS must be 0 (one per core) or more, got -1"], bad.stderr
+
+
 @contextmanager
-def serve_cli(stack_env: dict, workers: int) -> Iterator[tuple[str, subprocess.Popen]]:
-    """`appmem serve --workers N` as its own process group on a free port: its URL and process,
-    stopped (every worker with it) on the way out."""
+def serve_cli(stack_env: dict, workers: int | None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`appmem serve --workers N` (None: no --workers) as its own process group on a free port: its URL and
+    process, stopped (every worker with it) on the way out."""
     from tests.conftest import free_port
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "appmem.cli", "serve", "--port", str(port), "--workers", str(workers)],
+    argv = [sys.executable, "-m", "appmem.cli", "serve", "--port", str(port)]
+    server = subprocess.Popen(argv + (["--workers", str(workers)] if workers is not None else []),
                               cwd=REPO, env=stack_env, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         yield f"http://127.0.0.1:{port}", server

@@ -1,0 +1,60 @@
+"""The CLI's arguments (appmem/arguments.py): a value out of range is one line naming the option and the
+value, exit 2, before the command starts anything (a server, a Celery worker, a device run)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from appmem.cli import build_parser
+from tests.conftest import REPO
+
+BAD = [  # argv, the option named, the value quoted
+    (["serve", "--port", "70000"], "--port", "70000"),  # uvicorn bound another port and said 70000
+    (["serve", "--port", "-5"], "--port", "-5"),
+    (["serve", "--workers", "0"], "--workers", "0"),
+    (["worker", "--queues", "x", "--concurrency", "-1"], "--concurrency", "-1"),  # a Celery traceback before
+    (["worker", "--loglevel", "BOGUS"], "--loglevel", "BOGUS"),
+    (["worker", "--queues", ""], "--queues", ""),
+    (["worker", "--queues", "ingest,,explore"], "--queues", "ingest,,explore"),
+    (["search", "", "--k", "-1", "--json"], "--k", "-1"),  # answered hits, while the API says 422
+    (["plan", "open the settings", "--k", "0"], "--k", "0"),
+    (["doc", "--app", "calendar", "--budget", "0"], "--budget", "0"),
+    (["run", "--task", "t", "--serial", "s", "--max-steps", "-3"], "--max-steps", "-3"),
+    (["run", "--task", "t", "--serial", "s", "--adb-port", "0"], "--adb-port", "0"),
+    (["devices", "--adb-port", "65536"], "--adb-port", "65536"),
+    (["crawl", "--twins", "x", "--budget", "0"], "--budget", "0"),
+    (["crawl", "--twins", "x", "--seconds", "nan"], "--seconds", "nan"),
+    (["keys", "create", "--name", "n", "--rate-limit", "-1"], "--rate-limit", "-1"),
+    (["twins", "serve", "x", "--port", "70000"], "--port", "70000"),
+]
+
+
+@pytest.mark.parametrize("argv,option,value", BAD, ids=[" ".join(a) for a, _, _ in BAD])
+def test_a_bad_value_is_one_line_naming_the_option_and_exit_2(argv, option, value):
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", *argv], cwd=REPO, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"appmem: error: argument {option}: {value!r} "), done.stderr
+    assert lines[0].endswith(f"see appmem {argv[0]}{' ' + argv[1] if argv[0] in ('keys', 'twins') else ''} --help")
+
+
+def test_good_values_parse_to_what_the_commands_use():
+    parser = build_parser()
+    worker = parser.parse_args(["worker", "--queues", " ingest, explore ", "--loglevel", "debug", "--concurrency", "4"])
+    assert (worker.queues, worker.loglevel, worker.concurrency) == ("ingest,explore", "DEBUG", 4)
+    assert parser.parse_args(["serve", "--port", "65535"]).port == 65535
+    assert parser.parse_args(["serve"]).workers is None  # APPMEM_WORKERS decides, 0 there: one per core
+    assert parser.parse_args(["twins", "serve", "x", "--port", "0"]).port == 0  # a free port
+    assert parser.parse_args(["keys", "create", "--name", "n", "--rate-limit", "0"]).rate_limit == 0  # the default
+    assert parser.parse_args(["crawl", "--twins", "x", "--seconds", "0.5"]).seconds == 0.5
+
+
+def test_a_missing_argument_is_one_line_too():
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "run", "--task", "t"], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["appmem: error: the following arguments are required: --serial; "
+                                        "see appmem run --help"]
