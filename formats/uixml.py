@@ -58,6 +58,9 @@ def qualified_activity(package: str, activity: str) -> str:
     return package + activity if activity.startswith(".") else activity
 
 
+MAX_DEPTH = 200  # real screens nest a few dozen views deep; a deeper dump is hostile (the walk recurses)
+
+
 def parse_hierarchy(xml: str, package: str, activity: str, where: str = "uiautomator dump") -> UIState:
     """A uiautomator dump plus the foreground (package, activity) → a UIState with its state id."""
     try:
@@ -68,7 +71,9 @@ def parse_hierarchy(xml: str, package: str, activity: str, where: str = "uiautom
         raise InputFormatError(where, f"root element is <{root.tag}>, not <hierarchy>")
     views: list[View] = []
 
-    def walk(node: ET.Element, parent: int) -> int:
+    def walk(node: ET.Element, parent: int, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise InputFormatError(where, f"views nested deeper than {MAX_DEPTH} levels: not a screen's dump")
         index = len(views)
         class_name = node.get("class") or ""
         view = View(
@@ -85,12 +90,12 @@ def parse_hierarchy(xml: str, package: str, activity: str, where: str = "uiautom
         views.append(view)
         for child in node:
             if child.tag == "node":
-                view.children.append(walk(child, index))
+                view.children.append(walk(child, index, depth + 1))
         return index
 
     for top in root:
         if top.tag == "node":
-            walk(top, -1)
+            walk(top, -1, 1)
     activity = qualified_activity(package, activity)
     width = max((v.bounds.right for v in views if v.parent < 0), default=0)
     height = max((v.bounds.bottom for v in views if v.parent < 0), default=0)

@@ -166,6 +166,19 @@ def test_any_task_text_parses(task):
     assert isinstance(parse_task(task), ParsedTask)
 
 
+def test_a_dump_nested_past_any_real_screen_is_named_not_a_recursion_error():
+    """The view walk recurses: a dump nested deeper than MAX_DEPTH is refused by name (the CLI's local
+    memory has no catch-all for a RecursionError, the API's neither should need one)."""
+    from appmem.errors import InputFormatError
+    from formats.uixml import MAX_DEPTH, parse_hierarchy
+
+    node = '<node class="a" package="a.b" bounds="[0,0][1,1]">'
+    assert len(parse_hierarchy("<hierarchy>" + node * MAX_DEPTH + "</node>" * MAX_DEPTH + "</hierarchy>",
+                               "a.b", "").views) == MAX_DEPTH
+    with pytest.raises(InputFormatError, match="nested deeper than"):
+        parse_hierarchy("<hierarchy>" + node * 5000 + "</node>" * 5000 + "</hierarchy>", "a.b", "")
+
+
 # -- end to end on the real stack --------------------------------------------------------------
 @pytest.fixture(scope="module")
 def stack(store, settings, tmp_path_factory):
