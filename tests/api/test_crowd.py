@@ -404,6 +404,25 @@ def test_an_element_only_contributions_report_is_held_out_of_plans_and_the_index
     assert held_out() == (False, False, False)
 
 
+def test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located(server, twins, memory, keys):
+    """A known screen's dump sent by one key without its activity (and under a version of its own) is
+    stored as a screen only contributions report; until a quorum backs it, agents' dumps are still
+    located on the imported screen and planned from it (found by an acceptance walkthrough)."""
+    run = real_run(twins, memory, "tap About")["run"]
+    dumps = [s["before_xml"] for s in run["steps"] if s["action"] != "start_app"]
+    asked = lambda api: [(api.locate(ACRYLIC, xml).model_dump()["screen_id"],  # noqa: E731
+                          plan_shape(api.plan("tap About", ACRYLIC, screen_xml=xml).model_dump())) for xml in dumps]
+    with ApiClient(server, key(keys, "plan")) as api:
+        before = asked(api)
+    forged = {**run, "app_version": "9.9", "status": "failed", "started": "2027-04-01T00:00:00Z",
+              "steps": [{"index": n, "action": "back", "before_xml": xml, "after_xml": xml}
+                        for n, xml in enumerate(dumps)]}
+    with ApiClient(server, key(keys, "contribute", "shadow")) as api:
+        assert api.wait_trace(api.contribute(forged).trace_id, 60).model_dump()["status"] == "done"
+    with ApiClient(server, key(keys, "plan")) as api:
+        assert asked(api) == before
+
+
 def test_a_correction_needs_the_correct_scope(server, keys):
     body = {"task": "x", "package": ACRYLIC, "app_version": "1.0", "action": "tap", "element": None,
             "before_xml": "<hierarchy/>", "after_xml": "<hierarchy/>"}
