@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from appmem.errors import AppmemError
+from appmem.errors import NotFound
 from graph.routes import Routes, load_routes
 from graph.store import GraphStore
 
@@ -29,8 +29,8 @@ AVAILABLE = 4  # labels of an opened screen named in an element's effect
 LOCATORS = 3
 
 
-class DocError(AppmemError):
-    """No document: the app is not in memory."""
+class DocError(NotFound):
+    """No document: no crawl, import or run of the app is in memory (a 404, as any app memory lacks)."""
 
 
 def token_counter(home: Path):
@@ -62,7 +62,8 @@ def app_doc(store: GraphStore, package: str, count, budget: int = BUDGET) -> dic
     """The document of `package`'s current version as JSON-ready data, within `budget` tokens."""
     versions = store.read("recall_versions", packages=[package])
     if not versions:
-        raise DocError(f"no app {package!r} in memory")
+        raise DocError(f"no document of {package!r}: memory holds no crawl, import or run of it (only screens "
+                       "other apps reached)")
     version = versions[0]["app_version"]
     rows = store.read("appdoc_elements", package=package, version=version)
     mine = {r["screen_id"] for r in rows}

@@ -9,11 +9,35 @@ output schemas.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Literal
+import logging
+from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field, ValidationError
 
-from contract import HintsAnswer, LocateAnswer, Plan
+from appmem.errors import AppmemError
+from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
+
+# The SDK logs a refused call with its message, which names the caller's input (an app, a screen id):
+# refusals are the caller's business, and the API's logs carry no client text either.
+logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
+
+Task = Annotated[str, Field(min_length=1, max_length=2000)]
+Budget = Annotated[int | None, Field(ge=100, le=100_000)]  # as GET /v1/apps/{app}/doc
+K = Annotated[int, Field(ge=1, le=100)]  # as GET /v1/search
+
+
+def answered(call: Callable[[], Any]) -> Any:
+    """The backend's answer; a request the contract refuses or the memory cannot answer is a ToolError
+    naming what is wrong (anything else the SDK reports as a crash, with no reason for the agent)."""
+    try:
+        return call()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ToolError(f"{'.'.join(str(p) for p in first['loc']) or 'arguments'}: {first['msg']}") from None
+    except AppmemError as exc:
+        raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 INSTRUCTIONS = ("appmem remembers mobile apps' screens and how to move between them. Call `plan` with the "
                 "user's task (and your current screen's uiautomator XML if you have it) for executable steps "
@@ -27,30 +51,40 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
 
     @mcp.tool(description="A shortcut plan for a task: steps (action, element with XPath locators, input, "
                           "risky) from the current screen or the app's entry.")
-    def plan(task: str, app: str | None = None, screen_xml: str | None = None, screen_html: str | None = None,
+    def plan(task: Task, app: str | None = None, screen_xml: str | None = None, screen_html: str | None = None,
              screen_id: str | None = None, activity: str | None = None) -> Plan:
-        return backend().plan(task, app, screen_id=screen_id, screen_xml=screen_xml, screen_html=screen_html,
-                              activity=activity)
+        def call():  # the API's request model bounds each field (contract/requests.py)
+            r = PlanRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, screen_id=screen_id,
+                            activity=activity)
+            return backend().plan(r.task, r.app, screen_id=r.screen_id, screen_xml=r.screen_xml,
+                                  screen_html=r.screen_html, activity=r.activity)
+        return answered(call)
 
     @mcp.tool(description="Which remembered screen a uiautomator dump (or AutoDroid HTML state) shows: "
                           "screen_id, match, score, candidates.")
     def locate(screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
                activity: str | None = None) -> LocateAnswer:
-        return backend().locate(app, screen_xml, screen_html, activity)
+        def call():
+            r = LocateRequest(app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)
+            return backend().locate(r.app, r.screen_xml, r.screen_html, r.activity)
+        return answered(call)
 
     @mcp.tool(description="Hints for a step-wise agent: elements of the current screen on a route to the task, "
                           "where they lead and how many steps remain.")
-    def hints(task: str, screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
+    def hints(task: Task, screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
               activity: str | None = None) -> HintsAnswer:
-        return backend().hints(task, app, screen_xml, screen_html, activity)
+        def call():
+            r = HintsRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)
+            return backend().hints(r.task, r.app, r.screen_xml, r.screen_html, r.activity)
+        return answered(call)
 
     @mcp.tool(description="The app document: its screens, elements, what each does, locators and ways in.")
-    def doc(app: str, budget: int | None = None) -> dict[str, Any]:
-        return backend().doc(app, budget)
+    def doc(app: Annotated[str, Field(min_length=1, max_length=300)], budget: Budget = None) -> dict[str, Any]:
+        return answered(lambda: backend().doc(app, budget))
 
     @mcp.tool(description="Semantic search over the memory: elements, screens or tasks nearest to a text.")
-    def search(text: str, kind: Literal["element", "screen", "task"] = "element", app: str | None = None,
-               k: int = 5) -> dict[str, Any]:
-        return {"hits": backend().search(text, kind, app, k)}
+    def search(text: Task, kind: Literal["element", "screen", "task"] = "element", app: str | None = None,
+               k: K = 5) -> dict[str, Any]:
+        return {"hits": answered(lambda: backend().search(text, kind, app, k))}
 
     return mcp

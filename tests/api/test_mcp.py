@@ -77,3 +77,33 @@ def test_every_tool_answers_over_stdio_through_the_api(served, memory, stack_env
     listed, got = anyio.run(answers, params)
     assert listed == TOOLS
     check(got, expected(memory))
+
+
+async def refusals(server) -> dict[str, str]:
+    """What each tool answers to a call the API would refuse: the error text the agent reads."""
+    bad = {"unknown app": ("plan", {"task": "x", "app": "com.nobody.at.all"}),
+           "unknown screen": ("plan", {"task": "x", "app": "calendar", "screen_id": "nope"}),
+           "malformed dump": ("locate", {"screen_xml": "<hierarchy><node"}),
+           "empty task": ("hints", {"task": "", "app": "calendar", "screen_xml": "<hierarchy/>"}),
+           "long task": ("plan", {"task": "x" * 2001, "app": "calendar"}),
+           "k below 1": ("search", {"text": "about", "k": -1}),
+           "budget 0": ("doc", {"app": "calendar", "budget": 0})}
+    async with Client(server) as client:
+        out = {}
+        for name, (tool, args) in bad.items():
+            result = await client.call_tool(tool, args)
+            assert result.is_error, (name, result.structured_content)
+            out[name] = result.content[0].text
+    return out
+
+
+def test_a_call_the_api_would_refuse_is_a_tool_error_naming_the_problem(memory):
+    """Not the SDK's bare "Error executing tool plan" (its answer to a crash), nor a negative k slicing the
+    hits: each refusal names its argument or what memory lacks, as the API's 4xx does."""
+    said = anyio.run(refusals, build_mcp(lambda: memory))
+    assert "com.nobody.at.all" in said["unknown app"] and "nope" in said["unknown screen"]
+    assert "XML" in said["malformed dump"]
+    assert "task" in said["empty task"] and "task" in said["long task"]
+    assert "k" in said["k below 1"] and "budget" in said["budget 0"]
+    assert all(text.strip() != f"Error executing tool {tool}" for text, tool in
+               zip(said.values(), ("plan", "plan", "locate", "hints", "plan", "search", "doc")))
