@@ -141,6 +141,8 @@ def state_from_droidbot(raw: dict[str, Any], where: str) -> tuple[UIState, dict[
     package, activity = split_activity(_require(raw, "foreground_activity", str, where), where)
     raw_views = _require(raw, "views", list, where)
     views = [view_from_droidbot(v, where) for v in raw_views]
+    if cut_off := sorted({v.index for v in views} - set(view_paths(views))):  # every view hangs from a root
+        raise InputFormatError(where, f"views {cut_off[:5]} hang from no root: their parent/children links form a cycle")
     view_strs = {v["view_str"]: v["temp_id"] for v in raw_views if isinstance(v.get("view_str"), str)}
     state = UIState(
         package=package,

@@ -107,6 +107,7 @@ def test_truncated_state_file_names_the_file_and_writes_nothing(empty_graph, tmp
     ("unknown_event", "unknown event type 'Teleport'"),
     ("missing_state", "has no states/state_*.json file"),
     ("bad_bounds", "malformed bounds"),
+    ("view_cycle", "form a cycle"),
 ])
 def test_malformed_recordings_are_refused_clearly(tmp_path, breakage, message):
     folder = broken_copy(tmp_path)
@@ -123,7 +124,11 @@ def test_malformed_recordings_are_refused_clearly(tmp_path, breakage, message):
     else:
         state_file = sorted((folder / "states").glob("*.json"))[0]
         raw = json.loads(state_file.read_text())
-        raw["views"][2]["bounds"] = "everywhere"
+        if breakage == "bad_bounds":
+            raw["views"][2]["bounds"] = "everywhere"
+        else:  # the root and its first child each the other's parent: no view hangs from a root
+            first, second = raw["views"][0], raw["views"][1]
+            first["parent"], first["children"], second["children"] = 1, [1], [0]
         state_file.write_text(json.dumps(raw))
     with pytest.raises(InputFormatError) as err:
         recording_trace(read_recording(folder))
