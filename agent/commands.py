@@ -9,7 +9,7 @@ import argparse
 from contextlib import contextmanager
 from pathlib import Path
 
-from appmem.arguments import count
+from appmem.arguments import app_name, count, task_text
 from appmem.output import emit
 from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
@@ -25,26 +25,26 @@ def _screen_args(p: argparse.ArgumentParser, required: bool, with_id: bool) -> N
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="plan a task over the app memory: steps with element locators")
-    p.add_argument("task_text", nargs="?", metavar="TASK", help="the task (or --task)")
-    p.add_argument("--task", help="the task")
-    p.add_argument("--app", help="package or short app name (default: the app the memory finds for the task)")
+    p.add_argument("task_text", nargs="?", metavar="TASK", type=task_text, help="the task (or --task)")
+    p.add_argument("--task", type=task_text, help="the task")
+    p.add_argument("--app", type=app_name, help="package or short app name (default: the app the memory finds for the task)")
     _screen_args(p, required=False, with_id=True)
     p.add_argument("--k", type=count, default=None, help="targets retrieved and planned to (default 10)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_plan)
     p = sub.add_parser("locate", help="find the agent's screen in the app memory: exact, similar or unknown")
-    p.add_argument("--app", required=True, help="package or short app name")
+    p.add_argument("--app", required=True, type=app_name, help="package or short app name")
     _screen_args(p, required=True, with_id=False)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_locate)
     h = sub.add_parser("hints", help="what each element of the agent's current screen leads to, for a task")
-    h.add_argument("--task", required=True)
-    h.add_argument("--app", required=True, help="package or short app name")
+    h.add_argument("--task", required=True, type=task_text)
+    h.add_argument("--app", required=True, type=app_name, help="package or short app name")
     _screen_args(h, required=True, with_id=False)
     h.add_argument("--json", action="store_true")
     h.set_defaults(handler=run_hints)
     d = sub.add_parser("doc", help="the app document: screens, elements, effects, locators, ways in")
-    d.add_argument("--app", required=True, help="package or short app name")
+    d.add_argument("--app", required=True, type=app_name, help="package or short app name")
     d.add_argument("--format", choices=("json", "markdown"), default="markdown")
     d.add_argument("--budget", type=count, default=None, help="token budget (default 4000)")
     d.set_defaults(handler=run_doc)
@@ -67,9 +67,12 @@ def _read(path: Path | None) -> str | None:
     if path is None:
         return None
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFormatError(str(path), f"cannot be read: {exc}") from None
+    if not text.strip():
+        raise InputFormatError(str(path), "is empty: no screen to read")
+    return text
 
 
 def _screens(args: argparse.Namespace) -> dict[str, str | None]:
@@ -80,8 +83,9 @@ def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
         raise InvalidInput("appmem plan", "no task given (TASK or --task)")
+    screens = _screens(args)  # a file that cannot be read fails before any store is opened
     with backend(settings) as door:
-        out = door.plan(task, args.app, screen_id=args.screen, k=args.k, **_screens(args))
+        out = door.plan(task, args.app, screen_id=args.screen, k=args.k, **screens)
     emit(args, out.model_dump(), _human)
     return 0
 
@@ -98,15 +102,17 @@ def _human(p: dict) -> str:
 
 
 def run_locate(settings: Settings, args: argparse.Namespace) -> int:
+    screens = _screens(args)
     with backend(settings) as door:
-        found = door.locate(args.app, **_screens(args))
+        found = door.locate(args.app, **screens)
     emit(args, found.model_dump(), lambda f: f"{f['match']}: {f['screen_id']} ({f['score']})")
     return 0
 
 
 def run_hints(settings: Settings, args: argparse.Namespace) -> int:
+    screens = _screens(args)
     with backend(settings) as door:
-        out = door.hints(args.task, args.app, **_screens(args))
+        out = door.hints(args.task, args.app, **screens)
     emit(args, out.model_dump(), lambda h: "\n".join(f"- {x['text']}" for x in h["hints"]) or "no hints")
     return 0
 

@@ -29,6 +29,21 @@ def at_least(low: int) -> Callable[[str], int]:
 count = at_least(1)
 
 
+def bounded_text(limit: int) -> Callable[[str], str]:
+    """A text of 1 to `limit` characters, as the API's request models take it (a task, an app's name)."""
+    def text(value: str) -> str:
+        if not value or len(value) > limit:
+            shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
+            raise argparse.ArgumentTypeError(f"{shown} is not a text of 1 to {limit} characters ({len(value)})")
+        return value
+    text.__name__ = f"text_of_1_to_{limit}"
+    return text
+
+
+task_text = bounded_text(2000)
+app_name = bounded_text(300)
+
+
 def seconds(text: str) -> float:
     """A time budget in seconds, above 0."""
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from appmem.arguments import app_name
 from appmem.output import emit
 from appmem.settings import Settings
 from appmem.stack import Stack
@@ -17,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--json", action="store_true")
         p.set_defaults(handler=handler)
     stats = sub.add_parser("stats", help="per app: screens, states, elements, transitions, traces, tasks")
-    stats.add_argument("--app", help="only this package")
+    stats.add_argument("--app", type=app_name, help="only this app (a package or a short name)")
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(handler=run_stats)
 
@@ -56,7 +57,13 @@ def run_stats(settings: Settings, args: argparse.Namespace) -> int:
 
     store = open_graph(settings)
     try:
-        rows = store.stats(args.app)
+        if args.app:  # a package or a short name, as every command takes it; an app memory lacks is an error
+            from semantic.search import resolve_app
+
+            known = sorted({r["package"] for r in store.read("serve_app_versions", package=None)})
+            rows = [row for package in resolve_app(known, args.app) for row in store.stats(package)]
+        else:
+            rows = store.stats(None)
     finally:
         store.driver.close()
     emit(args, rows, format_stats)

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from appmem import generations
-from appmem.arguments import count
+from appmem.arguments import app_name, count, task_text
 from appmem.output import emit
 from appmem.settings import Settings
 from semantic.search import resolve_app
@@ -33,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(handler=run_ranker_train)
 
     s = sub.add_parser("search", help="semantic search over element, screen or task memory")
-    s.add_argument("text")
-    s.add_argument("--app", help="package or short app name (default: every app)")
+    s.add_argument("text", type=task_text)
+    s.add_argument("--app", type=app_name, help="package or short app name (default: every app)")
     s.add_argument("--kind", choices=("element", "screen", "task"), default="element")
     s.add_argument("--k", type=count, default=5)
     s.add_argument("--json", action="store_true")

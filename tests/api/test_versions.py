@@ -85,3 +85,11 @@ def test_one_keys_claimed_version_is_not_shown_to_other_keys_nor_moves_when_the_
     assert listed and all("9.9-mine" not in r["claimed"] for r in listed)
     assert explored() == before
     assert cli(["keys", "purge", name, "--json"], stack_env).returncode == 0
+
+
+def test_stats_takes_an_apps_short_name_and_names_an_app_memory_lacks(memory, stack_env):
+    short = cli(["stats", "--app", "acrylic", "--json"], stack_env)
+    assert short.returncode == 0 and json.loads(short.stdout) == json.loads(
+        cli(["stats", "--app", ACRYLIC, "--json"], stack_env).stdout) != []
+    unknown = cli(["stats", "--app", "com.nobody.at.all"], stack_env)
+    assert unknown.returncode != 0 and "com.nobody.at.all" in unknown.stderr and "Traceback" not in unknown.stderr

@@ -18,7 +18,12 @@ BAD = [  # argv, the option named, the value quoted
     (["worker", "--loglevel", "BOGUS"], "--loglevel", "BOGUS"),
     (["worker", "--queues", ""], "--queues", ""),
     (["worker", "--queues", "ingest,,explore"], "--queues", "ingest,,explore"),
-    (["search", "", "--k", "-1", "--json"], "--k", "-1"),  # answered hits, while the API says 422
+    (["search", "about", "--k", "-1", "--json"], "--k", "-1"),  # answered hits, while the API says 422
+    (["search", "", "--json"], "text", ""),  # so did an empty text
+    (["plan", "", "--app", "calendar"], "TASK", ""),
+    (["plan", "--task", "x", "--app", ""], "--app", ""),  # planned on an arbitrary app
+    (["hints", "--task", "", "--app", "calendar", "--screen-xml", "x.xml"], "--task", ""),
+    (["stats", "--app", ""], "--app", ""),
     (["plan", "open the settings", "--k", "0"], "--k", "0"),
     (["doc", "--app", "calendar", "--budget", "0"], "--budget", "0"),
     (["run", "--task", "t", "--serial", "s", "--max-steps", "-3"], "--max-steps", "-3"),
@@ -58,3 +63,14 @@ def test_a_missing_argument_is_one_line_too():
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["appmem: error: the following arguments are required: --serial; "
                                         "see appmem run --help"]
+
+
+def test_an_empty_screen_file_is_named_before_any_store_is_opened(tmp_path):
+    """It was ignored: the plan went on from the app's entry as if no screen were given."""
+    empty = tmp_path / "screen.xml"
+    empty.write_text("  \n")
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "locate", "--app", "calendar", "--screen-xml", str(empty)],
+                          cwd=REPO, capture_output=True, text=True, timeout=60, env={"APPMEM_HOME": str(tmp_path / "home"),
+                                                                                    "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"appmem: error: {empty}: is empty: no screen to read"], done.stderr
