@@ -95,7 +95,10 @@ def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIR
 
     @router.get("/apps/{package}/route", dependencies=data)
     def route(package: str, source: str, target: str) -> dict[str, Any]:
-        hops = planner_route(store_factory(), source, target)
+        store = store_factory()
+        if not store.read("map_screen", package=package, screen_id=source):  # the route leaves this app's screen
+            raise HTTPException(404, f"no screen {source!r} in app {package!r}")
+        hops = planner_route(store, source, target)
         return {"package": package, "source": source, "target": target, "found": hops is not None,
                 "hops": hops or []}
 

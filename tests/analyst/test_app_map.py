@@ -147,6 +147,8 @@ def test_picking_two_screens_shows_the_planners_route(served, browser):
         if hops and (far is None or len(hops) > len(far[1])):
             far = (target, hops)
     assert far, "no route from the busiest screen to any other"
+    status, body = get(f"{served['url']}/apps/com.nobody.at.all/route?source={top}&target={far[0]}")
+    assert status == 404 and b"com.nobody.at.all" in body  # another app's screens are no route of this one
     browser.get(f"{served['url']}/apps/{APP}/map#key={KEY}")
     wait_for(browser, "return window.appmemMap && window.appmemMap.ready")
     browser.execute_script(f"document.getElementById('from').value = '{top}';"
