@@ -185,15 +185,16 @@ class Service:
     def _from_dump(self, task: str, screen: UIState, k: int | None,
                    came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None
                    ) -> dict[str, Any]:
-        """A plan from a dump when no app is named: in the app the dump shows; where memory knows no way
-        to the task there (a launcher's home screen, another app the agent stands in), in the task's own
-        app (agent/apps.py `choose_app`), from the dump as from elsewhere (the observed way into it)."""
+        """A plan from a dump when no app is named: in the app the dump shows, from where memory locates it;
+        where memory knows no way to the task from there, or cannot place the dump (a launcher's home screen,
+        another app the agent stands in), in the task's own app (agent/apps.py `choose_app`), from the dump
+        as from elsewhere (the observed way into it)."""
         answers = self.answers()
         try:
             plan = answers.answer(task, screen.package, screen, k, came_from, avoid)
         except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
             plan = None
-        if plan is not None and plan["route"] != "none":
+        if plan is not None and plan["route"] != "none" and (plan["start"] or {}).get("match") != "unknown":
             return plan
         chosen = answers.answer(task, None, self._elsewhere(screen), k)
         return chosen if plan is None or chosen["route"] != "none" else plan

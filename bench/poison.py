@@ -6,8 +6,11 @@ One key then sends, through the real API and a real Celery ingest worker, --copi
 for every task's plan (tests/twin_tasks.py `forged_runs`, dumps rendered by the app twins):
   - a one-tap shortcut: the plan's first element said to lead straight to the plan's last screen
     (skipping the real screens between), in a `done` run;
-  - a `failed` run claiming every step of the real route did nothing.
-Every forged trace is valid and accepted (checked). Then every plan is asked again.
+  - a `failed` run claiming every step of the real route did nothing;
+  - the route's screens sent again as its own: their dumps without their activities, under a version
+    of its own (a screen every agent's dump of them might then be located on).
+Every forged trace is valid and accepted (checked). Then every plan is asked again, from the app's
+entry and from the device's dump of the plan's start screen (as an agent on that screen asks).
 
 Recall (a recall/trust bench: the memory holds demonstrations of the very tasks asked, on purpose):
 for up to --recall-tasks issue-17 targets per app (tests/twin_tasks.py `unseen_targets`, labels other
@@ -59,7 +62,7 @@ from runtime.commands import contribute_locally  # noqa: E402
 from runtime.runtime import Runtime  # noqa: E402
 from semantic.pipeline import summarize  # noqa: E402
 from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets  # noqa: E402
+from tests.twin_tasks import forged_runs, recorded_tasks, screen_dump, unseen_targets  # noqa: E402
 from twins.adb_server import TwinServer  # noqa: E402
 from twins.app import TwinApp  # noqa: E402
 from twins.device import build_fleet  # noqa: E402
@@ -169,6 +172,12 @@ def main() -> int:
             url = f"http://127.0.0.1:{port}"
             _, attacker = KeyStore(redis_db).create("attacker", "contribute", 1000)  # quotas lifted: many traces
             before = {t: memory.plan(t[1], t[0]).model_dump() for t in tasks}
+            # the agent's screen: the device's dump of each plan's start (where a recorded state shows it)
+            starts = {t: dump for t in tasks if (start := (before[t]["start"] or {}).get("screen_id"))
+                      and (dump := screen_dump(device, t[0], start))}
+            located = lambda: {t: memory.plan(t[1], t[0], screen_xml=xml).model_dump()  # noqa: E731
+                               for t, (xml, _) in starts.items()}
+            from_screen = located()
             recalls = {(p, task): (run, memory.plan(task, p).model_dump()) for p, task, run in demos}
             recalls = {t: v for t, v in recalls.items() if v[1]["source"] == "recall"}
             runs = [run for i in range(args.copies) for (p, task), plan in before.items()
@@ -201,6 +210,9 @@ def main() -> int:
                 generations.bump(redis_db, packages)
                 after = {t: memory.plan(t[1], t[0]).model_dump() for t in tasks}
                 changed = [f"{p}: {task}" for (p, task) in tasks if shape(before[(p, task)]) != shape(after[(p, task)])]
+                after_screen = located()
+                changed += [f"{p}: {task} (from its start screen's dump)" for (p, task) in starts
+                            if shape(from_screen[(p, task)]) != shape(after_screen[(p, task)])]
                 recalled = {t: memory.plan(t[1], t[0]).model_dump() for t in recalls}
                 moved = [f"{p}: {task}" for (p, task), (_, plan) in recalls.items()
                          if recall_shape(plan) != recall_shape(recalled[(p, task)])]
@@ -208,7 +220,7 @@ def main() -> int:
                 rows[label] = {"quorum": quorum, "traces": len(batch) + len(own) + len(outcomes),
                                "recall_plans_among_plans": sum(before[t]["source"] == "recall" for t in tasks),
                                "outcome_traces": len(outcomes), "outcomes_counted": counted, "statuses": statuses,
-                               "plans": len(tasks), "changed": len(changed), "changed_tasks": changed,
+                               "plans": len(tasks) + len(starts), "changed": len(changed), "changed_tasks": changed,
                                "recalls": len(recalls), "recalls_changed": len(moved), "changed_recalls": moved,
                                "recalls_of_forged_tasks": to_forged}
             server.should_exit = True

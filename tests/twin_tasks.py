@@ -116,17 +116,28 @@ def state_of_screen(app: TwinApp, screen_id: str) -> str | None:
     return next((sid for sid, s in app.states.items() if screen_of(s, app.package, app.version).id == screen_id), None)
 
 
+def screen_dump(device: TwinDevice, package: str, screen_id: str) -> tuple[str, str] | None:
+    """The device's dump of memory's screen `screen_id` (the twin shown on a recorded state of it) and its
+    activity; None when no recorded state is that screen."""
+    app = device.apps[package]
+    if (state := state_of_screen(app, screen_id)) is None:
+        return None
+    device.goto(package, state)
+    return device.hierarchy(), app.states[state].activity
+
+
 def forged_runs(device: TwinDevice, plan: dict, task: str, started: str) -> list[dict]:
     """What one dishonest key sends about a plan (bench/poison.py, tests/test_crowd.py), as valid run traces:
     a one-tap shortcut (the plan's first element said to lead straight to its last screen, skipping the
-    real screens between) and a run that claims every step of the real route failed."""
+    real screens between), a run that claims every step of the real route failed, and the route's screens
+    sent again as the key's own (their dumps without their activities, under a version of its own: a
+    screen memory would locate agents' dumps on)."""
     app = device.apps[plan["package"]]
     steps = [s for s in plan["steps"] if s["element"] and s["screen_id"] and s["to_screen"]]
     dumps = {}
     for sid in {s["screen_id"] for s in steps} | {s["to_screen"] for s in steps}:
-        if (state := state_of_screen(app, sid)) is not None:
-            device.goto(app.package, state)
-            dumps[sid] = (device.hierarchy(), app.states[state].activity)
+        if (dump := screen_dump(device, app.package, sid)) is not None:
+            dumps[sid] = dump
     steps = [s for s in steps if s["screen_id"] in dumps and s["to_screen"] in dumps]
     if not steps:
         return []
@@ -150,4 +161,7 @@ def forged_runs(device: TwinDevice, plan: dict, task: str, started: str) -> list
         out.append({**head, "status": "done", "steps": [shortcut]})
     out.append({**head, "status": "failed", "started": started.replace("Z", ".5Z"),
                 "steps": [run_step(i, s, s["screen_id"], "no_effect") for i, s in enumerate(steps)]})
+    out.append({**head, "app_version": f"{app.version}-own", "status": "failed", "started": started.replace("Z", ".7Z"),
+                "steps": [{"index": i, "action": "back", "before_xml": xml, "after_xml": xml}
+                          for i, (xml, _) in enumerate(dumps[sid] for sid in sorted(dumps))]})
     return out

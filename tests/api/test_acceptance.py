@@ -110,7 +110,7 @@ def test_a_new_users_run_is_ingested_by_the_worker_command_and_its_purge_restore
                          "plan", "--task", "tap About", "--screen-xml", str(tmp_path / "screen.xml"), "--json")
         assert planned.returncode == 0, planned.stderr
         plan = json.loads(planned.stdout)
-        assert plan["package"] == ACRYLIC and plan["route"] == "found"
+        assert plan["package"] == ACRYLIC and plan["route"] == "found", json.dumps({k: plan[k] for k in ("package", "route", "start", "source", "app_choice") if k in plan})
         assert plan["steps"][-1]["element"]["label"] == "About"
 
     purged = appmem(stack_env, "keys", "purge", "new-user", "--json")
