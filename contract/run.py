@@ -34,7 +34,7 @@ class RunElement(Strict):
 
 
 class RunStep(Strict):
-    index: int = Field(ge=0, description="the step's position in the run")
+    index: int = Field(ge=0, le=1_000_000, description="the step's position in the run")
     action: RunAction = Field(description="what the agent did")
     element: RunElement | None = Field(None, description="the element acted on, as in the `before` dump")
     input: str = Field("", max_length=5000, description="text typed")
