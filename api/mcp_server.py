@@ -18,14 +18,17 @@ from pydantic import Field, ValidationError
 
 from appmem.errors import AppmemError
 from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
+from contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
 
 # The SDK logs a refused call with its message, which names the caller's input (an app, a screen id):
 # refusals are the caller's business, and the API's logs carry no client text either.
 logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
 
-Task = Annotated[str, Field(min_length=1, max_length=2000)]
-Budget = Annotated[int | None, Field(ge=100, le=100_000)]  # as GET /v1/apps/{app}/doc
-K = Annotated[int, Field(ge=1, le=100)]  # as GET /v1/search
+# the API's bounds (contract/requests.py) on the arguments that have no request model
+Text = Annotated[str, Field(min_length=1, max_length=TASK_MAX)]
+App = Annotated[str, Field(min_length=1, max_length=APP_MAX)]
+Budget = Annotated[int | None, Field(ge=DOC_BUDGET[0], le=DOC_BUDGET[1])]
+K = Annotated[int, Field(ge=SEARCH_K[0], le=SEARCH_K[1])]
 
 
 def answered(call: Callable[[], Any]) -> Any:
@@ -51,7 +54,7 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
 
     @mcp.tool(description="A shortcut plan for a task: steps (action, element with XPath locators, input, "
                           "risky) from the current screen or the app's entry.")
-    def plan(task: Task, app: str | None = None, screen_xml: str | None = None, screen_html: str | None = None,
+    def plan(task: Text, app: str | None = None, screen_xml: str | None = None, screen_html: str | None = None,
              screen_id: str | None = None, activity: str | None = None) -> Plan:
         def call():  # the API's request model bounds each field (contract/requests.py)
             r = PlanRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, screen_id=screen_id,
@@ -71,7 +74,7 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
 
     @mcp.tool(description="Hints for a step-wise agent: elements of the current screen on a route to the task, "
                           "where they lead and how many steps remain.")
-    def hints(task: Task, screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
+    def hints(task: Text, screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
               activity: str | None = None) -> HintsAnswer:
         def call():
             r = HintsRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)
@@ -79,11 +82,11 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
         return answered(call)
 
     @mcp.tool(description="The app document: its screens, elements, what each does, locators and ways in.")
-    def doc(app: Annotated[str, Field(min_length=1, max_length=300)], budget: Budget = None) -> dict[str, Any]:
+    def doc(app: App, budget: Budget = None) -> dict[str, Any]:
         return answered(lambda: backend().doc(app, budget))
 
     @mcp.tool(description="Semantic search over the memory: elements, screens or tasks nearest to a text.")
-    def search(text: Task, kind: Literal["element", "screen", "task"] = "element", app: str | None = None,
+    def search(text: Text, kind: Literal["element", "screen", "task"] = "element", app: str | None = None,
                k: K = 5) -> dict[str, Any]:
         return {"hits": answered(lambda: backend().search(text, kind, app, k))}
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 
 from api.auth import require
 from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
+from contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 PACKAGE_PATTERN = r"^[A-Za-z0-9_.]+$"
@@ -40,15 +41,16 @@ def hints(body: HintsRequest, request: Request, _=Depends(require("plan"))) -> H
 
 
 @router.get("/apps/{app}/doc", summary="the app document: screens, elements, effects, locators, ways in")
-def doc(request: Request, app: str = Path(min_length=1, max_length=300, pattern=PACKAGE_PATTERN, description="package or short name"), budget: int | None = Query(None, ge=100, le=100_000),
+def doc(request: Request, app: str = Path(min_length=1, max_length=APP_MAX, pattern=PACKAGE_PATTERN, description="package or short name"),
+        budget: int | None = Query(None, ge=DOC_BUDGET[0], le=DOC_BUDGET[1]),
         _=Depends(require("plan"))) -> dict[str, Any]:
     return service(request).doc(app, budget)
 
 
 @router.get("/search", summary="semantic search over element, screen or task memory")
-def search(request: Request, text: str = Query(min_length=1, max_length=2000),
+def search(request: Request, text: str = Query(min_length=1, max_length=TASK_MAX),
            kind: Literal["element", "screen", "task"] = "element",
-           app: str | None = Query(None, min_length=1, max_length=300), k: int = Query(5, ge=1, le=100),
+           app: str | None = Query(None, min_length=1, max_length=APP_MAX), k: int = Query(5, ge=SEARCH_K[0], le=SEARCH_K[1]),
            _=Depends(require("plan"))) -> dict[str, Any]:
     return {"hits": service(request).search(text, kind, app, k)}
 
@@ -59,7 +61,7 @@ def apps(request: Request, _=Depends(require("plan"))) -> dict[str, Any]:
 
 
 @router.get("/apps/{package}/screens/{screen_id}", summary="one screen: elements, locators, exits")
-def screen(request: Request, package: str = Path(min_length=1, max_length=300, pattern=PACKAGE_PATTERN),
+def screen(request: Request, package: str = Path(min_length=1, max_length=APP_MAX, pattern=PACKAGE_PATTERN),
            screen_id: str = Path(min_length=1, max_length=200),
            _=Depends(require("plan"))) -> dict[str, Any]:
     found = service(request).screen(package, screen_id)

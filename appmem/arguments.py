@@ -40,6 +40,8 @@ def bounded_text(limit: int) -> Callable[[str], str]:
     return text
 
 
+# contract/requests.py's TASK_MAX and APP_MAX, written out: importing the contract would load pydantic on
+# every CLI start (tests/appmem/test_arguments.py checks they agree)
 task_text = bounded_text(2000)
 app_name = bounded_text(300)
 

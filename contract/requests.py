@@ -9,10 +9,14 @@ from contract.run import VERSION_PATTERN, RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
 AVOID_MAX = 64  # failed steps one plan request may name
+TASK_MAX = 2000  # characters of a task (and of a search text)
+APP_MAX = 300  # characters of a package or short app name
+DOC_BUDGET = (100, 100_000)  # the tokens an app document may be asked for (GET /v1/apps/{app}/doc, MCP doc)
+SEARCH_K = (1, 100)  # the hits a search may be asked for (GET /v1/search, MCP search)
 
 
 class ScreenInput(Strict):
-    app: str | None = Field(None, min_length=1, max_length=300, description="package or short app name")
+    app: str | None = Field(None, min_length=1, max_length=APP_MAX, description="package or short app name")
     activity: str | None = Field(None, max_length=500, description="foreground activity of the dump, if known")
     screen_xml: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="uiautomator dump")
     screen_html: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="AutoDroid HTML")
@@ -34,7 +38,7 @@ class Avoid(CameFrom):
 
 
 class PlanRequest(ScreenInput):
-    task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
+    task: str = Field(min_length=1, max_length=TASK_MAX, description="what the user wants done")
     screen_id: str | None = Field(None, min_length=1, max_length=200, description="the current screen's id")
     came_from: CameFrom | None = Field(None, description="the agent's previous step, when it took one (optional)")
     avoid: list[Avoid] = Field(default_factory=list, max_length=AVOID_MAX,
@@ -46,14 +50,14 @@ class LocateRequest(ScreenInput):
 
 
 class HintsRequest(ScreenInput):
-    task: str = Field(min_length=1, max_length=2000, description="what the user wants done")
+    task: str = Field(min_length=1, max_length=TASK_MAX, description="what the user wants done")
 
 
 class CorrectionRequest(Strict):
     """A person fixed a step: on the screen `before_xml`, this action (not the planned one) does the task's step."""
 
-    task: str = Field(min_length=1, max_length=2000)
-    package: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.]+$")
+    task: str = Field(min_length=1, max_length=TASK_MAX)
+    package: str = Field(min_length=1, max_length=APP_MAX, pattern=r"^[A-Za-z0-9_.]+$")
     app_version: str = Field(min_length=1, max_length=200, pattern=VERSION_PATTERN)
     action: RunAction
     element: RunElement | None = None

@@ -57,8 +57,8 @@ class Outbox:
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 out.append({"file": str(path), "status": "unreadable", "error": str(exc)})
                 continue
-            if same_server(kept.get("server")) != server:
-                out.append({"file": str(path), "status": "other_server", "server": same_server(kept.get("server"))})
+            if (meant := same_server(kept.get("server"))) != server:
+                out.append({"file": str(path), "status": "other_server", "server": meant})
                 continue
             try:
                 trace_id = send(run)

@@ -2,6 +2,7 @@
 value, exit 2, before the command starts anything (a server, a Celery worker, a device run)."""
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -74,3 +75,13 @@ def test_an_empty_screen_file_is_named_before_any_store_is_opened(tmp_path):
                                                                                     "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         f"appmem: error: {empty}: is empty: no screen to read"], done.stderr
+
+
+def test_the_clis_text_bounds_are_the_apis():
+    from appmem.arguments import app_name, task_text
+    from contract.requests import APP_MAX, TASK_MAX
+
+    for parse, limit in ((task_text, TASK_MAX), (app_name, APP_MAX)):
+        assert parse("x" * limit) == "x" * limit
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse("x" * (limit + 1))
