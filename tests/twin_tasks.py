@@ -126,12 +126,12 @@ def screen_dump(device: TwinDevice, package: str, screen_id: str) -> tuple[str, 
     return device.hierarchy(), app.states[state].activity
 
 
-def forged_runs(device: TwinDevice, plan: dict, task: str, started: str) -> list[dict]:
+def forged_runs(device: TwinDevice, plan: dict, task: str, started: str, resent: bool = True) -> list[dict]:
     """What one dishonest key sends about a plan (bench/poison.py, tests/test_crowd.py), as valid run traces:
     a one-tap shortcut (the plan's first element said to lead straight to its last screen, skipping the
     real screens between), a run that claims every step of the real route failed, and the route's screens
     sent again as the key's own (their dumps without their activities, under a version of its own: a
-    screen memory would locate agents' dumps on)."""
+    screen memory would locate agents' dumps on), unless `resent` is False."""
     app = device.apps[plan["package"]]
     steps = [s for s in plan["steps"] if s["element"] and s["screen_id"] and s["to_screen"]]
     dumps = {}
@@ -161,6 +161,8 @@ def forged_runs(device: TwinDevice, plan: dict, task: str, started: str) -> list
         out.append({**head, "status": "done", "steps": [shortcut]})
     out.append({**head, "status": "failed", "started": started.replace("Z", ".5Z"),
                 "steps": [run_step(i, s, s["screen_id"], "no_effect") for i, s in enumerate(steps)]})
+    if not resent:
+        return out
     out.append({**head, "app_version": f"{app.version}-own", "status": "failed", "started": started.replace("Z", ".7Z"),
                 "steps": [{"index": i, "action": "back", "before_xml": xml, "after_xml": xml}
                           for i, (xml, _) in enumerate(dumps[sid] for sid in sorted(dumps))]})

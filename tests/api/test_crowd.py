@@ -320,8 +320,10 @@ def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them
     fleet, _ = twins
     tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
     before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
+    # the shortcuts and claimed failures, twice each: within the key's 30 contributions a minute (the re-sent
+    # screens have their own test, test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located)
     forged = [run for i, (t, plan) in enumerate(before.items())
-              for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z")]
+              for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z", resent=False)]
     assert any(r["status"] == "done" and len(r["steps"]) == 1 for r in forged)
     attacker = key(keys, "contribute", "attacker")
     with ApiClient(server, attacker) as api:
