@@ -86,7 +86,7 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
         return answered(lambda: backend().doc(app, budget))
 
     @mcp.tool(description="Semantic search over the memory: elements, screens or tasks nearest to a text.")
-    def search(text: Text, kind: Literal["element", "screen", "task"] = "element", app: str | None = None,
+    def search(text: Text, kind: Literal["element", "screen", "task"] = "element", app: App | None = None,
                k: K = 5) -> dict[str, Any]:
         return {"hits": answered(lambda: backend().search(text, kind, app, k))}
 

@@ -87,6 +87,7 @@ async def refusals(server) -> dict[str, str]:
            "empty task": ("hints", {"task": "", "app": "calendar", "screen_xml": "<hierarchy/>"}),
            "long task": ("plan", {"task": "x" * 2001, "app": "calendar"}),
            "k below 1": ("search", {"text": "about", "k": -1}),
+           "long app": ("search", {"text": "about", "app": "a" * 301}),
            "budget 0": ("doc", {"app": "calendar", "budget": 0})}
     async with Client(server) as client:
         out = {}
@@ -105,5 +106,6 @@ def test_a_call_the_api_would_refuse_is_a_tool_error_naming_the_problem(memory):
     assert "XML" in said["malformed dump"]
     assert "task" in said["empty task"] and "task" in said["long task"]
     assert "k" in said["k below 1"] and "budget" in said["budget 0"]
+    assert "app\n" in said["long app"] and "300" in said["long app"]  # the API's bound, not "unknown app"
     assert all(text.strip() != f"Error executing tool {tool}" for text, tool in
-               zip(said.values(), ("plan", "plan", "locate", "hints", "plan", "search", "doc")))
+               zip(said.values(), ("plan", "plan", "locate", "hints", "plan", "search", "search", "doc")))
