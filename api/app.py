@@ -99,6 +99,9 @@ STATUS_OF: dict[type[AppmemError], tuple[int, str]] = {
 }
 
 
+UNREADABLE_BODY = "the body is not JSON text: it could not be decoded as UTF-8"
+
+
 def _error(status: int, code: str, detail: Any, headers: dict | None = None) -> JSONResponse:
     return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
 
@@ -115,10 +118,12 @@ def install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid_request",
-                 429: "rate_limited"}
-        return _error(exc.status_code, codes.get(exc.status_code, "error"), exc.detail, exc.headers)
+        codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                 405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+                 422: "invalid_request", 429: "rate_limited"}
+        # FastAPI's words for a JSON body it could not decode at all (not UTF-8, UTF-16 or UTF-32 text)
+        detail = UNREADABLE_BODY if exc.detail == "There was an error parsing the body" else exc.detail
+        return _error(exc.status_code, codes.get(exc.status_code, "error"), detail, exc.headers)
 
     @app.exception_handler(AppmemError)
     async def domain(_: Request, exc: AppmemError) -> JSONResponse:

@@ -7,7 +7,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agent.planner import PlanningError
-from api.app import install_errors
+from pydantic import BaseModel
+
+from api.app import UNREADABLE_BODY, install_errors
 from appmem.errors import (ConfigError, Conflict, GraphError, InputFormatError, InvalidInput, LeaseError,
                            NotFound)
 
@@ -29,6 +31,10 @@ CASES = [
 ]
 
 
+class Body(BaseModel):
+    text: str
+
+
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     app = FastAPI()
@@ -37,6 +43,10 @@ def client() -> TestClient:
     @app.get("/raise/{n}")
     def raise_case(n: int) -> None:
         raise CASES[n][0]
+
+    @app.post("/body")
+    def take_body(body: Body) -> None:
+        return None
 
     return TestClient(app, raise_server_exceptions=False)
 
@@ -51,3 +61,10 @@ def test_an_error_gets_the_status_of_its_class(client, n):
     elif status != 503:
         assert r.json()["detail"] == str(exc)
 
+
+
+def test_a_body_that_is_not_text_says_so(client):
+    """FastAPI's own answer is "There was an error parsing the body", which names nothing."""
+    r = client.post("/body", content=b'{"text": "\xff\xfe caf\xe9"}',
+                    headers={"Content-Type": "application/json"})
+    assert (r.status_code, r.json()) == (400, {"error": "bad_request", "detail": UNREADABLE_BODY})
