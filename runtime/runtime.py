@@ -274,16 +274,27 @@ class Runtime:
         else:
             text = step.get("input") or (step.get("detail") or "")
             self.driver.perform(Action(kind, text=text or ("DOWN" if kind is ActionType.SCROLL else "")), bounds)
-            after = self.screen(package)
+            try:
+                after = self.screen(package)
+            except AppmemError:  # memory failed after the device acted: the step stays in the trace, unlocated
+                after = LiveScreen(*self.driver.dump())
+                self.steps.append(self._taken(record, bounds, after, "ok", "memory could not locate the screen"))
+                raise
             judged = outcome(here, after, package, expected, step.get("to_package") or "")
             why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self._came = came_from(step, here) if bounds is not None or not kind.needs_element else None
-        self.steps.append({**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
-                           "reached_screen": after.screen_id, "outcome": judged, "why": why})
+        self.steps.append(self._taken(record, bounds, after, judged, why))
         self._where["here"] = after
         if self.progress:
             self.progress(self.steps[-1])
         return after
+
+    @staticmethod
+    def _taken(record: dict[str, Any], bounds: Bounds | None, after: LiveScreen, judged: str, why: str) -> dict[str, Any]:
+        """A step as the trace and the result keep it; `judged` "ok" with no reached screen when memory could not
+        place where it landed (as for a screen memory has not seen: the importer locates its dump itself)."""
+        return {**record, "acted": bounds is not None, "after_xml": after.xml, "after_activity": after.activity,
+                "reached_screen": after.screen_id, "outcome": judged, "why": why}
 
     def _without_route(self, task: str, package: str, here: LiveScreen) -> tuple[str, str, LiveScreen]:
         if self.llm_step is None:

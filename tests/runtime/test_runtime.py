@@ -298,6 +298,33 @@ def test_appmem_run_against_the_api_reaches_the_target_and_its_trace_is_ingested
     assert json.loads(ingested.stdout)["task"]
 
 
+def test_a_step_taken_when_the_server_went_away_stays_in_the_trace(settings, memory, twins):
+    """The API stops after the plan's first tap: the second is taken and its screen cannot be located. That
+    step is kept in the trace (its dumps, no reached screen) and the run ends failed with memory's reason."""
+    two_taps = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8)
+                    if len(memory.plan(t["task"], ACRYLIC).steps) >= 2)
+    api, stopped = api_on_socket(settings, memory), []
+    url = api.__enter__()
+
+    def stop_api_after_the_first_tap(step: dict) -> None:
+        if step["action"] == "tap" and not stopped:
+            stopped.append(api.__exit__(None, None, None))
+
+    _, server = twins
+    server.reset("twin-0001")
+    driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", server.port).device("twin-0001"), "twin-0001")
+    _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("server-goes-away", "plan")
+    with ApiClient(url, key) as client:
+        result = Runtime(driver, client, lambda step: True,
+                         progress=stop_api_after_the_first_tap).run(two_taps["task"], ACRYLIC)
+    steps = result["run"]["steps"]
+    assert result["status"] == "failed" and "unreachable" in result["reason"], result["reason"]
+    assert [s["action"] for s in steps][-2:] == ["tap", "tap"] and [s["outcome"] for s in steps][-2:] == ["ok", "ok"]
+    assert steps[-2]["reached_screen"] is not None and steps[-1]["reached_screen"] is None
+    assert steps[-1]["after_xml"] == driver.dump()[2] != steps[-1]["before_xml"]  # where the device is now
+    assert len(validate_run(result["run"], "test").steps) == len(steps)
+
+
 def missed_step_run(memory, twins, task_text: str, step: int) -> tuple[dict, dict]:
     """A real run of the task, and a copy cut at its step `step`, which did nothing (its expected screen missed)."""
     result = runtime(twins, memory, "twin-0001").run(task_text, ACRYLIC)
