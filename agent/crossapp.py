@@ -20,6 +20,7 @@ from graph.routes import load_routes
 from graph.store import GraphStore, element_of
 from graph.vocabulary import is_launcher
 
+DEVICE_EXITS = {ActionType.HOME.value, ActionType.STOP_APP.value}  # ways out of any app, from any screen
 WIDEN = 2  # app → launcher → app: the apps of both screens, then those their edges lead into, once more
 
 
@@ -63,18 +64,19 @@ def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> lis
 
 def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
     """Steps from screen `source` to screen `target`, across apps if need be: a stored
-    path; else HOME, the launcher's start_app edge into the target's app and that
-    app's path; else a start_app step to the app's entry and its path from there."""
+    path that stays on screen (an element of one app that opens the other); else HOME, the
+    launcher's start_app edge into the target's app and that app's path; else a start_app
+    step to the app's entry and its path from there. A stored path that leaves by the device
+    (HOME, an app stopped: a crawler's moves) comes after those: it would act in the app in
+    front only to reach where a crawler once left it, and a device can leave from anywhere."""
     path = best_path(store, source, target)
-    if path is not None:
+    if path is not None and not any(h["action"] in DEVICE_EXITS for h in path):
         return hop_steps(store, source, path)
     package = packages_of(store, [target]).get(target, "")
-    launches = store.read("crossapp_launches", package=package)
-    launches.sort(key=lambda r: not is_launcher(r["source_package"]))
-    for launch in launches:
-        inside = best_path(store, launch["entry"], target)
-        if inside is None:
-            continue
+    # a launch from a launcher first, then the one whose screen is nearest the target
+    launches = [(launch, inside) for launch in store.read("crossapp_launches", package=package)
+                if (inside := best_path(store, launch["entry"], target)) is not None]
+    for launch, inside in sorted(launches, key=lambda li: (not is_launcher(li[0]["source_package"]), len(li[1]))):
         home = [] if launch["source"] == source else [PlanStep(ActionType.HOME, None, source, to_screen=launch["source"])]
         start = PlanStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"])
         return home + [start] + hop_steps(store, launch["entry"], inside)
@@ -83,6 +85,8 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
         if inside is not None:
             start = PlanStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"])
             return [start] + hop_steps(store, row["screen_id"], inside)
+    if path is not None:
+        return hop_steps(store, source, path)
     return [PlanStep(ActionType.START_APP, None, source, package, to_screen=target)]
 
 

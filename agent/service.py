@@ -33,7 +33,7 @@ from appmem.tracing import span
 from contract import HintsAnswer, LocateAnswer, Plan
 from graph.model import UIState
 from graph.store import GraphStore
-from semantic.search import resolve_app, search
+from semantic.search import one_app, resolve_app, search
 
 APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
 
@@ -93,10 +93,16 @@ class Service:
 
     def packages(self, app: str) -> list[str]:
         """The packages `app` (a package or a short name) designates."""
-        known = self.known()
-        if not known:
+        return resolve_app(self._known_some(), app)
+
+    def package(self, app: str) -> str:
+        """The one package `app` designates (a short name that designates several is refused, naming them)."""
+        return one_app(self._known_some(), app)
+
+    def _known_some(self) -> list[str]:
+        if not (known := self.known()):
             raise PlanningError("the memory holds no app yet: import or crawl one, then `appmem summarize`")
-        return resolve_app(known, app)
+        return known
 
     def generation(self, packages: list[str] = ()) -> str:
         return generations.current(self.redis, packages) if self.redis is not None else "0"
@@ -239,7 +245,7 @@ class Service:
         """Which remembered screen the agent's screen is: exact, similar or unknown."""
         with span("appmem.locate", app=app or ""):
             try:
-                package = self.packages(app)[0] if app else None
+                package = self.package(app) if app else None
             except NotFound:
                 if not app or "." not in app:
                     raise
@@ -253,7 +259,7 @@ class Service:
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
               activity: str | None = None) -> HintsAnswer:
         """Which elements of the agent's screen lead towards the task, where to and in how many steps."""
-        package = self.packages(app)[0] if app else None
+        package = self.package(app) if app else None
         state = agent_screen(package, screen_xml, screen_html, activity)
         state = self._drawn_over(package, state, screen_xml, activity) or state
         return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
@@ -262,7 +268,7 @@ class Service:
         """The app document: screens, elements, effects, locators, ways in (agent/appdoc.py)."""
         from agent.appdoc import BUDGET, app_doc, token_counter
 
-        return app_doc(self.store, self.packages(app)[0], token_counter(self.settings.home), budget or BUDGET)
+        return app_doc(self.store, self.package(app), token_counter(self.settings.home), budget or BUDGET)
 
     def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]:
         """Scored hits from the element, screen or task memory."""

@@ -21,8 +21,10 @@ from typing import Any, Callable
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 
+from appmem.errors import NotFound
 from graph.model import reliability
 from graph.store import GraphStore
+from semantic.search import one_app
 
 STATIC = Path(__file__).resolve().parent / "static"
 CYTOSCAPE = Path(__file__).resolve().parents[1] / "tools" / "js" / "node_modules" / "cytoscape" / "dist"
@@ -58,6 +60,15 @@ def thumbnail(elements: list[dict[str, Any]]) -> str:
     return "data:image/svg+xml;charset=utf-8," + urllib.parse.quote("".join(parts))
 
 
+def the_app(store: GraphStore, name: str) -> str:
+    """The package a map route names: itself, or the one app its short name designates (as every route of the
+    API takes it; a short name that designates several is refused, naming them)."""
+    try:
+        return one_app([r["package"] for r in store.read("semantic_packages")], name)
+    except NotFound:  # no app matches: app_map answers the 404, naming it
+        return name
+
+
 def app_map(store: GraphStore, package: str) -> dict[str, Any]:
     screens = store.read("map_screens", package=package)
     if not screens:
@@ -84,11 +95,13 @@ def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIR
 
     @router.get("/apps/{package}/map.json", dependencies=data)
     def map_json(package: str) -> dict[str, Any]:
-        return app_map(store_factory(), package)
+        store = store_factory()
+        return app_map(store, the_app(store, package))
 
     @router.get("/apps/{package}/screens/{screen_id}.json", dependencies=data)
     def screen(package: str, screen_id: str) -> dict[str, Any]:
-        rows = store_factory().read("map_screen", package=package, screen_id=screen_id)
+        store = store_factory()
+        rows = store.read("map_screen", package=the_app(store, package), screen_id=screen_id)
         if not rows:
             raise HTTPException(404, f"no screen {screen_id!r} in app {package!r}")
         return rows[0]
@@ -96,6 +109,7 @@ def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIR
     @router.get("/apps/{package}/route", dependencies=data)
     def route(package: str, source: str, target: str) -> dict[str, Any]:
         store = store_factory()
+        package = the_app(store, package)
         if not store.read("map_screen", package=package, screen_id=source):  # the route leaves this app's screen
             raise HTTPException(404, f"no screen {source!r} in app {package!r}")
         hops = planner_route(store, source, target)

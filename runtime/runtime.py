@@ -57,6 +57,14 @@ OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app b
 STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
 
 
+def planned_app(plan: dict[str, Any], front: str) -> str:
+    """The one app the run goes on in. A plan for a short name that designates several apps names them all
+    (comma-separated): the one its steps end in, else the one in front, else the first."""
+    named = plan["package"].split(",")
+    ending = next((s["package"] for s in reversed(plan.get("steps") or []) if s.get("package") in named), None)
+    return ending or (front if front in named else named[0])
+
+
 @dataclass
 class Runtime:
     """`memory` answers `plan(...)`, `locate(...)` and `hints(...)` with `contract` models: a
@@ -115,7 +123,7 @@ class Runtime:
             # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
             plan = self.memory.plan(task, app).model_dump()
         self._replayed(plan)
-        package = track["package"] = plan["package"]
+        package = track["package"] = planned_app(plan, fg_package)
         track["version"] = self._version(package)
         here = track["here"] = self.screen(package)
         if here.overlaid(package) and not self._on_it(plan, here):

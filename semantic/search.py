@@ -1,7 +1,8 @@
 """Finding things by name and by meaning: an app by its short name, elements, screens or tasks by a text.
 
 `resolve_app`: `calendar` designates com.simplemobiletools.calendar.pro (the
-package's last name part, or the one before a `.pro` / `.free` style suffix).
+package's last name part, or the one before a `.pro` / `.free` style suffix); a plan or a search
+may span every app a short name designates, `one_app` is for what reads one app (a document, a map).
 `search`: scored hits from the element, screen or task memory.
 `element_index`: the one way to the element index of some apps (search, hints, app choice).
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from appmem.errors import NotFound
+from appmem.errors import InvalidInput, NotFound
 
 SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
 
@@ -28,6 +29,14 @@ def resolve_app(packages: list[str], name: str) -> list[str]:
     if not out:
         raise NotFound(f"no app in the graph matches {name!r}; known: {', '.join(packages) or 'none'}")
     return out
+
+
+def one_app(packages: list[str], name: str) -> str:
+    """The one package `name` designates; a short name that designates several is refused, naming them."""
+    found = resolve_app(packages, name)
+    if len(found) > 1:
+        raise InvalidInput("app", f"{name!r} names {len(found)} apps ({', '.join(found)}): name one by its package")
+    return found[0]
 
 
 def element_index(vectors, embedder, packages: list[str] | None, kept=None):

@@ -187,6 +187,8 @@ def test_recall_and_app_choice_read_the_snapshots_alike(memory, store, settings)
 
 
 def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
+    """HOME, then the launcher's launch: not the painting app's CONTINUE and a stop, the way its recording once
+    left it (nothing is done in the app in front)."""
     _, planner, _ = memory
     start = store.read("planner_entry_screens", packages=[ACRYLIC])[0]["screen_id"]
     target = planner.plan("open the settings", [CLOCK24])
@@ -195,6 +197,7 @@ def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
     launch = [i for i, s in enumerate(steps) if s["action"] == "start_app"]
     assert len(launch) == 1 and steps[launch[0]]["package"] == LAUNCHER and steps[launch[0]]["input"] == CLOCK24
     assert steps[0]["package"] == ACRYLIC and {s["package"] for s in steps[launch[0] + 1:]} == {CLOCK24}
+    assert [s["action"] for s in steps[:launch[0]]] == ["home"]
     assert steps[0]["screen_id"] == start and all(s["to_screen"] for s in steps[:launch[0] + 1])
 
 

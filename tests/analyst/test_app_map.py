@@ -78,6 +78,14 @@ def test_map_json_has_a_node_per_screen_with_thumbnails(served):
     assert status == 404 and b"no.such.app" in body
 
 
+def test_the_map_takes_an_apps_short_name_as_the_api_does(served):
+    """The page at /apps/activitylauncher/map asks for activitylauncher's data by the name it was given."""
+    by_package, by_name = (json.loads(get(f"{served['url']}/apps/{name}/map.json")[1]) for name in (APP, "activitylauncher"))
+    assert by_name == by_package and by_name["package"] == APP
+    screen = sorted(served["screens"])[0]
+    assert get(f"{served['url']}/apps/ActivityLauncher/screens/{screen}.json")[0] == 200
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):

@@ -14,7 +14,7 @@ import pytest
 from runtime.commands import contribute_locally
 from runtime.grounding import drawn_package, ground, node_at
 from runtime.outcome import shows
-from runtime.runtime import Runtime
+from runtime.runtime import Runtime, planned_app
 from contract.client import ApiClient
 from appmem.keys import KeyStore
 from agent.service import Service
@@ -323,6 +323,17 @@ def test_a_step_taken_when_the_server_went_away_stays_in_the_trace(settings, mem
     assert steps[-2]["reached_screen"] is not None and steps[-1]["reached_screen"] is None
     assert steps[-1]["after_xml"] == driver.dump()[2] != steps[-1]["before_xml"]  # where the device is now
     assert len(validate_run(result["run"], "test").steps) == len(steps)
+
+
+def test_a_run_for_a_short_name_of_several_apps_goes_on_in_one_of_them():
+    """`--app mutebox` with io.unseen.mutebox and org.other.mutebox in memory: the plan names both (a plan may
+    span them); the run, its re-plans and its trace name one (a comma-joined package was refused)."""
+    both = "io.unseen.mutebox,org.other.mutebox"
+    steps = [{"package": "com.android.launcher3"}, {"package": "org.other.mutebox"}, {"package": "org.other.mutebox"}]
+    assert planned_app({"package": both, "steps": steps}, "io.unseen.mutebox") == "org.other.mutebox"
+    assert planned_app({"package": both, "steps": []}, "org.other.mutebox") == "org.other.mutebox"
+    assert planned_app({"package": both, "steps": []}, "com.android.launcher3") == "io.unseen.mutebox"
+    assert planned_app({"package": ACRYLIC, "steps": []}, "com.android.launcher3") == ACRYLIC
 
 
 def missed_step_run(memory, twins, task_text: str, step: int) -> tuple[dict, dict]:

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from semantic.search import resolve_app, search
+from appmem.errors import InvalidInput
+from semantic.search import one_app, resolve_app, search
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
 from semantic.summaries import DeterministicSummarizer
@@ -73,6 +74,15 @@ def test_summarize_is_incremental_and_resumes(loaded, vectors, embedder):
     screens = store.read("semantic_screens", packages=[CALENDAR])
     rows = store.elements(screen_ids=[s["id"] for s in screens])
     assert all(r["simulated_task"] for r in rows)
+
+
+def test_a_short_name_that_designates_several_apps_is_refused_where_one_app_is_read():
+    """A plan or a search may span both (resolve_app); a document, a map or a screen's app must be one."""
+    packages = ["io.unseen.mutebox", "org.other.mutebox", "org.other.notes.pro"]
+    assert resolve_app(packages, "mutebox") == packages[:2] and one_app(packages, "notes") == packages[2]
+    with pytest.raises(InvalidInput, match="'mutebox' names 2 apps .io.unseen.mutebox, org.other.mutebox."):
+        one_app(packages, "mutebox")
+    assert one_app(packages, "io.unseen.mutebox") == "io.unseen.mutebox"
 
 
 def test_search_finds_delete_all_events(loaded, vectors, embedder):
