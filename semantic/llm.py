@@ -114,6 +114,7 @@ class LLMSummarizer:
         self.price_out = price_out_per_mtok
         self.stats = SummarizerStats()
         self.kind = f"llm:{model}:{PROMPT_VERSION}"
+        self._fell_back: set[str] = set()  # screens whose summary came from `fallback` (semantic/pipeline.py)
         self._complete = retry(
             retry=retry_if_exception_type(TRANSIENT), stop=stop_after_attempt(attempts),
             wait=wait_exponential(multiplier=backoff_s, max=8), reraise=True,
@@ -131,7 +132,19 @@ class LLMSummarizer:
                 todo.append(ctx)
         for batch in self._batches(todo):
             out.update(self._ask(batch))
-        return [out[c.id] for c in contexts]
+        return [self._no_less_risky(c, out[c.id]) for c in contexts]
+
+    def made(self, screen_id: str) -> str:
+        return self.fallback.kind if screen_id in self._fell_back else self.kind
+
+    def _no_less_risky(self, ctx: ScreenContext, summary: ScreenSummary) -> ScreenSummary:
+        """The summary with every element the vocabulary finds risky marked so: a model (or a cached reply)
+        that calls "Erase everything" safe must not let the runtime act on it unconfirmed."""
+        elements = {e.id: e for e in ctx.elements}
+        for es in summary.elements:
+            e = elements.get(es.element_id)
+            es.risky = es.risky or (e is not None and self.fallback.risky(ctx, e))
+        return summary
 
     def _batches(self, contexts: list[ScreenContext]) -> list[list[ScreenContext]]:
         batches: list[list[ScreenContext]] = []
@@ -180,6 +193,7 @@ class LLMSummarizer:
                     log.warning("LLM reply misses screen %s or some of its elements; using its deterministic summary",
                                 ctx.id)
                 self.stats.fallbacks += 1
+                self._fell_back.add(ctx.id)
                 out[ctx.id] = self.fallback.screen(ctx)
                 continue
             self.cache.put(SummaryCache.key(self.model, ctx), summary)

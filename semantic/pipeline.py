@@ -83,8 +83,9 @@ def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[S
     return build_contexts(screens, elements, transitions), {r["id"]: r["summary_hash"] for r in screen_rows}
 
 
-def summary_hash(ctx: ScreenContext, summarizer: Summarizer) -> str:
-    return hashlib.sha256(f"{FORMAT_VERSION}|{summarizer.kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
+def summary_hash(ctx: ScreenContext, kind: str) -> str:
+    """What a screen's summary was made from: its content and the kind of summarizer that made it."""
+    return hashlib.sha256(f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector: list[float],
@@ -121,12 +122,15 @@ def _summaries(batch: list[ScreenContext], summarizer: Summarizer, report: Summa
         return [s for ctx in batch for s in _summaries([ctx], summarizer, report)]
 
 
-def _process(batch: list[ScreenContext], hashes: dict[str, str], store: GraphStore, vectors: VectorStore,
+def _process(batch: list[ScreenContext], store: GraphStore, vectors: VectorStore,
              embedder: Embedder, summarizer: Summarizer, report: SummarizeReport) -> None:
     by_screen = {s.screen_id: s for s in _summaries(batch, summarizer, report)}
     batch = [ctx for ctx in batch if ctx.id in by_screen]
     if not batch:
         return
+    # the hash of what made each summary: a screen the LLM's deterministic fallback summarised is asked again
+    # the next time an LLM summarises (a garbage reply once must not pin the fallback for good)
+    hashes = {ctx.id: summary_hash(ctx, summarizer.made(ctx.id)) for ctx in batch}
     element_rows, screen_rows, points, texts = [], [], [], []
     for ctx in batch:
         summary = by_screen[ctx.id]
@@ -228,7 +232,7 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
     packages = [package] if isinstance(package, str) else package
     contexts, stored = load_contexts(store, packages)
     report = SummarizeReport(packages=sorted({c.package for c in contexts}), screens=len(contexts))
-    hashes = {c.id: summary_hash(c, summarizer) for c in contexts}
+    hashes = {c.id: summary_hash(c, summarizer.kind) for c in contexts}
     screens_of: dict[str, list[ScreenContext]] = {}
     for c in contexts:
         screens_of.setdefault(c.package, []).append(c)
@@ -243,7 +247,7 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
         todo = [c for c in app_screens if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
         report.screens_unchanged += len(app_screens) - len(todo)
         for i in range(0, len(todo), batch_screens):
-            _process(todo[i:i + batch_screens], hashes, store, vectors, embedder, summarizer, report)
+            _process(todo[i:i + batch_screens], store, vectors, embedder, summarizer, report)
         embed_tasks(store, vectors, embedder, tasks_of.get(app, []), [app], report)
         # Readers in other processes see the new vectors (a missing snapshot is written too).
         publish(vectors, sorted(vectors.dirty | {app}))

@@ -95,6 +95,9 @@ class Summarizer(Protocol):
 
     def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]: ...
 
+    def made(self, screen_id: str) -> str:
+        """The kind of what made the screen's last summary (an LLM summarizer's fallback's, for some)."""
+
 
 def field_name(e: Element) -> str:
     """What a field is called in a summary: its label, else the text it shows. A field that shows a
@@ -116,6 +119,9 @@ class DeterministicSummarizer:
     def __init__(self, risky_words: tuple[str, ...] = ()):
         self.risky_words = tuple(risky_words)
         self.stats = SummarizerStats()
+
+    def made(self, screen_id: str) -> str:
+        return self.kind
 
     def summarize(self, contexts: list[ScreenContext]) -> list[ScreenSummary]:
         """One summary per context; a screen that cannot be summarised raises SummaryError naming it."""
@@ -202,11 +208,17 @@ class DeterministicSummarizer:
             step = f"enter {field_name(e) or name}" if role == "input" else head(label) or task
             completes = [" › ".join([*path, step]) for path in ctx.paths] + completes
 
-        risky = low not in BACK_WORDS and (
-            is_risky(label, id_words(e.resource_id), extra=self.risky_words)
-            or (low in CONFIRM_WORDS and any(is_risky(a, extra=self.risky_words) for a in ctx.arrivals)))
-        return ElementSummary(element_id=e.id, simulated_task=task, risky=risky, parameter=parameter,
+        return ElementSummary(element_id=e.id, simulated_task=task, risky=self.risky(ctx, e), parameter=parameter,
                               completes=list(dict.fromkeys(completes)))
+
+    def risky(self, ctx: ScreenContext, e: Element) -> bool:
+        """Whether acting on `e` is risky by the vocabulary (graph/vocabulary.is_risky, with `risky_words`): its
+        label or id says so, or it confirms a screen that a risky action led to. An LLM's summary may add risk
+        to this, never take it away (semantic/llm.py)."""
+        low = label_of(e).lower()
+        return low not in BACK_WORDS and (
+            is_risky(label_of(e), id_words(e.resource_id), extra=self.risky_words)
+            or (low in CONFIRM_WORDS and any(is_risky(a, extra=self.risky_words) for a in ctx.arrivals)))
 
     def _completions(self, ctx: ScreenContext, button: Element, name: str, verb: str) -> list[str]:
         """The tasks a confirming button finishes: one per option or switch of its

@@ -13,12 +13,19 @@ import pytest
 
 from appmem.errors import TransientError
 from graph.model import Element
+from ingest.droidbot import read_recording, recording_trace
+from ingest.pipeline import ingest_trace
 from semantic.contexts import ScreenContext
+from semantic.embedder import Embedder
 from semantic.llm import LLMSummarizer, SummaryCache
+from semantic.pipeline import summarize
+from semantic.vectors import VectorStore, open_qdrant
+from tests.conftest import DROIDBOT
 
 
 class FakeLLM:
-    """Behaviour script: a list of 'ok' | '500' | 'slow' | 'invalid' | 'partial', one per request (then 'ok')."""
+    """Behaviour script: a list of 'ok' | '500' | 'slow' | 'invalid' | 'partial' | 'no_risk' (valid, every element
+    called safe), one per request (then 'ok')."""
 
     def __init__(self):
         self.script: list[str] = []
@@ -45,7 +52,7 @@ class FakeLLM:
                             "subtasks": [{"name": "do_it", "description": "do it", "parameters": [],
                                           "elements": [e["id"] for e in s["elements"]]}],
                             "elements": [{"element_id": e["id"], "simulated_task": f"LLM: {e['label']}",
-                                          "risky": "delete" in e["label"].lower(),
+                                          "risky": "delete" in e["label"].lower() and mode != "no_risk",
                                           "parameter": {"name": "text", "description": "what to type"}
                                           if e["role"] == "input" else None} for e in s["elements"]]}
                            for s in prompt["screens"]]
@@ -147,6 +154,17 @@ def test_invalid_json_falls_back_to_deterministic(fake, client, tmp_path, caplog
     assert s2.summarize(contexts(2, "i"))[0].summary.startswith("LLM")
 
 
+def test_a_model_cannot_call_safe_what_the_vocabulary_calls_risky(fake, client, tmp_path):
+    """"Delete all" stays risky when the model's valid reply says it is not (the runtime would then tap it
+    without a confirmation), also when the reply comes back from the cache."""
+    fake.script[:] = ["no_risk"]
+    out = summarizer(client, tmp_path).summarize(contexts(1, "n"))
+    assert out[0].summary.startswith("LLM") and [e.risky for e in out[0].elements] == [True, False]
+    cached = summarizer(client, tmp_path)
+    assert [e.risky for e in cached.summarize(contexts(1, "n"))[0].elements] == [True, False]
+    assert cached.stats.cached == 1
+
+
 def test_partial_reply_falls_back_for_the_missing_screen(fake, client, tmp_path):
     s = summarizer(client, tmp_path)
     s.batch_elements = 100
@@ -154,3 +172,27 @@ def test_partial_reply_falls_back_for_the_missing_screen(fake, client, tmp_path)
     out = s.summarize(contexts(2, "p"))
     assert out[0].summary.startswith("LLM") and not out[1].summary.startswith("LLM")
     assert s.stats.fallbacks == 1
+
+
+def test_screens_the_fallback_summarised_are_asked_again_on_the_next_run(fake, client, empty_graph, settings,
+                                                                         tmp_path):
+    """A run whose replies were all garbage stores deterministic summaries; the next run with the LLM asks it
+    again for those screens (their hash says the fallback made them), instead of calling them unchanged."""
+    ingest_trace(empty_graph, recording_trace(read_recording(DROIDBOT / "anupam.acrylic")), 200)
+    embedder = Embedder(settings.home, threads=2)
+    qdrant = open_qdrant(type(settings)(**{**settings.__dict__, "home": tmp_path}))
+    vectors = VectorStore(qdrant, embedder.dim)
+    try:
+        fake.script[:] = ["invalid"] * 200
+        first = summarize(empty_graph, vectors, embedder, summarizer(client, tmp_path), "anupam.acrylic")
+        assert first.screens_done > 0 and first.llm["fallbacks"] == first.screens_done
+        fake.script.clear()
+        asked = fake.requests
+        again = summarize(empty_graph, vectors, embedder, summarizer(client, tmp_path), "anupam.acrylic")
+        assert again.screens_done == first.screens_done and again.llm["fallbacks"] == 0 and fake.requests > asked
+        screens = empty_graph.read("semantic_screens", packages=["anupam.acrylic"])
+        summaries = [empty_graph.read("serve_screen", screen_id=r["id"], package=r["package"])[0]["summary"]
+                     for r in screens]
+        assert summaries and all(s.startswith("LLM summary") for s in summaries)
+    finally:
+        qdrant.close()
