@@ -1,7 +1,8 @@
 """Step-wise LLM fallback for the runtime: when memory has no route, an LLM picks the next action.
 
-The prompt holds the task, the current screen's interactive elements (as
-AutoDroid's HTML-like list) and appmem's hints (agent/hints via the memory),
+The prompt holds the task, the current screen's interactive elements (each with
+what it shows: its text, else the texts inside it, as a menu row's; and its id's
+words) and appmem's hints (agent/hints via the memory),
 and asks for one JSON action: {"index": n, "action": "tap|input|scroll|back",
 "input": str} or {"done": true}. One call per step; the answer is validated: a
 reply that is not that JSON, or names no element of the screen, raises
@@ -17,8 +18,8 @@ import openai
 
 from appmem.errors import AppmemError
 from appmem.settings import Settings
-from formats.ui import ActionType
-from graph.vocabulary import is_risky
+from formats.ui import ActionType, View
+from graph.vocabulary import clip, id_words, is_risky
 from formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
@@ -44,8 +45,9 @@ def make_llm_step(settings: Settings) -> Callable | None:
     def step(task: str, screen, hints: list[dict[str, Any]]) -> dict[str, Any]:
         state = parse_hierarchy(screen.xml, screen.package, screen.activity)
         views = [v for v in state.views if v.interactive]
-        listing = [{"index": i, "class": v.short_class, "text": v.text, "desc": v.content_desc}
-                   for i, v in enumerate(views)]
+        shown = [shows(state.views, v) for v in views]
+        listing = [{"index": i, "class": v.short_class, "text": text, "desc": v.content_desc,
+                    "id": id_words(v.resource_id)} for i, (v, text) in enumerate(zip(views, shown))]
         try:
             answer = client.chat.completions.create(
                 model=model, temperature=0, response_format={"type": "json_object"},
@@ -59,14 +61,29 @@ def make_llm_step(settings: Settings) -> Callable | None:
             return DONE
         if choice["action"] == "back":
             return {"action": "back", "element": None, "input": "", "risky": False}
-        action, v = choice["action"], views[choice["index"]]
+        action, v, text = choice["action"], views[choice["index"]], shown[choice["index"]]
         element = {"text": v.text, "content_desc": v.content_desc, "resource_id": v.resource_id,
-                   "class_name": v.class_name, "bounds": v.bounds.as_list(),
+                   "class_name": v.class_name, "bounds": v.bounds.as_list(), "label": text or v.content_desc,
                    "locators": [f"//*[@bounds='[{v.bounds.left},{v.bounds.top}][{v.bounds.right},{v.bounds.bottom}]']"]}
         return {"action": ActionType(action).value, "element": element, "input": choice["input"],
-                "risky": is_risky(v.text, v.content_desc, extra=settings.risky_words)}
+                "risky": is_risky(text, v.content_desc, id_words(v.resource_id), extra=settings.risky_words)}
 
     return step
+
+
+def shows(views: list[View], view: View, most: int = 3) -> str:
+    """What a view shows: its own text, else the texts of the views inside it (a menu row is a clickable
+    layout whose label is a TextView child), at most `most` of them, each clipped."""
+    if view.text:
+        return view.text
+    by_index = {v.index: v for v in views}
+    texts, todo = [], list(view.children)
+    while todo and len(texts) < most:
+        inner = by_index.get(todo.pop(0))
+        if inner is not None:
+            texts += [clip(inner.text or inner.content_desc, 160)] if inner.text or inner.content_desc else []
+            todo += inner.children
+    return " · ".join(texts)
 
 
 def parse_choice(content: str, n_views: int) -> dict[str, Any]:

@@ -555,17 +555,20 @@ def test_the_app_map_needs_a_plan_key(server, keys):
 # ---- 8. the step-wise LLM fallback ---------------------------------------------------------------------
 
 class TinyLLM:
-    """A small OpenAI-compatible chat server on a socket: it answers the queued replies in order."""
+    """A small OpenAI-compatible chat server on a socket: it answers the queued replies in order (a function
+    of the prompt's JSON for one that depends on what the screen lists)."""
 
-    def __init__(self, replies: list[str]):
+    def __init__(self, replies: list):
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         queue = list(replies)
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's name)
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 content = queue.pop(0) if queue else '{"done": true}'
+                if callable(content):
+                    content = content(json.loads(asked["messages"][-1]["content"]))
                 body = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": "tiny",
                                    "choices": [{"index": 0, "finish_reason": "stop",
                                                 "message": {"role": "assistant", "content": content}}]}).encode()
@@ -586,7 +589,8 @@ class TinyLLM:
         self.httpd.shutdown()
 
 
-def llm_run(twins, memory, settings, replies: list[str]) -> dict:
+def llm_run(twins, memory, settings, replies: list, start: str | None = None, confirm=lambda step: True) -> dict:
+    """A step-wise run of "tap About" in the painting app (from its recorded state `start`, else its launch)."""
     from dataclasses import replace
 
     from runtime.stepwise import make_llm_step
@@ -606,8 +610,10 @@ def llm_run(twins, memory, settings, replies: list[str]) -> dict:
         step = make_llm_step(replace(settings, llm_base_url=llm.url, llm_model="tiny"))
         fleet, server = twins
         server.reset("twin-0001")
+        if start:
+            fleet["twin-0001"].goto(ACRYLIC, start)
         device = adbutils.AdbClient("127.0.0.1", server.port).device("twin-0001")
-        return Runtime(DeviceDriver(device, "twin-0001"), NoRoute(), lambda s: True, llm_step=step).run(
+        return Runtime(DeviceDriver(device, "twin-0001"), NoRoute(), confirm, llm_step=step).run(
             "tap About", ACRYLIC)
     finally:
         llm.close()
@@ -623,6 +629,26 @@ def test_an_invalid_llm_reply_is_a_failed_step_with_its_reason_never_done(twins,
     assert all(s["action"] != "llm" for s in result["run"]["steps"])  # no device action: not in the trace
     garbage = llm_run(twins, memory, settings, ["nonsense"] * 5)
     assert garbage["status"] == "failed" and "invalid replies" in garbage["reason"]
+
+
+def test_the_llm_sees_a_menu_rows_text_and_a_risky_row_it_picks_needs_a_confirmation(twins, memory, settings):
+    """Acrylic's "Deletion options" menu: its rows are clickable layouts whose text is in a TextView inside.
+    The prompt lists each row by that text; the row "Erase everything" the LLM picks is risky, and without a
+    confirmation the run stops before tapping it."""
+    fleet, _ = twins
+    app = fleet["twin-0001"].apps[ACRYLIC]
+    menu = next(s for s, state in app.states.items() if any(v.text == "Erase everything" for v in state.views))
+    listed = []
+
+    def pick_erase(prompt: dict) -> str:
+        listed.extend(prompt["elements"])
+        row = next(e["index"] for e in prompt["elements"] if "Erase everything" in e["text"])
+        return json.dumps({"index": row, "action": "tap"})
+
+    result = llm_run(twins, memory, settings, [pick_erase], start=menu, confirm=lambda step: False)
+    assert {"Erase drawing only", "Erase background only", "Erase everything"} <= {e["text"] for e in listed}
+    assert result["status"] == "stopped" and "not confirmed" in result["reason"], result["reason"]
+    assert not [s for s in result["run"]["steps"] if s["action"] == "tap"]
 
 
 # ---- issue 17: learns from every run: a run that replayed a stored task moves that task's counts -----------
