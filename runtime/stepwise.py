@@ -8,6 +8,11 @@ and asks for one JSON action: {"index": n, "action": "tap|input|scroll|back",
 reply that is not that JSON, or names no element of the screen, raises
 LlmReplyError (the runtime records it as a failed step with the reason, never as
 "the task is done"); only an explicit {"done": true} ends the run as done.
+The call is semantic/llm.py's `chat` (an overall deadline): a transient failure
+(timeout, lost connection, 429, 5xx) is tried again, at most ATTEMPTS times with
+backoff that honours Retry-After, then raises TransientError; a refusal (401,
+403, 400, 404) raises ConfigError at once. Either ends the run failed with that
+reason (runtime/runtime.py), never an "invalid reply". No message holds the API key.
 """
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ SYSTEM = ("You operate an Android app for a user. Given the task, the screen's e
 
 
 DONE = {"done": True}
+ATTEMPTS = 3  # tries of one step's call on transient errors
+BACKOFF_S = 0.5  # the first wait between them (doubling; a longer Retry-After wins, capped)
 
 
 class LlmReplyError(AppmemError):
@@ -38,9 +45,10 @@ def make_llm_step(settings: Settings) -> Callable | None:
     """The runtime's `llm_step` when an LLM is configured, else None."""
     if not settings.llm_base_url or not settings.llm_model:
         return None
-    from semantic.llm import open_llm
+    from semantic.llm import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
 
     client, model = open_llm(settings)
+    call = retrying(client, lambda **request: chat(client, **request), ATTEMPTS, BACKOFF_S)
 
     def step(task: str, screen, hints: list[dict[str, Any]]) -> dict[str, Any]:
         state = parse_hierarchy(screen.xml, screen.package, screen.activity)
@@ -49,14 +57,15 @@ def make_llm_step(settings: Settings) -> Callable | None:
         listing = [{"index": i, "class": v.short_class, "text": text, "desc": v.content_desc,
                     "id": id_words(v.resource_id)} for i, (v, text) in enumerate(zip(views, shown))]
         try:
-            answer = client.chat.completions.create(
-                model=model, temperature=0, response_format={"type": "json_object"},
-                messages=[{"role": "system", "content": SYSTEM},
-                          {"role": "user", "content": json.dumps({"task": task, "elements": listing, "hints": hints})}])
-            content = answer.choices[0].message.content or ""
-        except (openai.OpenAIError, IndexError, AttributeError) as exc:
-            raise LlmReplyError(f"the LLM call failed: {type(exc).__name__}: {str(exc)[:200]}") from None
-        choice = parse_choice(content, len(views))
+            content = call(model=model, temperature=0, response_format={"type": "json_object"},
+                           messages=[{"role": "system", "content": SYSTEM},
+                                     {"role": "user", "content": json.dumps({"task": task, "elements": listing,
+                                                                             "hints": hints})}]).content
+            choice = parse_choice(content, len(views))
+        except openai.OpenAIError as exc:
+            raise endpoint_error(client, exc) from None
+        except (MalformedReply, LlmReplyError) as exc:  # the reply may quote the key the server was sent
+            raise LlmReplyError(redact(client, str(exc))) from None
         if choice is DONE:
             return DONE
         if choice["action"] == "back":

@@ -555,28 +555,52 @@ def test_the_app_map_needs_a_plan_key(server, keys):
 # ---- 8. the step-wise LLM fallback ---------------------------------------------------------------------
 
 class TinyLLM:
-    """A small OpenAI-compatible chat server on a socket: it answers the queued replies in order (a function
-    of the prompt's JSON for one that depends on what the screen lists)."""
+    """A small OpenAI-compatible chat server on a socket: it answers the queued replies in order. A reply is
+    the assistant's content (a 200; a function of the prompt's JSON for one that depends on what the screen
+    lists), or (status, headers, body) where the body may say {auth} (the request's Authorization header,
+    echoed as some servers do), or ("trickle", content): the headers, then a space every 0.25 s for 3 s
+    before the reply. `times`: when each request came."""
 
-    def __init__(self, replies: list):
+    def __init__(self, replies: list, times: list[float] | None = None):
+        import time
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         queue = list(replies)
+        self.times = times if times is not None else []
+        times = self.times
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's name)
                 asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                content = queue.pop(0) if queue else '{"done": true}'
+                times.append(time.monotonic())
+                reply = queue.pop(0) if queue else '{"done": true}'
+                if isinstance(reply, tuple) and reply[0] != "trickle":
+                    status, headers, text = reply
+                    self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(text.replace("{auth}", self.headers.get("Authorization", "")).encode())
+                    return
+                content = reply[1] if isinstance(reply, tuple) else reply
                 if callable(content):
                     content = content(json.loads(asked["messages"][-1]["content"]))
                 body = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": "tiny",
                                    "choices": [{"index": 0, "finish_reason": "stop",
                                                 "message": {"role": "assistant", "content": content}}]}).encode()
+                pad = 12 if isinstance(reply, tuple) else 0  # leading spaces: still valid JSON
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(pad + len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    for _ in range(pad):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.25)
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (its deadline)
+                    pass
 
             def log_message(self, *args):
                 pass
@@ -589,8 +613,10 @@ class TinyLLM:
         self.httpd.shutdown()
 
 
-def llm_run(twins, memory, settings, replies: list, start: str | None = None, confirm=lambda step: True) -> dict:
-    """A step-wise run of "tap About" in the painting app (from its recorded state `start`, else its launch)."""
+def llm_run(twins, memory, settings, replies: list, start: str | None = None, confirm=lambda step: True,
+            times: list[float] | None = None, **llm) -> dict:
+    """A step-wise run of "tap About" in the painting app (from its recorded state `start`, else its launch),
+    the LLM answering `replies` (Settings' `llm_*` from `llm`); `times` gets when each LLM request came."""
     from dataclasses import replace
 
     from runtime.stepwise import make_llm_step
@@ -605,9 +631,9 @@ def llm_run(twins, memory, settings, replies: list, start: str | None = None, co
         def hints(self, *a, **k):
             return memory.hints(*a, **k)
 
-    llm = TinyLLM(replies)
+    tiny = TinyLLM(replies, times)
     try:
-        step = make_llm_step(replace(settings, llm_base_url=llm.url, llm_model="tiny"))
+        step = make_llm_step(replace(settings, llm_base_url=tiny.url, llm_model="tiny", **llm))
         fleet, server = twins
         server.reset("twin-0001")
         if start:
@@ -616,7 +642,7 @@ def llm_run(twins, memory, settings, replies: list, start: str | None = None, co
         return Runtime(DeviceDriver(device, "twin-0001"), NoRoute(), confirm, llm_step=step).run(
             "tap About", ACRYLIC)
     finally:
-        llm.close()
+        tiny.close()
 
 
 def test_an_invalid_llm_reply_is_a_failed_step_with_its_reason_never_done(twins, memory, settings):
@@ -629,6 +655,49 @@ def test_an_invalid_llm_reply_is_a_failed_step_with_its_reason_never_done(twins,
     assert all(s["action"] != "llm" for s in result["run"]["steps"])  # no device action: not in the trace
     garbage = llm_run(twins, memory, settings, ["nonsense"] * 5)
     assert garbage["status"] == "failed" and "invalid replies" in garbage["reason"]
+    html = llm_run(twins, memory, settings, [(200, {"Content-Type": "text/html"}, "<html>oops</html>")])
+    invalid = [s for s in html["steps"] if s["outcome"] == "invalid_reply"]
+    assert len(invalid) == 1 and "not JSON" in invalid[0]["why"] and html["status"] == "done"  # then {"done": true}
+
+
+KEY = "sk-crowd-0123456789abcdef"
+
+
+def test_a_refused_llm_call_ends_the_run_at_once_with_a_keyless_reason(twins, memory, settings):
+    """401 whose body echoes the Authorization header: one request, the run failed with a ConfigError naming
+    the status; the key is nowhere in the result (reason, steps, trace)."""
+    times: list[float] = []
+    result = llm_run(twins, memory, settings, [(401, {}, '{"error": {"message": "bad key {auth}"}}')],
+                     times=times, llm_api_key=KEY)
+    assert len(times) == 1 and result["status"] == "failed", result["reason"]
+    assert result["reason"].startswith("ConfigError: LLM endpoint") and "401" in result["reason"]
+    assert KEY not in json.dumps(result) and "[API key]" in result["reason"]
+    assert not [s for s in result["steps"] if s["outcome"] == "invalid_reply"]
+
+
+def test_transient_llm_errors_are_retried_with_backoff_then_end_the_run(twins, memory, settings):
+    """429 with Retry-After: 1, then a 500: retried (the second try a second later), then the reply is
+    taken. A 500 every time: 3 tries, then the run fails with a TransientError, not "invalid replies"."""
+    times: list[float] = []
+    result = llm_run(twins, memory, settings, [(429, {"Retry-After": "1"}, "{}"), (500, {}, "{}"), '{"done": true}'],
+                     times=times)
+    assert result["status"] == "done" and len(times) == 3
+    assert times[1] - times[0] >= 0.95 and times[2] - times[1] >= 0.45
+    times.clear()
+    failed = llm_run(twins, memory, settings, [(500, {}, "{}")] * 5, times=times)
+    assert failed["status"] == "failed" and failed["reason"].startswith("TransientError: ") and len(times) == 3
+
+
+def test_the_llm_timeout_bounds_each_whole_call(twins, memory, settings):
+    """A reply trickled a byte every 0.25 s for 3 s at a 1 s timeout: each try is cut off at the deadline
+    (a timeout, retried), and the run fails in seconds, not done by the late reply."""
+    import time
+
+    started = time.monotonic()
+    times: list[float] = []
+    result = llm_run(twins, memory, settings, [("trickle", '{"done": true}')] * 3, times=times, llm_timeout_s=1)
+    assert result["status"] == "failed" and "timed out" in result["reason"] and len(times) == 3
+    assert time.monotonic() - started < 8
 
 
 def test_the_llm_sees_a_menu_rows_text_and_a_risky_row_it_picks_needs_a_confirmation(twins, memory, settings):

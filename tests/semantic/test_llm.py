@@ -1,5 +1,6 @@
 """LLM mode against a local OpenAI-compatible HTTP server started here (the one fake allowed):
-schema-valid replies built from the prompt, caching, retries on 500 and timeouts, invalid JSON."""
+schema-valid replies built from the prompt, caching, retries on 500, 429 and timeouts, invalid JSON,
+replies that are no chat completion, a server that trickles its reply, one that echoes the API key."""
 from __future__ import annotations
 
 import json
@@ -11,25 +12,31 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import openai
 import pytest
 
-from appmem.errors import TransientError
+from appmem.errors import ConfigError, TransientError
 from graph.model import Element
 from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from semantic.contexts import ScreenContext
 from semantic.embedder import Embedder
-from semantic.llm import LLMSummarizer, SummaryCache
+from semantic.llm import MAX_REPLY_BYTES, LLMSummarizer, SummaryCache
 from semantic.pipeline import summarize
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
 
+KEY = "sk-test-0123456789abcdef"
+
 
 class FakeLLM:
     """Behaviour script: a list of 'ok' | '500' | 'slow' | 'invalid' | 'partial' | 'no_risk' (valid, every element
-    called safe), one per request (then 'ok')."""
+    called safe) | '429' (Retry-After: 1) | '401-echo' | '500-echo' (the body quotes the Authorization header) |
+    'html' (200, text/html) | 'no-choices' | 'odd-usage' | 'huge' (200, over MAX_REPLY_BYTES) | 'trickle'
+    (headers, then a space every 0.25 s for 3 s before the reply), one per request (then 'ok'). `times`: when
+    each request came."""
 
     def __init__(self):
         self.script: list[str] = []
         self.requests = 0
+        self.times: list[float] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,11 +46,25 @@ class FakeLLM:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests += 1
+                server.times.append(time.monotonic())
                 mode = server.script.pop(0) if server.script else "ok"
-                if mode == "500":
-                    self.send_response(500)
+                if mode in ("500", "429", "401-echo", "500-echo"):
+                    status = int(mode[:3])
+                    self.send_response(status)
+                    if status == 429:
+                        self.send_header("Retry-After", "1")
                     self.end_headers()
-                    self.wfile.write(b'{"error": {"message": "boom"}}')
+                    said = f" (you sent {self.headers['Authorization']})" if mode.endswith("echo") else ""
+                    self.wfile.write(json.dumps({"error": {"message": f"boom{said}"}}).encode())
+                    return
+                if mode in ("html", "huge"):
+                    page = b"<html><body>Bad gateway</body></html>" if mode == "html" \
+                        else b'{"choices": "' + b"x" * MAX_REPLY_BYTES + b'"}'
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html" if mode == "html" else "application/json")
+                    self.send_header("Content-Length", str(len(page)))
+                    self.end_headers()
+                    self.wfile.write(page)
                     return
                 if mode == "slow":
                     time.sleep(1.5)
@@ -63,12 +84,24 @@ class FakeLLM:
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
                          "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}
+                if mode == "no-choices":
+                    reply["choices"] = []
+                if mode == "odd-usage":
+                    reply["usage"] = {"prompt_tokens": "many", "completion_tokens": None}
                 data = json.dumps(reply).encode()
+                pad = 12 if mode == "trickle" else 0  # leading spaces: the body is still valid JSON
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(pad + len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    for _ in range(pad):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.25)
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up: what a deadline does
+                    pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
@@ -196,3 +229,58 @@ def test_screens_the_fallback_summarised_are_asked_again_on_the_next_run(fake, c
         assert summaries and all(s.startswith("LLM summary") for s in summaries)
     finally:
         qdrant.close()
+
+
+def test_a_reply_that_is_no_chat_completion_falls_back_with_a_warning(fake, client, tmp_path, caplog):
+    """A 200 with an HTML page, with no choices, or over the size cap: the deterministic summaries,
+    never a traceback; usage the server leaves out or garbles counts 0."""
+    s = summarizer(client, tmp_path)
+    s.batch_elements = 100
+    for i, mode in enumerate(("html", "no-choices", "huge")):
+        fake.script[:] = [mode]
+        with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+            out = s.summarize(contexts(2, f"m{i}"))
+        assert not any(o.summary.startswith("LLM") for o in out) and out[0].elements[0].simulated_task
+        assert "not a chat completion" in caplog.records[-1].message
+    assert (s.stats.calls, s.stats.fallbacks, s.stats.prompt_tokens) == (3, 6, 0)
+    fake.script[:] = ["odd-usage"]
+    assert s.summarize(contexts(1, "u"))[0].summary.startswith("LLM")
+    assert (s.stats.prompt_tokens, s.stats.completion_tokens, s.stats.cost) == (0, 0, 0)
+
+
+def test_the_timeout_bounds_the_whole_call_not_each_read(fake, client, tmp_path):
+    """A server that sends its headers and then a byte every 0.25 s for 3 s is cut off at the 1 s timeout
+    (each read alone is quick), as a timeout: transient, retried, then TransientError."""
+    s = summarizer(client, tmp_path, attempts=2)
+    fake.script[:] = ["trickle", "trickle"]
+    started = time.monotonic()
+    with pytest.raises(TransientError, match="timed out"):
+        s.summarize(contexts(1, "t"))
+    assert time.monotonic() - started < 4.0 and s.stats.calls == 2
+
+
+def test_retry_after_is_honoured(fake, client, tmp_path):
+    """429 with Retry-After: 1: the next try waits that second, not the 0.01 s backoff."""
+    s = summarizer(client, tmp_path)
+    fake.script[:] = ["429", "ok"]
+    before = len(fake.times)
+    assert s.summarize(contexts(1, "429"))[0].summary.startswith("LLM")
+    first, second = fake.times[before:before + 2]
+    assert second - first >= 0.95 and s.stats.calls == 2
+
+
+def test_the_api_key_never_reaches_an_error_or_a_log(fake, tmp_path, caplog):
+    """A server that quotes the Authorization header in its 500 and 401 bodies: the retries' warnings and
+    the ConfigError name the status, not the key."""
+    keyed = openai.OpenAI(base_url=fake.url, api_key=KEY, timeout=1.0, max_retries=0)
+    try:
+        s = summarizer(keyed, tmp_path)
+        fake.script[:] = ["500-echo", "401-echo"]
+        with caplog.at_level(logging.WARNING, logger="semantic.llm"), pytest.raises(ConfigError) as refused:
+            s.summarize(contexts(1, "k"))
+    finally:
+        keyed.close()
+    assert "401" in str(refused.value) and "[API key]" in str(refused.value)
+    assert KEY not in str(refused.value) and refused.value.__cause__ is None
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "Retrying" in logged and "500" in logged and KEY not in logged
