@@ -11,6 +11,7 @@ from typing import Any
 
 from appmem import generations
 from appmem.arguments import app_name, count, task_text
+from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
 from semantic.search import resolve_app
@@ -41,15 +42,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(handler=run_search)
 
 
-def _progress(phase: str, done: int, total: int) -> None:
-    end = "\n" if done >= total else ""
-    print(f"\rsummarize {phase}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+class _Progress:
+    """The progress line on stderr, redrawn in place until its phase is done; `end` closes a line left open
+    (by a run that failed midway) so that the error gets a line of its own."""
+
+    open = False
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        self.open = done < total
+        print(f"\rsummarize {phase}: {done}/{total}", end="" if self.open else "\n", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.open:
+            print(file=sys.stderr, flush=True)
 
 
 def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
+    """Summarise; when it fails midway (the LLM endpoint refused, a store went away), the screens done so far
+    are published and their apps' cached plans retired as after a whole run, the report of what was done
+    printed (with `error`), then the error raised: one line on stderr, exit 2."""
     from graph.clients import open_graph
     from semantic.embedder import Embedder
-    from semantic.pipeline import summarize
+    from semantic.pipeline import SummarizeReport, summarize
     from semantic.summaries import DeterministicSummarizer
     from semantic.vectors import open_vectors
 
@@ -64,14 +78,21 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     store = open_graph(settings)
     embedder = Embedder(settings.home, model=settings.embed_model)
     vectors = open_vectors(settings, embedder.dim)
+    report = SummarizeReport(packages=[])
+    progress = _Progress()
+    failure: AppmemError | None = None
+    ranker = None
     try:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
-        report = summarize(store, vectors, embedder, summarizer, packages, _progress)
         changed = packages or [r["package"] for r in store.read("semantic_packages")]
-        ranker = None
+        try:
+            summarize(store, vectors, embedder, summarizer, packages, progress, report=report)
+        except AppmemError as exc:  # summarize published what it did: retire the plans below, then report it
+            failure = exc
         # The memory grew or changed: so does the ranker, when one was trained (`appmem ranker train`: it is
         # opt-in, since on the shared apps it does not yet beat the base ranking, see bench/retrieval.py).
-        if report.screens_done and not args.no_ranker and (settings.home / "ranker" / "model.pkl").exists():
+        if failure is None and report.screens_done and not args.no_ranker \
+                and (settings.home / "ranker" / "model.pkl").exists():
             from semantic.training import train
 
             ranker = train(store, vectors, embedder, settings.home)
@@ -82,13 +103,18 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
             llm_client.close()
             summarizer.cache.close()
     generations.bump_from(settings, changed)  # servers retire the apps' cached plans
-    emit(args, {**report.as_dict(), "ranker": ranker}, lambda r: (
+    error = f"{type(failure).__name__}: {failure}" if failure else None
+    emit(args, {**report.as_dict(), "ranker": ranker, "error": error}, lambda r: (
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
         f"{r['embedded_texts']} texts at {r['texts_per_second']}/s ({r['model_texts']} through the model, "
         f"{r['cached_texts']} from the vector cache) in {r['seconds']}s"
         + (f"\nranker: {_ranker_line(r['ranker'])}" if r["ranker"] else "")
-        + "".join(f"\n  left out: {e}" for e in r["errors"])))
+        + "".join(f"\n  left out: {e}" for e in r["errors"])
+        + ("\nstopped by the error below; the rest is done by the next run" if r["error"] else "")))
+    if failure is not None:
+        progress.end()
+        raise failure
     return 1 if report.errors else 0
 
 

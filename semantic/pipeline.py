@@ -220,18 +220,20 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, row
 @traced("appmem.summarize")
 def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
               package: str | list[str] | None = None, progress: Progress | None = None,
-              batch_screens: int = BATCH_SCREENS) -> SummarizeReport:
+              batch_screens: int = BATCH_SCREENS, report: SummarizeReport | None = None) -> SummarizeReport:
     """Summarise and embed what is new or changed in the apps of `package` (all when None).
 
     One app at a time, from its stored hashes to its published snapshot: a local vector store
     opens each app's folder about once (semantic/appfolders.py), and readers see each app as soon
-    as it is done."""
+    as it is done. When a batch raises (the LLM endpoint refused, a store failed), what was written
+    is published before the error goes on, and `report`, when the caller passed one, says what was done."""
     started = time.perf_counter()
     computed, cached = embedder.computed, embedder.cached
     summarizer = summarizer or DeterministicSummarizer()
     packages = [package] if isinstance(package, str) else package
     contexts, stored = load_contexts(store, packages)
-    report = SummarizeReport(packages=sorted({c.package for c in contexts}), screens=len(contexts))
+    report = report or SummarizeReport(packages=[])
+    report.packages, report.screens = sorted({c.package for c in contexts}), len(contexts)
     hashes = {c.id: summary_hash(c, summarizer.kind) for c in contexts}
     screens_of: dict[str, list[ScreenContext]] = {}
     for c in contexts:
@@ -240,27 +242,31 @@ def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summa
     for r in store.read("semantic_tasks", packages=packages):
         tasks_of.setdefault(r["package"], []).append(r)
     checked = 0
-    for app in sorted(set(screens_of) | set(tasks_of)):
-        app_screens = screens_of.get(app, [])
-        # Done means done in both stores: a lost or new vector folder redoes its screens.
-        indexed = vectors.values("screens", "summary_hash", [app])
-        todo = [c for c in app_screens if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
-        report.screens_unchanged += len(app_screens) - len(todo)
-        for i in range(0, len(todo), batch_screens):
-            _process(todo[i:i + batch_screens], store, vectors, embedder, summarizer, report)
-        embed_tasks(store, vectors, embedder, tasks_of.get(app, []), [app], report)
-        # Readers in other processes see the new vectors (a missing snapshot is written too).
-        publish(vectors, sorted(vectors.dirty | {app}))
-        checked += len(app_screens)
-        if progress:
-            progress("screens", checked, len(contexts))
-    publish(vectors)  # anything else written since the last publish
+    try:
+        for app in sorted(set(screens_of) | set(tasks_of)):
+            app_screens = screens_of.get(app, [])
+            # Done means done in both stores: a lost or new vector folder redoes its screens.
+            indexed = vectors.values("screens", "summary_hash", [app])
+            todo = [c for c in app_screens if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
+            report.screens_unchanged += len(app_screens) - len(todo)
+            for i in range(0, len(todo), batch_screens):
+                _process(todo[i:i + batch_screens], store, vectors, embedder, summarizer, report)
+            embed_tasks(store, vectors, embedder, tasks_of.get(app, []), [app], report)
+            # Readers in other processes see the new vectors (a missing snapshot is written too).
+            publish(vectors, sorted(vectors.dirty | {app}))
+            checked += len(app_screens)
+            if progress:
+                progress("screens", checked, len(contexts))
+    finally:
+        # Anything else written since the last publish: also the screens done before a batch failed, whose
+        # new summaries and hashes are in the graph already (readers would see the graph and vectors disagree).
+        publish(vectors)
+        stats = summarizer.stats
+        report.llm = {"calls": stats.calls, "cached": stats.cached, "fallbacks": stats.fallbacks,
+                      "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
+                      "cost": round(stats.cost, 6)}
+        report.model_texts, report.cached_texts = embedder.computed - computed, embedder.cached - cached
+        report.seconds = time.perf_counter() - started
     if progress:
         progress("tasks", report.tasks_done, report.tasks_done)
-    stats = summarizer.stats
-    report.llm = {"calls": stats.calls, "cached": stats.cached, "fallbacks": stats.fallbacks,
-                  "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
-                  "cost": round(stats.cost, 6)}
-    report.model_texts, report.cached_texts = embedder.computed - computed, embedder.cached - cached
-    report.seconds = time.perf_counter() - started
     return report

@@ -31,10 +31,11 @@ class FakeLLM:
     called safe) | '429' (Retry-After: 1) | '401-echo' | '500-echo' (the body quotes the Authorization header) |
     'html' (200, text/html) | 'no-choices' | 'odd-usage' | 'huge' (200, over MAX_REPLY_BYTES) | 'trickle'
     (headers, then a space every 0.25 s for 3 s before the reply), one per request (then 'ok'). `times`: when
-    each request came."""
+    each request came. A request naming a screen of `refuse` gets '401-echo' whatever the script says."""
 
     def __init__(self):
         self.script: list[str] = []
+        self.refuse: set[str] = set()
         self.requests = 0
         self.times: list[float] = []
         server = self
@@ -48,6 +49,9 @@ class FakeLLM:
                 server.requests += 1
                 server.times.append(time.monotonic())
                 mode = server.script.pop(0) if server.script else "ok"
+                prompt = json.loads(body["messages"][-1]["content"])
+                if server.refuse & {s["screen_id"] for s in prompt["screens"]}:
+                    mode = "401-echo"
                 if mode in ("500", "429", "401-echo", "500-echo"):
                     status = int(mode[:3])
                     self.send_response(status)
@@ -68,7 +72,6 @@ class FakeLLM:
                     return
                 if mode == "slow":
                     time.sleep(1.5)
-                prompt = json.loads(body["messages"][-1]["content"])
                 screens = [{"screen_id": s["screen_id"], "summary": f"LLM summary of {s['title']}",
                             "subtasks": [{"name": "do_it", "description": "do it", "parameters": [],
                                           "elements": [e["id"] for e in s["elements"]]}],

@@ -6,10 +6,12 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
-from appmem.errors import InvalidInput
+from appmem import generations
+from appmem.errors import InvalidInput, TransientError
 from semantic.search import one_app, resolve_app, search
 from semantic.embedder import Embedder
 from semantic.pipeline import summarize
@@ -109,6 +111,71 @@ def test_no_personal_data_in_graph_or_vectors(loaded, vectors, embedder):
     assert not EMAIL.search(blob), EMAIL.search(blob)
     for number in ("12345678900", "222222", "111111"):
         assert number not in blob
+
+
+def test_a_summarize_that_fails_midway_publishes_what_it_did(loaded, settings, embedder, tmp_path):
+    """A batch fails (the LLM endpoint went away) after others were written: the snapshot readers use says
+    of the screens done what the graph says (published before the error goes on), and the caller's report
+    counts them."""
+    from semantic.pipeline import SummarizeReport
+    from semantic.snapshots import SnapshotVectors
+
+    class Unreachable(DeterministicSummarizer):
+        kind = "unreachable-on-its-second-batch"
+        batches = 0
+
+        def summarize(self, contexts):
+            self.batches += 1
+            if self.batches == 2:
+                raise TransientError("LLM endpoint: Connection error.")
+            return super().summarize(contexts)
+
+    client = open_qdrant(type(settings)(**{**settings.__dict__, "home": tmp_path}))
+    vectors = VectorStore(client, embedder.dim, tmp_path / "snapshots")
+    report = SummarizeReport(packages=[])
+    try:
+        with pytest.raises(TransientError):
+            summarize(loaded, vectors, embedder, Unreachable(), CALENDAR, batch_screens=8, report=report)
+    finally:
+        client.close()
+    assert report.screens_done == 8 and report.packages == [CALENDAR]
+    graph = {r["id"]: r["summary_hash"] for r in loaded.read("semantic_screens", packages=[CALENDAR])}
+    snapshot = SnapshotVectors(tmp_path / "snapshots", embedder.dim).values("screens", "summary_hash", [CALENDAR])
+    assert len(snapshot) == 8 and all(graph[k] == v for k, v in snapshot.items())
+
+
+def test_cli_summarize_that_fails_midway_reports_and_retires_what_it_did(loaded, settings, stack_env):
+    """`appmem summarize --llm openai` against a local OpenAI-compatible server that refuses (401, echoing
+    the key) every request naming a contacts screen: calendar (summarised first) is done; the apps' plan-cache
+    generations moved; --json prints the report naming the error; the error is one line, exit 2, keyless.
+    (test_cli_search_json, next, summarises calendar deterministically again.)"""
+    import redis
+
+    from appmem.stack import Stack
+    from semantic.pipeline import load_contexts
+    from tests.semantic.test_llm import KEY, FakeLLM
+
+    contacts, _ = load_contexts(loaded, ["com.simplemobiletools.contacts.pro"])
+    calendar, _ = load_contexts(loaded, [CALENDAR])
+    fake = FakeLLM()
+    fake.refuse = {c.id for c in contacts}
+    r = redis.Redis.from_url(Stack(settings).redis_url(), decode_responses=True)
+    before = int(r.get(generations.PREFIX + CALENDAR) or 0)
+    env = {**stack_env, "APPMEM_LLM_BASE_URL": fake.url, "APPMEM_LLM_API_KEY": KEY,
+           "APPMEM_LLM_MODEL": f"fake-{time.time_ns()}"}  # a model of its own: nothing in the LLM cache
+    try:
+        run = subprocess.run([sys.executable, "-m", "appmem.cli", "summarize", "--llm", "openai", "--json",
+                              "--no-ranker"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        fake.httpd.shutdown()
+    assert int(r.get(generations.PREFIX + CALENDAR) or 0) > before
+    r.close()
+    assert run.returncode == 2, run.stderr
+    error = run.stderr.strip().splitlines()[-1]
+    assert error.startswith("appmem: error: LLM endpoint") and "401" in error and "[API key]" in error
+    assert KEY not in run.stderr + run.stdout
+    report = json.loads(run.stdout)
+    assert report["error"].startswith("ConfigError: ") and report["screens_done"] == len(calendar)
 
 
 def test_cli_search_json(loaded, settings, stack_env, embedder):
