@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from appmem.arguments import app_name, count, task_text
-from appmem.output import emit
+from appmem.output import emit, show
 from appmem.errors import InputFormatError, InvalidInput
 from appmem.settings import Settings
 
@@ -122,5 +122,5 @@ def run_doc(settings: Settings, args: argparse.Namespace) -> int:
 
     with backend(settings, graph_only=True) as door:
         doc = door.doc(args.app, args.budget)
-    print(render(doc, args.format))
+    show(render(doc, args.format))  # summaries an LLM wrote: no terminal control gets through
     return 0

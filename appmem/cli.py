@@ -11,6 +11,7 @@ import sys
 
 from appmem import tracing
 from appmem.errors import AppmemError
+from appmem.output import clean
 from appmem.settings import Settings
 
 COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         tracing.configure(settings.tracing)
         return int(args.handler(settings, args) or 0)
     except AppmemError as exc:
-        print(f"appmem: error: {exc}", file=sys.stderr)
+        print(f"appmem: error: {clean(str(exc))}", file=sys.stderr)  # it may quote a server's reply
         return 2
     except KeyboardInterrupt:
         print("appmem: interrupted", file=sys.stderr)

@@ -31,11 +31,13 @@ class FakeLLM:
     called safe) | '429' (Retry-After: 1) | '401-echo' | '500-echo' (the body quotes the Authorization header) |
     'html' (200, text/html) | 'no-choices' | 'odd-usage' | 'huge' (200, over MAX_REPLY_BYTES) | 'trickle'
     (headers, then a space every 0.25 s for 3 s before the reply), one per request (then 'ok'). `times`: when
-    each request came. A request naming a screen of `refuse` gets '401-echo' whatever the script says."""
+    each request came. A request naming a screen of `refuse` gets '401-echo' whatever the script says; `decorate` is put
+    around every summary and simulated task (a model's stray terminal escapes)."""
 
     def __init__(self):
         self.script: list[str] = []
         self.refuse: set[str] = set()
+        self.decorate = ("", "")
         self.requests = 0
         self.times: list[float] = []
         server = self
@@ -72,10 +74,11 @@ class FakeLLM:
                     return
                 if mode == "slow":
                     time.sleep(1.5)
-                screens = [{"screen_id": s["screen_id"], "summary": f"LLM summary of {s['title']}",
+                before, after = server.decorate
+                screens = [{"screen_id": s["screen_id"], "summary": f"{before}LLM summary of {s['title']}{after}",
                             "subtasks": [{"name": "do_it", "description": "do it", "parameters": [],
                                           "elements": [e["id"] for e in s["elements"]]}],
-                            "elements": [{"element_id": e["id"], "simulated_task": f"LLM: {e['label']}",
+                            "elements": [{"element_id": e["id"], "simulated_task": f"{before}LLM: {e['label']}{after}",
                                           "risky": "delete" in e["label"].lower() and mode != "no_risk",
                                           "parameter": {"name": "text", "description": "what to type"}
                                           if e["role"] == "input" else None} for e in s["elements"]]}

@@ -178,6 +178,29 @@ def test_cli_summarize_that_fails_midway_reports_and_retires_what_it_did(loaded,
     assert report["error"].startswith("ConfigError: ") and report["screens_done"] == len(calendar)
 
 
+def test_llm_text_reaches_the_terminal_without_control_characters(loaded, settings, stack_env):
+    """A model whose summaries carry terminal escapes (colour, clear screen, a window title): they are stored
+    as the summarizer keeps them, but `appmem search` and `appmem doc --format markdown` print them without any
+    control character (C0 but newline and tab, C1: the clear screen \x9b2J, a carriage return)."""
+    from tests.semantic.test_llm import FakeLLM
+
+    fake = FakeLLM()
+    fake.decorate = ("\x1b[31m\x9b2J\x1b]0;pwned\x07", "\x1b[0m\r")
+    env = {**stack_env, "APPMEM_LLM_BASE_URL": fake.url, "APPMEM_LLM_MODEL": f"fake-{time.time_ns()}"}
+    try:
+        run = subprocess.run([sys.executable, "-m", "appmem.cli", "summarize", "--app", "calendar", "--llm",
+                              "openai", "--no-ranker"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        fake.httpd.shutdown()
+    assert run.returncode == 0, run.stderr
+    for args in (["search", "delete all events", "--app", "calendar"], ["doc", "--app", "calendar"]):
+        shown = subprocess.run([sys.executable, "-m", "appmem.cli", *args], cwd=REPO, env=env, capture_output=True,
+                               text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert "LLM" in shown.stdout and "\x1b]0;pwned" not in shown.stdout
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown.stdout), args
+
+
 def test_cli_search_json(loaded, settings, stack_env, embedder):
     env = {**stack_env}
     run = subprocess.run([sys.executable, "-m", "appmem.cli", "summarize", "--app", "calendar", "--json"],
