@@ -8,7 +8,7 @@ and asks for one JSON action: {"index": n, "action": "tap|input|scroll|back",
 reply that is not that JSON, or names no element of the screen, raises
 LlmReplyError (the runtime records it as a failed step with the reason, never as
 "the task is done"); only an explicit {"done": true} ends the run as done.
-The call is semantic/llm.py's `chat` (an overall deadline): a transient failure
+The call is semantic/llmclient.py's `chat` (an overall deadline): a transient failure
 (timeout, lost connection, 429, 5xx) is tried again, at most ATTEMPTS times with
 backoff that honours Retry-After, then raises TransientError; a refusal (401,
 403, 400, 404) raises ConfigError at once. Either ends the run failed with that
@@ -45,7 +45,7 @@ def make_llm_step(settings: Settings) -> Callable | None:
     """The runtime's `llm_step` when an LLM is configured, else None."""
     if not settings.llm_base_url or not settings.llm_model:
         return None
-    from semantic.llm import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
+    from semantic.llmclient import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
 
     client, model = open_llm(settings)
     call = retrying(client, lambda **request: chat(client, **request), ATTEMPTS, BACKOFF_S)

@@ -70,7 +70,8 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     summarizer: Any = DeterministicSummarizer(settings.risky_words)
     llm_client = None
     if args.llm == "openai":
-        from semantic.llm import LLMSummarizer, SummaryCache, open_llm
+        from semantic.llm import LLMSummarizer, SummaryCache
+        from semantic.llmclient import open_llm
 
         llm_client, model = open_llm(settings)
         summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),

@@ -18,7 +18,8 @@ from ingest.droidbot import read_recording, recording_trace
 from ingest.pipeline import ingest_trace
 from semantic.contexts import ScreenContext
 from semantic.embedder import Embedder
-from semantic.llm import MAX_REPLY_BYTES, LLMSummarizer, SummaryCache
+from semantic.llm import LLMSummarizer, SummaryCache
+from semantic.llmclient import MAX_REPLY_BYTES
 from semantic.pipeline import summarize
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
