@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import tarfile
-import threading
 from pathlib import Path
 
 import adbutils
@@ -32,6 +31,7 @@ from semantic.summaries import DeterministicSummarizer
 from tests.api.conftest import ACRYLIC, ADFREE, recorded_app_memory, tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
+from tests.llm_server import reply_json, serve
 from workers.crawl import WorkerProcesses
 from workers.devices import open_redis
 from device.driver import DeviceDriver
@@ -563,7 +563,7 @@ class TinyLLM:
 
     def __init__(self, replies: list, times: list[float] | None = None):
         import time
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from http.server import BaseHTTPRequestHandler
 
         queue = list(replies)
         self.times = times if times is not None else []
@@ -588,26 +588,12 @@ class TinyLLM:
                 body = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": "tiny",
                                    "choices": [{"index": 0, "finish_reason": "stop",
                                                 "message": {"role": "assistant", "content": content}}]}).encode()
-                pad = 12 if isinstance(reply, tuple) else 0  # leading spaces: still valid JSON
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(pad + len(body)))
-                self.end_headers()
-                try:
-                    for _ in range(pad):
-                        self.wfile.write(b" ")
-                        self.wfile.flush()
-                        time.sleep(0.25)
-                    self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (its deadline)
-                    pass
+                reply_json(self, body, trickle=isinstance(reply, tuple))
 
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd, self.url = serve(Handler)
 
     def close(self):
         self.httpd.shutdown()

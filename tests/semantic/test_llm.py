@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import openai
 import pytest
@@ -23,6 +22,7 @@ from semantic.llmclient import MAX_REPLY_BYTES
 from semantic.pipeline import summarize
 from semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
+from tests.llm_server import reply_json, serve
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -96,23 +96,9 @@ class FakeLLM:
                 if mode == "odd-usage":
                     reply["usage"] = {"prompt_tokens": "many", "completion_tokens": None}
                 data = json.dumps(reply).encode()
-                pad = 12 if mode == "trickle" else 0  # leading spaces: the body is still valid JSON
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(pad + len(data)))
-                self.end_headers()
-                try:
-                    for _ in range(pad):
-                        self.wfile.write(b" ")
-                        self.wfile.flush()
-                        time.sleep(0.25)
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up: what a deadline does
-                    pass
+                reply_json(self, data, trickle=mode == "trickle")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd, self.url = serve(Handler)
 
 
 @pytest.fixture(scope="module")
