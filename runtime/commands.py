@@ -73,7 +73,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     outbox = Outbox(settings.home)
     try:
         runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,
-                          llm_step=make_llm_step(settings))
+                          llm_step=make_llm_step(settings), risky_words=settings.risky_words)
         result = runtime.run(args.task, args.app)
         run = result.pop("run")
         result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""

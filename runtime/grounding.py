@@ -15,8 +15,9 @@ from typing import Any
 
 from lxml import etree
 
-from formats.ui import Bounds
-from formats.uixml import parse_bounds
+from formats.ui import Bounds, View
+from formats.uixml import parse_bounds, parse_hierarchy
+from graph.vocabulary import clip, id_words
 
 _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
@@ -90,6 +91,30 @@ def node_at(xml: str, bounds: Bounds) -> dict[str, Any]:
                      "resource_id": node.get("resource-id") or "", "class_name": node.get("class") or "",
                      "bounds": want}
     return found
+
+
+def shows(views: list[View], view: View, most: int = 3) -> str:
+    """What a view shows: its own text, else the texts of the views inside it (a menu row is a clickable
+    layout whose label is a TextView child), at most `most` of them, each clipped."""
+    if view.text:
+        return view.text
+    by_index = {v.index: v for v in views}
+    texts, todo = [], list(view.children)
+    while todo and len(texts) < most:
+        inner = by_index.get(todo.pop(0))
+        if inner is not None:
+            texts += [clip(inner.text or inner.content_desc, 160)] if inner.text or inner.content_desc else []
+            todo += inner.children
+    return " · ".join(texts)
+
+
+def shown_at(xml: str, bounds: Bounds) -> str:
+    """What the view at `bounds` shows a person (its texts, the ones inside it, its description) and its id's
+    words: what the runtime judges a step's risk by on the device, whatever memory called the element."""
+    views = parse_hierarchy(xml, "", "").views
+    here = [v for v in views if v.bounds == bounds]
+    view = next((v for v in here if v.interactive), here[-1] if here else None)
+    return " ".join((shows(views, view), view.content_desc, id_words(view.resource_id))) if view else ""
 
 
 def drawn_package(xml: str) -> str:

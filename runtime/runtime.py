@@ -42,11 +42,12 @@ from runtime.screen import LiveScreen
 from runtime.detour import another_way
 from runtime.setbacks import Setbacks, came_from, step_key as _key
 from runtime.stepwise import LlmReplyError
-from runtime.grounding import drawn_package, find_text, node_at, scrollable
+from runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
 from runtime.trace import result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, NotFound
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
+from graph.vocabulary import is_risky
 from device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class Runtime:
     max_steps: int = 30
     max_replans: int = 8  # chosen leave-one-app-out over the twin apps from 4, 8, 16 (README, bench/runtime.py)
     llm_step: Callable[[str, LiveScreen, list[dict]], dict[str, Any] | None] | None = None
+    risky_words: tuple[str, ...] = ()  # added to the vocabulary's (Settings.risky_words)
     progress: Callable[[dict[str, Any]], None] | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)  # run trace steps (§3)
     llm_failures: list[dict[str, Any]] = field(default_factory=list)  # invalid LLM replies: no device action
@@ -161,13 +163,13 @@ class Runtime:
                     status, reason = "failed", over
                     break
                 setbacks.tried.add(_key(here, detour))
-                if detour.get("risky") and not self.confirm(detour):
+                if self._risky(detour, here) and not self.confirm(detour):
                     status, reason = "stopped", f"a risky detour ({_label(detour)}) was not confirmed"
                     break
                 here = self._act(detour, here, package, detour["to_screen"] or None)
                 plan, cursor = self._replan(task, package, self._dismiss(here, package)), 0
                 continue
-            if step.get("risky") and not self.confirm(step):
+            if self._risky(step, here) and not self.confirm(step):
                 status, reason = "stopped", f"risky step {cursor + 1} ({_label(step)}) was not confirmed"
                 break
             expected = step.get("to_screen") or (steps[cursor + 1]["screen_id"] if cursor + 1 < len(steps) else None)
@@ -209,6 +211,13 @@ class Runtime:
             return False
         found = self._setbacks.find(element, following["action"], here)
         return found is not None and shows(element, node_at(here.xml, found[0]))
+
+    def _risky(self, step: dict[str, Any], here: LiveScreen) -> bool:
+        """Whether the step needs a confirmation: memory says so, or the view its locators find on the device
+        shows risky words (memory names an element by its own text: a menu row's is in a text view inside)."""
+        found = self._setbacks.find(step["element"], step["action"], here) if step.get("element") else None
+        return bool(step.get("risky")) or (found is not None and
+                                           is_risky(shown_at(here.xml, found[0]), extra=self.risky_words))
 
     @staticmethod
     def _on_it(plan: dict[str, Any], here: LiveScreen) -> bool:

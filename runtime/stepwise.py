@@ -23,8 +23,9 @@ import openai
 
 from appmem.errors import AppmemError
 from appmem.settings import Settings
-from formats.ui import ActionType, View
-from graph.vocabulary import clip, id_words, is_risky
+from formats.ui import ActionType
+from graph.vocabulary import id_words, is_risky
+from runtime.grounding import shows
 from formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
@@ -78,21 +79,6 @@ def make_llm_step(settings: Settings) -> Callable | None:
                 "risky": is_risky(text, v.content_desc, id_words(v.resource_id), extra=settings.risky_words)}
 
     return step
-
-
-def shows(views: list[View], view: View, most: int = 3) -> str:
-    """What a view shows: its own text, else the texts of the views inside it (a menu row is a clickable
-    layout whose label is a TextView child), at most `most` of them, each clipped."""
-    if view.text:
-        return view.text
-    by_index = {v.index: v for v in views}
-    texts, todo = [], list(view.children)
-    while todo and len(texts) < most:
-        inner = by_index.get(todo.pop(0))
-        if inner is not None:
-            texts += [clip(inner.text or inner.content_desc, 160)] if inner.text or inner.content_desc else []
-            todo += inner.children
-    return " · ".join(texts)
 
 
 def parse_choice(content: str, n_views: int) -> dict[str, Any]:

@@ -336,6 +336,41 @@ def test_a_run_for_a_short_name_of_several_apps_goes_on_in_one_of_them():
     assert planned_app({"package": ACRYLIC, "steps": []}, "com.android.launcher3") == ACRYLIC
 
 
+def test_a_step_on_a_view_that_shows_risky_words_needs_a_confirmation_whatever_memory_says(twins, memory):
+    """Memory names an element by its own text, and a menu row's text is in a text view inside it: a plan step
+    on acrylic's "Erase everything" row that memory calls safe still asks for a confirmation on the device."""
+    fleet, server = twins
+    app = fleet["twin-0001"].apps[ACRYLIC]
+    menu = next(s for s, state in app.states.items() if any(v.text == "Erase everything" for v in state.views))
+    views = {v.index: v for v in app.states[menu].views}
+    row = next(v for v in views.values() if v.text == "Erase everything")
+    while not row.clickable:
+        row = views[row.parent]
+    server.reset("twin-0001")
+    fleet["twin-0001"].goto(ACRYLIC, menu)
+    driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", server.port).device("twin-0001"), "twin-0001")
+    here = memory.locate(ACRYLIC, driver.dump()[2]).screen_id
+    left, top, right, bottom = row.bounds.as_list()
+
+    class CallsTheRowSafe:  # the real memory, whose plan is one tap on the row, not risky
+        def plan(self, task, app, **kw):
+            planned = memory.plan("tap About", ACRYLIC)
+            step = planned.steps[-1].model_copy(update={"screen_id": here, "risky": False, "to_screen": "",
+                                                        "element": planned.steps[-1].element.model_copy(update={
+                                                            "text": "", "label": "", "content_desc": "",
+                                                            "bounds": row.bounds.as_list(),
+                                                            "locators": [f"//*[@bounds='[{left},{top}][{right},{bottom}]']"]})})
+            return planned.model_copy(update={"steps": [step], "route": "found"})
+
+        def locate(self, *a, **k):
+            return memory.locate(*a, **k)
+
+    asked = []
+    result = Runtime(driver, CallsTheRowSafe(), lambda step: asked.append(step) and False).run("erase", ACRYLIC)
+    assert result["status"] == "stopped" and "not confirmed" in result["reason"], result
+    assert len(asked) == 1 and not [s for s in result["run"]["steps"] if s["action"] == "tap"]
+
+
 def missed_step_run(memory, twins, task_text: str, step: int) -> tuple[dict, dict]:
     """A real run of the task, and a copy cut at its step `step`, which did nothing (its expected screen missed)."""
     result = runtime(twins, memory, "twin-0001").run(task_text, ACRYLIC)
