@@ -73,9 +73,11 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
     if path is not None and not any(h["action"] in DEVICE_EXITS for h in path):
         return hop_steps(store, source, path)
     package = packages_of(store, [target]).get(target, "")
-    # a launch from a launcher first, then the one whose screen is nearest the target
-    launches = [(launch, inside) for launch in store.read("crossapp_launches", package=package)
-                if (inside := best_path(store, launch["entry"], target)) is not None]
+    # a launch from a launcher first, then the one whose screen is nearest the target (a route search per
+    # entry screen, not per launch: launchers' screens start the same few entries)
+    rows = store.read("crossapp_launches", package=package)
+    insides = {entry: best_path(store, entry, target) for entry in dict.fromkeys(r["entry"] for r in rows)}
+    launches = [(launch, insides[launch["entry"]]) for launch in rows if insides[launch["entry"]] is not None]
     for launch, inside in sorted(launches, key=lambda li: (not is_launcher(li[0]["source_package"]), len(li[1]))):
         home = [] if launch["source"] == source else [PlanStep(ActionType.HOME, None, source, to_screen=launch["source"])]
         start = PlanStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"])
