@@ -108,13 +108,18 @@ def shows(views: list[View], view: View, most: int = 3) -> str:
     return " · ".join(texts)
 
 
+def view_words(views: list[View], view: View) -> str:
+    """What a view says to a person (what it shows, its description) and its id's words: what the runtime
+    judges a step's risk by on the device, whatever memory called the element."""
+    return " ".join((shows(views, view), view.content_desc, id_words(view.resource_id)))
+
+
 def shown_at(xml: str, bounds: Bounds) -> str:
-    """What the view at `bounds` shows a person (its texts, the ones inside it, its description) and its id's
-    words: what the runtime judges a step's risk by on the device, whatever memory called the element."""
+    """`view_words` of the view at `bounds` in the dump (the interactive one, when views share them)."""
     views = parse_hierarchy(xml, "", "").views
     here = [v for v in views if v.bounds == bounds]
     view = next((v for v in here if v.interactive), here[-1] if here else None)
-    return " ".join((shows(views, view), view.content_desc, id_words(view.resource_id))) if view else ""
+    return view_words(views, view) if view else ""
 
 
 def drawn_package(xml: str) -> str:

@@ -215,9 +215,10 @@ class Runtime:
     def _risky(self, step: dict[str, Any], here: LiveScreen) -> bool:
         """Whether the step needs a confirmation: memory says so, or the view its locators find on the device
         shows risky words (memory names an element by its own text: a menu row's is in a text view inside)."""
+        if step.get("risky"):
+            return True
         found = self._setbacks.find(step["element"], step["action"], here) if step.get("element") else None
-        return bool(step.get("risky")) or (found is not None and
-                                           is_risky(shown_at(here.xml, found[0]), extra=self.risky_words))
+        return found is not None and is_risky(shown_at(here.xml, found[0]), extra=self.risky_words)
 
     @staticmethod
     def _on_it(plan: dict[str, Any], here: LiveScreen) -> bool:

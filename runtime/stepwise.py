@@ -25,7 +25,7 @@ from appmem.errors import AppmemError
 from appmem.settings import Settings
 from formats.ui import ActionType
 from graph.vocabulary import id_words, is_risky
-from runtime.grounding import shows
+from runtime.grounding import shows, view_words
 from formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
@@ -76,7 +76,7 @@ def make_llm_step(settings: Settings) -> Callable | None:
                    "class_name": v.class_name, "bounds": v.bounds.as_list(), "label": text or v.content_desc,
                    "locators": [f"//*[@bounds='[{v.bounds.left},{v.bounds.top}][{v.bounds.right},{v.bounds.bottom}]']"]}
         return {"action": ActionType(action).value, "element": element, "input": choice["input"],
-                "risky": is_risky(text, v.content_desc, id_words(v.resource_id), extra=settings.risky_words)}
+                "risky": is_risky(view_words(state.views, v), extra=settings.risky_words)}
 
     return step
 
