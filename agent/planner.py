@@ -130,7 +130,7 @@ class Planner:
         named = named_taps(graph, parsed)
         best: Candidate | None = None
         for origin in starts:
-            for target, retrieval in targets:
+            for target, retrieval in self._goals(graph, parsed, targets):
                 for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named):
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
@@ -197,6 +197,17 @@ class Planner:
         return out
 
     @staticmethod
+    def _goals(graph: AppGraph, parsed: ParsedTask, targets: list[tuple[Element, float]]
+               ) -> list[tuple[Element, float]]:
+        """The targets a plan may end on. A task that quotes a control after a verb of touching ("tap 'Sort by'")
+        names it word for word: when memory has that control, only it is a goal, and a plan that cannot reach it
+        is no plan (another element ending it would be taken as the task done)."""
+        if not parsed.labels or not agent.compose.RULES["quoted_label"] or not any(
+                _named_control(e, parsed) for e in graph.elements.values()):
+            return targets
+        return [(e, s) for e, s in targets if _named_control(e, parsed)]
+
+    @staticmethod
     def _quoted(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
         """Elements labelled exactly as the task quotes after a verb of touching ("tap 'Sort by'"): the
         quote names the control word for word, which the meaning ranking may place below look-alikes or
@@ -205,7 +216,7 @@ class Planner:
         if not parsed.labels or not ranked or not agent.compose.RULES["quoted_label"]:
             return []
         return [Hit("elements", ranked[0].score, {"element_id": e.id, "screen_id": e.screen_id, "label": label(e)})
-                for e in graph.elements.values() if role(e) != "input" and parsed.quotes(label(e))]
+                for e in graph.elements.values() if _named_control(e, parsed)]
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
@@ -264,3 +275,9 @@ class Planner:
                 seen.add((row.screen_id, row.key))
                 out.append(Anchor(row, wanted[_first_line(row)], opens))
         return out
+
+
+def _named_control(element: Element, parsed: ParsedTask) -> bool:
+    """The task quotes this element's label after a verb of touching, and it is a control (a field showing the
+    text is where the text goes, not what the task touches)."""
+    return role(element) != "input" and parsed.quotes(label(element))
