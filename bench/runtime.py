@@ -110,7 +110,8 @@ class SimulatorWatch:
         self.taps = []
 
 
-def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_replans: int) -> dict:
+def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_replans: int,
+              relaunches: int = Runtime.relaunches) -> dict:
     """`memory`: the local service, or an API client (`--api`)."""
     hits, first, tapped, strict, steps, seconds, refused, misses = 0, 0, 0, 0, 0, 0.0, [], []
     device = fleet[SERIAL]
@@ -120,7 +121,7 @@ def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_rep
         device.goto(app.package, task["start"])
         watch.reset()
         driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", server.port).device(SERIAL), SERIAL)
-        runtime = Runtime(driver, memory, lambda step: True, max_replans=max_replans)
+        runtime = Runtime(driver, memory, lambda step: True, max_replans=max_replans, relaunches=relaunches)
         start = time.perf_counter()
         result = runtime.run(task["task"], None)
         seconds += time.perf_counter() - start
@@ -159,6 +160,8 @@ def main() -> int:
     parser.add_argument("--modes", default=",".join(MODES), help=f"twin replay modes (default {','.join(MODES)})")
     parser.add_argument("--api", action="store_true",
                         help="plan through the HTTP API on a real socket (a key with the plan scope), as `appmem run --server`")
+    parser.add_argument("--relaunches", type=int, default=Runtime.relaunches,
+                        help=f"restarts of a stuck run's app (default {Runtime.relaunches})")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folders = args.apps or shared_folders()
@@ -193,7 +196,8 @@ def main() -> int:
                             skipped += [package] if package not in skipped else []
                             continue
                         rows.setdefault(package, {})[mode] = {
-                            "runtime": run_tasks(server, fleet, backend, app, tasks, Runtime.max_replans),
+                            "runtime": run_tasks(server, fleet, backend, app, tasks, Runtime.max_replans,
+                                                 args.relaunches),
                             "no_replan": run_tasks(server, fleet, backend, app, tasks, 0)}
         finally:
             scope.close()

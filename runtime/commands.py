@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from appmem.arguments import count, port
+from appmem.arguments import at_least, count, port
 from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     p.add_argument("--yes", action="store_true", help="confirm risky steps without asking")
     p.add_argument("--max-steps", type=count, default=30)
+    p.add_argument("--relaunches", type=at_least(0), default=1,
+                   help="times a stuck run restarts the app and goes on from its launch screen (default 1; 0: never)")
     p.add_argument("--trace-out", type=Path, help="also write the run trace JSON (appmem-run/1) here")
     p.add_argument("--no-contribute", action="store_true", help="do not send the trace to the memory")
     p.add_argument("--json", action="store_true")
@@ -72,7 +74,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     memory = open_backend(settings, args.server, args.key)
     outbox = Outbox(settings.home)
     try:
-        runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,
+        runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps, relaunches=args.relaunches,
                           llm_step=make_llm_step(settings), risky_words=settings.risky_words)
         result = runtime.run(args.task, args.app)
         run = result.pop("run")

@@ -21,7 +21,9 @@ next element is shown, goes on with the plan; a step whose view (a row) led else
 with BACK and taken again on another view its locator finds (each counts as a re-plan). The plan's last step is its target: once it is
 taken on its element and the app reacts, the run is done even when the app shows another screen
 than memory expected (an app that is not deterministic: a dialog's CANCEL returns to whatever
-was under it, a link opens a page still loading); not after a crash. With no route in memory the runtime asks an
+was under it, a link opens a page still loading); not after a crash. A run stuck (its re-plans spent, or no way
+left in memory from where it is) restarts the app once and goes on from its launch screen, where the recorded
+ways begin, with a fresh budget (`relaunches`; not after it typed text). With no route in memory the runtime asks an
 LLM step by step (with appmem's hints) when one is configured, else it stops
 and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
@@ -76,6 +78,7 @@ class Runtime:
     confirm: Callable[[dict[str, Any]], bool]
     max_steps: int = 30
     max_replans: int = 8  # chosen leave-one-app-out over the twin apps from 4, 8, 16 (README, bench/runtime.py)
+    relaunches: int = 1  # restarts of a stuck run's app (`_relaunch`), chosen leave-one-app-out from 0, 1, 2
     llm_step: Callable[[str, LiveScreen, list[dict]], dict[str, Any] | None] | None = None
     risky_words: tuple[str, ...] = ()  # added to the vocabulary's (Settings.risky_words)
     progress: Callable[[dict[str, Any]], None] | None = None
@@ -100,11 +103,14 @@ class Runtime:
         trace of the steps taken so far come back, with the reason."""
         started = now_iso()
         self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
-                                       "recalled": None}
+                                       "recalled": None, "relaunches": 0}
+        self._budget_from = 0  # the re-plans counted before the last relaunch: each launch has max_replans
         self._setbacks = Setbacks()
         self._came: dict[str, str] | None = None  # the step just taken, as memory knows it (plan requests)
         try:
-            status, reason = self._run(task, app)
+            status, reason, stuck = self._run(task, app)
+            while stuck and self._relaunch():
+                status, reason, stuck = self._run(task, app)
         except AppmemError as exc:
             status, reason = "failed", f"{type(exc).__name__}: {exc}"
         where = self._where
@@ -113,7 +119,9 @@ class Runtime:
                         self.driver.name, started, status, where["recalled"])
         return result(status, reason, where, self.steps, self.llm_failures, run)
 
-    def _run(self, task: str, app: str | None) -> tuple[str, str]:
+    def _run(self, task: str, app: str | None) -> tuple[str, str, bool]:
+        """The task from the screen the device shows: (status, reason, stuck: memory's ways from here are
+        spent, which a relaunch of the app may change)."""
         track = self._where
         fg_package, activity, xml = self.driver.dump()
         track["package"] = track["package"] or fg_package
@@ -131,7 +139,7 @@ class Runtime:
         if here.overlaid(package) and not self._on_it(plan, here):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
-        status, reason, cursor = "done", "", 0
+        status, reason, cursor, stuck = "done", "", 0, False
         setbacks = self._setbacks
         while True:
             steps = plan.get("steps") or []
@@ -146,6 +154,7 @@ class Runtime:
                 steps = plan.get("steps") or []
             if plan.get("route") == "none" or not steps:
                 status, reason, here = self._without_route(task, package, here)
+                stuck = self.llm_step is None
                 break
             if len(self.steps) >= self.max_steps:
                 status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
@@ -155,12 +164,12 @@ class Runtime:
             again = _key(here, step) in setbacks.failed and not setbacks.untried(step, here)
             detour = another_way(self.memory, task, package, here, plan, setbacks.avoid()) if again else None
             if detour is None and again and setbacks.failed[_key(here, step)] >= STEP_TRIES:
-                status, reason = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
-                                            "memory knows no other way from it")
+                status, reason, stuck = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen "
+                                                   "and memory knows no other way from it"), True
                 break
             if detour is not None:  # memory's way from here already failed in this run: go round it, then ask again
                 if (over := self._replanned()) is not None:
-                    status, reason = "failed", over
+                    status, reason, stuck = "failed", over, True
                     break
                 setbacks.tried.add(_key(here, detour))
                 if self._risky(detour, here) and not self.confirm(detour):
@@ -183,13 +192,13 @@ class Runtime:
                 break  # the task's target element is acted on: where the app then goes is the app's business
             if cursor + 1 < len(steps) and self._look_alike(before, here, steps[cursor + 1]):
                 if (over := self._replanned()) is not None:
-                    status, reason = "failed", over
+                    status, reason, stuck = "failed", over, True
                     break
                 cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
                 continue
             setbacks.fail(before, step, self.steps[-1])
             if (over := self._replanned()) is not None:
-                status, reason = "failed", over
+                status, reason, stuck = "failed", over, True
                 break
             here = self._dismiss(here, package)
             if here.package == package and here.screen_id != before.screen_id and setbacks.untried(step, before) \
@@ -199,7 +208,25 @@ class Runtime:
                 if here.screen_id == before.screen_id:
                     continue
             plan, cursor = self._replan(task, package, here), 0
-        return status, reason
+        return status, reason, stuck
+
+    def _relaunch(self) -> bool:
+        """Restart the app (force-stop, launch) when the run is stuck, so that it goes on from the app's launch
+        screen, where the recorded ways begin, with a fresh re-plan budget and what failed forgotten (the app's
+        state may have been why): at most `relaunches` times, never without re-planning (`max_replans` 0), and
+        never after the run typed text (a form's unsaved input would be lost)."""
+        where = self._where
+        if where["relaunches"] >= self.relaunches or not self.max_replans or where["here"] is None \
+                or len(self.steps) + 2 >= self.max_steps or any(s["action"] == "input" for s in self.steps):
+            return False
+        where["relaunches"] += 1
+        where["replans"] += 1
+        self._budget_from = where["replans"]
+        self._setbacks, self._came = Setbacks(), None
+        here, package = where["here"], where["package"]
+        for action in ("stop_app", "start_app"):
+            here = self._act({"action": action, "element": None, "input": package}, here, package, None)
+        return True
 
     def _look_alike(self, before: LiveScreen, here: LiveScreen, following: dict[str, Any]) -> bool:
         """The step changed the app's screen to another one than memory expected, and the plan's next element
@@ -229,7 +256,7 @@ class Runtime:
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
         self._where["replans"] += 1
-        if self._where["replans"] > self.max_replans:
+        if self._where["replans"] - self._budget_from > self.max_replans:
             return f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
         return None
 

@@ -39,7 +39,8 @@ def result(status: str, reason: str, where: dict[str, Any], steps: list[dict[str
               or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
               "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
               **({"why": s["why"]} if s["why"] else {})} for s in steps]
-    return {"status": status, "reason": reason, "replans": where["replans"], "package": where["package"],
+    return {"status": status, "reason": reason, "replans": where["replans"], "relaunches": where["relaunches"],
+            "package": where["package"],
             "steps": sorted(shown + llm_failures, key=lambda s: (s["index"], s["action"] != "llm")),
             "ended": {"package": here.package, "activity": here.activity, "screen_id": here.screen_id}
             if here else None,
@@ -68,7 +69,8 @@ def _run_element(element: dict[str, Any] | None) -> RunElement | None:
 
 
 def describe(result: dict[str, Any]) -> str:
-    lines = [f"{result['status']}: {len(result['steps'])} steps, {result['replans']} re-plans"
+    relaunched = f", the app restarted {result['relaunches']} time(s)" if result.get("relaunches") else ""
+    lines = [f"{result['status']}: {len(result['steps'])} steps, {result['replans']} re-plans{relaunched}"
              + (f" ({result['reason']})" if result["reason"] else "")]
     lines += [f"  {s['index'] + 1}. {s['action']} {s['label'] or ''} → {s['outcome']}" for s in result["steps"]]
     if result.get("ended"):

@@ -111,6 +111,41 @@ def test_a_step_that_lands_somewhere_unexpected_is_recovered_by_replanning(twins
     assert reached(result, task), result["steps"]
 
 
+def test_a_stuck_run_restarts_the_app_once_and_goes_on_from_its_launch_screen(twins, memory):
+    """An app whose screen ignores every tap until it is restarted: the run spends its re-plans, restarts the app
+    (force-stop, launch) and reaches its target from the launch screen, with a fresh budget. Without relaunches
+    (or with no re-planning: bench/runtime.py's baseline) it fails where it was stuck."""
+    fleet, _ = twins
+    device = fleet["twin-0002"]
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    for relaunches, budget in ((1, 2), (0, 2), (1, 0)):
+        frozen = [True]
+        tap, stop_app = device.tap, device.stop_app
+
+        def ignored_until_restarted(x: int, y: int) -> None:
+            if not frozen[0]:
+                tap(x, y)
+
+        def restart(package: str) -> None:
+            frozen[0] = False
+            stop_app(package)
+
+        device.tap, device.stop_app = ignored_until_restarted, restart
+        try:
+            result = runtime(twins, memory, "twin-0002", relaunches=relaunches, max_replans=budget).run(
+                task["task"], ACRYLIC)
+        finally:
+            del device.tap, device.stop_app
+        actions = [s["action"] for s in result["steps"]]
+        if relaunches and budget:
+            assert reached(result, task) and result["relaunches"] == 1, result["steps"]
+            at = actions.index("stop_app")
+            assert actions[at + 1] == "start_app" and result["steps"][at - 1]["outcome"] == "no_effect"
+            assert result["replans"] > budget  # each launch had its own budget; the restart counts as one
+        else:
+            assert result["status"] == "failed" and result["relaunches"] == 0 and "stop_app" not in actions
+
+
 class Asked:
     """The real memory, noting each plan request and its answer."""
 
@@ -215,7 +250,8 @@ def test_a_step_that_failed_from_a_screen_is_not_taken_in_circles(twins, memory)
     """Twins replay round-robin and ignore taps the recording never made, so memory's way from a screen
     can fail on them: the runtime goes round it (another element memory's hints give, or BACK) and
     retries a failed step on the same view from the same screen at most once (on another view its
-    locator finds, a list's other row, first)."""
+    locator finds, a list's other row, first); per launch: a stuck run restarts the app once, and what failed
+    is forgotten (the app's state may have been why)."""
     fleet, _ = twins
     device = fleet["twin-0003"]
     detours = other_rows = 0
@@ -226,6 +262,10 @@ def test_a_step_that_failed_from_a_screen_is_not_taken_in_circles(twins, memory)
         steps, views = result["steps"], [s["element"] for s in result["run"]["steps"]]
         failures = Counter()
         for before, step in zip(steps, steps[1:]):
+            if step["action"] == "stop_app":  # a relaunch: the run starts afresh
+                other_rows += len({(s, a) for s, a, _, _ in failures}) < len(failures)
+                assert max(failures.values(), default=0) <= 2, steps
+                failures = Counter()
             if step["outcome"] != "ok":
                 view = views[step["index"]] or {}
                 failures[(before["reached_screen"], step["action"], step["label"], tuple(view.get("bounds", ())))] += 1
