@@ -80,13 +80,30 @@ def owners(recall: Recall, hits: list) -> dict[tuple[str, str], str]:
     return out
 
 
+# "… in org.example.app" closing a task: a package name (three or more dotted parts, reverse-domain: not a web
+# address, which begins with www or ends in a top-level domain, nor a file name, which ends in its type)
+ENDING_PACKAGE = re.compile(r"(?<![\w.])in\s+([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+){2,})\s*[.!]?\s*$")
+NOT_PACKAGE_ENDS = ("com", "org", "net", "edu", "gov", "info", "html", "htm", "php", "pdf", "txt", "csv", "json", "xml",
+                    "doc", "docx", "xls", "xlsx", "jpg", "jpeg", "png", "gif", "mp3", "mp4", "zip", "gz", "apk")
+
+
+def _package_like(name: str) -> bool:
+    end = name.rsplit(".", 1)[-1].lower()
+    return not name.lower().startswith("www.") and len(end) > 2 and end not in NOT_PACKAGE_ENDS
+
+
 def named_package(known: list[str], task: str) -> tuple[str | None, str]:
     """The package the task names outright ("... in org.example.app"), the longest when several do, and
     the task without it: a package name says where, not what (its words would match the app's own
-    name on its about screen)."""
+    name on its about screen). A task that ends naming a package memory does not know names that package
+    (resolving it then says memory has no such app), not the best app for its words."""
     # a substring test first: a pattern per known app per request would grow with the memory
     named = [p for p in known if "." in p and p in task and re.search(rf"(?<![\w.]){re.escape(p)}(?![\w.])", task)]
     if not named:
+        ending = ENDING_PACKAGE.search(task)
+        unknown = ending.group(1) if ending else ""
+        if unknown and _package_like(unknown):
+            return unknown, without_package(task, unknown)
         return None, task
     package = max(named, key=len)
     return package, without_package(task, package)

@@ -89,8 +89,8 @@ class Composer(PlanSteps):
     """One candidate's steps, composed along its route to its target by the rules (RULES)."""
 
     def quoted(self, element: Element) -> bool:
-        """The task quotes this element's label after a verb of touching ("tap 'Import'")."""
-        return RULES["quoted_label"] and self.task.quotes(label(element))
+        """The task quotes this element's label after a verb of touching ("tap 'Import'"), or its words."""
+        return RULES["quoted_label"] and self.task.says(label(element))
 
     def twin_opens(self, target: Element) -> str | None:
         """The screen a twin of `target` (same label, resource id and role, in this app) was seen to open.

@@ -143,7 +143,8 @@ class Planner:
                     if best is None or candidate.score > best.score:
                         best = candidate
         if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
-            best = self._then(graph, parsed, best, targets + self._named(graph, parsed, ranked, targets))
+            best = self._then(graph, parsed, best, self._goals(graph, parsed, targets + self._named(graph, parsed, ranked,
+                                                                                                  targets)))
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -200,23 +201,22 @@ class Planner:
     def _goals(graph: AppGraph, parsed: ParsedTask, targets: list[tuple[Element, float]]
                ) -> list[tuple[Element, float]]:
         """The targets a plan may end on. A task that quotes a control after a verb of touching ("tap 'Sort by'")
-        names it word for word: when memory has that control, only it is a goal, and a plan that cannot reach it
-        is no plan (another element ending it would be taken as the task done)."""
-        if not parsed.labels or not agent.compose.RULES["quoted_label"] or not any(
-                _named_control(e, parsed) for e in graph.elements.values()):
+        names it: only the controls it names are goals (`_named_controls`), and a plan that cannot reach one is no
+        plan (another element ending it would be taken as the task done)."""
+        if not parsed.labels or not agent.compose.RULES["quoted_label"]:
             return targets
-        return [(e, s) for e, s in targets if _named_control(e, parsed)]
+        named = {e.id for e in _named_controls(graph, parsed)}
+        return [(e, s) for e, s in targets if e.id in named]
 
     @staticmethod
     def _quoted(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
-        """Elements labelled exactly as the task quotes after a verb of touching ("tap 'Sort by'"): the
-        quote names the control word for word, which the meaning ranking may place below look-alikes or
-        leave out (a back button is no summarised target). A field showing the text is where it goes, not
-        a target. Each joins the targets at the best retrieval score; the plan's score still weighs its route."""
+        """The controls the task quotes after a verb of touching (`_named_controls`): the quote names the control,
+        which the meaning ranking may place below look-alikes or leave out (a back button is no summarised
+        target). Each joins the targets at the best retrieval score; the plan's score still weighs its route."""
         if not parsed.labels or not ranked or not agent.compose.RULES["quoted_label"]:
             return []
         return [Hit("elements", ranked[0].score, {"element_id": e.id, "screen_id": e.screen_id, "label": label(e)})
-                for e in graph.elements.values() if _named_control(e, parsed)]
+                for e in _named_controls(graph, parsed)]
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
@@ -277,7 +277,13 @@ class Planner:
         return out
 
 
-def _named_control(element: Element, parsed: ParsedTask) -> bool:
-    """The task quotes this element's label after a verb of touching, and it is a control (a field showing the
-    text is where the text goes, not what the task touches)."""
-    return role(element) != "input" and parsed.quotes(label(element))
+def _named_controls(graph: AppGraph, parsed: ParsedTask) -> list[Element]:
+    """The controls labelled word for word as the task quotes after a verb of touching; when memory has none so
+    labelled, those whose label's words are the quote's or among them ("Settings…", a word less). A field showing
+    the text is where the text goes, not what the task touches."""
+    controls = [e for e in graph.elements.values() if role(e) != "input"]
+    exact = [e for e in controls if parsed.quotes(label(e))]
+    if exact:
+        return exact
+    return [e for e in controls if parsed.says(label(e))]
+

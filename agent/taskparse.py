@@ -69,6 +69,13 @@ class ParsedTask:
         fold = (lambda t: t) if self.cased else str.lower
         return " ".join(fold(text).split()) in {" ".join(fold(quoted).split()) for quoted in self.labels}
 
+    def says(self, text: str) -> bool:
+        """The task quotes `text` after a verb of touching, or says its words (all, or all of the quote's, punctuation
+        and case aside): the control a quote names when no label is the quote word for word ("Settings…")."""
+        words = frozenset(re.findall(r"\w+", text.casefold()))  # any script: labels are not English only
+        quoted = [q for q in (frozenset(re.findall(r"\w+", label.casefold())) for label in self.labels) if q]
+        return self.quotes(text) or bool(words) and any(words <= q or q <= words for q in quoted)
+
     def with_case_of(self, shown: list[str]) -> "ParsedTask":
         """`cased` when the app shows (one of `shown`, its labels) a quoted label in the task's very case."""
         quoted = {" ".join(q.split()) for q in self.labels}

@@ -268,6 +268,10 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
             plan = planner.plan(f"tap '{x}'", [CALENDAR], avoid=avoid)
         cut += plan.route == "none"
     assert cut >= len(unique) // 2, cut
+    # a control memory has under no such label is no plan either, unless one says the quote's very words
+    assert planner.plan("tap 'Frobnicate the widget'", [CALENDAR]).route == "none"
+    reached_ = [x for x, p in plans.items() if p.steps and label(p.steps[-1].element) == x]
+    assert all(label(planner.plan(f"tap '{x}!'", [CALENDAR]).steps[-1].element) == x for x in reached_[:5])
     monkeypatch.setitem(agent.compose.RULES, "quoted_label", False)
     assert with_rule > taps_label()
     assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach

@@ -95,6 +95,11 @@ def test_bad_json_and_unknown_apps_are_client_errors(client, bearer):
     assert r.status_code == 422
     r = client.post("/v1/plan", json={"task": "x", "app": "no.such.app"}, headers=bearer())
     assert r.status_code == 404 and "no.such.app" in r.json()["detail"]
+    # a task that ends naming an app memory does not know is for that app, not for the best app for its words
+    r = client.post("/v1/plan", json={"task": "delete all events in com.example.nobody"}, headers=bearer())
+    assert r.status_code == 404 and "com.example.nobody" in r.json()["detail"], r.text
+    for task in ("delete all events in www.example.com", "delete all events in backup.2024.csv"):  # no package
+        assert client.post("/v1/plan", json={"task": task}, headers=bearer()).status_code == 200
 
 
 def test_locate_apps_and_screens(client, bearer, memory):
