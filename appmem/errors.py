@@ -58,3 +58,7 @@ class DeviceError(AppmemError):
 
 class LeaseError(TransientError):
     """No device could be leased, or a lease was lost."""
+
+
+class Interrupted(AppmemError):
+    """A run was asked to stop (SIGTERM, Ctrl-C): it ends after its current step, with what it did so far."""

@@ -5,7 +5,10 @@ timeout (adbutils' own helpers wait up to 600 s per shell command, so the
 commands are sent with `shell(..., timeout=)` here) and every adb failure
 becomes a `DeviceError` naming the device. `touched` is the monotonic time of
 the last successful exchange: the lease heartbeat renews a lease only while
-the device answers (see workers/devices.py).
+the device answers (see workers/devices.py). `open_driver` reaches a device
+through an adb server with that timeout on every exchange, the server's
+handshake included, and never starts a local `adb` server when the connection
+is refused (adbutils does: `adb start-server`, a daemon left on tcp:5037).
 """
 from __future__ import annotations
 
@@ -24,6 +27,31 @@ DUMP_PATH = "/data/local/tmp/appmem_dump.xml"
 KEYS = {ActionType.BACK: "KEYCODE_BACK", ActionType.HOME: "KEYCODE_HOME", ActionType.ENTER: "KEYCODE_ENTER"}
 LONG_PRESS_MS = 800
 SWIPE_MS = 300
+
+
+class _Connection(adbutils.AdbConnection):
+    """A connection to an adb server that fails when refused, where adbutils runs `adb start-server` and tries again."""
+
+    def _safe_connect(self):
+        return self._create_socket()
+
+
+class AdbServer(adbutils.AdbClient):
+    """An adb server at host:port; every connection to it, the handshake included, times out after `timeout_s`."""
+
+    def __init__(self, host: str, port: int, timeout_s: float):
+        super().__init__(host, port, socket_timeout=timeout_s)
+        self.timeout_s = timeout_s
+
+    def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
+        conn = _Connection(self.host, self.port)
+        conn.conn.settimeout(timeout or self.timeout_s)
+        return conn
+
+
+def open_driver(host: str, port: int, serial: str, timeout_s: float = 10.0) -> "DeviceDriver":
+    """The device `serial` of the adb server at host:port, every exchange bounded by `timeout_s`."""
+    return DeviceDriver(AdbServer(host, port, timeout_s).device(serial), serial, timeout_s)
 
 
 @dataclass

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from appmem.arguments import at_least, count, port
-from appmem.errors import AppmemError
+from appmem.errors import AppmemError, ConfigError, Interrupted
 from appmem.output import emit
 from appmem.settings import Settings
 
@@ -34,15 +35,46 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def confirmer(yes: bool):
-    """Risky steps: confirmed by --yes, else asked on a terminal, else denied."""
+    """Risky steps: confirmed by --yes, else asked on a terminal (on stderr: stdout carries the result), else denied."""
     def confirm(step: dict[str, Any]) -> bool:
         if yes:
             return True
         if not sys.stdin.isatty():
             return False
         label = (step.get("element") or {}).get("label") or step.get("action")
-        return input(f"risky step: {step['action']} {label!r}. Go ahead? [y/N] ").strip().lower() in ("y", "yes")
+        print(f"risky step: {step['action']} {label!r}. Go ahead? [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
     return confirm
+
+
+class StopOnSignal:
+    """SIGTERM or Ctrl-C during a run: the first stops it after its current device action (`check`, the runtime's
+    progress hook, raises `Interrupted`), so its result and trace come out as usual; a second ends it at once."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self):
+        self.signal: int | None = None
+        self._before: dict[int, Any] = {}
+
+    def __enter__(self) -> "StopOnSignal":
+        self._before = {s: signal.signal(s, self._caught) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        for s, handler in self._before.items():
+            signal.signal(s, handler)
+
+    def _caught(self, signum: int, frame) -> None:
+        self.signal = signum
+        self._restore()
+
+    def check(self, step: dict[str, Any]) -> None:
+        if self.signal is not None:
+            raise Interrupted(f"interrupted by {signal.Signals(self.signal).name} after step {step['index'] + 1}")
 
 
 def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
@@ -60,46 +92,68 @@ def sender(settings: Settings, memory, server: str | None):
 
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
-    import adbutils
-
-    from device.driver import DeviceDriver
+    """The run's result JSON is printed whatever happens after the arguments are read: a device that does not
+    answer, a signal, a trace that can be neither sent nor kept (then the result carries the trace itself)."""
+    from device.driver import open_driver
     from agent.service import open_backend
-    from runtime.outbox import Outbox
     from runtime.runtime import Runtime
-    from runtime.trace import describe
     from runtime.stepwise import make_llm_step
+    from runtime.trace import describe
 
-    device = adbutils.AdbClient(args.adb_host, args.adb_port).device(args.serial)
-    driver = DeviceDriver(device, args.serial)
-    memory = open_backend(settings, args.server, args.key)
-    outbox = Outbox(settings.home)
+    driver = open_driver(args.adb_host, args.adb_port, args.serial)
     try:
-        runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps, relaunches=args.relaunches,
-                          llm_step=make_llm_step(settings), risky_words=settings.risky_words)
-        result = runtime.run(args.task, args.app)
-        run = result.pop("run")
-        result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""
-        if args.trace_out:
-            try:
-                args.trace_out.write_text(json.dumps(run, ensure_ascii=False))
-            except OSError as exc:
-                result["trace_out_error"] = f"{args.trace_out}: {exc}"
-        if not args.no_contribute:
-            server = args.server or settings.server
-            send = sender(settings, memory, server)
-            result["outbox"] = outbox.flush(server, send)  # earlier runs' kept traces first
-            if not run["steps"]:
-                result["contribution"] = "nothing to send: the run took no step"
-            else:
-                try:
-                    result["trace_id"], result["contribution"] = send(run), "sent"
-                except AppmemError as exc:  # refused or failed: kept, sent again by the next run or --flush
-                    kept = outbox.keep(server, run, str(exc))
-                    result["contribution"] = f"failed: {exc}; kept in {kept} (appmem contribute --flush)"
-    finally:
-        memory.close()
-    emit(args, result, describe)
+        memory = open_backend(settings, args.server, args.key)
+    except AppmemError as exc:  # no key for --server, an unusable setting or store
+        if not args.json:
+            raise
+        emit(args, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "steps": []})
+        return 2
+    with StopOnSignal() as stop:
+        try:
+            runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,
+                              relaunches=args.relaunches, llm_step=make_llm_step(settings),
+                              risky_words=settings.risky_words, progress=stop.check)
+            result = runtime.run(args.task, args.app)
+            deliver(settings, args, memory, result)
+        finally:
+            memory.close()
+        emit(args, result, describe)
+    if stop.signal is not None:
+        return 128 + stop.signal
     return 0 if result["status"] == "done" else 1
+
+
+def deliver(settings: Settings, args: argparse.Namespace, memory, result: dict[str, Any]) -> None:
+    """Write the run's trace to --trace-out, send the outbox's kept traces, then this one (kept when that fails);
+    how each went goes into `result`, with the trace itself when it could be neither sent nor kept."""
+    from runtime.outbox import Outbox
+
+    run = result.pop("run")
+    result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""
+    if args.trace_out:
+        try:
+            args.trace_out.write_text(json.dumps(run, ensure_ascii=False))
+        except OSError as exc:
+            result["trace_out_error"] = f"{args.trace_out}: {exc}"
+    if args.no_contribute:
+        return
+    server = args.server or settings.server
+    send, outbox = sender(settings, memory, server), Outbox(settings.home)
+    result["outbox"] = outbox.flush(server, send)  # earlier runs' kept traces first
+    if not run["steps"]:
+        result["contribution"] = "nothing to send: the run took no step"
+        return
+    try:
+        result["trace_id"], result["contribution"] = send(run), "sent"
+    except AppmemError as exc:  # refused or failed: kept, sent again by the next run or --flush
+        try:
+            kept = outbox.keep(server, run, str(exc))
+        except ConfigError as unkept:
+            result["contribution"], result["outbox_error"] = f"failed: {exc}; not kept (outbox_error)", str(unkept)
+            if not args.trace_out or "trace_out_error" in result:
+                result["run"] = run  # the one copy left
+            return
+        result["contribution"] = f"failed: {exc}; kept in {kept} (appmem contribute --flush)"
 
 
 def register_contribute(sub: argparse._SubParsersAction) -> None:
@@ -133,7 +187,8 @@ def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
 
 def describe_flush(summary: dict[str, Any]) -> str:
     lines = [f"sent {summary['sent']}, kept {summary['kept']}"]
-    lines += [f"  {r['status']}: {r.get('trace_id') or r.get('error')}" for r in summary["traces"]]
+    lines += [f"  {r['status']}: {' '.join(filter(None, (r.get('trace_id'), r.get('error'))))}"
+              for r in summary["traces"]]
     if summary["other_servers"]:
         where = ", ".join("the local memory (no --server)" if url == "local" else url
                           for url in summary["other_server_urls"])

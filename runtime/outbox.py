@@ -6,7 +6,9 @@ refuses it, or the local import fails), the trace is written here as one JSON fi
 `appmem contribute --flush` and the next `appmem run` send every kept trace again;
 a sent trace's file is deleted, a failing one stays with its new error. A trace kept for
 another server (or for the local memory) stays too, and the flush says so: a flush that
-sends nothing names the servers its traces wait for.
+sends nothing names the servers its traces wait for. An outbox that cannot be written (APPMEM_HOME
+read-only, or a file) is a `ConfigError` from `keep`; a flush goes on past a file it cannot delete
+or rewrite and says so in that trace's entry (a sent trace left there is sent again).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from appmem.errors import AppmemError
+from appmem.errors import AppmemError, ConfigError
 
 
 def same_server(url: str | None) -> str | None:
@@ -31,14 +33,17 @@ class Outbox:
 
     def keep(self, server: str | None, run: dict[str, Any], error: str, attempts: int = 1) -> Path:
         """Write the trace (atomically: a crash leaves no half file); its name is its content's hash."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         server = same_server(server)
         body = json.dumps(run, ensure_ascii=False, sort_keys=True)
         path = self.folder / f"{hashlib.sha256(((server or '') + body).encode()).hexdigest()[:24]}.json"
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"server": server, "run": run, "attempts": attempts, "last_error": error},
-                                  ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"server": server, "run": run, "attempts": attempts, "last_error": error},
+                                      ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise ConfigError(f"the outbox {self.folder} cannot keep the trace: {exc}") from exc
         return path
 
     def pending(self) -> list[Path]:
@@ -63,9 +68,17 @@ class Outbox:
             try:
                 trace_id = send(run)
             except AppmemError as exc:
-                self.keep(server, run, str(exc), int(kept.get("attempts") or 0) + 1)
-                out.append({"file": str(path), "status": "kept", "error": str(exc)})
+                error = str(exc)
+                try:
+                    self.keep(server, run, error, int(kept.get("attempts") or 0) + 1)
+                except ConfigError as unkept:  # the file stays as it was
+                    error = f"{error}; {unkept}"
+                out.append({"file": str(path), "status": "kept", "error": error})
                 continue
-            path.unlink(missing_ok=True)
-            out.append({"file": str(path), "status": "sent", "trace_id": trace_id})
+            entry = {"file": str(path), "status": "sent", "trace_id": trace_id}
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                entry["error"] = f"sent, but its file could not be deleted ({exc}): it will be sent again"
+            out.append(entry)
         return out

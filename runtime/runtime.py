@@ -46,7 +46,7 @@ from runtime.setbacks import Setbacks, came_from, step_key as _key
 from runtime.stepwise import LlmReplyError
 from runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
 from runtime.trace import result, run_trace, trace_element
-from appmem.errors import AppmemError, DeviceError, NotFound
+from appmem.errors import AppmemError, DeviceError, Interrupted, NotFound
 from formats.ui import Action, ActionType, Bounds
 from graph.rows import now_iso
 from graph.vocabulary import is_risky
@@ -111,6 +111,8 @@ class Runtime:
             status, reason, stuck = self._run(task, app)
             while stuck and self._relaunch():
                 status, reason, stuck = self._run(task, app)
+        except Interrupted as exc:  # raised by `progress` (runtime/commands.py) after a step: the steps taken stand
+            status, reason = "stopped", str(exc)
         except AppmemError as exc:
             status, reason = "failed", f"{type(exc).__name__}: {exc}"
         where = self._where

@@ -1,13 +1,17 @@
 """The outbox (runtime/outbox.py): a flush sends the traces kept for its server, whichever way its URL ends,
 and names the servers the others wait for; `appmem contribute --flush` says so, and an unreachable server
-is named as such. No stack: the server here is a port nobody listens on."""
+is named as such; an outbox that cannot be written is an error, never a traceback. No stack: the server here is a port nobody listens on."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
+import pytest
+
+from appmem.errors import ConfigError
 from runtime.outbox import Outbox
 from tests.conftest import REPO, free_port
 
@@ -63,3 +67,36 @@ def test_a_trace_for_an_unreachable_server_is_kept_with_the_reason(tmp_path):
     assert summary["traces"][0]["error"].startswith(f"API unreachable at {server}: ConnectError"), summary
     kept = json.loads(Outbox(tmp_path).pending()[0].read_text())
     assert kept["attempts"] == 2 and kept["last_error"] == summary["traces"][0]["error"]
+
+
+def test_an_outbox_that_cannot_be_written_is_a_config_error(tmp_path):
+    home = tmp_path / "home"
+    home.write_text("a file, not a folder")
+    with pytest.raises(ConfigError, match=f"the outbox {home / 'outbox'} cannot keep the trace"):
+        Outbox(home).keep(None, RUN, "API answered 403: no scope")
+    assert Outbox(home).flush(None, lambda run: "never called") == []
+
+
+@contextmanager
+def frozen(folder):
+    """`folder` where nothing can be created, replaced or deleted, root included (chattr +i)."""
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not supported here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_a_flush_goes_on_past_files_it_cannot_delete_or_rewrite(tmp_path):
+    outbox = Outbox(tmp_path)
+    outbox.keep("http://memory:8750", RUN, "API answered 503: busy")
+    with frozen(outbox.folder):
+        sent = outbox.flush("http://memory:8750", lambda run: "trace-1")
+        assert [(r["status"], r["trace_id"]) for r in sent] == [("sent", "trace-1")]
+        assert sent[0]["error"].startswith("sent, but its file could not be deleted (") and len(outbox.pending()) == 1
+        done = contribute(tmp_path, "--server", "http://memory:8750", "--key", "k", "--json")  # unreachable
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    (kept,) = json.loads(done.stdout)["traces"]
+    assert kept["status"] == "kept" and f"the outbox {outbox.folder} cannot keep the trace" in kept["error"], kept
+    assert json.loads(outbox.pending()[0].read_text())["attempts"] == 1

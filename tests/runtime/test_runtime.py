@@ -4,8 +4,10 @@ graph, vectors, embedding model, Redis and Celery. Tasks are built from the twin
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import adbutils
@@ -13,6 +15,7 @@ import pytest
 
 from runtime.commands import contribute_locally
 from runtime.grounding import drawn_package, ground, node_at
+from runtime.outbox import Outbox
 from runtime.outcome import shows
 from runtime.runtime import Runtime, planned_app
 from contract.client import ApiClient
@@ -336,6 +339,86 @@ def test_appmem_run_against_the_api_reaches_the_target_and_its_trace_is_ingested
                               capture_output=True, text=True, env=stack_env, cwd=REPO, timeout=120)
     assert ingested.returncode == 0, ingested.stderr
     assert json.loads(ingested.stdout)["task"]
+
+
+def appmem_run(url: str, key: str, port: int, serial: str, task: str, *argv: str) -> list[str]:
+    """`appmem run --json` of the task on a twin, against the API."""
+    return [sys.executable, "-m", "appmem.cli", "run", "--task", task, "--app", ACRYLIC, "--serial", serial,
+            "--adb-port", str(port), "--server", url, "--key", key, "--json", *argv]
+
+
+def test_a_run_stopped_by_sigterm_prints_its_partial_result_and_sends_its_trace(
+        server, twins, memory, stack_env, tmp_path):
+    """SIGTERM while the twin is held after the run's first device action: the run ends after that step, stopped,
+    prints its result and contributes its trace (exit 128 + 15)."""
+    url, key = server
+    fleet, twin_server = twins
+    twin_server.reset("twin-0003")
+    device, before = fleet["twin-0003"], fleet["twin-0003"].actions
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    out = tmp_path / "run.json"
+    proc = subprocess.Popen(appmem_run(url, key, twin_server.port, "twin-0003", task["task"], "--trace-out", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env={**stack_env, "APPMEM_HOME": str(tmp_path)})
+    deadline = time.monotonic() + 60
+    while device.actions == before:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.005)
+    with device.lock:  # the twin answers nothing while it is held: the run is mid-step when the signal comes
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    result = json.loads(stdout)
+    assert result["status"] == "stopped" and result["reason"] == "interrupted by SIGTERM after step 1", result
+    assert [s["action"] for s in result["steps"]] == ["start_app"]
+    assert result["contribution"] == "sent" and result["trace_id"]
+    assert json.loads(out.read_text())["status"] == "stopped"
+
+
+def test_a_refused_trace_that_cannot_be_kept_is_printed_with_the_result(server, twins, memory, settings, stack_env,
+                                                                       tmp_path):
+    """A plan-only key (the contribution is refused) and an APPMEM_HOME that is a file: the result says the outbox
+    could not keep the trace and carries it; exit by the run's status, no traceback."""
+    url, _ = server
+    _, twin_server = twins
+    twin_server.reset("twin-0003")
+    _, plan_only = KeyStore(open_redis(Stack(settings).redis_url())).create("plan-only", "plan")
+    home = tmp_path / "home"
+    home.write_text("a file, not a folder")
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    done = subprocess.run(appmem_run(url, plan_only, twin_server.port, "twin-0003", task["task"]),
+                          capture_output=True, text=True, cwd=REPO, env={**stack_env, "APPMEM_HOME": str(home)},
+                          timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "done" and result["contribution"].startswith("failed: API answered 403"), result
+    assert result["outbox_error"].startswith(f"the outbox {home / 'outbox'} cannot keep the trace")
+    assert len(validate_run(result["run"], "test").steps) == len(result["steps"])
+
+
+def test_a_kept_trace_that_cannot_be_deleted_does_not_stop_the_runs_own(server, twins, memory, stack_env, tmp_path):
+    """The outbox holds a trace for the server and nothing in it can be deleted: the kept trace is sent (and said
+    to stay), then the run's own."""
+    url, key = server
+    _, twin_server = twins
+    task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
+    outbox = Outbox(tmp_path)
+    outbox.keep(url, runtime(twins, memory, "twin-0003").run(task["task"], ACRYLIC)["run"], "API answered 503: busy")
+    twin_server.reset("twin-0003")
+    if subprocess.run(["chattr", "+i", str(outbox.folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not supported here")
+    try:
+        done = subprocess.run(appmem_run(url, key, twin_server.port, "twin-0003", task["task"]),
+                              capture_output=True, text=True, cwd=REPO,
+                              env={**stack_env, "APPMEM_HOME": str(tmp_path)}, timeout=120)
+    finally:
+        subprocess.run(["chattr", "-i", str(outbox.folder)], check=True)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["contribution"] == "sent" and result["trace_id"], result
+    (kept,) = result["outbox"]
+    assert kept["status"] == "sent" and kept["error"].startswith("sent, but its file could not be deleted"), kept
 
 
 def test_a_step_taken_when_the_server_went_away_stays_in_the_trace(settings, memory, twins):
