@@ -43,6 +43,13 @@ class AdbServer(adbutils.AdbClient):
         super().__init__(host, port, socket_timeout=timeout_s)
         self.timeout_s = timeout_s
 
+    def serials(self) -> list[str]:
+        """The serials of the devices the server lists; a DeviceError when it cannot be reached."""
+        try:
+            return [d.serial for d in self.device_list()]
+        except (adbutils.AdbError, OSError) as exc:
+            raise DeviceError(f"adb server {self.host}:{self.port}: {exc}") from None
+
     def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
         conn = _Connection(self.host, self.port)
         conn.conn.settimeout(timeout or self.timeout_s)

@@ -12,6 +12,8 @@ from appmem.output import emit
 from appmem.settings import Settings
 from workers.policies import POLICIES
 
+ADB_LIST_S = 10.0  # an adb server that does not answer the device listing within this is an error
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     crawl = sub.add_parser("crawl", help="explore apps on a fleet of devices with Celery workers")
@@ -59,7 +61,7 @@ def run_worker(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_devices(settings: Settings, args: argparse.Namespace) -> int:
-    import adbutils
+    from device.driver import AdbServer
 
     from appmem.stack import Stack
     from workers.devices import DevicePool, DeviceRecord, open_redis
@@ -68,8 +70,8 @@ def run_devices(settings: Settings, args: argparse.Namespace) -> int:
     try:
         pool = DevicePool(r)
         if args.adb_host:
-            for d in adbutils.AdbClient(args.adb_host, args.adb_port).device_list():
-                pool.register(DeviceRecord(d.serial, args.adb_host, args.adb_port, args.queue))
+            for serial in AdbServer(args.adb_host, args.adb_port, ADB_LIST_S).serials():
+                pool.register(DeviceRecord(serial, args.adb_host, args.adb_port, args.queue))
         status = pool.status()
     finally:
         r.close()
@@ -111,10 +113,10 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
             recorded = dict(recorded_states(folder) for folder in args.twins)
             packages = args.apps or list(next(iter(fleet.values())).apps)
         else:
-            import adbutils
+            from device.driver import AdbServer
 
             host, port = args.adb_host, args.adb_port
-            serials = [d.serial for d in adbutils.AdbClient(host, port).device_list()][:args.devices]
+            serials = AdbServer(host, port, ADB_LIST_S).serials()[:args.devices]
             if not args.apps:
                 print("appmem: --apps PKG... is required with --adb-host", file=sys.stderr)
                 return 2

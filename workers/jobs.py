@@ -29,14 +29,13 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import adbutils
 import redis
 
 from appmem.errors import DeviceError, LeaseError
 from graph.times import now_iso
 from graph.store import GraphStore
 from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
-from device.driver import DeviceDriver
+from device.driver import AdbServer, DeviceDriver
 from workers.explorer import Explorer
 from workers.jobspec import JobSpec
 from workers.knowledge import FleetKnowledge
@@ -56,12 +55,12 @@ class WorkerClients:
     r: redis.Redis
     risky_words: tuple[str, ...]
     holder: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
-    _adb: dict[tuple[str, int, float], adbutils.AdbClient] = field(default_factory=dict)
+    _adb: dict[tuple[str, int, float], AdbServer] = field(default_factory=dict)
 
-    def adb(self, host: str, port: int, timeout_s: float) -> adbutils.AdbClient:
+    def adb(self, host: str, port: int, timeout_s: float) -> AdbServer:
         slot = (host, port, timeout_s)
         if slot not in self._adb:
-            self._adb[slot] = adbutils.AdbClient(host, port, socket_timeout=timeout_s)
+            self._adb[slot] = AdbServer(host, port, timeout_s)
         return self._adb[slot]
 
 
