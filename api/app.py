@@ -8,8 +8,10 @@ worker process of `appmem serve --workers N`) and a Celery client (the ingest
 queue). Tests inject an already open `Service`. At start the service preloads
 every app's graph and index in the background (`APPMEM_PRELOAD=0` turns it
 off); `/healthz` answers 503 `loading` until then. Errors: a client's mistake is
-a 4xx with a JSON body naming it (422 names the field); anything else is a 500
-with an error id and no detail, logged without request content.
+a 4xx with a JSON body naming it (422 names the field); a store that is down
+(a TransientError, or the Redis client's connection errors) a 503 with
+Retry-After; anything else is a 500 with an error id and no detail, logged
+without request content.
 """
 from __future__ import annotations
 
@@ -17,10 +19,14 @@ import asyncio
 import logging
 import secrets
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import kombu.exceptions
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -38,6 +44,10 @@ from ingest.contributions import Contributions
 
 log = logging.getLogger("appmem.api")
 PRELOAD_STOP_S = 60.0  # at shutdown, how long to wait for the preload to finish the app it is loading
+# Every request reads Redis (its key): with Redis down a request answers 503 within about a second
+# (connection refused; ≈ 10 s when nothing answers at all), not after the workers' ≈ 20 s of retries.
+REDIS_RETRIES = 2
+REDIS_TIMEOUT_S = 3.0
 
 
 @dataclass
@@ -69,7 +79,7 @@ def open_services(settings: Settings, service: Service | None = None) -> Service
     from workers.devices import open_redis
 
     url = Stack(settings).redis_url()
-    r = open_redis(url)
+    r = open_redis(url, REDIS_RETRIES, REDIS_TIMEOUT_S)
     celery = Celery("appmem-api", broker=url, backend=url)
     celery.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
     service = service or Service.open(settings, read_only=True, threads=model_threads(settings))
@@ -97,6 +107,9 @@ STATUS_OF: dict[type[AppmemError], tuple[int, str]] = {
     TransientError: (503, "unavailable"),
     ConfigError: (503, "misconfigured"),
 }
+# What the API's own Redis and Celery clients raise when Redis is down or too slow (their retries spent):
+# a TransientError's answer, on every route (keys, rate limits, contributions, the plan cache).
+UNAVAILABLE_CLIENT_ERRORS = (redis.ConnectionError, redis.TimeoutError, kombu.exceptions.OperationalError)
 
 
 UNREADABLE_BODY = "the body is not JSON text: it could not be decoded as UTF-8"
@@ -125,14 +138,24 @@ def install_errors(app: FastAPI) -> None:
         detail = UNREADABLE_BODY if exc.detail == "There was an error parsing the body" else exc.detail
         return _error(exc.status_code, codes.get(exc.status_code, "error"), detail, exc.headers)
 
+    def unavailable() -> JSONResponse:
+        return _error(503, "unavailable", "a store is busy or unreachable; retry", {"Retry-After": "1"})
+
     @app.exception_handler(AppmemError)
     async def domain(_: Request, exc: AppmemError) -> JSONResponse:
         status, code = next((STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF), (400, "bad_request"))
         if isinstance(exc, TransientError):
-            return _error(status, code, "a store is busy or unreachable; retry", {"Retry-After": "1"})
+            return unavailable()
         if isinstance(exc, InvalidInput):  # names the field, as a validation error does
             return _error(status, code, [{"field": exc.source, "problem": exc.problem}])
         return _error(status, code, str(exc))
+
+    async def client_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("%s on %s %s: answered 503", type(exc).__name__, request.method, request.url.path)
+        return unavailable()
+
+    for kind in UNAVAILABLE_CLIENT_ERRORS:
+        app.add_exception_handler(kind, client_unavailable)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -195,9 +218,8 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     @app.get("/healthz", tags=["ops"], summary="loading (503) until every app is preloaded, then ready; "
                                                 "degraded (503) when a store does not answer")
     def healthz() -> JSONResponse:
-        checks = {"graph": _check(lambda: services.service.store.read("semantic_packages")),
-                  "redis": _check(services.redis.ping),
-                  "vectors": _check(services.service.vectors.health)}
+        checks = _checks({"graph": services.service.store.ping, "redis": services.redis.ping,
+                          "vectors": services.service.vectors.health}, settings.health_timeout_s)
         ok = all(v == "ok" for v in checks.values())
         status = "degraded" if not ok else "ready" if services.ready.is_set() else "loading"
         body = {"status": status, **checks, **({"preload": services.preload_error} if services.preload_error else {})}
@@ -210,12 +232,17 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     return app
 
 
-def _check(probe) -> str:
-    try:
-        probe()
-        return "ok"
-    except Exception as exc:  # a health check reports any failure as the service's state
-        return f"failing: {type(exc).__name__}"
+def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[str, str]:
+    """Each store's state, "ok" or "failing: why": the probes run side by side and are waited for at most
+    `timeout_s` in all, so a store that hangs is reported as such, not waited for."""
+    pool = ThreadPoolExecutor(len(probes), thread_name_prefix="appmem-health")
+    futures = {name: pool.submit(probe) for name, probe in probes.items()}
+    wait(futures.values(), timeout=timeout_s)
+    states = {name: "ok" if f.done() and f.exception() is None else
+              f"failing: {type(f.exception()).__name__}" if f.done() else f"failing: no answer within {timeout_s:g} s"
+              for name, f in futures.items()}
+    pool.shutdown(wait=False, cancel_futures=True)  # a hung probe's thread ends with its client's own timeout
+    return states
 
 
 def mcp_guard(inner, services: Services):

@@ -85,9 +85,17 @@ class GraphStore:
                 session.execute_write(lambda tx: tx.run(query, params).consume())
 
     def ensure_schema(self) -> None:
-        with self.driver.session(database=self.database) as session:
-            for statement in cypher.statements("schema"):
-                session.run(statement).consume()
+        with translated_errors("creating the schema"):
+            with self.driver.session(database=self.database) as session:
+                for statement in cypher.statements("schema"):
+                    session.run(statement).consume()
+
+    def ping(self) -> None:
+        """One real read, not retried (a health check): a server that is down fails at once, not after the
+        driver's transaction-retry window."""
+        with translated_errors("graph health check"):
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+                session.run(cypher.load("semantic_packages")).consume()
 
     # -- traces ----------------------------------------------------------------------------
     def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows) -> ChunkResult:

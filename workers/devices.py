@@ -63,11 +63,13 @@ class LoggedRetry(Retry):
         return super().call_with_retry(do, logged, *args, **kwargs)
 
 
-def open_redis(url: str) -> redis.Redis:
-    """The Redis client of an entry point (worker process, CLI). Caller closes it."""
+def open_redis(url: str, retries: int = REDIS_RETRIES, timeout_s: float = 10.0) -> redis.Redis:
+    """The Redis client of an entry point (worker process, CLI). Caller closes it. `retries` and `timeout_s`
+    (each command's socket timeout; connecting waits at most 3 s) bound how long a call waits for a Redis that
+    is down: a worker rides out a restart, the API answers 503 within seconds (api/app.py)."""
     return redis.Redis.from_url(
-        url, decode_responses=True, socket_timeout=10, socket_connect_timeout=3,
-        retry=LoggedRetry(ExponentialBackoff(cap=2.0, base=0.1), REDIS_RETRIES),
+        url, decode_responses=True, socket_timeout=timeout_s, socket_connect_timeout=min(3.0, timeout_s),
+        retry=LoggedRetry(ExponentialBackoff(cap=2.0, base=0.1), retries),
         retry_on_error=[redis.ConnectionError, redis.TimeoutError], health_check_interval=5)
 
 

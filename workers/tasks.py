@@ -5,7 +5,8 @@
 only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
 a job that fails for good is marked failed on the job board with its error.
 `ingest_contribution(contribution_id)` ingests one contribution the API parked
-(queue `ingest`; same retry rule).
+(queue `ingest`; same retry rule); one that fails for good gets a reason naming the kind of failure,
+not the error's text (`failure_reason`).
 """
 from __future__ import annotations
 
@@ -47,7 +48,16 @@ class IngestTask(Task):
         """Retries spent (or an error nobody expected): the contribution fails with the reason, never stays pending."""
         cid = kwargs.get("contribution_id") or (args[0] if args else "")
         if cid:
-            contributions.Contributions(clients().r).finish(cid, reason=f"ingest failed: {type(exc).__name__}: {exc}")
+            log.error("contribution %s failed: %s: %s", cid, type(exc).__name__, exc)
+            contributions.Contributions(clients().r).finish(cid, reason=failure_reason(exc))
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What the contributor reads of an ingest that failed for good: the kind of failure, never the
+    error's text (a driver's message names the server's host and port; the worker's log keeps it)."""
+    if isinstance(exc, TransientError):
+        return f"ingest failed: the memory's stores stayed unreachable through {MAX_RETRIES} retries; send it again later"
+    return f"ingest failed: internal error ({type(exc).__name__})"
 
 
 @app.task(name=INGEST_TASK, base=IngestTask, autoretry_for=(TransientError,), max_retries=MAX_RETRIES,
