@@ -15,6 +15,9 @@
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
+Purges of one key run one at a time (a Redis lock): a worker that finds its
+contribution purged while it ingests it runs the purge again once it has stopped
+writing (ingest/contributions.py), after the one under way.
 """
 from __future__ import annotations
 
@@ -23,15 +26,27 @@ from typing import Any
 import redis
 
 from appmem import generations
+from appmem.errors import TransientError
 from appmem.keys import KeyStore
 from graph.store import GraphStore
 from graph.version_claims import rejudge_after_purge
 from graph.votes import judge_crowd
-from ingest.contributions import PENDING, PREFIX, Contributions
+from ingest.contributions import PENDING, PREFIX, PURGED, Contributions
+
+
+LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
     """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them."""
+    try:
+        with r.lock(PREFIX + "purge:" + key_id, timeout=LOCK_S, blocking_timeout=LOCK_S):
+            return _purge(store, r, key_id, quorum, vectors)
+    except redis.exceptions.LockError:
+        raise TransientError(f"another purge of key {key_id} held its lock for {LOCK_S} s") from None
+
+
+def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors) -> dict[str, Any]:
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
@@ -79,7 +94,7 @@ def _purge_parked(r: redis.Redis, key_id: str) -> int:
     ids = list(r.smembers(PREFIX + "by:" + key_id))
     for cid in ids:
         if r.hget(PREFIX + cid, "status") == "pending":
-            board.finish(cid, reason="purged with its contributor")
+            board.finish(cid, reason=PURGED)  # an ingest under way sees it and stops
         r.delete(PREFIX + cid + ":body")
     r.delete(PENDING + key_id, PREFIX + "by:" + key_id)
     return len(ids)

@@ -267,20 +267,21 @@ def test_bad_bodies_are_422_never_500(server, keys):
 def test_the_worker_fails_bad_parked_bodies_redeliveries_and_revoked_keys_with_a_reason(
         store, redis_db, keys, settings):
     board = Contributions(redis_db)
+    never = lambda key_id: pytest.fail(f"purged {key_id}: no key here is revoked mid-ingest")  # noqa: E731
     live = keys.create("worker-test", "contribute")[0]
     deep = board.create("run", live.id, ("[" * 50_000 + "]" * 50_000).encode())
-    assert "unreadable" in ingest_contribution(store, redis_db, deep)["reason"] or \
+    assert "unreadable" in ingest_contribution(store, redis_db, deep, never)["reason"] or \
         board.status(deep)["status"] == "failed"
     assert board.status(deep)["status"] == "failed" and board.status(deep)["reason"]
     tar = board.create("droidbot", live.id, b"\x1f\x8b garbage")
-    assert ingest_contribution(store, redis_db, tar)["status"] == "failed"
+    assert ingest_contribution(store, redis_db, tar, never)["status"] == "failed"
     again = board.create("run", live.id, b"{}")
     redis_db.hset(PREFIX + again, "deliveries", MAX_DELIVERIES)
-    assert "deliveries" in ingest_contribution(store, redis_db, again)["reason"]
+    assert "deliveries" in ingest_contribution(store, redis_db, again, never)["reason"]
     revoked = keys.create("revoked-test", "contribute")[0]
     queued = board.create("run", revoked.id, b"{}")
     keys.revoke(revoked.id)
-    assert "revoked" in ingest_contribution(store, redis_db, queued)["reason"]
+    assert "revoked" in ingest_contribution(store, redis_db, queued, never)["reason"]
     assert all(board.status(c)["status"] == "failed" for c in (deep, tar, again, queued))
     assert board.pending(live.id) == 0
 
