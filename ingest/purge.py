@@ -10,8 +10,9 @@
       added (kept under its key id by merge_element_texts / merge_leads_to)
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
-    → screens, elements and edges that only contributions reported and no other
-      contributor backs (their vectors too), then the apps left with nothing
+    → screens, elements, edges and app-to-screen links that only contributions
+      reported and no other contributor backs (their vectors too), then the apps
+      left with nothing
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
@@ -74,6 +75,7 @@ def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors)
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]
+    store.write("purge_crowd_app_screens")
     report["apps"] = store.write("purge_orphan_apps")[0]["deleted"]
     report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
     if vectors is not None:

@@ -499,6 +499,32 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
         assert api.http.get("/v1/apps").status_code == 401
 
 
+def test_a_purge_takes_back_the_app_node_a_keys_dump_of_another_apps_screen_made(
+        server, twins, memory, keys, stack_env):
+    """A run of another app that started on a memorised app's screen (then pressed HOME) links that screen
+    to an App node of its package at version '' (foreign screens carry no version): the purge takes the link
+    and the node back (both only this key's), while the screen, the import's, stays."""
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    before = counts()
+    name = "foreign-start"
+    contributor = key(keys, "contribute", name)
+    start = real_run(twins, memory, "tap About")["run"]["steps"][0]
+    root = etree.fromstring(start["after_xml"].encode())
+    for node in root.iter("node"):
+        node.set("package", "org.ligi.ajsha")
+    other = etree.tostring(root, encoding="unicode")
+    run = {"format": "appmem-run/1", "task": "open ajsha", "package": "org.ligi.ajsha", "app_version": "1.0",
+           "device": "twin-0001", "started": "2026-12-02T00:00:00Z", "ended": "2026-12-02T00:00:00Z",
+           "status": "failed", "steps": [{"index": 0, "action": "home", "before_xml": start["after_xml"],
+                                          "before_activity": start["after_activity"], "after_xml": other}]}
+    with ApiClient(server, contributor) as api:
+        assert api.wait_trace(api.contribute(run).trace_id, 60).model_dump()["status"] == "done"
+    assert counts()["apps"] >= before["apps"] + 2  # ajsha, and acrylic at version ''
+    purged = cli(["keys", "purge", name, "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert counts() == before
+
+
 def test_delete_contributor_needs_admin_and_purges(server, twins, memory, keys):
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
     before = counts()
