@@ -194,6 +194,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
         body = base64.b64decode(parked)
         report = _ingest(store, r, info["kind"], info["contributor"], body, chunk_steps, quorum, stop_if_purged)
     except ContributionPurged:
+        log.warning("contribution %s was purged while ingested: its key's purge runs again", cid)
         purge(info["contributor"])  # after this ingest's last write: nothing it wrote is left
         return {"status": "failed", "reason": PURGED}
     except TransientError:
