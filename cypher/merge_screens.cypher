@@ -3,7 +3,9 @@
 // (graph/times.py says why the wrapping is done here). A contribution (r.trusted false) sets
 // the title only of a screen it creates, and such a screen stays `crowd_only` until a crawl or
 // an import sees it (then the crawl's title wins). `crowd_keys`: the contributors that reported
-// a crowd-only screen (a purge deletes one that has none left).
+// a crowd-only screen (a purge deletes one that has none left). A HAS_SCREEN link keeps the same
+// provenance: one only contributions made (a foreign app's screen their dumps showed, under an App
+// node they created) goes with its last contributor (purge_crowd_app_screens).
 UNWIND $rows AS r
 MATCH (a:App {id: r.app_id})
 MERGE (s:Screen {id: r.id})
@@ -17,4 +19,8 @@ SET s.title = CASE WHEN r.trusted THEN r.title ELSE s.title END,
     s.versions = CASE WHEN r.version = '' OR r.version IN s.versions THEN s.versions ELSE s.versions + r.version END,
     s.first_seen = CASE WHEN datetime(r.seen) < s.first_seen THEN datetime(r.seen) ELSE s.first_seen END,
     s.last_seen = CASE WHEN datetime(r.seen) > s.last_seen THEN datetime(r.seen) ELSE s.last_seen END
-MERGE (a)-[:HAS_SCREEN]->(s)
+MERGE (a)-[h:HAS_SCREEN]->(s)
+ON CREATE SET h.crowd_only = NOT r.trusted
+SET h.crowd_only = coalesce(h.crowd_only, false) AND NOT r.trusted,
+    h.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(h.crowd_keys, []) THEN coalesce(h.crowd_keys, [])
+                     ELSE coalesce(h.crowd_keys, []) + r.contributor END

@@ -1,5 +1,6 @@
-// purge_crowd_keys: take one contributor off the provenance lists of screens, elements and edges
-// that only contributions reported (purge_crowd_only then deletes those nobody is left behind).
+// purge_crowd_keys: take one contributor off the provenance lists of screens, elements, edges and
+// app-to-screen links (HAS_SCREEN) that only contributions reported (purge_crowd_* then delete those
+// nobody is left behind).
 MATCH (s:Screen)
 WHERE $contributor IN coalesce(s.crowd_keys, [])
 SET s.crowd_keys = [k IN s.crowd_keys WHERE k <> $contributor]
@@ -11,4 +12,8 @@ WITH screens, count(e) AS elements
 MATCH (:Screen)-[t:TRANSITION]->(:Screen)
 WHERE $contributor IN coalesce(t.crowd_keys, [])
 SET t.crowd_keys = [k IN t.crowd_keys WHERE k <> $contributor]
-RETURN screens, elements, count(t) AS edges
+WITH screens, elements, count(t) AS edges
+MATCH (:App)-[h:HAS_SCREEN]->(:Screen)
+WHERE $contributor IN coalesce(h.crowd_keys, [])
+SET h.crowd_keys = [k IN h.crowd_keys WHERE k <> $contributor]
+RETURN screens, elements, edges, count(h) AS app_screens

@@ -8,8 +8,10 @@ MERGE (a:App {id: $id})
 ON CREATE SET a.package = $package, a.version = $version, a.aliases = []
 WITH crowd, a
 CALL (crowd, a) {
-  MATCH (crowd)-[:HAS_SCREEN]->(s:Screen)
-  MERGE (a)-[:HAS_SCREEN]->(s)
+  MATCH (crowd)-[h:HAS_SCREEN]->(s:Screen)
+  // a link that moves keeps its provenance (a purge deletes one only contributions made)
+  MERGE (a)-[moved:HAS_SCREEN]->(s)
+  ON CREATE SET moved.crowd_only = h.crowd_only, moved.crowd_keys = h.crowd_keys
   SET s.versions = [v IN coalesce(s.versions, []) WHERE v <> $crowd]
                    + CASE WHEN $version IN coalesce(s.versions, []) THEN [] ELSE [$version] END,
       s.app_version = CASE WHEN s.app_version = $crowd THEN $version ELSE s.app_version END

@@ -11,8 +11,10 @@ SET known.aliases = coalesce(known.aliases, [])
                     + [x IN coalesce(alias.aliases, []) + $recorded WHERE NOT x IN coalesce(known.aliases, [])]
 WITH alias, known
 CALL (alias, known) {
-  MATCH (alias)-[:HAS_SCREEN]->(s:Screen)
-  MERGE (known)-[:HAS_SCREEN]->(s)
+  MATCH (alias)-[h:HAS_SCREEN]->(s:Screen)
+  // a link that moves keeps its provenance (a purge deletes one only contributions made)
+  MERGE (known)-[moved:HAS_SCREEN]->(s)
+  ON CREATE SET moved.crowd_only = h.crowd_only, moved.crowd_keys = h.crowd_keys
   WITH s, s.id IN $screen_ids AS shown
   SET s.versions = CASE WHEN shown
                         THEN [v IN coalesce(s.versions, []) WHERE v <> $alias]

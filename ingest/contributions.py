@@ -13,7 +13,12 @@ Tarballs are read defensively and parked cleaned and scrubbed (ingest/tarball.py
 The worker never leaves a contribution `pending`: a bad body fails with the
 reason whatever the error, a contribution delivered more than MAX_DELIVERIES
 times (a worker killed while ingesting it: late acks redeliver it) fails, and
-one whose key was revoked (or purged) is dropped. A contributor is one identity,
+one whose key was revoked (or purged) is dropped. A purge fails its key's pending
+contributions first thing: the worker looks after each chunk and after its last
+write, and one purged while it was being ingested stops, the purge is run again
+(what the ingest wrote goes too) and it stays failed "purged with its
+contributor". A status that ended is never written again (`finish` writes only
+a pending one). A contributor is one identity,
 its key id, whatever it sends; its `device` reaches the graph only as a keyed
 hash (`pseudonym`).
 """
@@ -28,6 +33,7 @@ import secrets
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -57,6 +63,18 @@ PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending con
 PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
+PURGED = "purged with its contributor"
+
+# finish: the status is written only while it is pending (a purge or a failure is never overwritten)
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+class ContributionPurged(AppmemError):
+    """The contribution's key was purged while the contribution was being ingested."""
 
 
 def scrub_xml(xml: str) -> str:
@@ -129,16 +147,18 @@ class Contributions:
                 "report": json.loads(data["report"]) if data.get("report") else None,
                 "contributor": data["contributor"]}
 
-    def finish(self, cid: str, report: dict | None = None, reason: str = "") -> None:
+    def finish(self, cid: str, report: dict | None = None, reason: str = "") -> bool:
+        """End a pending contribution `done` (with its report) or `failed` (with the reason); False when its
+        status had already ended (a purge failed it while it was ingested: that stays)."""
         mapping = {"status": "failed" if reason else "done", "reason": reason}
         if report is not None:
             mapping["report"] = json.dumps(report)
         contributor = self.r.hget(PREFIX + cid, "contributor") or ""
         pipe = self.r.pipeline()
-        pipe.hset(PREFIX + cid, mapping=mapping)
+        pipe.eval(_FINISH, 1, PREFIX + cid, *[item for pair in mapping.items() for item in pair])
         pipe.delete(PREFIX + cid + ":body")
         pipe.srem(PENDING + contributor, cid)
-        pipe.execute()
+        return bool(pipe.execute()[0])
 
 
 def pseudonym(r: redis.Redis, device: str) -> str:
@@ -148,10 +168,12 @@ def pseudonym(r: redis.Redis, device: str) -> str:
     return "device:" + hmac.new(str(key).encode(), device.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
 
 
-def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps: int = 200,
-                        quorum: int = 3) -> dict:
+def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Callable[[str], object],
+                        chunk_steps: int = 200, quorum: int = 3) -> dict:
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
-    for bad input (a transient graph error is raised, for the task's bounded retry)."""
+    for bad input (a transient graph error is raised, for the task's bounded retry). `purge(key_id)`
+    takes back a contributor's observations (ingest/purge.py): run when the contribution is purged
+    while it is ingested."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
@@ -163,16 +185,26 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, chunk_steps
         return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
     if not KeyStore(r).live(info["contributor"]):
         return _fail(board, cid, "dropped: its key was revoked")
+
+    def stop_if_purged(*_: int) -> None:  # after each chunk and after the last write
+        if r.hmget(PREFIX + cid, "status", "reason") == ["failed", PURGED]:
+            raise ContributionPurged(f"contribution {cid} was purged with its contributor while ingested")
+
     try:
         body = base64.b64decode(parked)
-        report = _ingest(store, r, info["kind"], info["contributor"], body, chunk_steps, quorum)
+        report = _ingest(store, r, info["kind"], info["contributor"], body, chunk_steps, quorum, stop_if_purged)
+    except ContributionPurged:
+        log.warning("contribution %s was purged while ingested: its key's purge runs again", cid)
+        purge(info["contributor"])  # after this ingest's last write: nothing it wrote is left
+        return {"status": "failed", "reason": PURGED}
     except TransientError:
         raise
     except AppmemError as exc:
         return _fail(board, cid, str(exc))
     except (ValueError, TypeError, KeyError, RecursionError, OSError, UnicodeError, MemoryError) as exc:
         return _fail(board, cid, f"unreadable contribution: {type(exc).__name__}: {str(exc)[:300]}")
-    board.finish(cid, report=report)
+    if not board.finish(cid, report=report):  # purged after the last check: after the last write too
+        return {"status": "failed", "reason": PURGED}
     generations.bump(r, [report["package"]])  # the app changed: every server process stops serving its cached plans
     return {"status": "done", **report}
 
@@ -183,7 +215,7 @@ def _fail(board: Contributions, cid: str, reason: str) -> dict:
 
 
 def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body: bytes, chunk_steps: int,
-            quorum: int) -> dict:
+            quorum: int, check: Callable[..., None]) -> dict:
     weight = CORRECTION_WEIGHT if kind == "correction" else 1.0
     if kind == "droidbot":
         from ingest.droidbot import read_recording, recording_trace
@@ -196,18 +228,19 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
                 raise InputFormatError(exc.source.replace(tmp, "archive"), exc.problem.replace(tmp, "archive")) from None
         trace.contributor = contributor
         store.ensure_schema()
-        report = ingest_trace(store, trace, chunk_steps, quorum=quorum).as_dict()
+        report = ingest_trace(store, trace, chunk_steps, check, quorum).as_dict()
     else:
         if len(body) > MAX_RUN_BYTES:
             raise InputFormatError("contribution", f"larger than {MAX_RUN_BYTES} bytes")
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
         run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
-        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum)
+        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum, check)
         trace = imported.trace
         if imported.task is not None:
             store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
     count_votes(store, trace, contributor, weight, quorum)
+    check()
     return {**report, "graph_trace_id": trace.id, "package": trace.package}
 
 

@@ -10,11 +10,15 @@
       added (kept under its key id by merge_element_texts / merge_leads_to)
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
-    → screens, elements and edges that only contributions reported and no other
-      contributor backs (their vectors too), then the apps left with nothing
+    → screens, elements, edges and app-to-screen links that only contributions
+      reported and no other contributor backs (their vectors too), then the apps
+      left with nothing
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
+Purges of one key run one at a time (a Redis lock): a worker that finds its
+contribution purged while it ingests it runs the purge again once it has stopped
+writing (ingest/contributions.py), after the one under way.
 """
 from __future__ import annotations
 
@@ -23,15 +27,27 @@ from typing import Any
 import redis
 
 from appmem import generations
+from appmem.errors import TransientError
 from appmem.keys import KeyStore
 from graph.store import GraphStore
 from graph.version_claims import rejudge_after_purge
 from graph.votes import judge_crowd
-from ingest.contributions import PENDING, PREFIX, Contributions
+from ingest.contributions import PENDING, PREFIX, PURGED, Contributions
+
+
+LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
     """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them."""
+    try:
+        with r.lock(PREFIX + "purge:" + key_id, timeout=LOCK_S, blocking_timeout=LOCK_S):
+            return _purge(store, r, key_id, quorum, vectors)
+    except redis.exceptions.LockError:
+        raise TransientError(f"another purge of key {key_id} held its lock for {LOCK_S} s") from None
+
+
+def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors) -> dict[str, Any]:
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
@@ -59,6 +75,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]
+    store.write("purge_crowd_app_screens")
     report["apps"] = store.write("purge_orphan_apps")[0]["deleted"]
     report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
     if vectors is not None:
@@ -79,7 +96,7 @@ def _purge_parked(r: redis.Redis, key_id: str) -> int:
     ids = list(r.smembers(PREFIX + "by:" + key_id))
     for cid in ids:
         if r.hget(PREFIX + cid, "status") == "pending":
-            board.finish(cid, reason="purged with its contributor")
+            board.finish(cid, reason=PURGED)  # an ingest under way sees it and stops
         r.delete(PREFIX + cid + ":body")
     r.delete(PENDING + key_id, PREFIX + "by:" + key_id)
     return len(ids)

@@ -89,15 +89,17 @@ def require_app(store, run: RunTrace) -> None:
                                       "shows a view of it (a trace must show the app it reports)")
 
 
-def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum: int) -> tuple[dict, RunImport]:
+def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum: int,
+               progress=None) -> tuple[dict, RunImport]:
     """Write a run into the graph: its trace, its Task when done, failures on the edges it missed, its
     outcome for the stored task it replayed. `contributor`: the API key id, or "local" (one's own run);
-    `quorum`: APPMEM_TRUST_QUORUM. Returns the report and what was imported."""
+    `quorum`: APPMEM_TRUST_QUORUM; `progress(done, chunks)` after each chunk written (it may raise to
+    stop). Returns the report and what was imported."""
     from ingest.pipeline import ingest_tasks, ingest_trace
 
     require_app(store, run)
     imported = run_trace(run, contributor)
-    report = ingest_trace(store, imported.trace, chunk_steps, quorum=quorum).as_dict()
+    report = ingest_trace(store, imported.trace, chunk_steps, progress, quorum).as_dict()
     if imported.task is not None:
         ingest_tasks(store, [imported.task], imported.trace)
     return {**report, "task": imported.task.id if imported.task else None,

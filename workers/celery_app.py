@@ -8,7 +8,8 @@
 - visibility timeout 1 h: an unacknowledged message (a whole worker killed) comes
   back after that at the latest; sooner, the job lease expiring lets the crawl
   driver re-enqueue it (workers/jobs.py `reap_orphans`), and a second delivery
-  of a job that is running or done is a no-op;
+  of a job that is running or done is a no-op; a contribution's owner lease
+  expiring lets any ingest worker queue it again (workers/ingest_owner.py);
 - retries only for TransientError (LeaseError: no device, lost device; graph
   lock or connection trouble), bounded, with backoff (workers/tasks.py).
 

@@ -5,23 +5,28 @@
 only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
 a job that fails for good is marked failed on the job board with its error.
 `ingest_contribution(contribution_id)` ingests one contribution the API parked
-(queue `ingest`; same retry rule); one that fails for good gets a reason naming the kind of failure,
-not the error's text (`failure_reason`).
+(queue `ingest`; same retry rule), owning it while it runs; a worker consuming
+`ingest` re-queues contributions whose owner died (workers/ingest_owner.py). One that
+fails for good gets a reason naming the kind of failure, not the error's text (`failure_reason`).
 """
 from __future__ import annotations
 
+import functools
 import logging
 
 from celery import Task
+from celery.signals import worker_ready
 
 from appmem.errors import TransientError
 from ingest import contributions
-from ingest.contributions import INGEST_TASK
+from ingest.contributions import INGEST_QUEUE, INGEST_TASK
+from ingest.purge import purge_contributor
 from workers.celery_app import app, clients, settings
 from workers.devices import JobBoard
 from workers.crawl import EXPLORE_TASK
 from workers.jobspec import JobSpec
 from workers.jobs import run_job
+from workers.ingest_owner import owned, start_reaper
 
 log = logging.getLogger(__name__)
 
@@ -65,5 +70,18 @@ def failure_reason(exc: BaseException) -> str:
 def ingest_contribution(contribution_id: str) -> dict:
     """A contribution parked by the API (ingest/contributions.py): ingest it, record its status."""
     c = clients()
-    return contributions.ingest_contribution(c.store, c.r, contribution_id, settings.ingest_chunk_steps,
-                                             settings.trust_quorum)
+    purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum)
+    return owned(c.r, c.holder, contribution_id, functools.partial(
+        contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
+        settings.trust_quorum))
+
+
+@worker_ready.connect
+def _reap_contributions(sender, **_: object) -> None:
+    """A worker consuming `ingest` re-queues, from its main process, contributions whose worker died."""
+    if INGEST_QUEUE in sender.app.amqp.queues.consume_from:
+        from appmem.stack import Stack
+        from workers.devices import open_redis
+
+        start_reaper(open_redis(Stack(settings).redis_url()),
+                     lambda cid: app.send_task(INGEST_TASK, args=[cid], queue=INGEST_QUEUE))

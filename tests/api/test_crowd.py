@@ -267,20 +267,21 @@ def test_bad_bodies_are_422_never_500(server, keys):
 def test_the_worker_fails_bad_parked_bodies_redeliveries_and_revoked_keys_with_a_reason(
         store, redis_db, keys, settings):
     board = Contributions(redis_db)
+    never = lambda key_id: pytest.fail(f"purged {key_id}: no key here is revoked mid-ingest")  # noqa: E731
     live = keys.create("worker-test", "contribute")[0]
     deep = board.create("run", live.id, ("[" * 50_000 + "]" * 50_000).encode())
-    assert "unreadable" in ingest_contribution(store, redis_db, deep)["reason"] or \
+    assert "unreadable" in ingest_contribution(store, redis_db, deep, never)["reason"] or \
         board.status(deep)["status"] == "failed"
     assert board.status(deep)["status"] == "failed" and board.status(deep)["reason"]
     tar = board.create("droidbot", live.id, b"\x1f\x8b garbage")
-    assert ingest_contribution(store, redis_db, tar)["status"] == "failed"
+    assert ingest_contribution(store, redis_db, tar, never)["status"] == "failed"
     again = board.create("run", live.id, b"{}")
     redis_db.hset(PREFIX + again, "deliveries", MAX_DELIVERIES)
-    assert "deliveries" in ingest_contribution(store, redis_db, again)["reason"]
+    assert "deliveries" in ingest_contribution(store, redis_db, again, never)["reason"]
     revoked = keys.create("revoked-test", "contribute")[0]
     queued = board.create("run", revoked.id, b"{}")
     keys.revoke(revoked.id)
-    assert "revoked" in ingest_contribution(store, redis_db, queued)["reason"]
+    assert "revoked" in ingest_contribution(store, redis_db, queued, never)["reason"]
     assert all(board.status(c)["status"] == "failed" for c in (deep, tar, again, queued))
     assert board.pending(live.id) == 0
 
@@ -496,6 +497,32 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
     assert counts() == before
     with ApiClient(server, contributor) as api:
         assert api.http.get("/v1/apps").status_code == 401
+
+
+def test_a_purge_takes_back_the_app_node_a_keys_dump_of_another_apps_screen_made(
+        server, twins, memory, keys, stack_env):
+    """A run of another app that started on a memorised app's screen (then pressed HOME) links that screen
+    to an App node of its package at version '' (foreign screens carry no version): the purge takes the link
+    and the node back (both only this key's), while the screen, the import's, stays."""
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    before = counts()
+    name = "foreign-start"
+    contributor = key(keys, "contribute", name)
+    start = real_run(twins, memory, "tap About")["run"]["steps"][0]
+    root = etree.fromstring(start["after_xml"].encode())
+    for node in root.iter("node"):
+        node.set("package", "org.ligi.ajsha")
+    other = etree.tostring(root, encoding="unicode")
+    run = {"format": "appmem-run/1", "task": "open ajsha", "package": "org.ligi.ajsha", "app_version": "1.0",
+           "device": "twin-0001", "started": "2026-12-02T00:00:00Z", "ended": "2026-12-02T00:00:00Z",
+           "status": "failed", "steps": [{"index": 0, "action": "home", "before_xml": start["after_xml"],
+                                          "before_activity": start["after_activity"], "after_xml": other}]}
+    with ApiClient(server, contributor) as api:
+        assert api.wait_trace(api.contribute(run).trace_id, 60).model_dump()["status"] == "done"
+    assert counts()["apps"] >= before["apps"] + 2  # ajsha, and acrylic at version ''
+    purged = cli(["keys", "purge", name, "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert counts() == before
 
 
 def test_delete_contributor_needs_admin_and_purges(server, twins, memory, keys):
