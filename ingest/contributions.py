@@ -169,11 +169,12 @@ def pseudonym(r: redis.Redis, device: str) -> str:
 
 
 def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Callable[[str], object],
-                        chunk_steps: int = 200, quorum: int = 3) -> dict:
+                        chunk_steps: int = 200, quorum: int = 3, retry: bool = False) -> dict:
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
     for bad input (a transient graph error is raised, for the task's bounded retry). `purge(key_id)`
     takes back a contributor's observations (ingest/purge.py): run when the contribution is purged
-    while it is ingested."""
+    while it is ingested. `retry`: the task's own retry after a transient error, no new delivery (only a
+    delivery counts towards MAX_DELIVERIES: a graph down for a while is no worker dying on the body)."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
@@ -181,7 +182,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
         return {"status": info["status"] if info else "failed", "reason": "unknown, expired or already ingested"}
     if parked is None:
         return _fail(board, cid, "its body expired or was purged before a worker took it")
-    if (deliveries := board.delivered(cid)) > MAX_DELIVERIES:
+    if not retry and (deliveries := board.delivered(cid)) > MAX_DELIVERIES:
         return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
     if not KeyStore(r).live(info["contributor"]):
         return _fail(board, cid, "dropped: its key was revoked")

@@ -65,15 +65,15 @@ def failure_reason(exc: BaseException) -> str:
     return f"ingest failed: internal error ({type(exc).__name__})"
 
 
-@app.task(name=INGEST_TASK, base=IngestTask, autoretry_for=(TransientError,), max_retries=MAX_RETRIES,
+@app.task(bind=True, name=INGEST_TASK, base=IngestTask, autoretry_for=(TransientError,), max_retries=MAX_RETRIES,
           retry_backoff=1, retry_backoff_max=15, retry_jitter=True)
-def ingest_contribution(contribution_id: str) -> dict:
+def ingest_contribution(self, contribution_id: str) -> dict:
     """A contribution parked by the API (ingest/contributions.py): ingest it, record its status."""
     c = clients()
     purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum)
     return owned(c.r, c.holder, contribution_id, functools.partial(
         contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
-        settings.trust_quorum))
+        settings.trust_quorum, retry=bool(self.request.retries)))
 
 
 @worker_ready.connect

@@ -17,7 +17,7 @@ from celery import Celery
 from appmem.errors import TransientError
 from appmem.stack import GRAPH_DATABASE, GRAPH_USER, Stack
 from graph.store import GraphStore
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, Contributions
+from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, Contributions
 from appmem.keys import KeyStore
 from tests.conftest import DROIDBOT, free_port
 from workers.crawl import WorkerProcesses
@@ -39,11 +39,11 @@ def test_a_graph_that_is_down_fails_the_schema_with_a_transient_error_whose_reas
 
 
 class FlakyGraph:
-    """A TCP proxy to the graph server that resets the first connection (the server was killed), then
-    forwards every later one (it is back)."""
+    """A TCP proxy to the graph server that resets the first `resets` connections (the server was killed),
+    then forwards every later one (it is back)."""
 
-    def __init__(self, upstream: int):
-        self.upstream = upstream
+    def __init__(self, upstream: int, resets: int):
+        self.upstream, self.resets = upstream, resets
         self.refused = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
@@ -55,7 +55,7 @@ class FlakyGraph:
                 conn, _ = self.listener.accept()
             except OSError:
                 return
-            if not self.refused:
+            if self.refused < self.resets:
                 self.refused += 1
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST, not FIN
                 conn.close()
@@ -94,7 +94,8 @@ def droidbot_tarball(folder) -> bytes:
 
 def test_a_contribution_whose_ingest_loses_the_graph_is_retried_and_ends_done(
         settings, store, stack_env, tmp_path):
-    proxy = FlakyGraph(settings.arcadedb_bolt_port)
+    """More retries than a contribution may have deliveries: the task's retries are no deliveries."""
+    proxy = FlakyGraph(settings.arcadedb_bolt_port, resets=MAX_DELIVERIES + 1)
     env = {**stack_env, "NEO4J_URI": f"bolt://127.0.0.1:{proxy.port}", "NEO4J_USER": GRAPH_USER,
            "NEO4J_PASSWORD": Stack(settings).graph_password(), "NEO4J_DATABASE": GRAPH_DATABASE}
     r = open_redis(Stack(settings).redis_url())
@@ -113,6 +114,6 @@ def test_a_contribution_whose_ingest_loses_the_graph_is_retried_and_ends_done(
         workers.stop()
         proxy.close()
         r.close()
-    assert proxy.refused == 1
+    assert proxy.refused == MAX_DELIVERIES + 1
     assert status["status"] == "done", status
     assert status["report"]["package"] == "anupam.acrylic"
