@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -93,21 +94,31 @@ def sender(settings: Settings, memory, server: str | None):
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
     """The run's result JSON is printed whatever happens after the arguments are read: a device that does not
-    answer, a signal, a trace that can be neither sent nor kept (then the result carries the trace itself)."""
+    answer, a signal, a trace that can be neither sent nor kept (then the result carries the trace itself). A device
+    another run on this host holds is refused before anything is asked of it (device/lock.py)."""
     from device.driver import open_driver
+    from device.lock import device_lock
     from agent.service import open_backend
+
+    driver = open_driver(args.adb_host, args.adb_port, args.serial)
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(device_lock(settings.home, args.adb_host, args.adb_port, args.serial))
+            memory = open_backend(settings, args.server, args.key)
+        except AppmemError as exc:  # the device in use by another run, no key for --server, an unusable store
+            if not args.json:
+                raise
+            emit(args, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "steps": []})
+            return 2
+        return _run_with(settings, args, driver, memory)
+
+
+def _run_with(settings: Settings, args: argparse.Namespace, driver, memory) -> int:
+    """The run on the held device: its result printed, its trace delivered; the exit status."""
     from runtime.runtime import Runtime
     from runtime.stepwise import make_llm_step
     from runtime.trace import describe
 
-    driver = open_driver(args.adb_host, args.adb_port, args.serial)
-    try:
-        memory = open_backend(settings, args.server, args.key)
-    except AppmemError as exc:  # no key for --server, an unusable setting or store
-        if not args.json:
-            raise
-        emit(args, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "steps": []})
-        return 2
     with StopOnSignal() as stop:
         try:
             runtime = Runtime(driver, memory, confirmer(args.yes), max_steps=args.max_steps,

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from device.lock import device_lock
 from runtime.commands import confirmer
 from tests.conftest import REPO, free_port
 
@@ -69,3 +70,18 @@ def test_the_risky_step_prompt_goes_to_stderr_and_leaves_stdout_to_the_result(mo
     out, err = capsys.readouterr()
     assert confirmed and out == ""
     assert err == "risky step: tap 'Delete all'. Go ahead? [y/N] "
+
+
+def test_a_device_another_run_on_this_host_holds_is_refused_and_released_with_it(tmp_path):
+    """Two runs on one device would each read the screen the other changed: the second is refused, naming the
+    device, before it asks anything of the device or the memory; once the first is over, the device is free."""
+    server = f"http://127.0.0.1:{free_port()}"
+    with device_lock(tmp_path, "127.0.0.1", 1234, "twin-0001"):
+        busy = appmem_run(tmp_path, 1234, "--server", server, "--key", "k")
+        other_device = appmem_run(tmp_path, 1235, "--server", server, "--key", "k")  # another adb server: free
+    assert busy.returncode == 2, busy.stderr
+    result = json.loads(busy.stdout)
+    assert result["status"] == "failed" and "in use by another appmem run" in result["reason"], result
+    assert "in use" not in json.loads(other_device.stdout)["reason"]
+    after = json.loads(appmem_run(tmp_path, 1234, "--server", server, "--key", "k").stdout)
+    assert after["status"] == "failed" and "in use" not in after["reason"], after  # released: on to the device
