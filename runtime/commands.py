@@ -137,7 +137,7 @@ def _run_with(settings: Settings, args: argparse.Namespace, driver, memory) -> i
 def deliver(settings: Settings, args: argparse.Namespace, memory, result: dict[str, Any]) -> None:
     """Write the run's trace to --trace-out, send the outbox's kept traces, then this one (kept when that fails);
     how each went goes into `result`, with the trace itself when it could be neither sent nor kept."""
-    from runtime.outbox import Outbox
+    from runtime.outbox import Outbox, malformed
 
     run = result.pop("run")
     result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""
@@ -158,7 +158,7 @@ def deliver(settings: Settings, args: argparse.Namespace, memory, result: dict[s
         result["trace_id"], result["contribution"] = send(run), "sent"
     except AppmemError as exc:  # refused or failed: kept, sent again by the next run or --flush
         try:
-            kept = outbox.keep(server, run, str(exc))
+            kept = outbox.keep(server, run, str(exc), refusals=int(malformed(exc)))
         except ConfigError as unkept:
             result["contribution"], result["outbox_error"] = f"failed: {exc}; not kept (outbox_error)", str(unkept)
             if not args.trace_out or "trace_out_error" in result:
@@ -189,15 +189,18 @@ def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
         memory.close()
     elsewhere = [r for r in results if r["status"] == "other_server"]
     ours = [r for r in results if r["status"] != "other_server"]
-    summary = {"sent": sum(r["status"] == "sent" for r in ours), "kept": sum(r["status"] != "sent" for r in ours),
+    summary = {"sent": sum(r["status"] == "sent" for r in ours),
+               "kept": sum(r["status"] not in ("sent", "set_aside") for r in ours),
+               "set_aside": sum(r["status"] == "set_aside" for r in ours),  # refused as malformed too often
                "traces": ours, "other_servers": len(elsewhere),  # not failures: they wait for their own server
                "other_server_urls": sorted({r["server"] or "local" for r in elsewhere})}
     emit(args, summary, describe_flush)
-    return 0 if not summary["kept"] else 1
+    return 0 if not summary["kept"] and not summary["set_aside"] else 1
 
 
 def describe_flush(summary: dict[str, Any]) -> str:
-    lines = [f"sent {summary['sent']}, kept {summary['kept']}"]
+    lines = [f"sent {summary['sent']}, kept {summary['kept']}"
+             + (f", set aside {summary['set_aside']} (refused as malformed: outbox/refused)" if summary["set_aside"] else "")]
     lines += [f"  {r['status']}: {' '.join(filter(None, (r.get('trace_id'), r.get('error'))))}"
               for r in summary["traces"]]
     if summary["other_servers"]:

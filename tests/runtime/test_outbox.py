@@ -100,3 +100,30 @@ def test_a_flush_goes_on_past_files_it_cannot_delete_or_rewrite(tmp_path):
     (kept,) = json.loads(done.stdout)["traces"]
     assert kept["status"] == "kept" and f"the outbox {outbox.folder} cannot keep the trace" in kept["error"], kept
     assert json.loads(outbox.pending()[0].read_text())["attempts"] == 1
+
+
+def test_a_trace_refused_as_malformed_again_and_again_is_set_aside_not_sent_by_every_run(tmp_path):
+    """A trace the memory refuses for what it is (422) is sent again SET_ASIDE_AFTER times, then moved to
+    outbox/refused: kept to read, no longer sent. A refusal of the key or the server (403, 503) never counts."""
+    from contract.client import ApiError
+    from runtime.outbox import SET_ASIDE_AFTER
+
+    outbox = Outbox(tmp_path)
+    outbox.keep("http://memory:8750", RUN, "API answered 422: memory holds no such app", refusals=1)  # as a run keeps it
+    outbox.keep("http://memory:8750", {**RUN, "task": "tap Help"}, "API answered 403: no scope")
+    answers = {"tap About": ApiError(422, "memory holds no such app"), "tap Help": ApiError(403, "no scope")}
+
+    def send(run):
+        raise answers[run["task"]]
+
+    for flush in range(1, SET_ASIDE_AFTER + 2):
+        results = {json.loads(open(r["file"]).read())["run"]["task"]: r for r in outbox.flush("http://memory:8750", send)}
+        expected = "set_aside" if flush == SET_ASIDE_AFTER - 1 else "kept"  # kept once refused at the first run
+        if flush < SET_ASIDE_AFTER:
+            assert results["tap About"]["status"] == expected, (flush, results)
+        else:
+            assert "tap About" not in results  # set aside: no longer sent
+        assert results["tap Help"]["status"] == "kept"  # the key's trouble: sent again by every run
+    refused = list((tmp_path / "outbox" / "refused").glob("*.json"))
+    assert len(refused) == 1 and json.loads(refused[0].read_text())["run"] == RUN
+    assert len(outbox.pending()) == 1
