@@ -134,9 +134,15 @@ class Contributions:
             self.r.srem(PENDING + contributor, *done)
         return len(ids) - len(done)
 
-    def delivered(self, cid: str) -> int:
-        """Count one more delivery of the contribution to a worker; returns the count."""
-        return int(self.r.hincrby(PREFIX + cid, "deliveries", 1))
+    def delivered(self, cid: str, retry: bool = False) -> int:
+        """Count one more delivery of the contribution to a worker (`retry`: the task's own retry after a transient
+        error); returns how many were not such retries (a graph down for a while is no worker dying on the body).
+        Every delivery counts in `deliveries`: the reaper (workers/ingest_owner.py) tells a lost one by it."""
+        pipe = self.r.pipeline()
+        pipe.hincrby(PREFIX + cid, "deliveries", 1)
+        pipe.hincrby(PREFIX + cid, "retries", int(retry))
+        deliveries, retries = pipe.execute()
+        return int(deliveries) - int(retries)
 
     def status(self, cid: str) -> dict[str, Any] | None:
         raw = self.r.hgetall(PREFIX + cid)
@@ -173,8 +179,8 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
     for bad input (a transient graph error is raised, for the task's bounded retry). `purge(key_id)`
     takes back a contributor's observations (ingest/purge.py): run when the contribution is purged
-    while it is ingested. `retry`: the task's own retry after a transient error, no new delivery (only a
-    delivery counts towards MAX_DELIVERIES: a graph down for a while is no worker dying on the body)."""
+    while it is ingested. `retry`: the task's own retry after a transient error, which does not count towards
+    MAX_DELIVERIES (`Contributions.delivered`)."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
@@ -182,7 +188,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
         return {"status": info["status"] if info else "failed", "reason": "unknown, expired or already ingested"}
     if parked is None:
         return _fail(board, cid, "its body expired or was purged before a worker took it")
-    if not retry and (deliveries := board.delivered(cid)) > MAX_DELIVERIES:
+    if (deliveries := board.delivered(cid, retry)) > MAX_DELIVERIES:
         return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
     if not KeyStore(r).live(info["contributor"]):
         return _fail(board, cid, "dropped: its key was revoked")

@@ -17,7 +17,7 @@ from celery import Celery
 from appmem.errors import TransientError
 from appmem.stack import GRAPH_DATABASE, GRAPH_USER, Stack
 from graph.store import GraphStore
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, Contributions
+from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
 from appmem.keys import KeyStore
 from tests.conftest import DROIDBOT, free_port
 from workers.crawl import WorkerProcesses
@@ -110,10 +110,14 @@ def test_a_contribution_whose_ingest_loses_the_graph_is_retried_and_ends_done(
         while board.status(cid)["status"] == "pending" and time.monotonic() < deadline:
             time.sleep(0.5)
         status = board.status(cid)
+        deliveries, retries = r.hmget(PREFIX + cid, "deliveries", "retries")
     finally:
         workers.stop()
         proxy.close()
         r.close()
     assert proxy.refused == MAX_DELIVERIES + 1
     assert status["status"] == "done", status
+    # every attempt is a delivery the reaper can tell lost (workers/ingest_owner.py); only the first counts
+    # towards MAX_DELIVERIES
+    assert int(retries) >= MAX_DELIVERIES and int(deliveries) == int(retries) + 1, (deliveries, retries)
     assert status["report"]["package"] == "anupam.acrylic"
