@@ -114,7 +114,10 @@ class Planner:
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
         parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
-        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(graph, parsed, ranked)
+        # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
+        named_controls = _named_controls(graph, parsed) \
+            if parsed.labels and agent.compose.RULES["quoted_label"] else None
+        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(named_controls, ranked)
         starts, where = self._starts(graph, packages, start)
         graph = graph.coming(came_from, where["screen_id"], variant_id(start) if isinstance(start, UIState) else "",
                              avoid)
@@ -130,7 +133,7 @@ class Planner:
         named = named_taps(graph, parsed)
         best: Candidate | None = None
         for origin in starts:
-            for target, retrieval in self._goals(graph, parsed, targets):
+            for target, retrieval in self._goals(named_controls, targets):
                 for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named):
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
@@ -143,8 +146,8 @@ class Planner:
                     if best is None or candidate.score > best.score:
                         best = candidate
         if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
-            best = self._then(graph, parsed, best, self._goals(graph, parsed, targets + self._named(graph, parsed, ranked,
-                                                                                                  targets)))
+            best = self._then(graph, parsed, best,
+                              self._goals(named_controls, targets + self._named(graph, parsed, ranked, targets)))
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -198,25 +201,25 @@ class Planner:
         return out
 
     @staticmethod
-    def _goals(graph: AppGraph, parsed: ParsedTask, targets: list[tuple[Element, float]]
+    def _goals(named_controls: list[Element] | None, targets: list[tuple[Element, float]]
                ) -> list[tuple[Element, float]]:
         """The targets a plan may end on. A task that quotes a control after a verb of touching ("tap 'Sort by'")
-        names it: only the controls it names are goals (`_named_controls`), and a plan that cannot reach one is no
-        plan (another element ending it would be taken as the task done)."""
-        if not parsed.labels or not agent.compose.RULES["quoted_label"]:
+        names it: only the controls it names are goals, and a plan that cannot reach one is no plan (another
+        element ending it would be taken as the task done)."""
+        if named_controls is None:
             return targets
-        named = {e.id for e in _named_controls(graph, parsed)}
+        named = {e.id for e in named_controls}
         return [(e, s) for e, s in targets if e.id in named]
 
     @staticmethod
-    def _quoted(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
-        """The controls the task quotes after a verb of touching (`_named_controls`): the quote names the control,
-        which the meaning ranking may place below look-alikes or leave out (a back button is no summarised
-        target). Each joins the targets at the best retrieval score; the plan's score still weighs its route."""
-        if not parsed.labels or not ranked or not agent.compose.RULES["quoted_label"]:
+    def _quoted(named_controls: list[Element] | None, ranked: list[Hit]) -> list[Hit]:
+        """The controls the task quotes after a verb of touching: the quote names the control, which the meaning
+        ranking may place below look-alikes or leave out (a back button is no summarised target). Each joins the
+        targets at the best retrieval score; the plan's score still weighs its route."""
+        if not named_controls or not ranked:
             return []
         return [Hit("elements", ranked[0].score, {"element_id": e.id, "screen_id": e.screen_id, "label": label(e)})
-                for e in _named_controls(graph, parsed)]
+                for e in named_controls]
 
     @staticmethod
     def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:

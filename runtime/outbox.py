@@ -51,7 +51,7 @@ class Outbox:
                                        "last_error": error}, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
-            raise ConfigError(f"the outbox {self.folder} cannot keep the trace: {exc}") from exc
+            raise ConfigError(f"the outbox {folder} cannot keep the trace: {exc}") from exc
         return path
 
     def pending(self) -> list[Path]:
