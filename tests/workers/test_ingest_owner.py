@@ -11,20 +11,23 @@ from appmem.keys import KeyStore
 from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
 from ingest.purge import purge_contributor
 from ingest.tarball import clean_archive
-from tests.api.conftest import ADFREE, tarball
+from tests.api.conftest import tarball
 from tests.conftest import DROIDBOT
 from workers.celery_app import create_app
 from workers.crawl import WorkerProcesses
 from workers.ingest_owner import owner_key
 
+LAUNCHER = "de.szalkowski.activitylauncher"
+
 
 @pytest.fixture(scope="module")
 def body() -> bytes:
-    """ADFREE's recording (1000 events) as the API parks it: a long ingest at a small chunk size."""
-    folder = DROIDBOT / ADFREE
-    return clean_archive(tarball({f"{ADFREE}/{p.relative_to(folder)}": p.read_bytes()
+    """The largest recording (activitylauncher: 245 screens, 828 steps) as the API parks it: at one step a chunk
+    its ingest takes seconds (6.5 s on one core), long enough to purge it or kill its worker half-way."""
+    folder = DROIDBOT / LAUNCHER
+    return clean_archive(tarball({f"{LAUNCHER}/{p.relative_to(folder)}": p.read_bytes()
                                   for p in folder.rglob("*.json") if p.is_file()}
-                                 | {f"{ADFREE}/utg.js": (folder / "utg.js").read_bytes()}))
+                                 | {f"{LAUNCHER}/utg.js": (folder / "utg.js").read_bytes()}))
 
 
 @pytest.fixture
@@ -34,7 +37,7 @@ def workers(stack_env, tmp_path):
 
     def start() -> WorkerProcesses:
         started.append(WorkerProcesses(1, [INGEST_QUEUE], tmp_path / f"celery{len(started)}",
-                                       env={**stack_env, "APPMEM_INGEST_CHUNK_STEPS": "5"}).start())
+                                       env={**stack_env, "APPMEM_INGEST_CHUNK_STEPS": "1"}).start())
         return started[-1]
 
     yield start
@@ -62,17 +65,22 @@ def wait(condition, timeout: float, what: str):
 def test_a_purge_during_an_ingest_leaves_nothing_of_the_key_and_the_contribution_failed(
         settings, store, redis_client, body, workers):
     counts = lambda: store.read("crowd_counts")[0]  # noqa: E731
+    board = Contributions(redis_client)
     workers()
     before = counts()
-    key_id, cid = contribute(settings, redis_client, body, "purged-mid-ingest")
-    wait(lambda: redis_client.exists(owner_key(cid)), 60, "a worker takes the contribution")
-    wait(lambda: counts()["traces"] > before["traces"], 60, "its first chunks are written")
-    report = purge_contributor(store, redis_client, key_id, settings.trust_quorum)
-    assert report["contributions"] == 1
-    board = Contributions(redis_client)
-    wait(lambda: not redis_client.exists(owner_key(cid)), 120, "the worker stops ingesting")
-    assert board.status(cid)["status"] == "failed" and board.status(cid)["reason"] == "purged with its contributor"
-    assert counts() == before
+    for attempt in range(3):  # the purge must land while the ingest writes; a slow machine may let the ingest win
+        key_id, cid = contribute(settings, redis_client, body, f"purged-mid-ingest-{attempt}")
+        wait(lambda: redis_client.exists(owner_key(cid)), 60, "a worker takes the contribution")
+        wait(lambda: counts()["traces"] > before["traces"], 60, "its first chunks are written")
+        report = purge_contributor(store, redis_client, key_id, settings.trust_quorum)
+        assert report["contributions"] == 1
+        wait(lambda: not redis_client.exists(owner_key(cid)), 120, "the worker stops ingesting")
+        assert counts() == before  # whichever came first, nothing of the key is left
+        if board.status(cid)["status"] == "failed":  # the purge came first: it is never overwritten by the ingest
+            assert board.status(cid)["reason"] == "purged with its contributor"
+            return
+        assert board.status(cid)["status"] == "done"  # the ingest had ended: the purge took all of it back
+    pytest.fail("every ingest ended before its purge: the mid-ingest purge was never exercised")
 
 
 def test_a_contribution_whose_worker_was_killed_is_ingested_by_the_next_one_within_the_limit(
