@@ -6,7 +6,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TRICKLE = 12  # leading spaces sent one every 0.25 s (3 s in all) before the body: still valid JSON
+TRICKLE = 40  # leading spaces sent one every 0.25 s (10 s in all) before the body: still valid JSON
 
 
 def reply_json(handler: BaseHTTPRequestHandler, data: bytes, trickle: bool = False) -> None:

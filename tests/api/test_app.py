@@ -61,9 +61,13 @@ def test_a_missing_scope_gets_403(client, bearer):
 
 def test_over_its_rate_a_key_gets_429_with_retry_after(client, bearer):
     headers = bearer("plan", rate=3)
-    codes = [client.get("/v1/apps", headers=headers) for _ in range(8)]
-    limited = [r for r in codes if r.status_code == 429]
-    assert limited and all(int(r.headers["Retry-After"]) >= 1 for r in limited)
+    limited = None
+    for _ in range(50):  # 4 requests in one second: a loaded machine may spread the first ones over several
+        if (answer := client.get("/v1/apps", headers=headers)).status_code == 429:
+            limited = answer
+            break
+        assert answer.status_code == 200
+    assert limited is not None and int(limited.headers["Retry-After"]) >= 1
     time.sleep(1.1)
     assert client.get("/v1/apps", headers=headers).status_code == 200
 

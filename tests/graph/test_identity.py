@@ -188,7 +188,7 @@ def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, re
         DevicePool(redis_client).register(DeviceRecord("twin-0001", "127.0.0.1", server.port))
         clients = WorkerClients(empty_graph, redis_client, settings.risky_words)
         result = run_job(clients, JobSpec(job_id="profile-small", run_id="profile-run", package="anupam.acrylic",
-                                          policy="frontier", max_actions=80, chunk_steps=20, lease_ttl_s=5.0,
+                                          policy="frontier", max_actions=80, chunk_steps=20, lease_ttl_s=30.0,
                                           adb_timeout_s=5.0, device_wait_s=10.0))
     assert result["status"] == "done" and result["states"] > 1
     recording = recording_trace(read_recording(folder))

@@ -98,7 +98,7 @@ def test_a_crawl_folds_an_import_of_unknown_version_into_the_version_its_device_
         DevicePool(redis_client).register(DeviceRecord("twin-0001", "127.0.0.1", server.port))
         result = run_job(WorkerClients(empty_graph, redis_client, settings.risky_words),
                          JobSpec(job_id="fold", run_id="fold-run", package="anupam.acrylic", policy="frontier",
-                                 max_actions=30, chunk_steps=10, lease_ttl_s=5.0, adb_timeout_s=5.0,
+                                 max_actions=30, chunk_steps=10, lease_ttl_s=30.0, adb_timeout_s=5.0,
                                  device_wait_s=10.0))
     assert result["status"] == "done"
     assert [(r["version"], r["aliases"], r["traces"]) for r in empty_graph.stats("anupam.acrylic")] == \

@@ -348,25 +348,34 @@ def appmem_run(url: str, key: str, port: int, serial: str, task: str, *argv: str
 
 
 def test_a_run_stopped_by_sigterm_prints_its_partial_result_and_sends_its_trace(
-        server, twins, memory, stack_env, tmp_path):
-    """SIGTERM while the twin is held after the run's first device action: the run ends after that step, stopped,
-    prints its result and contributes its trace (exit 128 + 15)."""
+        server, twins, memory, stack_env, tmp_path, monkeypatch):
+    """SIGTERM while the twin holds the run's first device action (the app's launch) unanswered: the run ends
+    after that step, stopped, prints its result and contributes its trace (exit 128 + 15)."""
+    import threading
+
     url, key = server
     fleet, twin_server = twins
     twin_server.reset("twin-0003")
-    device, before = fleet["twin-0003"], fleet["twin-0003"].actions
+    device = fleet["twin-0003"]
+    launched, answer = threading.Event(), threading.Event()
+    launch = device.start_app
+
+    def held_launch(package: str) -> bool:  # the twin launches the app, then holds its answer to the run
+        started = launch(package)
+        launched.set()
+        answer.wait(30)
+        return started
+
+    monkeypatch.setattr(device, "start_app", held_launch)
     task = next(t for t in recorded_tasks(memory.store, ACRYLIC, 8) if t["label"] == "About")
     out = tmp_path / "run.json"
     proc = subprocess.Popen(appmem_run(url, key, twin_server.port, "twin-0003", task["task"], "--trace-out", str(out)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
                             env={**stack_env, "APPMEM_HOME": str(tmp_path)})
-    deadline = time.monotonic() + 60
-    while device.actions == before:
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.005)
-    with device.lock:  # the twin answers nothing while it is held: the run is mid-step when the signal comes
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
+    assert launched.wait(60), proc.communicate(timeout=60)
+    proc.send_signal(signal.SIGTERM)  # the run is mid-step: waiting for its launch to be answered
+    time.sleep(0.5)
+    answer.set()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM, stderr
     result = json.loads(stdout)

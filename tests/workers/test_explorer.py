@@ -110,7 +110,7 @@ def test_a_kind_of_action_that_never_changed_anything_waits_on_new_screens(confi
 
 def _job(package, **kw) -> JobSpec:
     return JobSpec(**{"job_id": f"test-{package}", "run_id": "test-run", "package": package, "policy": "frontier",
-                      "max_actions": 120, "chunk_steps": 20, "lease_ttl_s": 5.0, "adb_timeout_s": 5.0,
+                      "max_actions": 120, "chunk_steps": 20, "lease_ttl_s": 30.0, "adb_timeout_s": 5.0,
                       "device_wait_s": 10.0, **kw})
 
 
