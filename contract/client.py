@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from appmem.errors import AppmemError
+from appmem.retry_after import retry_after_s
 from contract.contributions import Accepted, ContributionStatus
 from contract.hints import HintsAnswer
 from contract.locate import LocateAnswer
@@ -61,7 +62,7 @@ class ApiClient:
             except httpx.HTTPError as exc:
                 raise ApiError(0, f"{type(exc).__name__}: {exc}", str(self.http.base_url).rstrip("/")) from exc
             if response.status_code in (429, 503) and attempt < RETRIES:
-                time.sleep(min(5.0, float(response.headers.get("Retry-After") or 1)))
+                time.sleep(retry_after_s(response.headers.get("Retry-After"), cap=5.0, default=1.0))
                 continue
             if response.status_code >= 400:
                 try:

@@ -24,6 +24,7 @@ import openai
 from tenacity import RetryCallState, retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from appmem.errors import AppmemError, ConfigError, TransientError
+from appmem.retry_after import retry_after_s
 from appmem.settings import Settings
 
 log = logging.getLogger("semantic.llm")  # one logger for what the LLM did, as operators filter it
@@ -110,11 +111,7 @@ def redact(client: openai.OpenAI, text: str) -> str:
 def retry_after(exc: BaseException | None) -> float:
     """The seconds a 429/503 reply's Retry-After asks for (capped at MAX_RETRY_AFTER_S); 0 when none."""
     response = getattr(exc, "response", None)
-    try:
-        seconds = float(response.headers.get("retry-after", "")) if response is not None else 0.0
-    except ValueError:  # an HTTP date, or nonsense: the exponential backoff alone
-        return 0.0
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+    return retry_after_s(response.headers.get("retry-after") if response is not None else None, MAX_RETRY_AFTER_S)
 
 
 def retrying(client: openai.OpenAI, call: Callable, attempts: int, backoff_s: float) -> Callable:
