@@ -1,14 +1,18 @@
 """One device driven through `adbutils`: observe the screen, perform an Action.
 
-This is the only module that talks to a device. Every call has a bounded
-timeout (adbutils' own helpers wait up to 600 s per shell command, so the
-commands are sent with `shell(..., timeout=)` here) and every adb failure
-becomes a `DeviceError` naming the device. `touched` is the monotonic time of
-the last successful exchange: the lease heartbeat renews a lease only while
-the device answers (see workers/devices.py). `open_driver` reaches a device
-through an adb server with that timeout on every exchange, the server's
-handshake included, and never starts a local `adb` server when the connection
-is refused (adbutils does: `adb start-server`, a daemon left on tcp:5037).
+This is the only module that talks to a device. Every read from the adb server
+waits at most the driver's timeout, so a device that stops answering fails the
+call within about one timeout, and every adb failure becomes a `DeviceError`
+naming the device. The timeout lives on the connections (`AdbServer`), not on
+the calls: adbutils' `shell(..., timeout=)` opens the shell with
+`open_transport()`'s 600-s default and applies its timeout to the output only,
+so a device that hangs on the `shell:` request (or its selection) held the
+caller for 10 minutes. `touched` is the monotonic time of the last successful
+exchange: the lease heartbeat renews a lease only while the device answers (see
+workers/devices.py). `open_driver` reaches a device through an adb server with
+that timeout on every exchange, the server's handshake included, and never
+starts a local `adb` server when the connection is refused (adbutils does:
+`adb start-server`, a daemon left on tcp:5037).
 """
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ class _Connection(adbutils.AdbConnection):
 
 
 class AdbServer(adbutils.AdbClient):
-    """An adb server at host:port; every connection to it, the handshake included, times out after `timeout_s`."""
+    """An adb server at host:port; every read on a connection to it, the handshake included, times out after
+    at most `timeout_s`, whatever timeout adbutils asks for."""
 
     def __init__(self, host: str, port: int, timeout_s: float):
         super().__init__(host, port, socket_timeout=timeout_s)
@@ -51,8 +56,9 @@ class AdbServer(adbutils.AdbClient):
             raise DeviceError(f"adb server {self.host}:{self.port}: {exc}") from None
 
     def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
+        # Never longer than timeout_s: adbutils passes its 600-s default where its callers cannot pass one.
         conn = _Connection(self.host, self.port)
-        conn.conn.settimeout(timeout or self.timeout_s)
+        conn.conn.settimeout(min(timeout or self.timeout_s, self.timeout_s))
         return conn
 
 
@@ -63,7 +69,8 @@ def open_driver(host: str, port: int, serial: str, timeout_s: float = 10.0) -> "
 
 @dataclass
 class DeviceDriver:
-    """An adbutils device with timeouts; `name` is the pool's device id, used in errors."""
+    """An adbutils device with timeouts; `name` is the pool's device id, used in errors. The calls are bounded
+    by `timeout_s` when the device comes from an `AdbServer` of that timeout (`open_driver`, the workers)."""
 
     device: adbutils.AdbDevice
     name: str
