@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from formats.ui import stable_id
 from tests.api.conftest import CALENDAR
 
 LOL = ('<?xml version="1.0"?><!DOCTYPE l [<!ENTITY l0 "lol">'
@@ -22,7 +23,7 @@ DEEP_TASK = '{"task":' + '{"a":' * 5000 + "1" + "}" * 5000 + "}"
 
 def run_trace(xml: str) -> str:
     return json.dumps({"format": "appmem-run/1", "task": "t", "package": "a.b", "app_version": "1", "device": "d",
-                       "started": "x", "ended": "y", "status": "done",
+                       "started": "2024-01-01T00:00:00Z", "ended": "2024-01-01T00:00:09Z", "status": "done",
                        "steps": [{"index": 0, "action": "tap", "before_xml": xml, "after_xml": xml}]})
 
 
@@ -64,3 +65,67 @@ def test_a_hostile_request_is_a_client_error_naming_no_stack_frame(client, beare
     r = client.request(method, path, content=content, headers=headers)
     assert 400 <= r.status_code < 500 or (r.status_code == 200 and "route" in path), (r.status_code, r.text[:300])
     assert "Traceback" not in r.text and "File \"" not in r.text
+
+
+SHOWN = ('<hierarchy><node package="a.b" class="android.widget.Button" text="OK" clickable="true" '
+         'bounds="{}"/></hierarchy>')
+
+
+def shown_run(bounds: str = "[0,0][10,10]", **fields) -> dict:
+    """A run trace of app a.b whose dumps show it (so memory need not hold it) with these fields."""
+    return {**json.loads(run_trace(SHOWN.format(bounds))), **fields}
+
+
+@pytest.mark.parametrize("fields,bounds,where,problem", [
+    # a 500 (OverflowError): year 1 at UTC+1 is year 0 in UTC
+    ({"ended": "0001-01-01T00:00:00+01:00", "recalled_task": "0123456789abcdef"}, "[0,0][10,10]", "ended",
+     "'0001-01-01T00:00:00+01:00' is out of range once in UTC (years 1 to 9999)"),
+    # each a 202, then a contribution the worker failed: the graph's datetime() reads none of them
+    ({"started": "2024-01-01T25:00:00"}, "[0,0][10,10]", "started", "'2024-01-01T25:00:00' is not a time"),
+    ({"started": "9999999-01-01"}, "[0,0][10,10]", "started", "'9999999-01-01' is not a time"),
+    ({"ended": "garbage"}, "[0,0][10,10]", "ended", "'garbage' is not a time"),
+    # a 202, then "internal error (OverflowError)": the graph stores 64-bit integers
+    ({}, "[99999999999999999999,0][1,1]", "run step 0 before_xml",
+     "node has malformed bounds '[99999999999999999999,0][1,1]'"),
+    ({}, "[0,0][2147483648,1]", "run step 0 before_xml", "node has malformed bounds '[0,0][2147483648,1]'"),
+])
+def test_a_run_the_graph_cannot_store_is_refused_at_the_edge_naming_the_field(client, bearer, fields, bounds, where,
+                                                                                problem):
+    r = client.post("/v1/traces", content=json.dumps(shown_run(bounds, **fields)),
+                    headers={**bearer("contribute"), "Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"] == "invalid_request"
+    [detail] = r.json()["detail"]
+    assert detail["field"] == where and detail["problem"].startswith(problem), detail
+
+
+@pytest.mark.parametrize("route", ["/v1/plan", "/v1/locate", "/v1/hints"])
+def test_a_dump_with_a_coordinate_of_thousands_of_digits_is_malformed_bounds(client, bearer, route):
+    """int() of a string past 4300 digits raises ValueError, which the plan routes answered with a 500."""
+    bounds = f"[{'9' * 5000},0][1,1]"
+    body = {"screen_xml": SHOWN.format(bounds), **({} if route == "/v1/locate" else {"task": "tap OK"})}
+    r = client.post(route, json=body, headers=bearer())
+    assert (r.status_code, r.json()["error"]) == (422, "invalid_request"), r.text
+    [detail] = r.json()["detail"]
+    assert detail["field"] == "screen_xml" and detail["problem"].startswith("node has malformed bounds '[999")
+
+
+def test_android_s_own_extreme_coordinates_are_bounds():
+    """A view laid out nowhere reports Android's int extremes (recordings hold them): those are still bounds."""
+    from formats.uixml import parse_bounds
+
+    assert parse_bounds("[2147483647,2147483647][-2147483648,-2147483648]").as_list() == [2**31 - 1] * 2 + [-2**31] * 2
+    assert parse_bounds("[2147483648,0][1,1]") is None and parse_bounds("[0,0][1,-2147483649]") is None
+
+
+def test_a_run_s_times_are_stored_in_the_graph_s_one_form():
+    """Every form graph/times.py reads is accepted, and the trace carries it in canonical UTC (what the graph's
+    datetime() parses: '2023-10-19 02:52:06' and DroidBot's tag failed the worker's write); the id is the one
+    the run's own text gave before."""
+    from ingest.run import run_trace as trace_of, validate_run
+
+    run = validate_run(shown_run(started="2023-10-19 02:52:06", ended="2023-10-19_025209"), "body")
+    imported = trace_of(run)
+    assert (imported.trace.started, imported.trace.ended) == ("2023-10-19T02:52:06Z", "2023-10-19T02:52:09Z")
+    assert {s.at for s in imported.trace.steps} == {"2023-10-19T02:52:09Z"}
+    assert imported.trace.id == stable_id("trace", "agent", "local", "a.b", "d", "2023-10-19 02:52:06", "t")
