@@ -129,3 +129,60 @@ def test_a_run_s_times_are_stored_in_the_graph_s_one_form():
     assert (imported.trace.started, imported.trace.ended) == ("2023-10-19T02:52:06Z", "2023-10-19T02:52:09Z")
     assert {s.at for s in imported.trace.steps} == {"2023-10-19T02:52:09Z"}
     assert imported.trace.id == stable_id("trace", "agent", "local", "a.b", "d", "2023-10-19 02:52:06", "t")
+
+
+def exchange(url: str, raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """One raw request on a fresh connection (what no HTTP client library would send): status, headers, body."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+        sock.sendall(raw)
+        data = b""
+        while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < length(data):
+            more = sock.recv(65536)
+            if not more:
+                break
+            data += more
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def length(data: bytes) -> int:
+    head = data.partition(b"\r\n\r\n")[0].decode("latin-1").lower()
+    return next((int(line.split(":", 1)[1]) for line in head.split("\r\n") if line.startswith("content-length:")), 0)
+
+
+MALFORMED_HTTP = {
+    "raw bytes in the path": b"GET /v1/apps/\xff\xfe/doc HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a method HTTP lacks": b"FOO /v1/apps HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a control character in a header": b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\x7f\r\n"
+                                       b"Content-Length: 2\r\n\r\n{}",
+    "two lengths": b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    "a length and chunks": b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                           b"0\r\n\r\n",
+    "a bad chunk": b"POST /v1/plan HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    "HTTP/9.9": b"GET /v1/apps HTTP/9.9\r\nHost: x\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("raw", MALFORMED_HTTP.values(), ids=MALFORMED_HTTP.keys())
+def test_a_request_the_http_parser_cannot_read_gets_the_api_s_json_400(served, raw):
+    """uvicorn answered these itself, before the app, with a text/plain "Invalid HTTP request received."."""
+    status, headers, body = exchange(served[0], raw)
+    assert (status, headers["content-type"]) == (400, "application/json"), body
+    assert json.loads(body) == {"error": "bad_request", "detail": "malformed HTTP request: its request line, a "
+                                                                  "header or its chunked body could not be parsed"}
+
+
+def test_a_websocket_upgrade_is_answered_as_the_plain_request_it_also_is(served):
+    """uvicorn's WebSocket side refused it with an empty 403 (the API has no WebSocket route)."""
+    url, key = served
+    status, headers, body = exchange(url, b"GET /v1/apps HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                                          b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                                          b"Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + key.encode()
+                                          + b"\r\n\r\n")
+    assert (status, headers["content-type"]) == (200, "application/json") and "apps" in json.loads(body)
