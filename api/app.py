@@ -245,21 +245,33 @@ def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[s
     return states
 
 
+# What the MCP SDK would answer otherwise. A GET opens its event stream for server-initiated messages, which
+# the stateless endpoint never sends: the stream stayed open, idle, as long as the client kept it (the spec's
+# answer for an endpoint without one is 405). A POST that is not JSON got a bare text/plain 400.
+NO_STREAM = (405, "method_not_allowed", "this MCP endpoint has no event stream: POST JSON-RPC requests to it")
+NOT_JSON = (415, "unsupported_media_type", "send MCP requests as application/json (JSON-RPC)")
+
+
 def mcp_guard(inner, services: Services):
-    """The MCP endpoint behind the same keys: a live key with the `plan` scope, within its rate."""
+    """The MCP endpoint behind the same keys: a live key with the `plan` scope, within its rate; then only
+    POSTs of JSON (and DELETE, which the SDK refuses itself) reach the SDK."""
     async def guarded(scope, receive, send) -> None:
         if scope["type"] == "http":
             headers = dict(scope.get("headers") or [])
             auth = headers.get(b"authorization", b"").decode("latin-1")
             secret = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
             key, retry = services.keys.check(secret, services.settings.rate_limit) if secret else (None, 0)
+            ctype = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
             problem = (401, "unauthorized", "missing, unknown or revoked API key") if key is None else \
                 (429, "rate_limited", "rate limit exceeded") if retry else \
                 (403, "forbidden", "this key lacks the 'plan' scope") \
-                if not {"plan", "admin"} & set(key.scopes) else None
+                if not {"plan", "admin"} & set(key.scopes) else \
+                NO_STREAM if scope["method"] == "GET" else \
+                NOT_JSON if scope["method"] == "POST" and ctype != "application/json" else None
             if problem:
-                await _error(problem[0], problem[1], problem[2],
-                             {"Retry-After": "1"} if problem[0] == 429 else None)(scope, receive, send)
+                extra = {"Retry-After": "1"} if problem[0] == 429 else \
+                    {"Allow": "POST"} if problem is NO_STREAM else None
+                await _error(problem[0], problem[1], problem[2], extra)(scope, receive, send)
                 return
         await inner(scope, receive, send)
     return guarded

@@ -186,3 +186,19 @@ def test_a_websocket_upgrade_is_answered_as_the_plain_request_it_also_is(served)
                                           b"Sec-WebSocket-Version: 13\r\nAuthorization: Bearer " + key.encode()
                                           + b"\r\n\r\n")
     assert (status, headers["content-type"]) == (200, "application/json") and "apps" in json.loads(body)
+
+
+def test_the_mcp_endpoint_refuses_in_json_what_it_does_not_take(client, bearer):
+    """A GET opened the SDK's event stream, which the stateless endpoint never writes to: it stayed open as long
+    as the client kept it. A POST that is not JSON got a bare text/plain 400."""
+    key = bearer("plan")
+    r = client.get("/mcp/", headers={**key, "Accept": "text/event-stream"})
+    assert (r.status_code, r.headers["allow"]) == (405, "POST")
+    assert r.json() == {"error": "method_not_allowed",
+                        "detail": "this MCP endpoint has no event stream: POST JSON-RPC requests to it"}
+    for ctype in ({}, {"Content-Type": "text/plain"}):
+        r = client.post("/mcp/", content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+                        headers={**key, **ctype, "Accept": "application/json, text/event-stream"})
+        assert r.status_code == 415 and r.json() == {
+            "error": "unsupported_media_type", "detail": "send MCP requests as application/json (JSON-RPC)"}
+    assert client.get("/mcp/").status_code == 401  # the key first, as before
