@@ -29,7 +29,7 @@ import kombu.exceptions
 import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from appmem.keys import KeyStore
@@ -208,6 +208,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
                   description="A shared memory of mobile apps for LLM GUI agents: plans, locating, hints, "
                               "contributions. Every /v1 route needs `Authorization: Bearer KEY`.")
     app.state.services = services
+    app.openapi = with_hoisted_defs(app.openapi)
     app.add_middleware(LimitsMiddleware, max_body=settings.max_body_bytes, metrics=services.metrics)
     install_errors(app)
     app.include_router(routes.router)
@@ -225,11 +226,35 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
         body = {"status": status, **checks, **({"preload": services.preload_error} if services.preload_error else {})}
         return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
-    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
+    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics", response_class=PlainTextResponse)
     def metrics() -> Response:
         return Response(services.metrics.text(), media_type="text/plain; version=0.0.4")
 
     return app
+
+
+def with_hoisted_defs(openapi: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """FastAPI's OpenAPI document with the `$defs` of hand-written body schemas (`openapi_extra`: POST /v1/traces
+    takes a run trace or a tarball) copied to components/schemas, where their `$ref`s point: there alone, a
+    `$ref` to a model no route names otherwise (RunStep) resolved to nothing, and clients and fuzzers that read
+    the document skipped the steps of a run. Copied, not moved: the extra is the route's own dict (FastAPI
+    puts it into the document as it is), which every app built in this process shares."""
+    def hoisted() -> dict[str, Any]:
+        schema = openapi()  # built once, then FastAPI's cached copy: copying again changes nothing
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                for name, sub in node.get("$defs", {}).items():
+                    components.setdefault(name, sub)
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+        walk(schema.get("paths", {}))
+        return schema
+    return hoisted
 
 
 def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[str, str]:
