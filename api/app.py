@@ -29,7 +29,7 @@ import kombu.exceptions
 import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from appmem.keys import KeyStore
@@ -208,6 +208,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
                   description="A shared memory of mobile apps for LLM GUI agents: plans, locating, hints, "
                               "contributions. Every /v1 route needs `Authorization: Bearer KEY`.")
     app.state.services = services
+    app.openapi = with_hoisted_defs(app.openapi)
     app.add_middleware(LimitsMiddleware, max_body=settings.max_body_bytes, metrics=services.metrics)
     install_errors(app)
     app.include_router(routes.router)
@@ -225,11 +226,35 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
         body = {"status": status, **checks, **({"preload": services.preload_error} if services.preload_error else {})}
         return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
-    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics")
+    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics", response_class=PlainTextResponse)
     def metrics() -> Response:
         return Response(services.metrics.text(), media_type="text/plain; version=0.0.4")
 
     return app
+
+
+def with_hoisted_defs(openapi: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """FastAPI's OpenAPI document with the `$defs` of hand-written body schemas (`openapi_extra`: POST /v1/traces
+    takes a run trace or a tarball) copied to components/schemas, where their `$ref`s point: there alone, a
+    `$ref` to a model no route names otherwise (RunStep) resolved to nothing, and clients and fuzzers that read
+    the document skipped the steps of a run. Copied, not moved: the extra is the route's own dict (FastAPI
+    puts it into the document as it is), which every app built in this process shares."""
+    def hoisted() -> dict[str, Any]:
+        schema = openapi()  # built once, then FastAPI's cached copy: copying again changes nothing
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                for name, sub in node.get("$defs", {}).items():
+                    components.setdefault(name, sub)
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+        walk(schema.get("paths", {}))
+        return schema
+    return hoisted
 
 
 def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[str, str]:
@@ -245,21 +270,33 @@ def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[s
     return states
 
 
+# What the MCP SDK would answer otherwise. A GET opens its event stream for server-initiated messages, which
+# the stateless endpoint never sends: the stream stayed open, idle, as long as the client kept it (the spec's
+# answer for an endpoint without one is 405). A POST that is not JSON got a bare text/plain 400.
+NO_STREAM = (405, "method_not_allowed", "this MCP endpoint has no event stream: POST JSON-RPC requests to it")
+NOT_JSON = (415, "unsupported_media_type", "send MCP requests as application/json (JSON-RPC)")
+
+
 def mcp_guard(inner, services: Services):
-    """The MCP endpoint behind the same keys: a live key with the `plan` scope, within its rate."""
+    """The MCP endpoint behind the same keys: a live key with the `plan` scope, within its rate; then only
+    POSTs of JSON (and DELETE, which the SDK refuses itself) reach the SDK."""
     async def guarded(scope, receive, send) -> None:
         if scope["type"] == "http":
             headers = dict(scope.get("headers") or [])
             auth = headers.get(b"authorization", b"").decode("latin-1")
             secret = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
             key, retry = services.keys.check(secret, services.settings.rate_limit) if secret else (None, 0)
+            ctype = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
             problem = (401, "unauthorized", "missing, unknown or revoked API key") if key is None else \
                 (429, "rate_limited", "rate limit exceeded") if retry else \
                 (403, "forbidden", "this key lacks the 'plan' scope") \
-                if not {"plan", "admin"} & set(key.scopes) else None
+                if not {"plan", "admin"} & set(key.scopes) else \
+                NO_STREAM if scope["method"] == "GET" else \
+                NOT_JSON if scope["method"] == "POST" and ctype != "application/json" else None
             if problem:
-                await _error(problem[0], problem[1], problem[2],
-                             {"Retry-After": "1"} if problem[0] == 429 else None)(scope, receive, send)
+                extra = {"Retry-After": "1"} if problem[0] == 429 else \
+                    {"Allow": "POST"} if problem is NO_STREAM else None
+                await _error(problem[0], problem[1], problem[2], extra)(scope, receive, send)
                 return
         await inner(scope, receive, send)
     return guarded

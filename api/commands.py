@@ -101,6 +101,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from api.protocol import SERVER_OPTIONS
     from semantic.embedder import cores
 
     if args.no_preload:
@@ -113,12 +114,13 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
     if workers == 1:  # one process; like each of several, it reads the vectors read-only (api/app.py)
-        uvicorn.run(create_app(replace(settings, workers=1)), host=args.host, port=args.port, log_level="warning", access_log=False)
+        uvicorn.run(create_app(replace(settings, workers=1)), host=args.host, port=args.port, log_level="warning",
+                    access_log=False, **SERVER_OPTIONS)
     else:
         from uvicorn.supervisors import Multiprocess
 
         config = uvicorn.Config("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
-                                log_level="warning", access_log=False)
+                                log_level="warning", access_log=False, **SERVER_OPTIONS)
         Multiprocess(config, sockets=[listening_socket(args.host, args.port)]).run()
     return 0
 

@@ -33,6 +33,13 @@ class ActionType(str, Enum):
         return self in (ActionType.TAP, ActionType.LONG_TAP, ActionType.INPUT, ActionType.SCROLL)
 
 
+# Android's coordinates are 32-bit ints (a view laid out nowhere reports [2147483647,2147483647]
+# [-2147483648,-2147483648]). The graph stores 64-bit integers, so a hostile dump's [99999999999999999999,0][1,1]
+# would pass every check at the API's edge and fail the worker's write: the readers of every format refuse a
+# coordinate outside this range as malformed bounds.
+COORDINATES = range(-2**31, 2**31)
+
+
 @dataclass(frozen=True)
 class Bounds:
     left: int

@@ -34,7 +34,10 @@ def utc_iso(value: object, where: str = "time") -> str:
         raise InputFormatError(where, f"{value!r} is not a time")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:  # year 1 east of UTC, or 9999 west of it: in range as written, not once in UTC
+        raise InputFormatError(where, f"{value!r} is out of range once in UTC (years 1 to 9999)") from None
     # Whole seconds: one fixed width, so the strings sort as the times do.
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 

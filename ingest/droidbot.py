@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from formats.ui import Bounds, stable_id, UIState, View
+from formats.ui import COORDINATES, Bounds, stable_id, UIState, View
 from graph.model import Step, Trace
 from graph.screens import view_paths
 from graph.times import utc_iso
@@ -108,7 +108,9 @@ def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
     try:
         (x1, y1), (x2, y2) = bounds
         b = Bounds(int(x1), int(y1), int(x2), int(y2))
-    except (TypeError, ValueError):
+        if not all(v in COORDINATES for v in b.as_list()):
+            raise ValueError("past Android's coordinates")
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int() of JSON's 1e400 (infinity)
         raise InputFormatError(where, f"view {raw.get('temp_id')} has malformed bounds {bounds!r}") from None
     return View(
         index=_require(raw, "temp_id", int, where),

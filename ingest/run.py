@@ -127,6 +127,10 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
     a contribution ("local": one's own run, trusted like an import). A failed step with an
     `expected_screen` is a failure of the edge to that screen (graph/rows.py), else of the edge it took."""
     trace_id = stable_id("trace", "agent", contributor, run.package, run.device, run.started, run.task)
+    # The times in canonical UTC (graph/times.py), the one form the graph's datetime() reads: this runs at the
+    # API's edge too, so a time it cannot read is a 422 there, not a contribution failed by the worker after
+    # its 202. (The id keeps the run's own text: a run sent again maps to the trace it made before.)
+    started, ended = utc_iso(run.started, "started"), utc_iso(run.ended, "ended")
     states: dict[str, UIState] = {}
     steps: list[Step] = []
     task_steps: list[TaskStep] = []
@@ -154,11 +158,11 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
                 continue
             action.element_key = view_paths(before.views)[index]
         steps.append(Step(step.index, before.state_id, action, after.state_id, outcome=Outcome(step.outcome),
-                          at=run.ended, expected_screen=step.expected_screen or ""))
+                          at=ended, expected_screen=step.expected_screen or ""))
         if step.outcome == "ok":
             task_steps.append(TaskStep(before.state_id, action))
     trace = Trace(id=trace_id, source="agent", package=run.package, app_version=run.app_version, device=run.device,
-                  explorer="appmem-run", started=run.started, ended=run.ended, states=states, steps=steps,
+                  explorer="appmem-run", started=started, ended=ended, states=states, steps=steps,
                   contributor="" if contributor == "local" else contributor)
     task = None
     if run.status == "done" and task_steps and not unmatched:  # a demonstration with a gap is none
@@ -167,5 +171,5 @@ def run_trace(run: RunTrace, contributor: str = "local") -> RunImport:
     outcome = None
     if run.recalled_task is not None and run.status != "stopped":  # one outcome per contributor and task
         outcome = {"id": stable_id("taskrun", run.recalled_task, contributor), "task_id": run.recalled_task,
-                   "contributor": contributor, "ok": run.status == "done", "at": utc_iso(run.ended, "ended")}
+                   "contributor": contributor, "ok": run.status == "done", "at": ended}
     return RunImport(trace, task, unmatched, outcome)

@@ -161,9 +161,11 @@ def api_on_socket(settings, memory):
     import uvicorn
 
     from api.app import create_app
+    from api.protocol import SERVER_OPTIONS
 
     port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning"))
+    uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning",
+                                       **SERVER_OPTIONS))  # as `appmem serve` runs it
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -134,6 +135,15 @@ def test_openapi_docs_are_served(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/v1/plan", "/v1/locate", "/v1/hints", "/v1/search", "/v1/apps/{app}/doc", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
             "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
+
+
+def test_every_reference_of_the_openapi_document_resolves(client):
+    """POST /v1/traces documents its body by hand (a run trace or a tarball): its steps were a `$ref` to a
+    RunStep the document did not hold, so clients and fuzzers reading it skipped them. /metrics is text."""
+    document = client.get("/openapi.json").json()
+    refs = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(document)))
+    assert "RunStep" in refs and refs <= set(document["components"]["schemas"])
+    assert list(document["paths"]["/metrics"]["get"]["responses"]["200"]["content"]) == ["text/plain"]
 
 
 
