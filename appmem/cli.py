@@ -6,6 +6,7 @@ its `commands` module); this module builds the Settings once and dispatches.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(settings, args) or 0)
     except AppmemError as exc:
         print(f"appmem: error: {clean(str(exc))}", file=sys.stderr)  # it may quote a server's reply
+        if getattr(args, "json", False):  # a script reads stdout: the error as JSON there too, not nothing
+            print(json.dumps({"error": type(exc).__name__, "detail": str(exc)}))
         return 2
     except KeyboardInterrupt:
         print("appmem: interrupted", file=sys.stderr)

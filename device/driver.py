@@ -32,6 +32,8 @@ KEYS = {ActionType.BACK: "KEYCODE_BACK", ActionType.HOME: "KEYCODE_HOME", Action
 LONG_PRESS_MS = 800
 SWIPE_MS = 300
 
+TIMEOUT_S = 10.0  # the longest one read from an adb server waits, unless a caller says otherwise
+
 
 class _Connection(adbutils.AdbConnection):
     """A connection to an adb server that fails when refused, where adbutils runs `adb start-server` and tries again."""
@@ -62,7 +64,7 @@ class AdbServer(adbutils.AdbClient):
         return conn
 
 
-def open_driver(host: str, port: int, serial: str, timeout_s: float = 10.0) -> "DeviceDriver":
+def open_driver(host: str, port: int, serial: str, timeout_s: float = TIMEOUT_S) -> "DeviceDriver":
     """The device `serial` of the adb server at host:port, every exchange bounded by `timeout_s`."""
     return DeviceDriver(AdbServer(host, port, timeout_s).device(serial), serial, timeout_s)
 
@@ -74,7 +76,7 @@ class DeviceDriver:
 
     device: adbutils.AdbDevice
     name: str
-    timeout_s: float = 10.0
+    timeout_s: float = TIMEOUT_S
     touched: float = field(default_factory=time.monotonic)
 
     def shell(self, args: list[str]) -> str:

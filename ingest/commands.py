@@ -11,10 +11,14 @@ from appmem.settings import Settings
 
 
 def progress_printer(label: str):
-    """A progress callback writing `label: done/total` on stderr (one line, updated in place)."""
+    """A progress callback writing `label: done/total` on stderr: one line updated in place on a terminal, a line
+    each elsewhere (a log file would run the updates together)."""
+    terminal = sys.stderr.isatty()
+    start = "\r" if terminal else ""
+
     def show(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        print(f"\r{label}: {done}/{total} chunks", end=end, file=sys.stderr, flush=True)
+        end = "\n" if done == total or not terminal else ""
+        print(f"{start}{label}: {done}/{total} chunks", end=end, file=sys.stderr, flush=True)
     return show
 
 

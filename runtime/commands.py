@@ -1,4 +1,4 @@
-"""CLI: `appmem run --task TEXT --serial S ...`: execute a task on a device with plans from the memory."""
+"""CLI: `appmem run --task TEXT [--serial S] ...`: execute a task on a device with plans from the memory."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from appmem.arguments import at_least, count, port
-from appmem.errors import AppmemError, ConfigError, Interrupted
+from appmem.errors import AppmemError, ConfigError, DeviceError, Interrupted
 from appmem.output import emit
 from appmem.settings import Settings
 
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="execute a task on a device: plan, act, check, re-plan, contribute the trace")
     p.add_argument("--task", required=True)
     p.add_argument("--app", help="package or short app name (default: the planner chooses)")
-    p.add_argument("--serial", required=True, help="adb serial of the device")
+    p.add_argument("--serial", help="adb serial of the device (default: the one device the adb server lists)")
     p.add_argument("--adb-host", default="127.0.0.1")
     p.add_argument("--adb-port", type=port, default=5037)
     p.add_argument("--server", help="API base URL (default: plan from the local stores)")
@@ -100,17 +100,29 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     from device.lock import device_lock
     from agent.service import open_backend
 
-    driver = open_driver(args.adb_host, args.adb_port, args.serial)
     with contextlib.ExitStack() as held:
         try:
-            held.enter_context(device_lock(settings.home, args.adb_host, args.adb_port, args.serial))
+            serial = args.serial or only_serial(args.adb_host, args.adb_port)
+            held.enter_context(device_lock(settings.home, args.adb_host, args.adb_port, serial))
             memory = open_backend(settings, args.server, args.key)
-        except AppmemError as exc:  # the device in use by another run, no key for --server, an unusable store
+        except AppmemError as exc:  # no device or several, the device in use by another run, no key, a bad store
             if not args.json:
                 raise
             emit(args, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "steps": []})
             return 2
-        return _run_with(settings, args, driver, memory)
+        return _run_with(settings, args, open_driver(args.adb_host, args.adb_port, serial), memory)
+
+
+def only_serial(host: str, port: int) -> str:
+    """The serial of the one device the adb server lists, as `adb` takes it without -s; a DeviceError naming
+    what it lists when that is no device or several."""
+    from device.driver import TIMEOUT_S, AdbServer
+
+    serials = AdbServer(host, port, TIMEOUT_S).serials()
+    if len(serials) != 1:
+        listed = ", ".join(serials) if serials else "no device"
+        raise DeviceError(f"adb server {host}:{port} lists {listed}: pass --serial")
+    return serials[0]
 
 
 def _run_with(settings: Settings, args: argparse.Namespace, driver, memory) -> int:

@@ -509,6 +509,8 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
     assert counts() == before
     with ApiClient(server, contributor) as api:
         assert api.http.get("/v1/apps").status_code == 401
+    unknown = cli(["keys", "purge", "no-such-key", "--json"], stack_env)  # a script reads the error on stdout
+    assert unknown.returncode == 2 and "no-such-key" in json.loads(unknown.stdout)["detail"], unknown.stdout
 
 
 def test_a_purge_takes_back_the_app_node_a_keys_dump_of_another_apps_screen_made(

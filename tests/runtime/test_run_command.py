@@ -16,13 +16,35 @@ from runtime.commands import confirmer
 from tests.conftest import REPO, free_port
 
 
-def appmem_run(home, adb_port: int, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def appmem_run(home, adb_port: int, *argv: str, env: dict[str, str] | None = None,
+               serial: str | None = "twin-0001") -> subprocess.CompletedProcess:
     env = {**os.environ, "APPMEM_HOME": str(home), **(env or {})}
     for name in ("APPMEM_SERVER", "APPMEM_KEY"):
         env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "appmem.cli", "run", "--task", "tap 'About'", "--serial", "twin-0001",
+    return subprocess.run([sys.executable, "-m", "appmem.cli", "run", "--task", "tap 'About'",
+                           *(["--serial", serial] if serial else []),
                            "--adb-port", str(adb_port), "--yes", "--json", *argv], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
+
+
+def test_without_serial_the_run_takes_the_one_device_and_names_them_when_there_are_several(tmp_path):
+    """As `adb` without -s: one device listed is the one; several (or none) is a JSON error naming them, before
+    anything is asked of a device."""
+    from tests.conftest import DROIDBOT
+    from twins.adb_server import TwinServer
+    from twins.device import build_fleet
+
+    memory = ("--server", f"http://127.0.0.1:{free_port()}", "--key", "k")  # nobody listens: the run ends there
+    with TwinServer(build_fleet([DROIDBOT / "anupam.acrylic"], 2)) as several:
+        done = appmem_run(tmp_path, several.port, *memory, serial=None)
+        assert done.returncode == 2 and several.devices["twin-0001"].actions == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert result["status"] == "failed" and result["steps"] == []
+        assert result["reason"].endswith("lists twin-0001, twin-0002: pass --serial"), result
+    with TwinServer(build_fleet([DROIDBOT / "anupam.acrylic"], 1)) as one:
+        done = appmem_run(tmp_path, one.port, *memory, serial=None)
+    result = json.loads(done.stdout)
+    assert result["status"] == "failed" and result["reason"].startswith("ApiError: API unreachable"), result
 
 
 def test_an_adb_server_that_accepts_but_never_answers_fails_the_run_within_the_device_timeout(tmp_path):
