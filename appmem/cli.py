@@ -12,7 +12,7 @@ import sys
 
 from appmem import tracing
 from appmem.errors import AppmemError
-from appmem.output import clean
+from appmem.output import clean, emitted
 from appmem.settings import Settings
 
 COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(settings, args) or 0)
     except AppmemError as exc:
         print(f"appmem: error: {clean(str(exc))}", file=sys.stderr)  # it may quote a server's reply
-        if getattr(args, "json", False):  # a script reads stdout: the error as JSON there too, not nothing
-            print(json.dumps({"error": type(exc).__name__, "detail": str(exc)}))
+        if getattr(args, "json", False) and not emitted():  # a script reads stdout: the error there, not nothing
+            print(json.dumps({"error": type(exc).__name__, "detail": str(exc)}))  # (one document: not after a report)
         return 2
     except KeyboardInterrupt:
         print("appmem: interrupted", file=sys.stderr)

@@ -27,8 +27,18 @@ def show(text: str) -> None:
     print(clean(text))
 
 
+_emitted = False  # whether this process printed a result: the CLI then prints an error after it on stderr only
+
+
+def emitted() -> bool:
+    """Whether `emit` printed a result (a report a command gives before it fails, as `summarize` does)."""
+    return _emitted
+
+
 def emit(args: argparse.Namespace, payload: Any, human: Callable[[Any], str] | None = None) -> None:
     """Print a result: JSON with --json (or when no human form is given), else the human form."""
+    global _emitted
+    _emitted = True
     if getattr(args, "json", False) or human is None:
         print(json.dumps(payload, indent=2, sort_keys=True, default=str))
     else:

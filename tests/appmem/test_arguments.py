@@ -59,10 +59,10 @@ def test_good_values_parse_to_what_the_commands_use():
 
 
 def test_a_missing_argument_is_one_line_too():
-    done = subprocess.run([sys.executable, "-m", "appmem.cli", "run", "--task", "t"], cwd=REPO, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "run", "--serial", "s"], cwd=REPO, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == ["appmem: error: the following arguments are required: --serial; "
+    assert done.stderr.splitlines() == ["appmem: error: the following arguments are required: --task; "
                                         "see appmem run --help"]
 
 
