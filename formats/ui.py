@@ -35,8 +35,8 @@ class ActionType(str, Enum):
 
 # Android's coordinates are 32-bit ints (a view laid out nowhere reports [2147483647,2147483647]
 # [-2147483648,-2147483648]). The graph stores 64-bit integers, so a hostile dump's [99999999999999999999,0][1,1]
-# would pass every check at the API's edge and fail the worker's write: the readers of every format refuse a
-# coordinate outside this range as malformed bounds.
+# would pass every check at the API's edge and fail the worker's write: the readers of every format take bounds
+# through `Bounds.read`, which refuses a coordinate outside this range as malformed bounds.
 COORDINATES = range(-2**31, 2**31)
 
 
@@ -46,6 +46,11 @@ class Bounds:
     top: int
     right: int
     bottom: int
+
+    @classmethod
+    def read(cls, values: list[int]) -> "Bounds | None":
+        """The bounds of four coordinates a dump reported; None when one is past Android's (COORDINATES)."""
+        return cls(*values) if len(values) == 4 and all(v in COORDINATES for v in values) else None
 
     @property
     def center(self) -> tuple[int, int]:

@@ -26,9 +26,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from appmem.errors import InputFormatError
-from formats.ui import COORDINATES, Bounds, UIState, View
+from formats.ui import Bounds, UIState, View
 
-# At most 10 digits (Android's 2147483647; formats/ui.py COORDINATES): int() of a longer one is slow, and past 4300
+# At most 10 digits (Android's 2147483647; formats/ui.py Bounds.read): int() of a longer one is slow, and past 4300
 # digits a ValueError that a plan request's dump turned into a 500.
 BOUNDS_RE = re.compile(r"\[(-?\d{1,10}),(-?\d{1,10})\]\[(-?\d{1,10}),(-?\d{1,10})\]")
 VERSION_RE = re.compile(r"versionName=(?P<name>\S+)")
@@ -45,8 +45,7 @@ def _flag(node: ET.Element, name: str) -> bool:
 def parse_bounds(raw: str | None) -> Bounds | None:
     """A node's `bounds="[l,t][r,b]"`; None when malformed, past Android's coordinates, or absent."""
     m = BOUNDS_RE.fullmatch((raw or "").strip())
-    values = [int(g) for g in m.groups()] if m else []
-    return Bounds(*values) if values and all(v in COORDINATES for v in values) else None
+    return Bounds.read([int(g) for g in m.groups()]) if m else None
 
 
 def _bounds(raw: str | None, where: str) -> Bounds:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from formats.ui import COORDINATES, Bounds, stable_id, UIState, View
+from formats.ui import Bounds, stable_id, UIState, View
 from graph.model import Step, Trace
 from graph.screens import view_paths
 from graph.times import utc_iso
@@ -107,11 +107,11 @@ def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
     bounds = raw.get("bounds") or [[0, 0], [0, 0]]
     try:
         (x1, y1), (x2, y2) = bounds
-        b = Bounds(int(x1), int(y1), int(x2), int(y2))
-        if not all(v in COORDINATES for v in b.as_list()):
-            raise ValueError("past Android's coordinates")
+        b = Bounds.read([int(x1), int(y1), int(x2), int(y2)])
     except (TypeError, ValueError, OverflowError):  # OverflowError: int() of JSON's 1e400 (infinity)
-        raise InputFormatError(where, f"view {raw.get('temp_id')} has malformed bounds {bounds!r}") from None
+        b = None
+    if b is None:
+        raise InputFormatError(where, f"view {raw.get('temp_id')} has malformed bounds {bounds!r}")
     return View(
         index=_require(raw, "temp_id", int, where),
         parent=raw.get("parent") if isinstance(raw.get("parent"), int) else -1,
