@@ -15,20 +15,20 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from agent.apps import choose_app, named_package
-from agent.crossapp import connect, packages_of
-from agent.hints import hints
-from agent.locate import locate
-from agent.planjson import plan_to_dict
-from agent.planner import Planner, PlanningError
-from agent.recall import Recall
+from appmem.agent.apps import choose_app, named_package
+from appmem.agent.crossapp import connect, packages_of
+from appmem.agent.hints import hints
+from appmem.agent.locate import locate
+from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planner import Planner, PlanningError
+from appmem.agent.recall import Recall
 from appmem.errors import InvalidInput
-from formats.ui import UIState
-from graph.model import Plan
-from graph.store import GraphStore
-from semantic.search import resolve_app
-from semantic.embedder import Embedder
-from semantic.vectors import VectorStore
+from appmem.formats.ui import UIState
+from appmem.graph.model import Plan
+from appmem.graph.store import GraphStore
+from appmem.semantic.search import resolve_app
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.vectors import VectorStore
 
 
 class Answerer:

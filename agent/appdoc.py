@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import NotFound
-from graph.routes import Routes, load_routes
-from graph.store import GraphStore
+from appmem.graph.routes import Routes, load_routes
+from appmem.graph.store import GraphStore
 
 BUDGET = 4000  # tokens: a document an LLM reads next to its task and screen
 AVAILABLE = 4  # labels of an opened screen named in an element's effect
@@ -36,7 +36,7 @@ class DocError(NotFound):
 def token_counter(home: Path):
     from tokenizers import Tokenizer
 
-    from semantic.embedder import model_folder
+    from appmem.semantic.embedder import model_folder
 
     tokenizer = Tokenizer.from_file(str(model_folder(home) / "tokenizer.json"))
     tokenizer.no_truncation()  # the file truncates and pads to the model's input length:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from agent.screenwork import label, role
-from graph.model import Element
-from graph.routes import Edge, Routes, routes_of
-from graph.store import GraphStore, element_of
+from appmem.agent.screenwork import label, role
+from appmem.graph.model import Element
+from appmem.graph.routes import Edge, Routes, routes_of
+from appmem.graph.store import GraphStore, element_of
 
 DATA = re.compile(r"\d|@")
 LABEL_MAX = 40

@@ -19,14 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.locate import html_activity
-from agent.recall import Recall
+from appmem.agent.locate import html_activity
+from appmem.agent.recall import Recall
 from appmem.errors import NotFound
-from graph.screens import screen_id, signature_parts
-from graph.vocabulary import without_package
-from semantic.embedder import Embedder
-from semantic.ranking import ElementIndex
-from semantic.search import element_index
+from appmem.graph.screens import screen_id, signature_parts
+from appmem.graph.vocabulary import without_package
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.search import element_index
 
 # Elements retrieved over all apps before they are grouped by package.
 POOL_HITS = 30

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def backend(settings: Settings, graph_only: bool = False):
     """The front door: a running server when APPMEM_SERVER is set, else the local stores (the graph
     alone with `graph_only`)."""
-    from agent.service import Service, open_backend
+    from appmem.agent.service import Service, open_backend
 
     opened = Service.open(settings, vectors=False) if graph_only else open_backend(settings)
     try:
@@ -118,7 +118,7 @@ def run_hints(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_doc(settings: Settings, args: argparse.Namespace) -> int:
-    from agent.appdoc import render
+    from appmem.agent.appdoc import render
 
     with backend(settings, graph_only=True) as door:
         doc = door.doc(args.app, args.budget)

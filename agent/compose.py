@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from agent.appgraph import AppGraph
-from agent.plansteps import GUESS, PlanSteps
-from agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, role, stem_of, typed
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
-from semantic.lexical import STOPWORDS
-from formats.ui import ActionType
-from graph.model import Element, PlanStep
-from graph.routes import Edge
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.plansteps import GUESS, PlanSteps
+from appmem.agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, role, stem_of, typed
+from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
+from appmem.semantic.lexical import STOPWORDS
+from appmem.formats.ui import ActionType
+from appmem.graph.model import Element, PlanStep
+from appmem.graph.routes import Edge
 
 COVER_W = 0.6  # COVER_W, VALUE_W: chosen leave-one-app-out by bench/plan.py
 VALUE_W = 0.0

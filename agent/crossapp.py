@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from appmem.errors import NotFound
-from formats.ui import ActionType
-from graph.model import Plan, PlanStep
-from graph.routes import load_routes
-from graph.store import GraphStore, element_of
-from graph.vocabulary import is_launcher
+from appmem.formats.ui import ActionType
+from appmem.graph.model import Plan, PlanStep
+from appmem.graph.routes import load_routes
+from appmem.graph.store import GraphStore, element_of
+from appmem.graph.vocabulary import is_launcher
 
 DEVICE_EXITS = {ActionType.HOME.value, ActionType.STOP_APP.value}  # ways out of any app, from any screen
 WIDEN = 2  # app → launcher → app: the apps of both screens, then those their edges lead into, once more

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent.appgraph import AppGraph, token
-from agent.screenwork import is_confirm, role
-from graph.model import Element
-from graph.store import GraphStore, element_of
+from appmem.agent.appgraph import AppGraph, token
+from appmem.agent.screenwork import is_confirm, role
+from appmem.graph.model import Element
+from appmem.graph.store import GraphStore, element_of
 
 LOOK_ALIKE = 0.5  # as agent/locate.py's similar screens (not tuned on the benchmark)
 

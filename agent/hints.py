@@ -16,15 +16,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agent.appgraph import AppGraph
-from agent.locate import locate
-from formats.ui import UIState
-from graph.screens import elements_of, screen_of
-from graph.store import GraphStore
-from semantic.embedder import Embedder
-from semantic.ranking import ElementIndex
-from semantic.search import element_index
-from semantic.vectors import VectorStore
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.locate import locate
+from appmem.formats.ui import UIState
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.store import GraphStore
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.search import element_index
+from appmem.semantic.vectors import VectorStore
 
 TARGETS = 5
 HOP_COST = 0.03  # as the planner: a hop must buy this much retrieval score

@@ -14,14 +14,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any, Callable
 
-from agent.appgraph import AppGraph, token
+from appmem.agent.appgraph import AppGraph, token
 from appmem.errors import InputFormatError, InvalidInput, NotFound
-from formats.ui import UIState
-from graph.screens import elements_of, screen_of, screen_signature
-from graph.store import GraphStore
-from ingest.autodroid import activity_of
-from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
-from formats.uixml import parse_hierarchy
+from appmem.formats.ui import UIState
+from appmem.graph.screens import elements_of, screen_of, screen_signature
+from appmem.graph.store import GraphStore
+from appmem.ingest.autodroid import activity_of
+from appmem.formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from appmem.formats.uixml import parse_hierarchy
 
 SIMILAR_MIN = 0.5
 ACTIVITY_BONUS = 0.1

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from formats.privacy import PLACEHOLDER
-from semantic.lexical import STOPWORDS, stem
+from appmem.formats.privacy import PLACEHOLDER
+from appmem.semantic.lexical import STOPWORDS, stem
 
 QUOTE_OPEN, QUOTE_CLOSE = "\"“'‘", "\"”'’"
 TOKEN = re.compile(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import html as htmlmod
 from typing import Any
 
-from graph.model import Element, Plan
-from formats.autodroid_html import TAG_CLASSES
+from appmem.graph.model import Element, Plan
+from appmem.formats.autodroid_html import TAG_CLASSES
 
 TAG_OF = {cls: tag for tag, cls in TAG_CLASSES.items() if tag != "p"}
 

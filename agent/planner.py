@@ -19,28 +19,28 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from agent.appgraph import AppGraph
-from agent.crowd import lend
-import agent.compose
-from agent.compose import Anchor, Candidate, compose, score, then, unsaid
-from agent.locate import locate
-from agent.ways import candidates, named_taps
-from agent import screenwork
-from agent.screenwork import confirm, fields, label, role
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.crowd import lend
+import appmem.agent.compose
+from appmem.agent.compose import Anchor, Candidate, compose, score, then, unsaid
+from appmem.agent.locate import locate
+from appmem.agent.ways import candidates, named_taps
+from appmem.agent import screenwork
+from appmem.agent.screenwork import confirm, fields, label, role
+from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
 from appmem.errors import InvalidInput, NotFound
-from formats.privacy import PLACEHOLDER
-from formats.ui import UIState
-from formats.uixml import variant_id
-from graph.model import Element, Plan
-from graph.screens import elements_of, screen_of
-from graph.vocabulary import BACK_WORDS
-from graph.store import GraphStore
-from semantic.embedder import Embedder
-from semantic.ranker import Ranker, installed
-from semantic.ranking import POOL, ElementIndex
-from semantic.points import Hit
-from semantic.vectors import VectorStore
+from appmem.formats.privacy import PLACEHOLDER
+from appmem.formats.ui import UIState
+from appmem.formats.uixml import variant_id
+from appmem.graph.model import Element, Plan
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.vocabulary import BACK_WORDS
+from appmem.graph.store import GraphStore
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.ranker import Ranker, installed
+from appmem.semantic.ranking import POOL, ElementIndex
+from appmem.semantic.points import Hit
+from appmem.semantic.vectors import VectorStore
 
 CANDIDATES = 10
 ENTRY_SCREENS = 3
@@ -116,7 +116,7 @@ class Planner:
         parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
-            if parsed.labels and agent.compose.RULES["quoted_label"] else None
+            if parsed.labels and appmem.agent.compose.RULES["quoted_label"] else None
         hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(named_controls, ranked)
         starts, where = self._starts(graph, packages, start)
         graph = graph.coming(came_from, where["screen_id"], variant_id(start) if isinstance(start, UIState) else "",
@@ -145,7 +145,7 @@ class Planner:
                     candidate.score = score(candidate, parsed)
                     if best is None or candidate.score > best.score:
                         best = candidate
-        if best is not None and agent.compose.RULES["then"]:  # read now: benches and tests switch rules
+        if best is not None and appmem.agent.compose.RULES["then"]:  # read now: benches and tests switch rules
             best = self._then(graph, parsed, best,
                               self._goals(named_controls, targets + self._named(graph, parsed, ranked, targets)))
         package = packages[0] if len(packages) == 1 else ",".join(packages)
@@ -165,7 +165,7 @@ class Planner:
         """Second goals beyond the top targets (rule `then_pool`): elements whose label says two or more
         of the task's words ("… and list the events" → "Simple event list", ranked far down because the
         task's first goal dominates its meaning). One shared word is too common a match out there."""
-        if not agent.compose.RULES["then_pool"]:
+        if not appmem.agent.compose.RULES["then_pool"]:
             return []
         words = {stem(w) for w in parsed.words}
         top = {e.id for e, _ in targets}

@@ -4,12 +4,12 @@ they typed, and the work the task asks on one screen (agent/screenwork.py: its o
 top to bottom). The rules of what to do on the route and at the target are agent/compose.py's."""
 from __future__ import annotations
 
-from agent.appgraph import AppGraph
-from agent.screenwork import fields, is_confirm, label, options, role
-from agent.taskparse import ParsedTask, coverage
-from formats.ui import ActionType
-from graph.model import Element, PlanStep
-from graph.routes import Edge
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.screenwork import fields, is_confirm, label, options, role
+from appmem.agent.taskparse import ParsedTask, coverage
+from appmem.formats.ui import ActionType
+from appmem.graph.model import Element, PlanStep
+from appmem.graph.routes import Edge
 
 GUESS = 0.5  # confidence of a step no recorded transition backs
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it

@@ -30,16 +30,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.crossapp import connect
+from appmem.agent.crossapp import connect
 from appmem.errors import AppmemError
-from agent.params import Param, align, substitute, values
-from formats.ui import ActionType
-from graph.model import Element, Plan, PlanStep, reliability
-from graph.screens import xpath_literal
-from graph.store import GraphStore, element_of
-from formats.privacy import PLACEHOLDER, scrub_text
-from semantic.embedder import Embedder
-from semantic.vectors import VectorStore
+from appmem.agent.params import Param, align, substitute, values
+from appmem.formats.ui import ActionType
+from appmem.graph.model import Element, Plan, PlanStep, reliability
+from appmem.graph.screens import xpath_literal
+from appmem.graph.store import GraphStore, element_of
+from appmem.formats.privacy import PLACEHOLDER, scrub_text
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.vectors import VectorStore
 
 THRESHOLD = 0.72  # bench/recall.py part 5: the leave-one-app-out choice on 4 of 6 apps (others 0.63, 0.92)
 CANDIDATES = 8

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from agent.taskparse import ParsedTask, Value, coverage
-from graph.model import Element
-from graph.screens import xpath_literal
-from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of
+from appmem.agent.taskparse import ParsedTask, Value, coverage
+from appmem.graph.model import Element
+from appmem.graph.screens import xpath_literal
+from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of
 
 OPTION_MIN = 0.6  # chosen leave-one-app-out by bench/plan.py (README: Benchmarks)
 NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"

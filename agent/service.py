@@ -21,19 +21,19 @@ import threading
 import time
 from typing import Any
 
-from agent.apps import named_package
-from agent.answer import Answerer
-from agent.locate import agent_screen, html_reader, state_from_xml
-from agent.plancache import PlanCache
-from agent.planner import PlanningError
+from appmem.agent.apps import named_package
+from appmem.agent.answer import Answerer
+from appmem.agent.locate import agent_screen, html_reader, state_from_xml
+from appmem.agent.plancache import PlanCache
+from appmem.agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
 from appmem.settings import Settings
 from appmem.tracing import span
-from contract import HintsAnswer, LocateAnswer, Plan
-from graph.model import UIState
-from graph.store import GraphStore
-from semantic.search import one_app, resolve_app, search
+from appmem.contract import HintsAnswer, LocateAnswer, Plan
+from appmem.graph.model import UIState
+from appmem.graph.store import GraphStore
+from appmem.semantic.search import one_app, resolve_app, search
 
 APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
 
@@ -64,9 +64,9 @@ class Service:
         """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
         it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
         other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores)."""
-        from graph.clients import open_graph
-        from semantic.embedder import Embedder
-        from semantic.vectors import open_vectors
+        from appmem.graph.clients import open_graph
+        from appmem.semantic.embedder import Embedder
+        from appmem.semantic.vectors import open_vectors
 
         store = open_graph(settings)
         if not vectors:
@@ -208,7 +208,7 @@ class Service:
     def _app_for_html(self, task: str, html: str, activity: str | None) -> str:
         """The app of a task asked from an HTML screen: of the task's best apps, the first in which the
         screen is located (agent/apps.py `app_for_screen`), else the best app for the task."""
-        from agent.apps import app_for_screen
+        from appmem.agent.apps import app_for_screen
 
         answers = self.answers()
         choice = app_for_screen(answers.recall, answers.locate, task, html_reader(html, activity), activity)
@@ -266,7 +266,7 @@ class Service:
 
     def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:
         """The app document: screens, elements, effects, locators, ways in (agent/appdoc.py)."""
-        from agent.appdoc import BUDGET, app_doc, token_counter
+        from appmem.agent.appdoc import BUDGET, app_doc, token_counter
 
         return app_doc(self.store, self.package(app), token_counter(self.settings.home), budget or BUDGET)
 
@@ -293,7 +293,7 @@ class Service:
 def reader_vectors(settings: Settings, dim: int):
     """Vectors that many processes read at once: a Qdrant server (QDRANT_URL), else the per-app read-only
     snapshots that `summarize` publishes (semantic/snapshots.py), never the single-owner local folder."""
-    from semantic.snapshots import open_reader
+    from appmem.semantic.snapshots import open_reader
 
     return open_reader(settings, dim)
 
@@ -306,7 +306,7 @@ def open_backend(settings: Settings, server: str | None = None, key: str | None 
     client nor waits for the folder that a running server or worker owns."""
     server = server or settings.server
     if server:
-        from contract.client import ApiClient
+        from appmem.contract.client import ApiClient
 
         key = key or settings.server_key
         if not key:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from semantic.lexical import STOPWORDS, stem
+from appmem.semantic.lexical import STOPWORDS, stem
 
 # An opening quote follows a non-word character and a closing one precedes it: "Bob's" opens nothing.
 QUOTED = re.compile(r"""(?<!\w)["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""")

@@ -9,21 +9,21 @@ when the target lies beyond the item's screen. No route passes a screen twice.
 """
 from __future__ import annotations
 
-import agent.compose
-from agent import screenwork
-from agent.appgraph import AppGraph
-from agent.compose import Anchor, Candidate, compose, spoken
-from agent.screenwork import label
-from agent.taskparse import ParsedTask, alike, content_stems, coverage, position
-from graph.model import Element
-from graph.routes import Edge
-from graph.vocabulary import BACK_WORDS
+import appmem.agent.compose
+from appmem.agent import screenwork
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.compose import Anchor, Candidate, compose, spoken
+from appmem.agent.screenwork import label
+from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, position
+from appmem.graph.model import Element
+from appmem.graph.routes import Edge
+from appmem.graph.vocabulary import BACK_WORDS
 
 
 def named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
     """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
     another screen; none when rule `named_way` is off."""
-    if not agent.compose.RULES["named_way"]:
+    if not appmem.agent.compose.RULES["named_way"]:
         return []
     return [edge for edges in graph.edges.values() for edge in edges
             if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))

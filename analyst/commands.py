@@ -9,7 +9,7 @@ from appmem.settings import Settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from analyst.export import FORMATS
+    from appmem.analyst.export import FORMATS
 
     export = sub.add_parser("export", help="export an app's memory (or all) as GraphML, neo4j-admin CSV or Cypher")
     which = export.add_mutually_exclusive_group(required=True)
@@ -23,9 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(settings: Settings, args: argparse.Namespace) -> int:
-    from analyst.export import export
-    from analyst.subgraph import read
-    from graph.clients import open_graph
+    from appmem.analyst.export import export
+    from appmem.analyst.subgraph import read
+    from appmem.graph.clients import open_graph
 
     store = open_graph(settings)
     try:

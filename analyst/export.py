@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import neo4j.time
 
-from analyst.subgraph import Subgraph, cypher_statements, schema_statements
+from appmem.analyst.subgraph import Subgraph, cypher_statements, schema_statements
 from appmem.errors import InvalidInput
 
 FORMATS = ("graphml", "csv", "cypher")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-import cypher
+from appmem import cypher
 
 REPO = Path(__file__).resolve().parents[1]
 STATIC_GUIDE = REPO / "docker" / "browser" / "appmem.html"

@@ -22,9 +22,9 @@ from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 
 from appmem.errors import NotFound
-from graph.model import reliability
-from graph.store import GraphStore
-from semantic.search import one_app
+from appmem.graph.model import reliability
+from appmem.graph.store import GraphStore
+from appmem.semantic.search import one_app
 
 STATIC = Path(__file__).resolve().parent / "static"
 CYTOSCAPE = Path(__file__).resolve().parents[1] / "tools" / "js" / "node_modules" / "cytoscape" / "dist"
@@ -33,7 +33,7 @@ SCREEN = (1080, 1920)  # drawing size when a screen's elements do not say
 
 def planner_route(store: GraphStore, source_id: str, target_id: str) -> list[dict[str, Any]] | None:
     """The planner's route between two screens (agent/appgraph.py: the cheapest by length and reliability)."""
-    from agent.appgraph import route_hops
+    from appmem.agent.appgraph import route_hops
 
     return route_hops(store, source_id, target_id)
 
@@ -127,7 +127,7 @@ def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIR
 
     @router.get("/guides/appmem.html", response_class=HTMLResponse)
     def guide() -> HTMLResponse:
-        from analyst.guide import render_guide
+        from appmem.analyst.guide import render_guide
 
         return HTMLResponse(render_guide(), headers={"Access-Control-Allow-Origin": "*"})
 

@@ -17,9 +17,9 @@ from typing import Any, Iterator
 
 import neo4j.time
 
-import cypher
+from appmem import cypher
 from appmem.errors import InputFormatError, InvalidInput, NotFound
-from graph.store import GraphStore, translated_errors
+from appmem.graph.store import GraphStore, translated_errors
 
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500

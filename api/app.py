@@ -33,14 +33,14 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from appmem.keys import KeyStore
-from api.limits import LimitsMiddleware
-from api.metrics import Metrics
+from appmem.api.limits import LimitsMiddleware
+from appmem.api.metrics import Metrics
 from mcp.server.transport_security import TransportSecuritySettings
-from agent.service import Service
+from appmem.agent.service import Service
 from appmem.errors import AppmemError, ConfigError, Conflict, InvalidInput, NotFound, TransientError
 from appmem.settings import Settings
 from appmem.stack import Stack
-from ingest.contributions import Contributions
+from appmem.ingest.contributions import Contributions
 
 log = logging.getLogger("appmem.api")
 PRELOAD_STOP_S = 60.0  # at shutdown, how long to wait for the preload to finish the app it is loading
@@ -76,7 +76,7 @@ class Services:
 def open_services(settings: Settings, service: Service | None = None) -> Services:
     from celery import Celery
 
-    from workers.devices import open_redis
+    from appmem.workers.devices import open_redis
 
     url = Stack(settings).redis_url()
     r = open_redis(url, REDIS_RETRIES, REDIS_TIMEOUT_S)
@@ -91,7 +91,7 @@ def model_threads(settings: Settings) -> int | None:
     """The ONNX threads of one of `settings.workers` serve workers: APPMEM_MODEL_THREADS, else their share
     of the cores (None: all of them, one worker). Each worker runs its own ONNX thread pool: at all cores
     each, two workers on two cores would run four busy threads."""
-    from semantic.embedder import cores
+    from appmem.semantic.embedder import cores
 
     if settings.model_threads > 0:
         return settings.model_threads
@@ -175,10 +175,10 @@ def worker_app() -> FastAPI:
 
 
 def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
-    from analyst.map import map_router
-    from api.auth import require
-    from api import contrib, routes
-    from api.mcp_server import build_mcp
+    from appmem.analyst.map import map_router
+    from appmem.api.auth import require
+    from appmem.api import contrib, routes
+    from appmem.api.mcp_server import build_mcp
 
     services = open_services(settings, service)
     mcp = build_mcp(lambda: services.service)

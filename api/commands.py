@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _keystore(settings: Settings):
     from appmem.keys import KeyStore
     from appmem.stack import Stack
-    from workers.devices import open_redis
+    from appmem.workers.devices import open_redis
 
     return KeyStore(open_redis(Stack(settings).redis_url()))
 
@@ -73,8 +73,8 @@ def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from api.contrib import purge
+    from appmem.graph.clients import open_graph
+    from appmem.api.contrib import purge
 
     keys = _keystore(settings)
     key = keys.find(args.name)
@@ -100,9 +100,9 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from api.app import create_app
-    from api.protocol import SERVER_OPTIONS
-    from semantic.embedder import cores
+    from appmem.api.app import create_app
+    from appmem.api.protocol import SERVER_OPTIONS
+    from appmem.semantic.embedder import cores
 
     if args.no_preload:
         os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
@@ -119,7 +119,7 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     else:
         from uvicorn.supervisors import Multiprocess
 
-        config = uvicorn.Config("api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
+        config = uvicorn.Config("appmem.api.app:worker_app", factory=True, workers=workers, host=args.host, port=args.port,
                                 log_level="warning", access_log=False, **SERVER_OPTIONS)
         Multiprocess(config, sockets=[listening_socket(args.host, args.port)]).run()
     return 0
@@ -144,8 +144,8 @@ def listening_socket(host: str, port: int):
 
 
 def run_mcp(settings: Settings, args: argparse.Namespace) -> int:
-    from api.mcp_server import build_mcp
-    from agent.service import open_backend
+    from appmem.api.mcp_server import build_mcp
+    from appmem.agent.service import open_backend
 
     backend = open_backend(settings, args.server, args.key)
     try:

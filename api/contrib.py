@@ -19,16 +19,16 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api.auth import require
+from appmem.api.auth import require
 from appmem.errors import AppmemError, InputFormatError
 from appmem.settings import Settings
-from contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, scrub_run
-from ingest.purge import purge_contributor
-from ingest.tarball import clean_archive
-from graph.rows import now_iso
-from graph.store import GraphStore
-from ingest.run import require_app, run_trace, validate_run
+from appmem.contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
+from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK, scrub_run
+from appmem.ingest.purge import purge_contributor
+from appmem.ingest.tarball import clean_archive
+from appmem.graph.rows import now_iso
+from appmem.graph.store import GraphStore
+from appmem.ingest.run import require_app, run_trace, validate_run
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
 TRACE_BODY = {"requestBody": {"required": True, "content": {
@@ -148,13 +148,13 @@ def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: A
     `vectors` when this process may write them, else through the local folder opened here when no other
     process owns it (every serve process reads the read-only snapshots); then the snapshots are
     re-published, so every reader stops seeing the purged points."""
-    from semantic.vectors import VectorStore, open_vectors
-    from semantic.snapshots import publish
+    from appmem.semantic.vectors import VectorStore, open_vectors
+    from appmem.semantic.snapshots import publish
 
     opened = None
     if not isinstance(vectors, VectorStore):
         try:
-            from semantic.embedder import DIMS
+            from appmem.semantic.embedder import DIMS
 
             vectors = opened = open_vectors(settings, DIMS.get(settings.embed_model, 384))
         except (AppmemError, RuntimeError):  # owned by another process (summarize, the ingest worker)

@@ -15,7 +15,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.metrics import Metrics
+from appmem.api.metrics import Metrics
 
 
 def _json(status: int, payload: dict, headers: list[tuple[bytes, bytes]] | None = None):

@@ -17,8 +17,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from appmem.errors import AppmemError
-from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
-from contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
+from appmem.contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
+from appmem.contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
 
 # The SDK logs a refused call with its message, which names the caller's input (an app, a screen id):
 # refusals are the caller's business, and the API's logs carry no client text either.

@@ -17,7 +17,7 @@ import json
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-SERVER_OPTIONS = {"http": "api.protocol:JsonErrorsProtocol", "ws": "none"}
+SERVER_OPTIONS = {"http": "appmem.api.protocol:JsonErrorsProtocol", "ws": "none"}
 MALFORMED = json.dumps({"error": "bad_request", "detail": "malformed HTTP request: its request line, a header or "
                                                           "its chunked body could not be parsed"}).encode()
 

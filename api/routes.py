@@ -9,9 +9,9 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 
-from api.auth import require
-from contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
-from contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
+from appmem.api.auth import require
+from appmem.contract import HintsAnswer, HintsRequest, LocateAnswer, LocateRequest, Plan, PlanRequest
+from appmem.contract.requests import APP_MAX, DOC_BUDGET, SEARCH_K, TASK_MAX
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 PACKAGE_PATTERN = r"^[A-Za-z0-9_.]+$"

@@ -15,10 +15,11 @@ from appmem.errors import AppmemError
 from appmem.output import clean, emitted
 from appmem.settings import Settings
 
-COMMAND_MODULES = ("appmem.commands", "ingest.commands", "workers.commands", "semantic.commands", "agent.commands",
-                   "graph.commands", "cypher.commands", "analyst.commands", "api.commands", "runtime.commands")
+COMMAND_MODULES = ("appmem.commands", "appmem.ingest.commands", "appmem.workers.commands", "appmem.semantic.commands",
+                   "appmem.agent.commands", "appmem.graph.commands", "appmem.cypher.commands",
+                   "appmem.analyst.commands", "appmem.api.commands", "appmem.runtime.commands")
 # The production image leaves the app twins out (.dockerignore): their commands register when present.
-OPTIONAL_COMMAND_MODULES = ("twins.commands",)
+OPTIONAL_COMMAND_MODULES = ("appmem.twins.commands",)
 
 
 class Parser(argparse.ArgumentParser):
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     for name in OPTIONAL_COMMAND_MODULES:
-        if importlib.util.find_spec(name.split(".")[0]) is not None:
+        if importlib.util.find_spec(name.rpartition(".")[0]) is not None:
             importlib.import_module(name).register(sub)
     return parser
 

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_up(settings: Settings, args: argparse.Namespace) -> int:
     stack = Stack(settings)
     started = stack.up()
-    from graph.clients import open_graph
+    from appmem.graph.clients import open_graph
 
     store = open_graph(settings)
     try:
@@ -53,12 +53,12 @@ def run_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_stats(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
+    from appmem.graph.clients import open_graph
 
     store = open_graph(settings)
     try:
         if args.app:  # a package or a short name, as every command takes it; an app memory lacks is an error
-            from semantic.search import resolve_app
+            from appmem.semantic.search import resolve_app
 
             known = sorted({r["package"] for r in store.read("serve_app_versions", package=None)})
             rows = [row for package in resolve_app(known, args.app) for row in store.stats(package)]

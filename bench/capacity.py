@@ -9,25 +9,23 @@ property record 41 B with 4 blocks of 8 B, strings/arrays over the inline limit 
 Qdrant server from 384 float32 + HNSW links (m=16) + the measured payload bytes. Then
 scales both to 100,000 apps. The twins are not used: these are recorded apps.
 
-    .venv/bin/python bench/capacity.py [--apps N] [--json]
+    .venv/bin/python -m appmem.bench.capacity [--apps N] [--json]
 """
 from __future__ import annotations
 
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BenchParser, app_count, shared_folders, private_stack  # noqa: E402
+from appmem.bench.common import BenchParser, app_count, shared_folders, private_stack
 
-from analyst.subgraph import read  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
+from appmem.analyst.subgraph import read
+from appmem.graph.clients import open_graph
+from appmem.stack import Stack
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 
 APPS = 100_000
 DIM = 384
@@ -91,9 +89,9 @@ def main() -> None:
         neo_rels = neo4j_bytes([p for *_, p in everything.relationships], NEO4J["rel"])
         neo_index = nodes * NEO4J["index_entry"]
 
-        from semantic.embedder import Embedder
-        from semantic.pipeline import summarize
-        from semantic.vectors import VectorStore, open_qdrant
+        from appmem.semantic.embedder import Embedder
+        from appmem.semantic.pipeline import summarize
+        from appmem.semantic.vectors import VectorStore, open_qdrant
 
         client = open_qdrant(settings)
         embedder = Embedder(settings.home)

@@ -4,17 +4,15 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from appmem.settings import Settings  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
+from appmem.settings import Settings
+from appmem.stack import Stack
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DROIDBOT = SHARED / "datasets" / "droidbot"
@@ -108,10 +106,10 @@ def private_stack(home: Path | None = None) -> Iterator[Settings]:
 def exploration_memory(store, vectors, embedder, settings: Settings) -> dict[str, str]:
     """The six DroidTask apps' AutoDroid exploration memory (utg.yaml only: no gold demonstration)
     imported and summarised (skipped when the graph already holds it) → {app: package}."""
-    from ingest.autodroid import read_autodroid
-    from ingest.pipeline import ingest_trace
-    from semantic.pipeline import summarize
-    from semantic.summaries import DeterministicSummarizer
+    from appmem.ingest.autodroid import read_autodroid
+    from appmem.ingest.pipeline import ingest_trace
+    from appmem.semantic.pipeline import summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
 
     store.ensure_schema()
     packages = {}

@@ -16,13 +16,12 @@ processes, one per device) with 1, 2, 4 devices; wall time and speedups.
 Each run has its own private embedded stack (bench/common.private_stack: a fresh home, free
 ports, stopped afterwards), so a run never builds on what an earlier one left in the graph.
 
-    .venv/bin/python bench/crawl.py [--apps DIR ...] [--budget 500] [--scale-budget 150]
+    .venv/bin/python -m appmem.bench.crawl [--apps DIR ...] [--budget 500] [--scale-budget 150]
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import threading
 import time
 import uuid
@@ -30,30 +29,29 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, ahead of bench/ (bench/ingest.py)
 
-from bench.common import BenchParser, droidbot_folder, on_each, private_stack, shared_folders  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from appmem.settings import Settings  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from graph.model import Step, Trace  # noqa: E402
-from graph.times import now_iso  # noqa: E402
-from graph.vocabulary import is_launcher  # noqa: E402
-from ingest.droidbot import read_recording  # noqa: E402
-from workers.celery_app import create_app  # noqa: E402
-from workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs  # noqa: E402
-from workers.devices import DevicePool, DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
-from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer  # noqa: E402
-from workers.jobspec import JobSpec  # noqa: E402
-from workers.knowledge import FleetKnowledge  # noqa: E402
-from workers.sinks import GraphChunkSink  # noqa: E402
-from workers.jobs import WorkerClients  # noqa: E402
-from workers.policies import make_policy  # noqa: E402
-from twins.adb_server import TwinServer  # noqa: E402
-from twins.app import LAUNCHER_STATE, TwinApp  # noqa: E402
-from twins.device import build_fleet  # noqa: E402
-from formats.uixml import shown_state_id  # noqa: E402
+from appmem.bench.common import BenchParser, droidbot_folder, on_each, private_stack, shared_folders
+from appmem.graph.clients import open_graph
+from appmem.settings import Settings
+from appmem.stack import Stack
+from appmem.graph.model import Step, Trace
+from appmem.graph.times import now_iso
+from appmem.graph.vocabulary import is_launcher
+from appmem.ingest.droidbot import read_recording
+from appmem.workers.celery_app import create_app
+from appmem.workers.crawl import WorkerProcesses, enqueue, plan_jobs, recorded_states, summarize, wait_jobs
+from appmem.workers.devices import DevicePool, DeviceRecord, Heartbeat, acquire, key, open_redis
+from appmem.device.driver import DeviceDriver
+from appmem.workers.explorer import Explorer
+from appmem.workers.jobspec import JobSpec
+from appmem.workers.knowledge import FleetKnowledge
+from appmem.workers.sinks import GraphChunkSink
+from appmem.workers.jobs import WorkerClients
+from appmem.workers.policies import make_policy
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import LAUNCHER_STATE, TwinApp
+from appmem.twins.device import build_fleet
+from appmem.formats.uixml import shown_state_id
 
 
 

@@ -43,7 +43,7 @@ texts/s (x0.14), 258 ms (x12.8). Summarize with a cold cache (581 model texts pe
 success 51.9 % as with MiniLM, target 62.3 against 61.0 %, p50 362 ms against 44 ms. MiniLM stays the default: the larger model finds the
 same share of targets at an eighth of the speed (issue 18's >= 20 apps/min is out of reach with it).
 
-    .venv/bin/python bench/embedders.py [--models minilm,mpnet,e5] [--home DIR] [--json]
+    .venv/bin/python -m appmem.bench.embedders [--models minilm,mpnet,e5] [--home DIR] [--json]
 """
 from __future__ import annotations
 
@@ -56,21 +56,20 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, private_stack  # noqa: E402
-import semantic.ranking as ranking  # noqa: E402
-from appmem.errors import ConfigError  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from ingest.autodroid import package_of, read_autodroid  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
-from semantic.embedder import Embedder, VectorCache, sha256_of  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.ranking import ElementIndex  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
+from appmem.bench.common import DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, private_stack
+import appmem.semantic.ranking as ranking
+from appmem.errors import ConfigError
+from appmem.graph.clients import open_graph
+from appmem.ingest.autodroid import package_of, read_autodroid
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.embedder import Embedder, VectorCache, sha256_of
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
-from retrieval import evaluate, prepare  # noqa: E402  (after the packages: it puts bench/ first on sys.path)
+from appmem.bench.retrieval import evaluate, prepare
 
 THREADS = 2
 WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3)

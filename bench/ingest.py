@@ -4,25 +4,23 @@ The baseline writes the same rows the way AppAgentX writes its Neo4j memory:
 one MERGE per statement, one transaction (and session) per statement. Both runs
 use a private embedded stack (temporary state folder, free ports).
 
-    .venv/bin/python bench/ingest.py [--baseline-apps N]
+    .venv/bin/python -m appmem.bench.ingest [--baseline-apps N]
 """
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, private_stack  # noqa: E402  (puts the repository first on sys.path)
+from appmem.bench.common import DROIDBOT, private_stack
 
-import cypher  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from graph.rows import build_rows, chunk_states, chunk_steps  # noqa: E402
-from graph.store import GraphStore  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace, scrub_trace  # noqa: E402
+from appmem import cypher
+from appmem.graph.clients import open_graph
+from appmem.graph.rows import build_rows, chunk_states, chunk_steps
+from appmem.graph.store import GraphStore
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace, scrub_trace
 
 
 def wipe(store: GraphStore) -> None:

@@ -17,42 +17,40 @@ For each shared DroidBot app (twins are simulators: every figure here depends on
    rest by action type, `not_kept_by_action`); how many edges are stale afterwards, and
    whether the edge the update removed is.
 
-    .venv/bin/python bench/merge.py [--budget 150] [--apps a,b] [--import-version V] [--json]
+    .venv/bin/python -m appmem.bench.merge [--budget 150] [--apps a,b] [--import-version V] [--json]
 """
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,  # noqa: E402  (puts the repository first)
+from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,
                     private_stack, shared_folders)
-from graph.clients import open_graph  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from graph.model import Step, Trace  # noqa: E402
-from graph.screens import elements_of, screen_of  # noqa: E402
-from graph.times import now_iso  # noqa: E402
-from ingest.autodroid import read_autodroid  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace, scrub_trace  # noqa: E402
-from twins.adb_server import TwinServer  # noqa: E402
-from twins.device import build_fleet  # noqa: E402
-from twins.profiles import Profile  # noqa: E402
-from workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis  # noqa: E402
-from device.driver import DeviceDriver  # noqa: E402
-from workers.explorer import Explorer  # noqa: E402
-from workers.jobspec import JobSpec, trace_id  # noqa: E402
-from workers.knowledge import FleetKnowledge  # noqa: E402
-from workers.sinks import GraphChunkSink  # noqa: E402
-from workers.jobs import WorkerClients  # noqa: E402
-from workers.policies import make_policy  # noqa: E402
-from formats.uixml import shown_state_id  # noqa: E402
+from appmem.graph.clients import open_graph
+from appmem.stack import Stack
+from appmem.graph.model import Step, Trace
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.times import now_iso
+from appmem.ingest.autodroid import read_autodroid
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace, scrub_trace
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
+from appmem.twins.profiles import Profile
+from appmem.workers.devices import DeviceRecord, Heartbeat, acquire, key, open_redis
+from appmem.device.driver import DeviceDriver
+from appmem.workers.explorer import Explorer
+from appmem.workers.jobspec import JobSpec, trace_id
+from appmem.workers.knowledge import FleetKnowledge
+from appmem.workers.sinks import GraphChunkSink
+from appmem.workers.jobs import WorkerClients
+from appmem.workers.policies import make_policy
+from appmem.formats.uixml import shown_state_id
 
 PROFILES = ("recorded", "small,dynamic", "tablet,dynamic")
 
@@ -165,7 +163,7 @@ def crawled_screens(sink: CapturingSink, package: str) -> set[str]:
 def edge_keys(sink: CapturingSink, package: str) -> dict[str, tuple[str, str, str, str]]:
     """Transition key → (source state, target state, source screen, action signature) of the
     steps a crawl took (crawled state ids)."""
-    from graph.model import Transition
+    from appmem.graph.model import Transition
 
     clean = scrub_trace(Trace("x", "explorer", package, sink.version, "", "", "", "", sink.states, []))
     screens = {sid: screen_of(s, package, sink.version) for sid, s in clean.states.items()}

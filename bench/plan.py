@@ -32,7 +32,7 @@ top 5, the gold target's rank) and counted per app by kind: after the target (mi
 value, ...), target absent from memory, target beyond retrieval's top 5, or the planner's choice
 (the target in the top 5 and another chosen).
 
-    .venv/bin/python bench/plan.py [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json] [--failures]
+    .venv/bin/python -m appmem.bench.plan [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json] [--failures]
 """
 from __future__ import annotations
 
@@ -46,26 +46,25 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import recall as recall_bench  # noqa: E402
-from common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack  # noqa: E402
+from appmem.bench import recall as recall_bench
+from appmem.bench.common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack
 
-import agent.compose as compose  # noqa: E402
-import semantic.ranking as ranking  # noqa: E402
-from semantic.ranking import POOL  # noqa: E402
-from agent.screenwork import label  # noqa: E402
-import agent.screenwork as screenwork  # noqa: E402
-import agent.taskparse as taskparse  # noqa: E402
-from agent.locate import state_from_html  # noqa: E402
-from agent.planjson import plan_to_dict  # noqa: E402
-from agent.planner import Planner  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from formats.ui import ActionType  # noqa: E402
-from graph.model import Plan, PlanStep  # noqa: E402
-from graph.vocabulary import CONFIRM_WORDS  # noqa: E402
-from semantic.embedder import Embedder  # noqa: E402
-from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
+import appmem.agent.compose as compose
+import appmem.semantic.ranking as ranking
+from appmem.semantic.ranking import POOL
+from appmem.agent.screenwork import label
+import appmem.agent.screenwork as screenwork
+import appmem.agent.taskparse as taskparse
+from appmem.agent.locate import state_from_html
+from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planner import Planner
+from appmem.graph.clients import open_graph
+from appmem.formats.ui import ActionType
+from appmem.graph.model import Plan, PlanStep
+from appmem.graph.vocabulary import CONFIRM_WORDS
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 GRID = {"OPTION_MIN": (0.6, 0.75, 1.0), "COVER_W": (0.0, 0.15, 0.3, 0.6), "VALUE_W": (0.0, 0.3, 0.6)}
 OWNER = {"OPTION_MIN": screenwork, "COVER_W": compose, "VALUE_W": compose}
@@ -218,8 +217,8 @@ def rule_report(r: dict) -> None:
 def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embedder) -> dict:
     """The planner (default constants and rules) with the learned ranker, leave-one-app-out: each app's
     index re-ranked by a model trained on the OTHER apps' synthetic tasks (semantic/synthetic.py) only."""
-    from semantic.ranker import Ranker
-    from semantic.training import KIND, SEED, app_examples, fit_on
+    from appmem.semantic.ranker import Ranker
+    from appmem.semantic.training import KIND, SEED, app_examples, fit_on
 
     examples = {app: app_examples(store, vectors, embedder, packages[app]) for app in DROIDTASK_APPS}
     for app in DROIDTASK_APPS:

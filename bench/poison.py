@@ -28,7 +28,7 @@ contributors). Baseline, same run, same memory and traces: the worker restarted 
 (one key trusted, as before the rule) and the same traces sent again (later dates), so the plans and
 recalls they would change are counted. TWINS ARE SIMULATORS: they only render the recorded screens the forged traces carry.
 
-    .venv/bin/python bench/poison.py [--apps a,b] [--tasks 8] [--recall-tasks 4] [--copies 3] [--json]
+    .venv/bin/python -m appmem.bench.poison [--apps a,b] [--tasks 8] [--recall-tasks 4] [--copies 3] [--json]
 """
 from __future__ import annotations
 
@@ -42,32 +42,31 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BenchParser, droidbot_folders, free_port, private_stack  # noqa: E402
+from appmem.bench.common import BenchParser, droidbot_folders, free_port, private_stack
 
-import adbutils  # noqa: E402
-import uvicorn  # noqa: E402
+import adbutils
+import uvicorn
 
-from api.app import create_app  # noqa: E402
-from contract.client import ApiClient  # noqa: E402
-from agent.service import Service  # noqa: E402
-from appmem import generations  # noqa: E402
-from appmem.keys import KeyStore  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from device.driver import DeviceDriver  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
-from runtime.commands import contribute_locally  # noqa: E402
-from runtime.runtime import Runtime  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from tests.twin_tasks import forged_runs, recorded_tasks, screen_dump, unseen_targets  # noqa: E402
-from twins.adb_server import TwinServer  # noqa: E402
-from twins.app import TwinApp  # noqa: E402
-from twins.device import build_fleet  # noqa: E402
-from workers.crawl import WorkerProcesses  # noqa: E402
-from workers.devices import open_redis  # noqa: E402
+from appmem.api.app import create_app
+from appmem.contract.client import ApiClient
+from appmem.agent.service import Service
+from appmem import generations
+from appmem.keys import KeyStore
+from appmem.stack import Stack
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.device.driver import DeviceDriver
+from appmem.ingest.pipeline import ingest_trace
+from appmem.runtime.commands import contribute_locally
+from appmem.runtime.runtime import Runtime
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from tests.twin_tasks import forged_runs, recorded_tasks, screen_dump, unseen_targets
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import TwinApp
+from appmem.twins.device import build_fleet
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
 
 DEFAULT_APPS = "anupam.acrylic,com.lolo.io.onelist,org.ligi.ajsha,ch.abertschi.adfree"
 

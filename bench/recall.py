@@ -18,7 +18,7 @@ measured before they are added.
 5. the recall threshold, chosen leave-one-app-out: for each app, the cosine threshold that best
    separates right from wrong recalls on the other five apps' task pairs, and its accuracy on the app
 
-    .venv/bin/python bench/recall.py [--no-distractors]
+    .venv/bin/python -m appmem.bench.recall [--no-distractors]
 """
 from __future__ import annotations
 
@@ -29,26 +29,25 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack  # noqa: E402
+from appmem.bench.common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack
 
-from agent.apps import app_for_screen, choose_app, rank_packages  # noqa: E402
-from agent.locate import locate, state_from_html  # noqa: E402
-from agent.params import align  # noqa: E402
-from agent.planjson import plan_to_dict  # noqa: E402
-from agent.planner import Planner, PlanningError  # noqa: E402
-from agent.recall import Match, Recall, used_texts  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from graph.store import element_of  # noqa: E402
-from ingest.autodroid import read_autodroid  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_tasks, ingest_trace  # noqa: E402
-from formats.privacy import scrub_text  # noqa: E402
-from semantic.embedder import Embedder  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
+from appmem.agent.apps import app_for_screen, choose_app, rank_packages
+from appmem.agent.locate import locate, state_from_html
+from appmem.agent.params import align
+from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planner import Planner, PlanningError
+from appmem.agent.recall import Match, Recall, used_texts
+from appmem.graph.clients import open_graph
+from appmem.graph.store import element_of
+from appmem.ingest.autodroid import read_autodroid
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_tasks, ingest_trace
+from appmem.formats.privacy import scrub_text
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 scorer = load_scorer()
 GRID = [round(0.30 + 0.01 * i, 2) for i in range(70)]

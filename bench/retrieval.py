@@ -16,7 +16,7 @@ Also embedding throughput (texts/s) on the elements' simulated tasks.
 Earlier figures in the README (Recall@5 81.8 %) had the gold demonstrations in
 memory; these do not.
 
-    .venv/bin/python bench/retrieval.py [--home DIR] [--misses] [--json]
+    .venv/bin/python -m appmem.bench.retrieval [--home DIR] [--misses] [--json]
 """
 from __future__ import annotations
 
@@ -28,25 +28,24 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, private_stack  # noqa: E402
+from appmem.bench.common import DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, private_stack
 
-from agent.appgraph import AppGraph  # noqa: E402
-from agent.locate import locate, state_from_html  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from graph.screens import elements_of, screen_of  # noqa: E402
-from graph.store import element_of  # noqa: E402
-from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, id_words, label_of  # noqa: E402
-from semantic.meaning import PARTS, describe, meaning  # noqa: E402
-from semantic.pipeline import load_contexts  # noqa: E402
-from semantic.ranker import Ranker  # noqa: E402
-import semantic.ranking as ranking  # noqa: E402
-from semantic.lexical import terms  # noqa: E402
-from semantic.ranking import ElementIndex  # noqa: E402
-from semantic.training import KIND, SEED, app_examples, fit_on  # noqa: E402
-from semantic.embedder import Embedder  # noqa: E402
-from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.locate import locate, state_from_html
+from appmem.graph.clients import open_graph
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.store import element_of
+from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, id_words, label_of
+from appmem.semantic.meaning import PARTS, describe, meaning
+from appmem.semantic.pipeline import load_contexts
+from appmem.semantic.ranker import Ranker
+import appmem.semantic.ranking as ranking
+from appmem.semantic.lexical import terms
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.training import KIND, SEED, app_examples, fit_on
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 K = 5
 

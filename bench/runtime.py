@@ -41,7 +41,7 @@ Baseline, same run, same targets and memory: the runtime with no re-planning
 With `--api` the runtime plans through the HTTP API on a real socket (uvicorn in a thread, a key with the
 `plan` scope), as `appmem run --server URL --key K` does; without, through the local service.
 
-    .venv/bin/python bench/runtime.py [--apps a,b] [--tasks 8] [--api] [--json]
+    .venv/bin/python -m appmem.bench.runtime [--apps a,b] [--tasks 8] [--api] [--json]
 """
 from __future__ import annotations
 
@@ -51,32 +51,31 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BenchParser, droidbot_folders, private_stack, shared_folders  # noqa: E402
+from appmem.bench.common import BenchParser, droidbot_folders, private_stack, shared_folders
 
-import adbutils  # noqa: E402
+import adbutils
 
-from runtime.runtime import Runtime  # noqa: E402
-from agent.service import Service  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
-from ingest.run import run_trace, validate_run  # noqa: E402
-from appmem.errors import InputFormatError  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from tests.conftest import api_on_socket  # noqa: E402
-from tests.twin_tasks import dump_screen, from_state, named, reached, unseen_targets  # noqa: E402
-from appmem.keys import KeyStore  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from contract.client import ApiClient  # noqa: E402
-from workers.devices import open_redis  # noqa: E402
-from twins.adb_server import TwinServer  # noqa: E402
-from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp  # noqa: E402
-from formats.ui import ActionType  # noqa: E402
-from twins.device import build_fleet  # noqa: E402
-from twins.modes import MODES  # noqa: E402
-from device.driver import DeviceDriver  # noqa: E402
+from appmem.runtime.runtime import Runtime
+from appmem.agent.service import Service
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.ingest.run import run_trace, validate_run
+from appmem.errors import InputFormatError
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from tests.conftest import api_on_socket
+from tests.twin_tasks import dump_screen, from_state, named, reached, unseen_targets
+from appmem.keys import KeyStore
+from appmem.stack import Stack
+from appmem.contract.client import ApiClient
+from appmem.workers.devices import open_redis
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
+from appmem.formats.ui import ActionType
+from appmem.twins.device import build_fleet
+from appmem.twins.modes import MODES
+from appmem.device.driver import DeviceDriver
 
 SERIAL = "twin-0001"
 

@@ -26,7 +26,7 @@ is the cost this change removes; above that size the table says "not run". Build
 (--baseline-build N): the first N recordings built the previous way (no vector cache, a commit with fsync
 per point, shared collections) against the same N recordings built now, each with an empty cache.
 
-    .venv/bin/python bench/scale.py [--sizes 10,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
+    .venv/bin/python -m appmem.bench.scale [--sizes 10,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
 """
 from __future__ import annotations
 
@@ -41,19 +41,18 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DROIDBOT, private_stack  # noqa: E402  (puts the repository first on sys.path)
+from appmem.bench.common import DROIDBOT, private_stack
 
-from graph.clients import open_graph  # noqa: E402
-from appmem.settings import Settings  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
-from semantic.embedder import Embedder  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from semantic.vectors import VectorStore, open_qdrant  # noqa: E402
-import semantic.vectors  # noqa: E402
+from appmem.graph.clients import open_graph
+from appmem.settings import Settings
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.vectors import VectorStore, open_qdrant
+import appmem.semantic.vectors
 
 APPS = 5  # apps whose first plan is measured in each service process
 CHUNK = 25  # apps copied and built at a time
@@ -111,8 +110,8 @@ def probe(mode: str, packages: list[str]) -> dict:
     """In this (fresh) process: plan as a service would, from the snapshots (`snapshots`) or from a
     shared-collection Qdrant folder scanned by package (`scan`, the previous read path)."""
 
-    from agent.planner import Planner, PlanningError
-    from semantic.snapshots import SnapshotVectors
+    from appmem.agent.planner import Planner, PlanningError
+    from appmem.semantic.snapshots import SnapshotVectors
 
     settings = Settings.from_env()
     store = open_graph(settings)
@@ -158,7 +157,7 @@ def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) 
            "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
            "APPMEM_ARCADEDB_HTTP_PORT": str(settings.arcadedb_http_port),
            "APPMEM_REDIS_PORT": str(settings.redis_port)}
-    done = subprocess.run([sys.executable, __file__, "--probe", mode, "--packages", ",".join(packages)],
+    done = subprocess.run([sys.executable, "-m", "appmem.bench.scale", "--probe", mode, "--packages", ",".join(packages)],
                           env=env, capture_output=True, text=True, timeout=3600)
     if done.returncode:
         raise RuntimeError(f"probe {mode}: {done.stderr[-2000:]}")
@@ -167,10 +166,10 @@ def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) 
 
 def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str]) -> None:
     """The same points in the previous layout (one shared collection per kind)."""
-    from semantic.points import VectorPoint
+    from appmem.semantic.points import VectorPoint
 
     for kind in ("elements", "screens", "tasks"):  # the baseline's writes need not wait for the disk either
-        semantic.vectors._fast_local_writes(legacy.client._root(), legacy.ensure(kind))
+        appmem.semantic.vectors._fast_local_writes(legacy.client._root(), legacy.ensure(kind))
     for package in packages:  # app by app: each app's folder is opened once
         for kind in ("elements", "screens", "tasks"):
             rows = vectors.points(kind, [package])
@@ -185,9 +184,9 @@ def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) ->
     for way in ("previous", "now"):
         folders = [copy_recording(s, tmp / f"{way}-{i}", f"{way}{i}.{s.name}") for i, s in enumerate(sources)]
         home = tmp / f"{way}-home"
-        fast = semantic.vectors._fast_local_writes
+        fast = appmem.semantic.vectors._fast_local_writes
         if way == "previous":
-            semantic.vectors._fast_local_writes = lambda client, name: None  # a commit with fsync per point
+            appmem.semantic.vectors._fast_local_writes = lambda client, name: None  # a commit with fsync per point
         try:
             embedder = Embedder(home, cache=way == "now")
             vectors = VectorStore(open_qdrant(Settings(home=home)), embedder.dim, home / "vectors",
@@ -197,7 +196,7 @@ def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) ->
             finally:
                 vectors.client.close()
         finally:
-            semantic.vectors._fast_local_writes = fast
+            appmem.semantic.vectors._fast_local_writes = fast
     return out
 
 

@@ -28,7 +28,7 @@ Plans for random apps' elements' labels give p50/p99 per size: an app's first pl
 loads its graph and element index) and the next one (the app loaded, as in a long-running
 server), each planned from scratch (no memoised answer).
 
-    .venv/bin/python bench/serve.py [--requests 600] [--workers 1,2,2:2] [--apps 10,100,1000] [--skip-synthetic]
+    .venv/bin/python -m appmem.bench.serve [--requests 600] [--workers 1,2,2:2] [--apps 10,100,1000] [--skip-synthetic]
 
 Where the time goes: Qdrant's local mode filters payloads in Python over every
 point (linear in the number of element vectors: ≈ 0.75 s a search at 3,000
@@ -54,26 +54,25 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BenchParser, DROIDBOT, free_port, positive_ints, private_stack  # noqa: E402
+from appmem.bench.common import BenchParser, DROIDBOT, free_port, positive_ints, private_stack
 
-import httpx  # noqa: E402
+import httpx
 
-from appmem.keys import KeyStore  # noqa: E402
-from agent.service import Service  # noqa: E402
-from graph.clients import open_graph  # noqa: E402
-from appmem.stack import Stack  # noqa: E402
-from formats.ui import Action, ActionType, Bounds, stable_id, UIState, View  # noqa: E402
-from graph.model import Step, Trace  # noqa: E402
-from graph.screens import elements_of, screen_of  # noqa: E402
-from ingest.droidbot import read_recording, recording_trace  # noqa: E402
-from ingest.pipeline import ingest_trace  # noqa: E402
-from semantic.pipeline import summarize  # noqa: E402
-from semantic.summaries import DeterministicSummarizer  # noqa: E402
-from semantic.points import VectorPoint  # noqa: E402
-from tests.twin_tasks import recorded_tasks  # noqa: E402
-from workers.devices import open_redis  # noqa: E402
+from appmem.keys import KeyStore
+from appmem.agent.service import Service
+from appmem.graph.clients import open_graph
+from appmem.stack import Stack
+from appmem.formats.ui import Action, ActionType, Bounds, stable_id, UIState, View
+from appmem.graph.model import Step, Trace
+from appmem.graph.screens import elements_of, screen_of
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.points import VectorPoint
+from tests.twin_tasks import recorded_tasks
+from appmem.workers.devices import open_redis
 
 TWIN_APPS = ("anupam.acrylic", "com.lolo.io.onelist")
 ELEMENTS_PER_SCREEN = 5

@@ -7,27 +7,25 @@ adbutils client from several threads (one device each), and raw protocol
 requests (one connection per shell command, as adbutils opens them but without
 its 10 ms close delay).
 
-    .venv/bin/python bench/twin.py [--actions N] [--threads T] [--seconds S]
+    .venv/bin/python -m appmem.bench.twin [--actions N] [--threads T] [--seconds S]
 """
 from __future__ import annotations
 
 import argparse
 import random
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import adbutils  # noqa: E402
+import adbutils
 
-from formats.ui import ActionType  # noqa: E402
-from twins.adb_server import TwinServer  # noqa: E402
-from twins.app import TwinApp  # noqa: E402
-from twins.device import TwinDevice  # noqa: E402
-from twins.shell import execute  # noqa: E402
+from appmem.formats.ui import ActionType
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import TwinApp
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell import execute
 
 DROIDBOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "droidbot"
 

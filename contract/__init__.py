@@ -7,13 +7,13 @@ Everything that crosses the API, the MCP server, the Python client or the CLI's
 so every layer may use it. README.md's "Contract" section lists these fields
 (tests/test_contract.py checks it).
 """
-from contract.backend import MemoryBackend
-from contract.contributions import Accepted, ContributionStatus
-from contract.hints import Hint, HintsAnswer, HintTarget
-from contract.locate import Candidate, LocateAnswer
-from contract.plan import Alternative, AppChoice, Plan, PlanElement, PlanStart, PlanStep
-from contract.requests import Avoid, CameFrom, CorrectionRequest, HintsRequest, LocateRequest, PlanRequest, ScreenInput
-from contract.run import FORMAT, MAX_STEPS, RunElement, RunStep, RunTrace
+from appmem.contract.backend import MemoryBackend
+from appmem.contract.contributions import Accepted, ContributionStatus
+from appmem.contract.hints import Hint, HintsAnswer, HintTarget
+from appmem.contract.locate import Candidate, LocateAnswer
+from appmem.contract.plan import Alternative, AppChoice, Plan, PlanElement, PlanStart, PlanStep
+from appmem.contract.requests import Avoid, CameFrom, CorrectionRequest, HintsRequest, LocateRequest, PlanRequest, ScreenInput
+from appmem.contract.run import FORMAT, MAX_STEPS, RunElement, RunStep, RunTrace
 
 __all__ = ["Accepted", "Alternative", "AppChoice", "Avoid", "CameFrom", "Candidate", "ContributionStatus", "CorrectionRequest", "FORMAT",
            "Hint", "HintTarget", "HintsAnswer", "HintsRequest", "LocateAnswer", "LocateRequest", "MAX_STEPS", "MemoryBackend", "Plan",

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from contract.hints import HintsAnswer
-from contract.locate import LocateAnswer
-from contract.plan import Plan
+from appmem.contract.hints import HintsAnswer
+from appmem.contract.locate import LocateAnswer
+from appmem.contract.plan import Plan
 
 
 class MemoryBackend(Protocol):

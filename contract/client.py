@@ -19,10 +19,10 @@ import httpx
 
 from appmem.errors import AppmemError
 from appmem.retry_after import retry_after_s
-from contract.contributions import Accepted, ContributionStatus
-from contract.hints import HintsAnswer
-from contract.locate import LocateAnswer
-from contract.plan import Plan
+from appmem.contract.contributions import Accepted, ContributionStatus
+from appmem.contract.hints import HintsAnswer
+from appmem.contract.locate import LocateAnswer
+from appmem.contract.plan import Plan
 
 RETRIES = 3
 

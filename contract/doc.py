@@ -1,4 +1,4 @@
-"""The README's "Contract" section, rendered from the models: `python -m contract.doc` prints it.
+"""The README's "Contract" section, rendered from the models: `python -m appmem.contract.doc` prints it.
 
 tests/contract/test_contract.py checks that README.md holds exactly this text,
 so the documented contract is the one the code validates.
@@ -11,9 +11,9 @@ import typing
 
 from pydantic import BaseModel
 
-import contract as c
+import appmem.contract as c
 
-BEGIN = "<!-- contract:begin (python -m contract.doc renders it) -->"
+BEGIN = "<!-- contract:begin (python -m appmem.contract.doc renders it) -->"
 END = "<!-- contract:end -->"
 GROUPS = [
     ("Plan: `POST /v1/plan`, MCP `plan`, `appmem plan --json`", [c.PlanRequest, c.CameFrom, c.Avoid, c.Plan, c.PlanStep, c.PlanElement,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from contract.base import Strict
+from appmem.contract.base import Strict
 
 
 class Hint(Strict):

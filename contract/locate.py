@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from contract.base import Strict
+from appmem.contract.base import Strict
 
 
 class Candidate(Strict):

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from contract.base import Strict
-from contract.hints import Hint
+from appmem.contract.base import Strict
+from appmem.contract.hints import Hint
 
 Action = Literal["tap", "long_tap", "input", "scroll", "back", "home", "enter", "start_app", "stop_app"]
 

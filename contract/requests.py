@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from contract.base import Strict
-from contract.plan import Action
-from contract.run import VERSION_PATTERN, RunAction, RunElement
+from appmem.contract.base import Strict
+from appmem.contract.plan import Action
+from appmem.contract.run import VERSION_PATTERN, RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
 AVOID_MAX = 64  # failed steps one plan request may name

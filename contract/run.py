@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from contract.base import Strict
+from appmem.contract.base import Strict
 
 FORMAT = "appmem-run/1"
 MAX_STEPS = 1000

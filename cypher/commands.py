@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_check(settings: Settings, args: argparse.Namespace) -> int:
-    from cypher.check import check
+    from appmem.cypher.check import check
 
     report = check(args.files or None)
 

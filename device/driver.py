@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import adbutils
 
 from appmem.errors import DeviceError
-from formats.ui import Action, ActionType, Bounds, UIState
-from formats.uixml import parse_hierarchy, version_code, version_name
+from appmem.formats.ui import Action, ActionType, Bounds, UIState
+from appmem.formats.uixml import parse_hierarchy, version_code, version_name
 
 FOCUS_RE = re.compile(r"mCurrentFocus=Window\{\S+ u\d+ (?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
 DUMP_PATH = "/data/local/tmp/appmem_dump.xml"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from formats.ui import Bounds, stable_id, UIState, View
+from appmem.formats.ui import Bounds, stable_id, UIState, View
 
 TAG_CLASSES = {
     "button": "android.widget.Button",

@@ -34,8 +34,8 @@ import re
 from collections import Counter
 from dataclasses import replace
 
-from formats.ui import UIState, View
-from formats.uixml import variant_id
+from appmem.formats.ui import UIState, View
+from appmem.formats.uixml import variant_id
 
 EMAIL = "<EMAIL>"
 URL = "<URL>"

@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from appmem.errors import InputFormatError
-from formats.ui import Bounds, UIState, View
+from appmem.formats.ui import Bounds, UIState, View
 
 # At most 10 digits (Android's 2147483647; formats/ui.py Bounds.read): int() of a longer one is slow, and past 4300
 # digits a ValueError that a plan request's dump turned into a 500.

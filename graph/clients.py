@@ -5,7 +5,7 @@ import neo4j
 
 from appmem.settings import Settings
 from appmem.stack import Stack
-from graph.store import GraphStore
+from appmem.graph.store import GraphStore
 
 
 def open_graph(settings: Settings) -> GraphStore:

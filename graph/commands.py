@@ -14,8 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_migrate(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from graph.migrate import migrate
+    from appmem.graph.clients import open_graph
+    from appmem.graph.migrate import migrate
 
     store = open_graph(settings)
     try:

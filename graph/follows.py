@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from formats.ui import stable_id
-from graph.model import Screen, Step, Trace, Transition
-from graph.screens import screen_of
+from appmem.formats.ui import stable_id
+from appmem.graph.model import Screen, Step, Trace, Transition
+from appmem.graph.screens import screen_of
 
 Group = tuple[str, str, str, str]  # (source screen, action, element id, detail): one action on one screen
 

@@ -14,11 +14,11 @@ into a fresh graph (`appmem ingest …`, `appmem crawl …`).
 """
 from __future__ import annotations
 
-import cypher
-from graph.store import GraphStore
-from graph.times import utc_iso
-from graph.versions import join_crowd_versions
-from graph.votes import judge_crowd
+from appmem import cypher
+from appmem.graph.store import GraphStore
+from appmem.graph.times import utc_iso
+from appmem.graph.versions import join_crowd_versions
+from appmem.graph.votes import judge_crowd
 
 
 def migrate_times(store: GraphStore) -> dict[str, int]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from formats.ui import Action, ActionType, Bounds, UIState, stable_id
-from graph.vocabulary import label_of, role_of
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, stable_id
+from appmem.graph.vocabulary import label_of, role_of
 
 
 @dataclass

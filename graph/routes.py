@@ -31,11 +31,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from graph.follows import Follows, Group
-from graph.model import reliability
-from graph.store import GraphStore
-from graph.variants import UNSEEN, Variants
-from graph.votes import usable, weighted_counts
+from appmem.graph.follows import Follows, Group
+from appmem.graph.model import reliability
+from appmem.graph.store import GraphStore
+from appmem.graph.variants import UNSEEN, Variants
+from appmem.graph.votes import usable, weighted_counts
 
 HOP = 1.0
 STALE = 20.0  # more than any plausible fresh detour

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from formats.ui import ActionType, stable_id, UIState
-from formats.uixml import variant_id
+from appmem.formats.ui import ActionType, stable_id, UIState
+from appmem.formats.uixml import variant_id
 
-from graph.follows import follow_rows
-from graph.model import Element, Screen, Step, Trace, Transition
-from graph.screens import elements_of, screen_of
-from graph.times import now_iso
+from appmem.graph.follows import follow_rows
+from appmem.graph.model import Element, Screen, Step, Trace, Transition
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.times import now_iso
 
 
 def app_id(package: str, version: str) -> str:

@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
-from formats.ui import stable_id, UIState, View
-from formats.uixml import shown_views
+from appmem.formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
+from appmem.formats.ui import stable_id, UIState, View
+from appmem.formats.uixml import shown_views
 
-from graph.model import Element, Screen
+from appmem.graph.model import Element, Screen
 
 # Packages that are the device, not an app: their screens carry no app version.
 UNVERSIONED = ""

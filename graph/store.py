@@ -15,11 +15,11 @@ from typing import Any, Iterable, Iterator
 import neo4j
 from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
 
-import cypher
+from appmem import cypher
 from appmem.errors import Conflict, GraphError, TransientError
-from formats.ui import Bounds
-from graph.model import Element, Task, Trace
-from graph.rows import ChunkRows, app_id
+from appmem.formats.ui import Bounds
+from appmem.graph.model import Element, Task, Trace
+from appmem.graph.rows import ChunkRows, app_id
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.follows import Group, pseudo_share
+from appmem.graph.follows import Group, pseudo_share
 
 # P(an action does anything from a variant it was never recorded acting from | it worked from other variants
 # of the screen); chosen leave-one-app-out over the shared twin apps in both replay modes (README: the exact

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from graph.rows import app_id
-from graph.store import GraphStore
+from appmem.graph.rows import app_id
+from appmem.graph.store import GraphStore
 
 ALIAS_PREFIXES = ("sha256:",)
 UNKNOWN = ("", "unknown")

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graph.model import Trace
-from graph.rows import app_id
-from graph.screens import screen_of
-from graph.store import GraphStore
-from graph.version_claims import absorb, claim, claims_name, is_alias, judge
+from appmem.graph.model import Trace
+from appmem.graph.rows import app_id
+from appmem.graph.screens import screen_of
+from appmem.graph.store import GraphStore
+from appmem.graph.version_claims import absorb, claim, claims_name, is_alias, judge
 
 ATTACH_SHARE = 0.5
 

@@ -27,8 +27,8 @@ import re
 from functools import cache
 from typing import Any, Protocol, Sequence
 
-from formats import privacy
-from formats.autodroid_html import SWITCH_RE
+from appmem.formats import privacy
+from appmem.formats.autodroid_html import SWITCH_RE
 
 
 class Labelled(Protocol):

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from graph.model import reliability
+from appmem.graph.model import reliability
 
 if TYPE_CHECKING:
-    from graph.store import GraphStore
+    from appmem.graph.store import GraphStore
 
 CORRECTION_WEIGHT = 3.0
 
@@ -49,13 +49,13 @@ def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[s
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:
-    """graph.model.reliability over contributor-weighted counts (README: "The graph model")."""
+    """appmem.graph.model.reliability over contributor-weighted counts (README: "The graph model")."""
     return reliability(*weighted_counts(edge))
 
 
 def vote_rows(trace_id: str, contributor: str, transitions: list[dict]) -> list[dict]:
     """merge_votes rows from a chunk's transition rows (key, source, target, successes, failures)."""
-    from formats.ui import stable_id
+    from appmem.formats.ui import stable_id
 
     return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "source": t["source"],
              "target": t["target"], "successes": t["successes"], "failures": t["failures"]} for t in transitions]

@@ -33,12 +33,12 @@ from typing import Any
 import yaml
 
 from appmem.errors import InputFormatError, InvalidInput
-from formats.ui import Action, ActionType, stable_id, UIState
-from graph.model import Step, Task, TaskStep, Trace
-from graph.screens import view_paths
-from graph.vocabulary import clean_all
-from formats.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
-from ingest.droidbot import read_json
+from appmem.formats.ui import Action, ActionType, stable_id, UIState
+from appmem.graph.model import Step, Task, TaskStep, Trace
+from appmem.graph.screens import view_paths
+from appmem.graph.vocabulary import clean_all
+from appmem.formats.autodroid_html import HtmlElement, HtmlSyntaxError, parse_html, state_from_elements
+from appmem.ingest.droidbot import read_json
 
 APP_PACKAGES = {
     "calendar": "com.simplemobiletools.calendar.pro",

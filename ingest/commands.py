@@ -48,10 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
+    from appmem.graph.clients import open_graph
     from appmem.errors import InputFormatError
-    from ingest.droidbot import read_recording, recording_trace
-    from ingest.pipeline import ingest_trace
+    from appmem.ingest.droidbot import read_recording, recording_trace
+    from appmem.ingest.pipeline import ingest_trace
 
     if args.package and len(args.folders) > 1:
         print("appmem: --package applies to one folder only", file=sys.stderr)
@@ -78,9 +78,9 @@ def run_droidbot(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from ingest.autodroid import read_autodroid
-    from ingest.pipeline import ingest_tasks, ingest_trace
+    from appmem.graph.clients import open_graph
+    from appmem.ingest.autodroid import read_autodroid
+    from appmem.ingest.pipeline import ingest_tasks, ingest_trace
 
     imported = read_autodroid(args.folder, args.app, args.app_version)
     for problem in imported.problems:  # malformed records and tasks are left out, the rest is imported
@@ -101,8 +101,8 @@ def run_autodroid(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_run(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from ingest.run import ingest_run, read_run
+    from appmem.graph.clients import open_graph
+    from appmem.ingest.run import ingest_run, read_run
 
     run = read_run(args.file)
     store = open_graph(settings)

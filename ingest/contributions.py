@@ -41,16 +41,16 @@ import redis
 from appmem import generations
 from appmem.keys import KeyStore
 from appmem.errors import AppmemError, InputFormatError, TransientError
-from contract.run import RunTrace
-from graph.model import Trace
-from graph.follows import follow_rows
-from graph.rows import build_rows
-from graph.store import GraphStore
-from graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
-from ingest.pipeline import ingest_trace, scrub_trace
-from formats.privacy import scrub_text
-from ingest.run import ingest_run, validate_run
-from ingest.tarball import unpack
+from appmem.contract.run import RunTrace
+from appmem.graph.model import Trace
+from appmem.graph.follows import follow_rows
+from appmem.graph.rows import build_rows
+from appmem.graph.store import GraphStore
+from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
+from appmem.ingest.pipeline import ingest_trace, scrub_trace
+from appmem.formats.privacy import scrub_text
+from appmem.ingest.run import ingest_run, validate_run
+from appmem.ingest.tarball import unpack
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,7 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
             quorum: int, check: Callable[..., None]) -> dict:
     weight = CORRECTION_WEIGHT if kind == "correction" else 1.0
     if kind == "droidbot":
-        from ingest.droidbot import read_recording, recording_trace
+        from appmem.ingest.droidbot import read_recording, recording_trace
 
         with tempfile.TemporaryDirectory(prefix="appmem-contrib-") as tmp:
             folder = unpack(body, Path(tmp))

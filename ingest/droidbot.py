@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from formats.ui import Bounds, stable_id, UIState, View
-from graph.model import Step, Trace
-from graph.screens import view_paths
-from graph.times import utc_iso
-from graph.vocabulary import UNSAFE, clean_all
-from ingest.droidbot_events import action_from_event_str
+from appmem.formats.ui import Bounds, stable_id, UIState, View
+from appmem.graph.model import Step, Trace
+from appmem.graph.screens import view_paths
+from appmem.graph.times import utc_iso
+from appmem.graph.vocabulary import UNSAFE, clean_all
+from appmem.ingest.droidbot_events import action_from_event_str
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from appmem.errors import InputFormatError
-from formats.ui import Action, ActionType, UIState
+from appmem.formats.ui import Action, ActionType, UIState
 
 EVENT_RE = re.compile(r"^(?P<kind>\w+?)Event\((?P<body>.*)\)$", re.S)
 VIEW_RE = re.compile(r"view=(?P<view>[0-9a-f]{32})\((?P<activity>[^/]*)/(?P<cls>[^-]*)-(?P<text>[^)]*)\)")

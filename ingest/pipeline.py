@@ -10,13 +10,13 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from appmem.tracing import traced
-from formats.ui import Action, ActionType, UIState
-from graph.model import Step, Task, Trace
-from graph.rows import build_rows, chunk_states, chunk_steps
-from graph.screens import elements_of, locators, screen_of, view_locations
-from graph.store import ChunkResult, GraphStore, task_rows
-from graph.versions import resolve_version, settle_version
-from formats.privacy import scrub_state, scrub_text
+from appmem.formats.ui import Action, ActionType, UIState
+from appmem.graph.model import Step, Task, Trace
+from appmem.graph.rows import build_rows, chunk_states, chunk_steps
+from appmem.graph.screens import elements_of, locators, screen_of, view_locations
+from appmem.graph.store import ChunkResult, GraphStore, task_rows
+from appmem.graph.versions import resolve_version, settle_version
+from appmem.formats.privacy import scrub_state, scrub_text
 
 Progress = Callable[[int, int], None]
 

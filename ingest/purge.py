@@ -29,10 +29,10 @@ import redis
 from appmem import generations
 from appmem.errors import TransientError
 from appmem.keys import KeyStore
-from graph.store import GraphStore
-from graph.version_claims import rejudge_after_purge
-from graph.votes import judge_crowd
-from ingest.contributions import PENDING, PREFIX, PURGED, Contributions
+from appmem.graph.store import GraphStore
+from appmem.graph.version_claims import rejudge_after_purge
+from appmem.graph.votes import judge_crowd
+from appmem.ingest.contributions import PENDING, PREFIX, PURGED, Contributions
 
 
 LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it

@@ -33,13 +33,13 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from appmem.errors import InputFormatError
-from contract.run import RunElement, RunTrace
-from formats.ui import Action, ActionType, stable_id, UIState, View
-from graph.model import Outcome, Step, Task, TaskStep, Trace
-from graph.screens import view_paths
-from graph.times import utc_iso
-from graph.vocabulary import clean_all, without_package
-from formats.uixml import parse_hierarchy
+from appmem.contract.run import RunElement, RunTrace
+from appmem.formats.ui import Action, ActionType, stable_id, UIState, View
+from appmem.graph.model import Outcome, Step, Task, TaskStep, Trace
+from appmem.graph.screens import view_paths
+from appmem.graph.times import utc_iso
+from appmem.graph.vocabulary import clean_all, without_package
+from appmem.formats.uixml import parse_hierarchy
 
 
 def read_run(path: Path) -> RunTrace:
@@ -95,7 +95,7 @@ def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum:
     outcome for the stored task it replayed. `contributor`: the API key id, or "local" (one's own run);
     `quorum`: APPMEM_TRUST_QUORUM; `progress(done, chunks)` after each chunk written (it may raise to
     stop). Returns the report and what was imported."""
-    from ingest.pipeline import ingest_tasks, ingest_trace
+    from appmem.ingest.pipeline import ingest_tasks, ingest_trace
 
     require_app(store, run)
     imported = run_trace(run, contributor)

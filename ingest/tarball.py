@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from appmem.errors import InputFormatError
-from formats.privacy import scrub_text
+from appmem.formats.privacy import scrub_text
 
 MAX_HEADER = 64 * 1024
 MAX_MEMBERS = 20_000

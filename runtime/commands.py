@@ -79,7 +79,7 @@ class StopOnSignal:
 
 
 def contribute_locally(settings: Settings, memory, run: dict[str, Any]) -> str:
-    from ingest.run import ingest_run, validate_run
+    from appmem.ingest.run import ingest_run, validate_run
 
     return ingest_run(memory.store, validate_run(run, "run"), "local", settings.ingest_chunk_steps,
                       settings.trust_quorum)[0]["trace_id"]
@@ -96,9 +96,9 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
     """The run's result JSON is printed whatever happens after the arguments are read: a device that does not
     answer, a signal, a trace that can be neither sent nor kept (then the result carries the trace itself). A device
     another run on this host holds is refused before anything is asked of it (device/lock.py)."""
-    from device.driver import open_driver
-    from device.lock import device_lock
-    from agent.service import open_backend
+    from appmem.device.driver import open_driver
+    from appmem.device.lock import device_lock
+    from appmem.agent.service import open_backend
 
     with contextlib.ExitStack() as held:
         try:
@@ -116,7 +116,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
 def only_serial(host: str, port: int) -> str:
     """The serial of the one device the adb server lists, as `adb` takes it without -s; a DeviceError naming
     what it lists when that is no device or several."""
-    from device.driver import TIMEOUT_S, AdbServer
+    from appmem.device.driver import TIMEOUT_S, AdbServer
 
     serials = AdbServer(host, port, TIMEOUT_S).serials()
     if len(serials) != 1:
@@ -127,9 +127,9 @@ def only_serial(host: str, port: int) -> str:
 
 def _run_with(settings: Settings, args: argparse.Namespace, driver, memory) -> int:
     """The run on the held device: its result printed, its trace delivered; the exit status."""
-    from runtime.runtime import Runtime
-    from runtime.stepwise import make_llm_step
-    from runtime.trace import describe
+    from appmem.runtime.runtime import Runtime
+    from appmem.runtime.stepwise import make_llm_step
+    from appmem.runtime.trace import describe
 
     with StopOnSignal() as stop:
         try:
@@ -149,7 +149,7 @@ def _run_with(settings: Settings, args: argparse.Namespace, driver, memory) -> i
 def deliver(settings: Settings, args: argparse.Namespace, memory, result: dict[str, Any]) -> None:
     """Write the run's trace to --trace-out, send the outbox's kept traces, then this one (kept when that fails);
     how each went goes into `result`, with the trace itself when it could be neither sent nor kept."""
-    from runtime.outbox import Outbox, malformed
+    from appmem.runtime.outbox import Outbox, malformed
 
     run = result.pop("run")
     result["trace_id"], result["contribution"] = None, "not sent (--no-contribute)" if args.no_contribute else ""
@@ -190,8 +190,8 @@ def register_contribute(sub: argparse._SubParsersAction) -> None:
 
 
 def run_contribute(settings: Settings, args: argparse.Namespace) -> int:
-    from runtime.outbox import Outbox
-    from agent.service import open_backend
+    from appmem.runtime.outbox import Outbox
+    from appmem.agent.service import open_backend
 
     memory = open_backend(settings, args.server, args.key)
     server = args.server or settings.server

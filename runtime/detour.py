@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract.backend import MemoryBackend
-from graph.vocabulary import is_risky
-from runtime.grounding import ground
-from runtime.screen import LiveScreen
-from runtime.setbacks import StepKey, step_key
+from appmem.contract.backend import MemoryBackend
+from appmem.graph.vocabulary import is_risky
+from appmem.runtime.grounding import ground
+from appmem.runtime.screen import LiveScreen
+from appmem.runtime.setbacks import StepKey, step_key
 
 DETOUR_ACTIONS = ("tap", "long_tap")  # a detour takes an element that needs no input
 

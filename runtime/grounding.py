@@ -15,9 +15,9 @@ from typing import Any
 
 from lxml import etree
 
-from formats.ui import Bounds, View
-from formats.uixml import parse_bounds, parse_hierarchy
-from graph.vocabulary import clip, id_words
+from appmem.formats.ui import Bounds, View
+from appmem.formats.uixml import parse_bounds, parse_hierarchy
+from appmem.graph.vocabulary import clip, id_words
 
 _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from formats.uixml import parse_hierarchy
-from runtime.screen import LiveScreen
+from appmem.formats.uixml import parse_hierarchy
+from appmem.runtime.screen import LiveScreen
 
 
 def outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str | None, expected_package: str) -> str:

@@ -38,19 +38,19 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from contract.backend import MemoryBackend
-from runtime.outcome import label as _label, outcome, shows, took_effect
-from runtime.screen import LiveScreen
-from runtime.detour import another_way
-from runtime.setbacks import Setbacks, came_from, step_key as _key
-from runtime.stepwise import LlmReplyError
-from runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
-from runtime.trace import result, run_trace, trace_element
+from appmem.contract.backend import MemoryBackend
+from appmem.runtime.outcome import label as _label, outcome, shows, took_effect
+from appmem.runtime.screen import LiveScreen
+from appmem.runtime.detour import another_way
+from appmem.runtime.setbacks import Setbacks, came_from, step_key as _key
+from appmem.runtime.stepwise import LlmReplyError
+from appmem.runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
+from appmem.runtime.trace import result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, Interrupted, NotFound
-from formats.ui import Action, ActionType, Bounds
-from graph.rows import now_iso
-from graph.vocabulary import is_risky
-from device.driver import DeviceDriver
+from appmem.formats.ui import Action, ActionType, Bounds
+from appmem.graph.rows import now_iso
+from appmem.graph.vocabulary import is_risky
+from appmem.device.driver import DeviceDriver
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from contract.requests import AVOID_MAX
-from formats.ui import Bounds
-from runtime.grounding import ground
-from runtime.screen import LiveScreen
+from appmem.contract.requests import AVOID_MAX
+from appmem.formats.ui import Bounds
+from appmem.runtime.grounding import ground
+from appmem.runtime.screen import LiveScreen
 
 StepKey = tuple[str | None, str, str]
 

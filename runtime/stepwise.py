@@ -23,10 +23,10 @@ import openai
 
 from appmem.errors import AppmemError
 from appmem.settings import Settings
-from formats.ui import ActionType
-from graph.vocabulary import id_words, is_risky
-from runtime.grounding import shows, view_words
-from formats.uixml import parse_hierarchy
+from appmem.formats.ui import ActionType
+from appmem.graph.vocabulary import id_words, is_risky
+from appmem.runtime.grounding import shows, view_words
+from appmem.formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
           "of the app, answer one JSON object: {\"index\": element index, \"action\": \"tap\"|\"input\"|\"scroll\"|"
@@ -46,7 +46,7 @@ def make_llm_step(settings: Settings) -> Callable | None:
     """The runtime's `llm_step` when an LLM is configured, else None."""
     if not settings.llm_base_url or not settings.llm_model:
         return None
-    from semantic.llmclient import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
+    from appmem.semantic.llmclient import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
 
     client, model = open_llm(settings)
     call = retrying(client, lambda **request: chat(client, **request), ATTEMPTS, BACKOFF_S)

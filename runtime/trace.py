@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from contract.run import VERSION_PATTERN, RunElement, RunStep, RunTrace
-from formats.ui import Bounds
-from graph.rows import now_iso
-from runtime.grounding import node_at
+from appmem.contract.run import VERSION_PATTERN, RunElement, RunStep, RunTrace
+from appmem.formats.ui import Bounds
+from appmem.graph.rows import now_iso
+from appmem.runtime.grounding import node_at
 
 PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
 VERSION = re.compile(VERSION_PATTERN)

@@ -14,7 +14,7 @@ from appmem.arguments import app_name, count, task_text
 from appmem.errors import AppmemError
 from appmem.output import emit
 from appmem.settings import Settings
-from semantic.search import resolve_app
+from appmem.semantic.search import resolve_app
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,17 +61,17 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     """Summarise; when it fails midway (the LLM endpoint refused, a store went away), the screens done so far
     are published and their apps' cached plans retired as after a whole run, the report of what was done
     printed (with `error`), then the error raised: one line on stderr, exit 2."""
-    from graph.clients import open_graph
-    from semantic.embedder import Embedder
-    from semantic.pipeline import SummarizeReport, summarize
-    from semantic.summaries import DeterministicSummarizer
-    from semantic.vectors import open_vectors
+    from appmem.graph.clients import open_graph
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.pipeline import SummarizeReport, summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
+    from appmem.semantic.vectors import open_vectors
 
     summarizer: Any = DeterministicSummarizer(settings.risky_words)
     llm_client = None
     if args.llm == "openai":
-        from semantic.llm import LLMSummarizer, SummaryCache
-        from semantic.llmclient import open_llm
+        from appmem.semantic.llm import LLMSummarizer, SummaryCache
+        from appmem.semantic.llmclient import open_llm
 
         llm_client, model = open_llm(settings)
         summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),
@@ -94,7 +94,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         # opt-in, since on the shared apps it does not yet beat the base ranking, see bench/retrieval.py).
         if failure is None and report.screens_done and not args.no_ranker \
                 and (settings.home / "ranker" / "model.pkl").exists():
-            from semantic.training import train
+            from appmem.semantic.training import train
 
             ranker = train(store, vectors, embedder, settings.home)
     finally:
@@ -127,10 +127,10 @@ def _ranker_line(r: dict) -> str:
 
 
 def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from semantic.embedder import Embedder
-    from semantic.training import train
-    from semantic.vectors import VectorStore, open_qdrant
+    from appmem.graph.clients import open_graph
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.training import train
+    from appmem.semantic.vectors import VectorStore, open_qdrant
 
     store = open_graph(settings)
     client = open_qdrant(settings)
@@ -145,10 +145,10 @@ def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_search(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
-    from semantic.embedder import Embedder
-    from semantic.search import search
-    from semantic.snapshots import open_reader
+    from appmem.graph.clients import open_graph
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.search import search
+    from appmem.semantic.snapshots import open_reader
 
     packages = None
     if args.app:

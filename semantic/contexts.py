@@ -14,8 +14,8 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from graph.model import Element
-from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, label_of, role_of
+from appmem.graph.model import Element
+from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, label_of, role_of
 
 # Arrival labels that say nothing about the screen they open: look further back.
 OPAQUE_ARRIVALS = CONFIRM_WORDS | {"an item", ""}

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from appmem.errors import ConfigError
-from graph.vocabulary import clean
+from appmem.graph.vocabulary import clean
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 FOLDER_NAME = "all-MiniLM-L6-v2-int8"
@@ -185,7 +185,7 @@ class Embedder:
             # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
             self.model_id = f"{MODEL_NAME}|{MODEL_SHA256}|{MAX_LENGTH}"
         elif model == "mpnet":
-            from semantic import mpnet
+            from appmem.semantic import mpnet
 
             self.folder, self.dim = mpnet.model_folder(home, sha256_of), mpnet.DIM
             self._model = mpnet.MPNet(self.folder, MAX_LENGTH, self.threads)

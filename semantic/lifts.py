@@ -44,8 +44,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph.vocabulary import CONFIRM_WORDS
-from semantic.lexical import terms
+from appmem.graph.vocabulary import CONFIRM_WORDS
+from appmem.semantic.lexical import terms
 
 Pairs = list[tuple[int, np.ndarray]]  # (element, the elements it must beat), by element position
 Flat = tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -22,10 +22,10 @@ from pathlib import Path
 import openai
 from pydantic import BaseModel, ValidationError
 
-from graph.vocabulary import clip, label_of, role_of
-from semantic.contexts import ScreenContext
-from semantic.llmclient import MalformedReply, Reply, chat, endpoint_error, redact, retrying
-from semantic.summaries import DeterministicSummarizer, ScreenSummary, SummarizerStats
+from appmem.graph.vocabulary import clip, label_of, role_of
+from appmem.semantic.contexts import ScreenContext
+from appmem.semantic.llmclient import MalformedReply, Reply, chat, endpoint_error, redact, retrying
+from appmem.semantic.summaries import DeterministicSummarizer, ScreenSummary, SummarizerStats
 
 log = logging.getLogger(__name__)
 

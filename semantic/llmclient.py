@@ -27,7 +27,7 @@ from appmem.errors import AppmemError, ConfigError, TransientError
 from appmem.retry_after import retry_after_s
 from appmem.settings import Settings
 
-log = logging.getLogger("semantic.llm")  # one logger for what the LLM did, as operators filter it
+log = logging.getLogger("appmem.semantic.llm")  # one logger for what the LLM did, as operators filter it
 
 TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 MAX_REPLY_BYTES = 4 * 1024 * 1024  # a reply for a batch of 60 elements is tens of KB: more is a broken server

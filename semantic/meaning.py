@@ -15,9 +15,9 @@ bench/retrieval.py measures each part's contribution.
 """
 from __future__ import annotations
 
-from graph.model import Element
-from graph.vocabulary import head, humanize, id_words, label_of, role_of
-from semantic.contexts import ScreenContext
+from appmem.graph.model import Element
+from appmem.graph.vocabulary import head, humanize, id_words, label_of, role_of
+from appmem.semantic.contexts import ScreenContext
 
 PARTS = ("label", "role", "screen", "effect")
 EMBEDDED = ("label", "screen", "effect")  # the parts summarize embeds on their own (a role is a category)
@@ -37,7 +37,7 @@ def label_part(e: Element) -> str:
 
 
 def screen_part(ctx: ScreenContext) -> str:
-    from semantic.summaries import DeterministicSummarizer  # summaries builds on contexts, as this does
+    from appmem.semantic.summaries import DeterministicSummarizer  # summaries builds on contexts, as this does
 
     name = DeterministicSummarizer.screen_name(ctx)
     title = humanize(ctx.title)

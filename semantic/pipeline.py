@@ -24,17 +24,17 @@ from typing import Callable
 
 from appmem.errors import SummaryError
 from appmem.tracing import traced
-from graph.model import Element
-from graph.store import GraphStore, element_of
-from graph.vocabulary import BACK_WORDS, label_of, role_of
-from semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
-from semantic.embedder import Embedder
-from semantic.meaning import EMBEDDED, depth, meaning
-from semantic.lexical import terms
-from semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
-from semantic.snapshots import publish
-from semantic.points import VectorPoint
-from semantic.vectors import VectorStore
+from appmem.graph.model import Element
+from appmem.graph.store import GraphStore, element_of
+from appmem.graph.vocabulary import BACK_WORDS, label_of, role_of
+from appmem.semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.meaning import EMBEDDED, depth, meaning
+from appmem.semantic.lexical import terms
+from appmem.semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
+from appmem.semantic.snapshots import publish
+from appmem.semantic.points import VectorPoint
+from appmem.semantic.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)

@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from semantic.appfolders import SEP  # local mode's collection `elements__com.example.app`
+from appmem.semantic.appfolders import SEP  # local mode's collection `elements__com.example.app`
 
 COLLECTIONS = ("elements", "screens", "tasks")
 SAFE_PACKAGE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,150}")

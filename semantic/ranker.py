@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from graph.vocabulary import CONFIRM_WORDS
-from graph.vocabulary import head as head_of
-from semantic.lexical import terms
-from semantic.ranking import PARTS, RERANK, ElementIndex
+from appmem.graph.vocabulary import CONFIRM_WORDS
+from appmem.graph.vocabulary import head as head_of
+from appmem.semantic.lexical import terms
+from appmem.semantic.ranking import PARTS, RERANK, ElementIndex
 
 ROLES = ("input", "toggle", "tap", "long_tap", "scroll")
 FEATURES = ("total", "cosine", "gap", "place", "overlap", *(f"cos_{p}" for p in PARTS),

@@ -34,10 +34,10 @@ from typing import Protocol
 
 import numpy as np
 
-from semantic.lexical import holders, idf, terms
-from semantic.lifts import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
-from semantic.points import Hit
-from semantic.vectors import VectorStore
+from appmem.semantic.lexical import holders, idf, terms
+from appmem.semantic.lifts import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
+from appmem.semantic.points import Hit
+from appmem.semantic.vectors import VectorStore
 
 LEXICAL_WEIGHT = 0.1
 RERANK = 30  # candidates the learned ranker re-orders

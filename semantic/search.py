@@ -42,8 +42,8 @@ def one_app(packages: list[str], name: str) -> str:
 def element_index(vectors, embedder, packages: list[str] | None, kept=None):
     """The element index of `packages` (every app when None): `kept`, the caller's (a server's, the
     planner's), else read from the vectors with the installed ranker (semantic/ranker.py)."""
-    from semantic.ranker import installed
-    from semantic.ranking import ElementIndex
+    from appmem.semantic.ranker import installed
+    from appmem.semantic.ranking import ElementIndex
 
     if kept is not None:  # not `kept or`: an index has a length, and an empty one is still the caller's
         return kept

@@ -32,8 +32,8 @@ import numpy as np
 
 from appmem.errors import ConfigError
 from appmem.settings import Settings
-from semantic.points import COLLECTIONS, TIE_MARGIN, Hit, best, check_kind, package_key
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.points import COLLECTIONS, TIE_MARGIN, Hit, best, check_kind, package_key
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 FORMAT = "appmem-vectors/1"
 

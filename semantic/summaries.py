@@ -25,10 +25,10 @@ from typing import Annotated, Any, Protocol
 from pydantic import BaseModel, BeforeValidator, Field
 
 from appmem.errors import SummaryError
-from graph.model import Element
-from graph.vocabulary import (ACTION_WORDS, BACK_WORDS, CONFIRM_WORDS, clip, head, humanize, id_words, is_risky,
+from appmem.graph.model import Element
+from appmem.graph.vocabulary import (ACTION_WORDS, BACK_WORDS, CONFIRM_WORDS, clip, head, humanize, id_words, is_risky,
                               label_of, role_of, snake)
-from semantic.contexts import ScreenContext
+from appmem.semantic.contexts import ScreenContext
 
 
 # -- output: the summary schema (also the LLM's JSON schema), bounded at the edge ----------------

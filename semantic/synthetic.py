@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of, role_of
-from semantic.contexts import ScreenContext
-from semantic.meaning import screen_part
+from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of, role_of
+from appmem.semantic.contexts import ScreenContext
+from appmem.semantic.meaning import screen_part
 
 OPEN = ("open {x}", "go to {x}", "show {x}", "take me to {x}", "navigate to {x}", "view the {x}")
 TAP = ("tap {x}", "press {x}", "click {x}", "select {x}", "choose {x}", "{x}")

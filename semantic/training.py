@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graph.store import GraphStore
-from semantic.embedder import Embedder
-from semantic.pipeline import load_contexts
-from semantic.ranker import Ranker, examples, fit, provenance
-from semantic.ranking import ElementIndex
-from semantic.synthetic import tasks_of_app
-from semantic.vectors import VectorStore
+from appmem.graph.store import GraphStore
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.pipeline import load_contexts
+from appmem.semantic.ranker import Ranker, examples, fit, provenance
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.synthetic import tasks_of_app
+from appmem.semantic.vectors import VectorStore
 
 SEED = 0
 KIND = "logistic"  # bench/retrieval.py, leave-one-app-out strict R@5: logistic 59.7 %, gbm 55.8 %

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from appmem.lazy import LazyModule
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
-from semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
-from semantic.points import COLLECTIONS, TIE_MARGIN, Hit, VectorPoint, best, check_kind, package_key, point_id
+from appmem.semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
+from appmem.semantic.points import COLLECTIONS, TIE_MARGIN, Hit, VectorPoint, best, check_kind, package_key, point_id
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient

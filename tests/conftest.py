@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from graph.clients import open_graph
+from appmem.graph.clients import open_graph
 from appmem.settings import Settings
 from appmem.stack import Stack
-from graph.store import GraphStore
+from appmem.graph.store import GraphStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -130,7 +130,7 @@ def store(settings) -> GraphStore:
 @pytest.fixture
 def redis_client(settings):
     """A client of the test stack's Redis, emptied before and after the test."""
-    from workers.devices import open_redis
+    from appmem.workers.devices import open_redis
 
     client = open_redis(Stack(settings).redis_url())
     client.flushdb()
@@ -160,8 +160,8 @@ def api_on_socket(settings, memory):
     """The API on a real socket: uvicorn in a thread of this process (which owns the vectors). Yields its URL."""
     import uvicorn
 
-    from api.app import create_app
-    from api.protocol import SERVER_OPTIONS
+    from appmem.api.app import create_app
+    from appmem.api.protocol import SERVER_OPTIONS
 
     port = free_port()
     uv = uvicorn.Server(uvicorn.Config(create_app(settings, memory), host="127.0.0.1", port=port, log_level="warning",

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from graph.store import GraphStore
-from ingest.autodroid import read_autodroid
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_tasks, ingest_trace
+from appmem.graph.store import GraphStore
+from appmem.ingest.autodroid import read_autodroid
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_tasks, ingest_trace
 from tests.conftest import DROIDBOT, DROIDTASK
 
 CHUNK = 200
@@ -126,10 +126,10 @@ class SharedGraph:
 def summarized(store: GraphStore, settings, packages: list[str]) -> Iterator[tuple]:
     """(vectors, embedder) of `packages`' memory in `store`, summarised deterministically with the real model;
     the Qdrant client is closed after."""
-    from semantic.embedder import Embedder
-    from semantic.pipeline import summarize
-    from semantic.summaries import DeterministicSummarizer
-    from semantic.vectors import VectorStore, open_qdrant
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.pipeline import summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
+    from appmem.semantic.vectors import VectorStore, open_qdrant
     client = open_qdrant(settings)
     try:
         embedder = Embedder(settings.home)

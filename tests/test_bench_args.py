@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.common import droidbot_folders, shared_app_names
+from appmem.bench.common import droidbot_folders, shared_app_names
 
 REPO = Path(__file__).resolve().parents[1]
 BAD_APPS = {"runtime": "activitylauncher", "poison": "activitylauncher", "merge": "activitylauncher",
@@ -17,7 +17,7 @@ BAD_APPS = {"runtime": "activitylauncher", "poison": "activitylauncher", "merge"
 
 @pytest.mark.parametrize("bench", sorted(BAD_APPS))
 def test_a_bad_apps_value_is_one_clear_line_and_exit_2(bench):
-    done = subprocess.run([sys.executable, str(REPO / "bench" / f"{bench}.py"), "--apps", BAD_APPS[bench]],
+    done = subprocess.run([sys.executable, "-m", f"appmem.bench.{bench}", "--apps", BAD_APPS[bench]],
                           capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()

@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from types import SimpleNamespace
 
-from runtime.grounding import ground, node_at
-from formats.ui import Action, ActionType
-from graph.model import stable_id
-from graph.screens import screen_of
-from graph.store import GraphStore
-from graph.vocabulary import label_of
-from twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
-from twins.device import TwinDevice
-from formats.uixml import parse_hierarchy
+from appmem.runtime.grounding import ground, node_at
+from appmem.formats.ui import Action, ActionType
+from appmem.graph.model import stable_id
+from appmem.graph.screens import screen_of
+from appmem.graph.store import GraphStore
+from appmem.graph.vocabulary import label_of
+from appmem.twins.app import LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
+from appmem.twins.device import TwinDevice
+from appmem.formats.uixml import parse_hierarchy
 
 
 def recorded_tasks(store: GraphStore, package: str, limit: int) -> list[dict]:

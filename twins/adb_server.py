@@ -36,10 +36,10 @@ import threading
 from types import TracebackType
 
 from appmem.errors import DeviceError
-from twins.adb_sync import serve_sync
-from twins.adb_wire import Hang, block, fail, read_request, send_packets, wait_for_close
-from twins.device import TwinDevice
-from twins.shell import execute
+from appmem.twins.adb_sync import serve_sync
+from appmem.twins.adb_wire import Hang, block, fail, read_request, send_packets, wait_for_close
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell import execute
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ import socket
 import struct
 from collections.abc import Callable
 
-from twins.adb_wire import Hang, recv_exact, sync_fail
-from twins.device import TwinDevice
+from appmem.twins.adb_wire import Hang, recv_exact, sync_fail
+from appmem.twins.device import TwinDevice
 
 SYNC_CHUNK = 64 * 1024
 

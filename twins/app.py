@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from appmem.errors import InputFormatError
-from formats.ui import ActionType, Bounds, UIState, View
-from graph.model import Step
-from graph.screens import view_paths
-from twins.profiles import Profile, Update, update
-from ingest.droidbot import Recording, default_version, read_json, read_recording, recording_steps
-from ingest.droidbot_events import action_from_event_str
+from appmem.formats.ui import ActionType, Bounds, UIState, View
+from appmem.graph.model import Step
+from appmem.graph.screens import view_paths
+from appmem.twins.profiles import Profile, Update, update
+from appmem.ingest.droidbot import Recording, default_version, read_json, read_recording, recording_steps
+from appmem.ingest.droidbot_events import action_from_event_str
 
 log = logging.getLogger(__name__)
 

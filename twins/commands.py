@@ -16,7 +16,7 @@ from pathlib import Path
 from appmem.arguments import count, port_or_free
 from appmem.output import emit
 from appmem.settings import Settings
-from twins.modes import EXACT, MODES
+from appmem.twins.modes import EXACT, MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,8 +51,8 @@ def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, se
                replay: str = EXACT) -> dict:
     """The twin devices the options describe (errors name the bad option)."""
     from appmem.errors import InvalidInput
-    from twins.device import build_fleet
-    from twins.profiles import Profile
+    from appmem.twins.device import build_fleet
+    from appmem.twins.profiles import Profile
 
     if version < 1:
         raise InvalidInput("--twin-version", "must be at least 1")
@@ -60,7 +60,7 @@ def twin_fleet(folders: list[Path], devices: int, profile: str, version: int, se
 
 
 def run_serve(settings: Settings, args: argparse.Namespace) -> int:
-    from twins.adb_server import TwinServer
+    from appmem.twins.adb_server import TwinServer
 
     if args.devices < 1:
         print("appmem: --devices must be at least 1", file=sys.stderr)

@@ -34,15 +34,15 @@ from pathlib import Path
 from dataclasses import dataclass
 
 from appmem.errors import DeviceError, InvalidInput
-from formats.ui import Action, ActionType, UIState
-from twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
+from appmem.formats.ui import Action, ActionType, UIState
+from appmem.twins.app import (DEFAULT_SIZE, LAUNCHER_PACKAGE, LAUNCHER_STATE, PlacedView, TwinApp,
                               launcher_state, place_views)
-from twins.gestures import is_still, key_name, press_kind, scroll_direction, views_hit
-from twins.profiles import RECORDED_DENSITY, Profile
-from twins.modes import EXACT, MODES
-from twins.replay import acted_views, mode_targets
-from twins.render import hierarchy_xml, screenshot_png
-from twins.vfs import VirtualFS
+from appmem.twins.gestures import is_still, key_name, press_kind, scroll_direction, views_hit
+from appmem.twins.profiles import RECORDED_DENSITY, Profile
+from appmem.twins.modes import EXACT, MODES
+from appmem.twins.replay import acted_views, mode_targets
+from appmem.twins.render import hierarchy_xml, screenshot_png
+from appmem.twins.vfs import VirtualFS
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from formats.ui import ActionType
-from twins.app import PlacedView
+from appmem.formats.ui import ActionType
+from appmem.twins.app import PlacedView
 
 TOUCH_SLOP = 10  # px a swipe may move and still be a tap
 LONG_PRESS_MS = 500

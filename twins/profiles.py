@@ -22,10 +22,10 @@ import random
 from dataclasses import dataclass, field, replace
 
 from appmem.errors import InvalidInput
-from formats.ui import ActionType, Bounds, stable_id, UIState, View
-from graph.model import Step
-from graph.screens import view_paths
-from formats.privacy import dynamic_item_views
+from appmem.formats.ui import ActionType, Bounds, stable_id, UIState, View
+from appmem.graph.model import Step
+from appmem.graph.screens import view_paths
+from appmem.formats.privacy import dynamic_item_views
 
 PROFILES = ("recorded", "small", "tablet", "dynamic")
 SIZES = {"small": (720, 1280, 280), "tablet": (1600, 2560, 320)}

@@ -18,7 +18,7 @@ import re
 
 from PIL import Image, ImageDraw, ImageFont
 
-from formats.ui import UIState, View
+from appmem.formats.ui import UIState, View
 
 XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

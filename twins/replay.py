@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import cached_property
 
-from formats.ui import Action, ActionType, View
-from twins.app import Occurrence, TwinApp
-from twins.modes import SIMILAR
+from appmem.formats.ui import Action, ActionType, View
+from appmem.twins.app import Occurrence, TwinApp
+from appmem.twins.modes import SIMILAR
 
 TEXT_MAX = 50  # DroidBot leaves longer texts out of a view's signature
 

@@ -19,9 +19,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from twins import shell_files, shell_system, shell_ui
-from twins.device import TwinDevice
-from twins.shell_result import SH, Handler, ShellResult
+from appmem.twins import shell_files, shell_system, shell_ui
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell_result import SH, Handler, ShellResult
 
 _STDERR_REDIRECT = re.compile(r"(?<![\w'\"])2>(?:&1|\s*/dev/null)")
 _CONNECTORS = (";", "&&", "||", "&")

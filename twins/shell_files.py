@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from twins.device import TwinDevice
-from twins.shell_result import ShellResult
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell_result import ShellResult
 
 
 def echo(device: TwinDevice, args: list[str], stdin: bytes) -> ShellResult:

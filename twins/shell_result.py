@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from twins.device import TwinDevice
+from appmem.twins.device import TwinDevice
 
 SH = "/system/bin/sh"
 

@@ -2,10 +2,10 @@
 `wm size|density`, `getprop` and `pm` (list packages, path, clear), answered as Android prints them."""
 from __future__ import annotations
 
-from formats.ui import stable_id
-from twins.app import LAUNCHER_PACKAGE
-from twins.device import TwinDevice
-from twins.shell_result import ShellResult
+from appmem.formats.ui import stable_id
+from appmem.twins.app import LAUNCHER_PACKAGE
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell_result import ShellResult
 
 
 def dumpsys(device: TwinDevice, args: list[str], stdin: bytes) -> ShellResult:

@@ -2,8 +2,8 @@
 force-stop, broadcast), `monkey -p` and `screencap`: the commands that read or move the screen."""
 from __future__ import annotations
 
-from twins.device import TwinDevice
-from twins.shell_result import ShellResult
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell_result import ShellResult
 
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
 INPUT_SOURCES = {"touchscreen", "touchpad", "mouse", "keyboard", "dpad", "gamepad", "stylus", "trackball",

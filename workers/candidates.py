@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph import vocabulary
-from formats.ui import Action, ActionType, Bounds, UIState
-from graph.model import Element, Screen
-from graph.screens import view_paths
+from appmem.graph import vocabulary
+from appmem.formats.ui import Action, ActionType, Bounds, UIState
+from appmem.graph.model import Element, Screen
+from appmem.graph.screens import view_paths
 
 SCROLL_DIRECTIONS = ("UP", "DOWN", "LEFT", "RIGHT")
 INPUT_TEXT = "hello"

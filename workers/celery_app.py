@@ -33,7 +33,7 @@ VISIBILITY_TIMEOUT_S = 3600
 
 def create_app(settings: Settings) -> Celery:
     url = Stack(settings).redis_url()
-    app = Celery("appmem", broker=url, backend=url, include=["workers.tasks"])
+    app = Celery("appmem", broker=url, backend=url, include=["appmem.workers.tasks"])
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -69,9 +69,9 @@ def clients():
 @worker_process_init.connect
 def _open_clients(**_: object) -> None:
     global _clients
-    from graph.clients import open_graph
-    from workers.devices import open_redis
-    from workers.jobs import WorkerClients
+    from appmem.graph.clients import open_graph
+    from appmem.workers.devices import open_redis
+    from appmem.workers.jobs import WorkerClients
 
     _clients = WorkerClients(open_graph(settings), open_redis(Stack(settings).redis_url()), settings.risky_words)
 

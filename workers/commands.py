@@ -10,7 +10,7 @@ from pathlib import Path
 from appmem.arguments import count, log_level, names, port, seconds
 from appmem.output import emit
 from appmem.settings import Settings
-from workers.policies import POLICIES
+from appmem.workers.policies import POLICIES
 
 ADB_LIST_S = 10.0  # an adb server that does not answer the device listing within this is an error
 
@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_worker(settings: Settings, args: argparse.Namespace) -> int:
-    from workers.celery_app import app
+    from appmem.workers.celery_app import app
 
     app.worker_main(["worker", "-Q", args.queues, "-c", str(args.concurrency), "--pool", "prefork",
                      "-l", args.loglevel, "--without-gossip", "--without-mingle"])
@@ -61,10 +61,10 @@ def run_worker(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_devices(settings: Settings, args: argparse.Namespace) -> int:
-    from device.driver import AdbServer
+    from appmem.device.driver import AdbServer
 
     from appmem.stack import Stack
-    from workers.devices import DevicePool, DeviceRecord, open_redis
+    from appmem.workers.devices import DevicePool, DeviceRecord, open_redis
 
     r = open_redis(Stack(settings).redis_url())
     try:
@@ -81,11 +81,11 @@ def run_devices(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
-    from graph.clients import open_graph
+    from appmem.graph.clients import open_graph
     from appmem.stack import Stack
-    from workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
-    from workers.celery_app import create_app
-    from workers.devices import DevicePool, DeviceRecord, open_redis
+    from appmem.workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
+    from appmem.workers.celery_app import create_app
+    from appmem.workers.devices import DevicePool, DeviceRecord, open_redis
 
     if bool(args.twins) == bool(args.adb_host):
         print("appmem: give either --twins DIR... or --adb-host", file=sys.stderr)
@@ -102,8 +102,8 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
         store.ensure_schema()
         recorded = None
         if args.twins:
-            from twins.adb_server import TwinServer
-            from twins.commands import twin_fleet
+            from appmem.twins.adb_server import TwinServer
+            from appmem.twins.commands import twin_fleet
 
             fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed,
                                args.twin_replay)
@@ -113,7 +113,7 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
             recorded = dict(recorded_states(folder) for folder in args.twins)
             packages = args.apps or list(next(iter(fleet.values())).apps)
         else:
-            from device.driver import AdbServer
+            from appmem.device.driver import AdbServer
 
             host, port = args.adb_host, args.adb_port
             serials = AdbServer(host, port, ADB_LIST_S).serials()[:args.devices]

@@ -33,14 +33,14 @@ import redis
 from celery import Celery
 
 from appmem.errors import StackError
-from formats.ui import stable_id
-from graph.times import now_iso
-from graph.store import GraphStore
-from graph.vocabulary import is_launcher
-from workers.devices import JobBoard
-from workers.jobspec import JobSpec, trace_id
-from workers.jobs import reap_orphans
-from formats.uixml import shown_state_id
+from appmem.formats.ui import stable_id
+from appmem.graph.times import now_iso
+from appmem.graph.store import GraphStore
+from appmem.graph.vocabulary import is_launcher
+from appmem.workers.devices import JobBoard
+from appmem.workers.jobspec import JobSpec, trace_id
+from appmem.workers.jobs import reap_orphans
+from appmem.formats.uixml import shown_state_id
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ EXPLORE_TASK = "appmem.explore"  # workers/tasks.py
 
 def recorded_states(folder: Path) -> tuple[str, set[str]]:
     """(package, the states of its DroidBot recording as a crawl sees them, home screens aside)."""
-    from ingest.droidbot import read_recording
+    from appmem.ingest.droidbot import read_recording
 
     rec = read_recording(folder)
     return rec.package, {shown_state_id(s) for s in rec.states.values() if not is_launcher(s.package)}
@@ -103,7 +103,7 @@ class WorkerProcesses:
         return self
 
     def spawn(self, name: str) -> subprocess.Popen:
-        argv = [sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker", "-Q", ",".join(self.queues),
+        argv = [sys.executable, "-m", "celery", "-A", "appmem.workers.celery_app", "worker", "-Q", ",".join(self.queues),
                 "-c", "1", "--pool", "prefork", "-n", f"appmem-{name}-{os.getpid()}@%h", "-l", self.loglevel,
                 "--without-gossip", "--without-mingle", "--without-heartbeat"]
         with open(self.log_dir / f"celery-{name}.log", "ab") as fh:

@@ -31,16 +31,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from formats.ui import Action, ActionType, Bounds, UIState
-from graph.model import Outcome, Step, Trace
-from graph.times import now_iso
-from graph.screens import elements_of, screen_of
-from graph.vocabulary import is_launcher
-from device.driver import DeviceDriver
-from workers.jobspec import ExploreResult, JobSpec, trace_id
-from workers.candidates import Seen, candidates, leaf_keys
-from workers.policies import Policy
-from workers.sinks import ChunkSink
+from appmem.formats.ui import Action, ActionType, Bounds, UIState
+from appmem.graph.model import Outcome, Step, Trace
+from appmem.graph.times import now_iso
+from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.vocabulary import is_launcher
+from appmem.device.driver import DeviceDriver
+from appmem.workers.jobspec import ExploreResult, JobSpec, trace_id
+from appmem.workers.candidates import Seen, candidates, leaf_keys
+from appmem.workers.policies import Policy
+from appmem.workers.sinks import ChunkSink
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from collections.abc import Callable
 import redis
 
 from appmem.errors import TransientError
-from ingest.contributions import PENDING, PREFIX
-from workers.devices import Heartbeat, acquire
+from appmem.ingest.contributions import PENDING, PREFIX
+from appmem.workers.devices import Heartbeat, acquire
 
 log = logging.getLogger(__name__)
 

@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 import redis
 
 from appmem.errors import DeviceError, LeaseError
-from graph.times import now_iso
-from graph.store import GraphStore
-from workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
-from device.driver import AdbServer, DeviceDriver
-from workers.explorer import Explorer
-from workers.jobspec import JobSpec
-from workers.knowledge import FleetKnowledge
-from workers.sinks import GraphChunkSink
-from workers.policies import make_policy
+from appmem.graph.times import now_iso
+from appmem.graph.store import GraphStore
+from appmem.workers.devices import DevicePool, Heartbeat, JobBoard, Lease, acquire, key
+from appmem.device.driver import AdbServer, DeviceDriver
+from appmem.workers.explorer import Explorer
+from appmem.workers.jobspec import JobSpec
+from appmem.workers.knowledge import FleetKnowledge
+from appmem.workers.sinks import GraphChunkSink
+from appmem.workers.policies import make_policy
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from formats.ui import stable_id
+from appmem.formats.ui import stable_id
 
 
 def trace_id(job_id: str) -> str:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import redis
 
-from graph.store import GraphStore
-from workers.devices import key
+from appmem.graph.store import GraphStore
+from appmem.workers.devices import key
 
 CLAIMS_TTL_S = 24 * 3600
 

@@ -24,8 +24,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from formats.ui import Action, ActionType
-from workers.candidates import Candidate, Seen
+from appmem.formats.ui import Action, ActionType
+from appmem.workers.candidates import Candidate, Seen
 
 POLICIES = ("frontier", "dfs", "random")
 

@@ -11,11 +11,11 @@ from typing import Protocol
 import redis
 
 from appmem.errors import LeaseError
-from graph.model import Step, Trace
-from graph.store import GraphStore
-from graph.versions import fold_aliases
-from ingest.pipeline import scrub_trace, write_chunk
-from workers.devices import Lease, graph_write_lock
+from appmem.graph.model import Step, Trace
+from appmem.graph.store import GraphStore
+from appmem.graph.versions import fold_aliases
+from appmem.ingest.pipeline import scrub_trace, write_chunk
+from appmem.workers.devices import Lease, graph_write_lock
 
 log = logging.getLogger(__name__)
 

@@ -18,15 +18,15 @@ from celery import Task
 from celery.signals import worker_ready
 
 from appmem.errors import TransientError
-from ingest import contributions
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK
-from ingest.purge import purge_contributor
-from workers.celery_app import app, clients, settings
-from workers.devices import JobBoard
-from workers.crawl import EXPLORE_TASK
-from workers.jobspec import JobSpec
-from workers.jobs import run_job
-from workers.ingest_owner import owned, start_reaper
+from appmem.ingest import contributions
+from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK
+from appmem.ingest.purge import purge_contributor
+from appmem.workers.celery_app import app, clients, settings
+from appmem.workers.devices import JobBoard
+from appmem.workers.crawl import EXPLORE_TASK
+from appmem.workers.jobspec import JobSpec
+from appmem.workers.jobs import run_job
+from appmem.workers.ingest_owner import owned, start_reaper
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def _reap_contributions(sender, **_: object) -> None:
     """A worker consuming `ingest` re-queues, from its main process, contributions whose worker died."""
     if INGEST_QUEUE in sender.app.amqp.queues.consume_from:
         from appmem.stack import Stack
-        from workers.devices import open_redis
+        from appmem.workers.devices import open_redis
 
         start_reaper(open_redis(Stack(settings).redis_url()),
                      lambda cid: app.send_task(INGEST_TASK, args=[cid], queue=INGEST_QUEUE))

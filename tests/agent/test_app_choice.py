@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from agent.locate import html_activity, html_reader
+from appmem.agent.locate import html_activity, html_reader
 from appmem.errors import InputFormatError
-from graph.screens import screen_id, screen_of, signature_parts
+from appmem.graph.screens import screen_id, screen_of, signature_parts
 from tests.conftest import DROIDTASK
 
 # The DroidTask apps' packages, and packages of other shapes: the id must not depend on which is read first.

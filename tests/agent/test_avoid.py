@@ -3,12 +3,12 @@
 (runtime/setbacks.py). A small app ingested into the real graph, and the setbacks' own bookkeeping."""
 from __future__ import annotations
 
-from agent.appgraph import AppGraph
-from formats.ui import Action, ActionType, Bounds, UIState, View
-from graph.model import Step, Trace
-from ingest.pipeline import ingest_trace
-from runtime.screen import LiveScreen
-from runtime.setbacks import Setbacks
+from appmem.agent.appgraph import AppGraph
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.graph.model import Step, Trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.runtime.screen import LiveScreen
+from appmem.runtime.setbacks import Setbacks
 
 APP = "org.example.avoid"
 

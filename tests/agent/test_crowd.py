@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent.appgraph import AppGraph
-from agent.crowd import lend
-from agent.screenwork import label
-from agent.taskparse import parse_task
-from formats.ui import Action, ActionType, Bounds, UIState, View
-from graph.model import Step, Trace
-from ingest.contributions import count_votes
-from ingest.pipeline import ingest_trace
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.crowd import lend
+from appmem.agent.screenwork import label
+from appmem.agent.taskparse import parse_task
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.graph.model import Step, Trace
+from appmem.ingest.contributions import count_votes
+from appmem.ingest.pipeline import ingest_trace
 
 ONE, TWO = "org.example.one", "org.example.two"
 
@@ -50,7 +50,7 @@ def apps(empty_graph):
 
 
 def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps, monkeypatch):
-    import agent.compose as compose
+    import appmem.agent.compose as compose
 
     graph = lend(apps, AppGraph.load(apps, [ONE]))
     pdf = next(e for e in graph.elements.values() if label(e) == "Save to PDF")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.appgraph import AppGraph
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.agent.appgraph import AppGraph
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
 from tests.shared_data import CHUNK, LAUNCHER_RECORDING, uses
 

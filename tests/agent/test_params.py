@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.params import Param, align, substitute, values
+from appmem.agent.params import Param, align, substitute, values
 
 
 @pytest.mark.parametrize("stored, task, used, params", [

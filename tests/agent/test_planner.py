@@ -7,16 +7,16 @@ import json
 import pytest
 import yaml
 
-from agent.locate import locate, state_from_html, state_from_xml
-from agent.planjson import plan_to_dict
-from agent.planner import Planner, PlanningError
-from agent.taskparse import parse_task
+from appmem.agent.locate import locate, state_from_html, state_from_xml
+from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planner import Planner, PlanningError
+from appmem.agent.taskparse import parse_task
 from appmem.errors import InvalidInput
-from graph.model import Trace
-from ingest.autodroid import package_of
-from ingest.pipeline import ingest_trace
-from semantic.ranking import search_elements
-from semantic.snapshots import SnapshotVectors
+from appmem.graph.model import Trace
+from appmem.ingest.autodroid import package_of
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.ranking import search_elements
+from appmem.semantic.snapshots import SnapshotVectors
 from tests.conftest import DROIDTASK
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
@@ -96,15 +96,15 @@ def test_a_second_goal_goes_on_from_where_the_first_plan_ends(planner, monkeypat
     """Rules as by default: the plan to the first goal (Settings) is kept, and the task's second goal
     ("then open the about screen") goes on from where it ends (rule `then`); without the rule it stops
     there. A task with one goal is planned as before."""
-    import agent.compose
-    import agent.screenwork
-    import agent.taskparse
+    import appmem.agent.compose
+    import appmem.agent.screenwork
+    import appmem.agent.taskparse
 
-    for module in (agent.taskparse, agent.screenwork):
+    for module in (appmem.agent.taskparse, appmem.agent.screenwork):
         monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, False))
     plans = {}
     for on in (False, True):
-        monkeypatch.setattr(agent.compose, "RULES", {**dict.fromkeys(agent.compose.RULES, False),
+        monkeypatch.setattr(appmem.agent.compose, "RULES", {**dict.fromkeys(appmem.agent.compose.RULES, False),
                                                      "confirm_changed": True, "then": on})
         plans[on] = {task: steps(planner.plan(task, [CONTACTS])) for task in
                      ("open settings and then open the about screen", "show a dialpad button on the main screen")}
@@ -194,8 +194,8 @@ def test_task_values(task, values, old):
 
 def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(planner):
     """`appmem plan --screen-html F` without --app: the app is chosen, then the screen located in it."""
-    from agent.apps import app_for_screen
-    from agent.recall import Recall
+    from appmem.agent.apps import app_for_screen
+    from appmem.agent.recall import Recall
 
     task = json.loads((DROIDTASK / "contacts" / "tasks.json").read_text())[0]
     html = task["profile"][0]["state"]
@@ -212,8 +212,8 @@ def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(p
     """Stage 3 of semantic/ranking.py: asked for what an opener does, the confirm of the screen it opens
     scores just above it when its own words score lower (the task ends on it); with FOLLOW off it scores
     on its own."""
-    import semantic.ranking as ranking
-    from graph.vocabulary import CONFIRM_WORDS
+    import appmem.semantic.ranking as ranking
+    from appmem.graph.vocabulary import CONFIRM_WORDS
 
     index = planner.index([CALENDAR])
     first = [index.payloads[r] for r in index.starts]
@@ -238,8 +238,8 @@ def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(p
 def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     """`tap 'LABEL'` taps the element labelled LABEL, for the uniquely labelled buttons of the app, including
     those the meaning ranking puts below look-alikes (the rule switched off, fewer do)."""
-    import agent.compose
-    from agent.screenwork import label, role
+    import appmem.agent.compose
+    from appmem.agent.screenwork import label, role
 
     graph = planner.graph([CALENDAR])
     labels = [label(e) for e in graph.elements.values() if role(e) == "tap" and label(e).strip()]
@@ -272,7 +272,7 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     assert planner.plan("tap 'Frobnicate the widget'", [CALENDAR]).route == "none"
     reached_ = [x for x, p in plans.items() if p.steps and label(p.steps[-1].element) == x]
     assert all(label(planner.plan(f"tap '{x}!'", [CALENDAR]).steps[-1].element) == x for x in reached_[:5])
-    monkeypatch.setitem(agent.compose.RULES, "quoted_label", False)
+    monkeypatch.setitem(appmem.agent.compose.RULES, "quoted_label", False)
     assert with_rule > taps_label()
     assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach
 
@@ -281,7 +281,7 @@ def test_a_quote_in_the_apps_own_case_names_only_the_element_shown_in_that_case(
     """A quote names a label word for word, case aside ("tap 'save'" taps Save), unless the app shows the
     quoted text in the task's very case: then only that element is named (the list row 'clear', not the
     button CLEAR beside it)."""
-    from agent.screenwork import label, role
+    from appmem.agent.screenwork import label, role
 
     parsed = parse_task("tap 'clear' in org.example.app")
     assert parsed.quotes("CLEAR") and parsed.quotes("clear")
@@ -306,8 +306,8 @@ def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner
     """compose rule `twin_effect`: one control on look-alike screens (same label, resource id and role)
     does the same thing; the exploration saw the effect on one of them only. Finishing on the other,
     the plan goes into the dialog its twin opened and confirms it when the task changed something."""
-    import agent.compose as compose
-    from agent.screenwork import confirm, label, role
+    import appmem.agent.compose as compose
+    from appmem.agent.screenwork import confirm, label, role
 
     graph = planner.graph([CONTACTS])
     c = compose.Composer(graph, parse_task("delete it"))
@@ -332,8 +332,8 @@ def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(
     """screenwork rule `file_name`: the export dialog proposes a name without extension
     ("contacts_2023_…"), so the app adds ".vcf" itself: the plan types the name only. A Save-as form
     with a folder path, a name and an extension field gets the name in the name field."""
-    import agent.screenwork as screenwork
-    from graph.model import Element
+    import appmem.agent.screenwork as screenwork
+    from appmem.graph.model import Element
 
     task = "export contacts to a .vcf file named 'friends.vcf'"
     typed = lambda: [i for a, _, i in steps(planner.plan(task, [CONTACTS])) if a == "input"]  # noqa: E731
@@ -351,7 +351,7 @@ def test_the_named_folder_is_picked_before_the_dialogs_ok(planner, monkeypatch):
     """compose rules `buttons_not_rows` and `item_then_target`: AutoDroid's HTML gives a folder dialog's
     OK the rows' container and class; it is no row, so it stays a target, and the folder the task
     names, on the OK's screen, is picked first (a slot step showing the whole row)."""
-    import agent.compose as compose
+    import appmem.agent.compose as compose
 
     task = "export the events to an .ics file in the folder 'DCIM'"
     got = plan_to_dict(planner.plan(task, [CALENDAR]))["steps"]
@@ -366,7 +366,7 @@ def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_close
     control far down the ranking (the first goal dominates the task's meaning); the country row was
     never seen tapped, so the plan goes on from where the other rows of its list led, taking no
     other country on the way."""
-    import agent.compose as compose
+    import appmem.agent.compose as compose
 
     task = "add the holidays of India and then show the simple event list"
     graph = planner.graph([CALENDAR])
@@ -383,8 +383,8 @@ def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_close
 def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner, monkeypatch):
     """compose rule `named_way`: the route search sees only cost; among the edges from one screen to the
     same next screen the plan takes the control whose label the task says."""
-    import agent.compose as compose
-    from agent.screenwork import label
+    import appmem.agent.compose as compose
+    from appmem.agent.screenwork import label
 
     graph = planner.graph([CONTACTS])
     pairs = [(a, b) for edges in graph.edges.values() for a in edges for b in edges
@@ -403,8 +403,8 @@ def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_n
 def test_a_form_is_filled_top_to_bottom(planner):
     """The options and fields the task names on one screen are done in the screen's order, top to
     bottom, as a person fills a form (before: every option, then every field)."""
-    from agent.compose import Composer
-    from agent.screenwork import is_confirm, label, role
+    from appmem.agent.compose import Composer
+    from appmem.agent.screenwork import is_confirm, label, role
 
     graph = planner.graph([CALENDAR, CONTACTS])
     forms = []
@@ -433,8 +433,8 @@ def test_a_look_alike_screen_of_another_app_lends_the_confirm_it_lacks(planner, 
     "Customize colors" screen never showed the Save that calendar's did (same title, same controls).
     Calendar's Save is lent to contacts' screen, with locators that hold in any app (none by position),
     and a plan that changes the theme there commits it."""
-    import agent.compose as compose
-    from agent.screenwork import label
+    import appmem.agent.compose as compose
+    from appmem.agent.screenwork import label
 
     graph = planner.graph([CONTACTS])
     lent = {graph.screens[s]["title"]: [label(e) for e in els] for s, els in graph.lent.items()}
@@ -454,8 +454,8 @@ def test_a_choice_closes_its_dialog_and_the_form_it_lands_on_commits_it(planner,
     """compose rules `choice_closes` and `commit_landing`: a choice never seen taken, on a dialog without a
     confirm, closes it to where leaving the dialog went (contacts' theme list → "Customize colors"); a
     choice that closed its dialog onto a form with a confirm is committed by it (calendar's own Save)."""
-    import agent.compose as compose
-    from agent.screenwork import label
+    import appmem.agent.compose as compose
+    from appmem.agent.screenwork import label
 
     plan = planner.plan("use the light theme", [CONTACTS])
     light = plan.steps[-2]
@@ -475,9 +475,9 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, mo
     """compose rule `named_way`: beside the cheapest route to a target, the planner tries the routes through
     a control the task names before it names the target (a dialog two controls open looks the same to
     the memory, so the cheapest way may take the other control); none passes a screen twice."""
-    import agent.compose as compose
-    from agent.screenwork import label
-    from agent.ways import named_taps, ways
+    import appmem.agent.compose as compose
+    from appmem.agent.screenwork import label
+    from appmem.agent.ways import named_taps, ways
 
     graph = planner.graph([CONTACTS])
     entry = graph.entries[0]

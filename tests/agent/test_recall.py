@@ -13,22 +13,22 @@ from dataclasses import replace
 
 import pytest
 
-from agent.appgraph import AppGraph
-from agent.apps import app_for_screen, choose_app
-from agent.appdoc import app_doc, token_counter
-from agent.crossapp import connect
-from agent.hints import hints
-from agent.answer import Answerer
-from agent.planjson import plan_to_dict
-from agent.planner import Planner
-from agent.recall import Recall
-from ingest.autodroid import read_autodroid
-from ingest.pipeline import ingest_trace
-from semantic.embedder import Embedder
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
-from semantic.snapshots import SnapshotVectors
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.apps import app_for_screen, choose_app
+from appmem.agent.appdoc import app_doc, token_counter
+from appmem.agent.crossapp import connect
+from appmem.agent.hints import hints
+from appmem.agent.answer import Answerer
+from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planner import Planner
+from appmem.agent.recall import Recall
+from appmem.ingest.autodroid import read_autodroid
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.snapshots import SnapshotVectors
+from appmem.semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDTASK, REPO
 from tests.shared_data import RECALL, uses
 
@@ -131,8 +131,8 @@ def test_a_screen_two_apps_memories_hold_goes_to_the_app_whose_entry_it_is_neare
     app, so the launcher's memory files the camera's screen as its own. Asked from that screen without
     --app, the screen decides, whatever the task's words (they fit no app here), and of the apps that hold
     it exactly, the camera, where it is the entry, not the launcher, where a tap led to it."""
-    from agent.locate import locate, state_from_html
-    from graph.screens import screen_of
+    from appmem.agent.locate import locate, state_from_html
+    from appmem.graph.screens import screen_of
 
     recall, planner, _ = memory
     camera, launcher = "com.simplemobiletools.camera.pro", "com.simplemobiletools.applauncher"
@@ -152,7 +152,7 @@ def test_a_screen_two_apps_memories_hold_goes_to_the_app_whose_entry_it_is_neare
 def test_an_element_of_a_screen_another_app_enters_on_counts_for_that_app(memory):
     """Without a screen, the task's words choose the app. The launcher's memory holds the camera's entry
     screen (its exploration launched the camera): an element found there counts for the camera."""
-    from agent.apps import POOL_HITS, owners, rank_packages
+    from appmem.agent.apps import POOL_HITS, owners, rank_packages
 
     recall, planner, _ = memory
     camera, launcher = "com.simplemobiletools.camera.pro", "com.simplemobiletools.applauncher"

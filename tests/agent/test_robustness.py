@@ -15,18 +15,18 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from agent.planner import Planner, PlanningError
-from agent.taskparse import ParsedTask, parse_task
-from formats.ui import Action, ActionType, Bounds, UIState, View
-from graph.model import Element, Step, Trace
-from graph.rows import build_rows
-from graph.screens import elements_of, screen_of
-from ingest.autodroid import read_autodroid
-from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
-from ingest.pipeline import ingest_trace, scrub_trace
-from semantic.contexts import ScreenRow, TransitionRow, build_contexts
-from semantic.llm import LLMBatch
-from semantic.summaries import DeterministicSummarizer, ScreenSummary
+from appmem.agent.planner import Planner, PlanningError
+from appmem.agent.taskparse import ParsedTask, parse_task
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.graph.model import Element, Step, Trace
+from appmem.graph.rows import build_rows
+from appmem.graph.screens import elements_of, screen_of
+from appmem.ingest.autodroid import read_autodroid
+from appmem.formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from appmem.ingest.pipeline import ingest_trace, scrub_trace
+from appmem.semantic.contexts import ScreenRow, TransitionRow, build_contexts
+from appmem.semantic.llm import LLMBatch
+from appmem.semantic.summaries import DeterministicSummarizer, ScreenSummary
 
 # UI text as apps show it: any printable text, plus the odd characters devices report.
 ODD = "\u202e\u200b\u0301\ufeff\U0001f600\x00\x07\t\n\r\ud800\udfff\ufffe"
@@ -170,7 +170,7 @@ def test_a_dump_nested_past_any_real_screen_is_named_not_a_recursion_error():
     """The view walk recurses: a dump nested deeper than MAX_DEPTH is refused by name (the CLI's local
     memory has no catch-all for a RecursionError, the API's neither should need one)."""
     from appmem.errors import InputFormatError
-    from formats.uixml import MAX_DEPTH, parse_hierarchy
+    from appmem.formats.uixml import MAX_DEPTH, parse_hierarchy
 
     node = '<node class="a" package="a.b" bounds="[0,0][1,1]">'
     assert len(parse_hierarchy("<hierarchy>" + node * MAX_DEPTH + "</node>" * MAX_DEPTH + "</hierarchy>",
@@ -182,8 +182,8 @@ def test_a_dump_nested_past_any_real_screen_is_named_not_a_recursion_error():
 # -- end to end on the real stack --------------------------------------------------------------
 @pytest.fixture(scope="module")
 def stack(store, settings, tmp_path_factory):
-    from semantic.embedder import Embedder
-    from semantic.vectors import VectorStore, open_qdrant
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.vectors import VectorStore, open_qdrant
 
     embedder = Embedder(settings.home, threads=2)
     client = open_qdrant(type(settings)(**{**settings.__dict__, "home": tmp_path_factory.mktemp("qdrant")}))
@@ -197,7 +197,7 @@ def stack(store, settings, tmp_path_factory):
        task=TEXT, app=st.integers(0, 10**9))
 def test_random_autodroid_apps_import_summarize_and_plan(stack, tmp_path_factory, states, choices, task, app):
     store, vectors, embedder = stack
-    from semantic.pipeline import summarize
+    from appmem.semantic.pipeline import summarize
 
     records = []
     for k, html in enumerate(states):
@@ -221,7 +221,7 @@ def test_random_autodroid_apps_import_summarize_and_plan(stack, tmp_path_factory
 def test_an_app_of_odd_content_imports_summarizes_and_plans(stack, tmp_path):
     """Fixed worst cases: every odd character, a 900-character label, a dialog of 300 options, an empty screen."""
     store, vectors, embedder = stack
-    from semantic.pipeline import summarize
+    from appmem.semantic.pipeline import summarize
 
     options = "\n".join(f"<checkbox id={k}>Option {k} {'long ' * (k % 7)}</checkbox>" for k in range(300))
     states = [f"<p id=0>Odd {ODD}</p>\n<button id=1 text='{ODD}'>{ODD}<br>{'label ' * 150}</button>\n"
@@ -250,7 +250,7 @@ class FailsOnOneScreen(DeterministicSummarizer):
 
 def test_a_screen_that_cannot_be_summarised_is_named_and_the_run_goes_on(stack, tmp_path):
     store, vectors, embedder = stack
-    from semantic.pipeline import summarize
+    from appmem.semantic.pipeline import summarize
 
     states = ["<button id=0>Settings</button>", "<button id=0>Trigger</button>\n<button id=1>Other</button>",
               "<checkbox id=0>Dark theme</checkbox>"]

@@ -7,16 +7,16 @@ from dataclasses import replace
 
 import pytest
 
-from agent.appgraph import AppGraph
-from agent.compose import Composer
-from agent.crossapp import best_path, switch_steps
-from agent.screenwork import label
-from agent.taskparse import parse_task
-from formats.ui import Action, ActionType
-from graph.model import Step, Trace
-from graph.screens import screen_of
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.agent.appgraph import AppGraph
+from appmem.agent.compose import Composer
+from appmem.agent.crossapp import best_path, switch_steps
+from appmem.agent.screenwork import label
+from appmem.agent.taskparse import parse_task
+from appmem.formats.ui import Action, ActionType
+from appmem.graph.model import Step, Trace
+from appmem.graph.screens import screen_of
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
 
 ACRYLIC, PERMISSIONS = "anupam.acrylic", "com.android.permissioncontroller"

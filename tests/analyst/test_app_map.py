@@ -13,9 +13,9 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Header, HTTPException
 
-from analyst.map import map_router
-from graph.screens import screen_of
-from ingest.droidbot import read_recording, recording_trace
+from appmem.analyst.map import map_router
+from appmem.graph.screens import screen_of
+from appmem.ingest.droidbot import read_recording, recording_trace
 from tests.conftest import DROIDBOT, REPO, free_port
 from tests.shared_data import LAUNCHER_RECORDING, uses
 
@@ -181,7 +181,7 @@ def test_cytoscape_and_the_guide_are_served(served):
 def test_thumbnails_escape_hostile_ui_text():
     import urllib.parse
 
-    from analyst.map import thumbnail
+    from appmem.analyst.map import thumbnail
 
     svg = urllib.parse.unquote(thumbnail([{"bounds": [0, 0, 500, 100], "class_name": "android.widget.Button",
                                            "label": '<script>alert(1)</script>"&'},

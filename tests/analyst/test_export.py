@@ -9,10 +9,10 @@ import sys
 import networkx as nx
 import pytest
 
-from analyst.export import read_csv, read_graphml
-from analyst.subgraph import load, read
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.analyst.export import read_csv, read_graphml
+from appmem.analyst.subgraph import load, read
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT, REPO
 
 APPS = ("de.szalkowski.activitylauncher", "anupam.acrylic", "bluepie.ad_silence")

@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
-from graph.screens import screen_of
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.graph.screens import screen_of
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
 from tests.shared_data import ANALYST, uses
 
@@ -117,9 +117,9 @@ def test_browser_guide_runs_every_saved_query_and_the_style_covers_the_model():
     import html
     import re
 
-    from analyst.guide import GRASS, SLIDES, STATIC_GUIDE, render_guide
-    import cypher
-    from cypher.check import REPO  # not `cypher.check.REPO`: that worked only once another test imported it
+    from appmem.analyst.guide import GRASS, SLIDES, STATIC_GUIDE, render_guide
+    from appmem import cypher
+    from appmem.cypher.check import REPO  # not `cypher.check.REPO`: that worked only once another test imported it
 
     guide = render_guide()
     assert STATIC_GUIDE.read_text() == guide, "docker/browser/appmem.html is stale: re-render it"

@@ -7,18 +7,18 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.service import Service
-from api.app import create_app
+from appmem.agent.service import Service
+from appmem.api.app import create_app
 from appmem.keys import KeyStore
 from appmem import generations
 from appmem.stack import Stack
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, api_on_socket
 from tests.shared_data import CALENDAR_EXPLORED, uses
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
-from workers.devices import open_redis
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
+from appmem.workers.devices import open_redis
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
 ACRYLIC = "anupam.acrylic"
@@ -93,9 +93,9 @@ def recorded_app_memory(store, settings, package: str, also: tuple[str, ...] = (
     reports it; `as_device` False: under the APK's sha256, as `appmem ingest droidbot` does), summarised with
     `also` (packages the recording reached); no vector of another app is left (other modules' apps would
     take part in app choice). The caller closes it."""
-    from ingest.droidbot import read_recording, recording_trace
-    from ingest.pipeline import ingest_trace
-    from twins.app import TwinApp
+    from appmem.ingest.droidbot import read_recording, recording_trace
+    from appmem.ingest.pipeline import ingest_trace
+    from appmem.twins.app import TwinApp
 
     while store.write("delete_all")[0]["deleted"]:
         pass

@@ -17,8 +17,8 @@ import pytest
 
 from tests.api.conftest import recorded_app_memory
 from tests.conftest import DROIDBOT, REPO, api_on_socket
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
 
 ACRYLIC = "anupam.acrylic"
 LAUNCHER = "com.android.launcher3"  # the twin's home screen: the recording starts there

@@ -18,23 +18,23 @@ import adbutils
 import pytest
 from lxml import etree
 
-from runtime.runtime import Runtime
-from api.app import create_app
-from contract.client import ApiClient, ApiError
+from appmem.runtime.runtime import Runtime
+from appmem.api.app import create_app
+from appmem.contract.client import ApiClient, ApiError
 from appmem import generations
 from appmem.keys import KeyStore
 from appmem.stack import Stack
-from formats.ui import stable_id
-from ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
+from appmem.formats.ui import stable_id
+from appmem.ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
 from tests.api.conftest import ACRYLIC, ADFREE, recorded_app_memory, tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
 from tests.llm_server import reply_json, serve
-from workers.crawl import WorkerProcesses
-from workers.devices import open_redis
-from device.driver import DeviceDriver
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
+from appmem.device.driver import DeviceDriver
 
 
 
@@ -129,8 +129,8 @@ def test_every_action_a_plan_names_is_one_a_run_trace_takes(server, twins, memor
     runtime's trace of that step failed its own model, a traceback that lost the run (found in acceptance)."""
     from typing import get_args
 
-    from contract.plan import Action
-    from contract.run import RunAction
+    from appmem.contract.plan import Action
+    from appmem.contract.run import RunAction
 
     assert set(get_args(Action)) <= set(get_args(RunAction))
     run = real_run(twins, memory, "tap About")["run"]
@@ -190,7 +190,7 @@ def test_hostile_archives_stop_at_their_first_limit_while_read(server, keys, bod
     import tracemalloc
 
     assert len(body) < 2 * 1024 * 1024
-    from ingest.tarball import clean_archive
+    from appmem.ingest.tarball import clean_archive
     tracemalloc.start()
     with pytest.raises(Exception) as refused:
         clean_archive(body)
@@ -562,8 +562,8 @@ def test_a_serve_worker_reading_snapshots_purges_the_vectors_too(settings, memor
     snapshots, and re-publishes them."""
     from dataclasses import replace
 
-    from api.contrib import purge
-    from semantic.snapshots import SnapshotVectors
+    from appmem.api.contrib import purge
+    from appmem.semantic.snapshots import SnapshotVectors
 
     worker = replace(settings, home=tmp_path)
     record, _ = keys.create("worker-purge", "contribute", 10)
@@ -646,7 +646,7 @@ def llm_run(twins, memory, settings, replies: list, start: str | None = None, co
     the LLM answering `replies` (Settings' `llm_*` from `llm`); `times` gets when each LLM request came."""
     from dataclasses import replace
 
-    from runtime.stepwise import make_llm_step
+    from appmem.runtime.stepwise import make_llm_step
 
     class NoRoute:  # the real memory, but it knows no route: the runtime goes on step by step
         def plan(self, task, app, **kw):
@@ -757,7 +757,7 @@ def test_a_run_of_a_task_that_names_its_app_is_recalled_when_the_task_is_asked_a
     """A task that names its app ("tap 'X' in org.example.app") is planned without the package's name
     (it says where, not what); the demonstration its run stores is described the same way, so the
     same task asked again recalls it. Before, the run was stored under the full text and never recalled."""
-    from runtime.commands import contribute_locally
+    from appmem.runtime.commands import contribute_locally
 
     task = f"tap 'Brush size' in {ACRYLIC}"
     done = real_run(twins, memory, task)["run"]
@@ -774,7 +774,7 @@ def test_a_reported_run_moves_the_counts_of_the_task_it_recalled_once_per_key(
     """plan recalls a stored task -> the runtime runs it on a twin -> its trace names the task -> reported
     through the API (a key) and the CLI (one's own import) -> the task's counts move, once per contributor
     (its latest outcome); failures of enough keys make recall prefer an equal task; a purge takes them back."""
-    from runtime.commands import contribute_locally
+    from appmem.runtime.commands import contribute_locally
 
     task = "tap the About button"  # no earlier test's run stored it: nothing to recall yet
     done = real_run(twins, memory, task)["run"]

@@ -6,10 +6,10 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from agent.planner import PlanningError
+from appmem.agent.planner import PlanningError
 from pydantic import BaseModel
 
-from api.app import UNREADABLE_BODY, install_errors
+from appmem.api.app import UNREADABLE_BODY, install_errors
 from appmem.errors import (ConfigError, Conflict, GraphError, InputFormatError, InvalidInput, LeaseError,
                            NotFound)
 

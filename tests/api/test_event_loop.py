@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-import api.contrib as contrib
+import appmem.api.contrib as contrib
 
 
 def where_it_runs(real, seen: list[str]):

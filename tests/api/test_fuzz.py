@@ -6,10 +6,10 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings as hsettings
 
-from api.app import create_app
+from appmem.api.app import create_app
 from appmem.keys import KeyStore
 from appmem.stack import Stack
-from workers.devices import open_redis
+from appmem.workers.devices import open_redis
 
 
 @schemathesis.serializer("application/gzip")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from formats.ui import stable_id
+from appmem.formats.ui import stable_id
 from tests.api.conftest import CALENDAR
 
 LOL = ('<?xml version="1.0"?><!DOCTYPE l [<!ENTITY l0 "lol">'
@@ -112,7 +112,7 @@ def test_a_dump_with_a_coordinate_of_thousands_of_digits_is_malformed_bounds(cli
 
 def test_android_s_own_extreme_coordinates_are_bounds():
     """A view laid out nowhere reports Android's int extremes (recordings hold them): those are still bounds."""
-    from formats.uixml import parse_bounds
+    from appmem.formats.uixml import parse_bounds
 
     assert parse_bounds("[2147483647,2147483647][-2147483648,-2147483648]").as_list() == [2**31 - 1] * 2 + [-2**31] * 2
     assert parse_bounds("[2147483648,0][1,1]") is None and parse_bounds("[0,0][1,-2147483649]") is None
@@ -122,7 +122,7 @@ def test_a_run_s_times_are_stored_in_the_graph_s_one_form():
     """Every form graph/times.py reads is accepted, and the trace carries it in canonical UTC (what the graph's
     datetime() parses: '2023-10-19 02:52:06' and DroidBot's tag failed the worker's write); the id is the one
     the run's own text gave before."""
-    from ingest.run import run_trace as trace_of, validate_run
+    from appmem.ingest.run import run_trace as trace_of, validate_run
 
     run = validate_run(shown_run(started="2023-10-19 02:52:06", ended="2023-10-19_025209"), "body")
     imported = trace_of(run)

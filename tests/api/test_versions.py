@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from contract.client import ApiClient
+from appmem.contract.client import ApiClient
 from tests.api.conftest import recorded_app_memory
 from tests.api.conftest import ACRYLIC
 from tests.api.test_crowd import cli, key, real_run
 from tests.conftest import api_on_socket
-from workers.crawl import WorkerProcesses
+from appmem.workers.crawl import WorkerProcesses
 
 
 @pytest.fixture(scope="module")

@@ -79,7 +79,7 @@ def test_an_empty_screen_file_is_named_before_any_store_is_opened(tmp_path):
 
 def test_the_clis_text_bounds_are_the_apis():
     from appmem.arguments import app_name, task_text
-    from contract.requests import APP_MAX, TASK_MAX
+    from appmem.contract.requests import APP_MAX, TASK_MAX
 
     for parse, limit in ((task_text, TASK_MAX), (app_name, APP_MAX)):
         assert parse("x" * limit) == "x" * limit

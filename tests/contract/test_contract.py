@@ -6,15 +6,15 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import contract
-from contract.doc import render, section
+from appmem import contract
+from appmem.contract.doc import render, section
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_readme_contract_section_is_the_models():
     assert section(README.read_text(encoding="utf-8")) == render(), \
-        "README.md's Contract section is out of date: paste the output of `python -m contract.doc`"
+        "README.md's Contract section is out of date: paste the output of `python -m appmem.contract.doc`"
 
 
 def test_the_contract_imports_nothing_of_appmem_but_itself():
@@ -24,9 +24,10 @@ def test_the_contract_imports_nothing_of_appmem_but_itself():
         if path.name == "client.py":  # the HTTP client: httpx and appmem's error tree, nothing of the memory
             continue
         tree = ast.parse(path.read_text())
-        roots = {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        roots |= {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        assert roots <= {"__future__", "contract", "pydantic", "typing", "types", "re"}, (path.name, roots)
+        names = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        roots = {".".join(name.split(".")[:2]) if name.startswith("appmem.") else name.split(".")[0] for name in names}
+        assert roots <= {"__future__", "appmem.contract", "pydantic", "typing", "types", "re"}, (path.name, roots)
 
 
 def plan_json() -> dict:
@@ -50,8 +51,8 @@ def test_a_plan_keeps_what_the_droidtask_scorer_reads():
 def test_the_service_and_the_client_answer_the_same_methods():
     import inspect
 
-    from agent.service import Service
-    from contract.client import ApiClient
+    from appmem.agent.service import Service
+    from appmem.contract.client import ApiClient
 
     for method in ("plan", "locate", "hints", "doc", "search", "close"):
         wanted = list(inspect.signature(getattr(contract.MemoryBackend, method)).parameters)
@@ -68,7 +69,7 @@ def test_a_version_is_a_version_name_and_a_trace_must_show_its_app():
     """The runtime reports what the device says; a version that is not a version name goes as "unknown"
     (the API refuses free text there: it is shown to other keys); whether a dump shows its package
     (the importer refuses a trace of an app memory does not hold that shows none)."""
-    from runtime.trace import run_trace
+    from appmem.runtime.trace import run_trace
 
     dump = '<hierarchy><node package="org.example.app" text="Hi" bounds="[0,0][10,10]"/></hierarchy>'
     step = {"index": 0, "action": "back", "element": None, "input": "", "before_xml": dump, "after_xml": dump,

@@ -8,7 +8,7 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler
 
 from appmem.retry_after import retry_after_s
-from contract.client import ApiClient
+from appmem.contract.client import ApiClient
 from tests.llm_server import serve
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from cypher.check import check
+from appmem.cypher.check import check
 
 REPO = Path(__file__).resolve().parents[2]
 

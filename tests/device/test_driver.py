@@ -11,11 +11,11 @@ import time
 import pytest
 
 from appmem.errors import DeviceError
-from device.driver import open_driver
-from formats.ui import Action, ActionType, Bounds
+from appmem.device.driver import open_driver
+from appmem.formats.ui import Action, ActionType, Bounds
 from tests.conftest import DROIDBOT
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
 
 ACRYLIC = "anupam.acrylic"
 SERIAL = "twin-0001"

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from graph.migrate import migrate
-from graph.times import utc_iso
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.graph.migrate import migrate
+from appmem.graph.times import utc_iso
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
 
 
@@ -56,7 +56,7 @@ def test_migrate_judges_contribution_only_screens_and_elements_against_the_quoru
 
 
 def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):
-    from formats.ui import Bounds, UIState, View
+    from appmem.formats.ui import Bounds, UIState, View
     views = [View(0, -1, [1], "android.widget.FrameLayout", package, bounds=Bounds(0, 0, 1080, 1920)),
              View(1, 0, [], "android.widget.Button", package, resource_id=rid, text=text,
                   bounds=Bounds(0, 0, 500, 200), clickable=True)]
@@ -64,10 +64,10 @@ def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text=
 
 
 def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
-    from formats.ui import Action, ActionType
-    from graph.model import Outcome, Step, Trace, reliability
-    from graph.rows import build_rows
-    from graph.screens import screen_of
+    from appmem.formats.ui import Action, ActionType
+    from appmem.graph.model import Outcome, Step, Trace, reliability
+    from appmem.graph.rows import build_rows
+    from appmem.graph.screens import screen_of
 
     a = tiny_state("a", "org.example.app:id/go")
     b = tiny_state("b", "org.example.app:id/next", activity=".Next")
@@ -94,7 +94,7 @@ def test_outcomes_count_as_failures_on_the_expected_edge(empty_graph):
 
 
 def two_button_states(version_text=""):
-    from formats.ui import Bounds, UIState, View
+    from appmem.formats.ui import Bounds, UIState, View
     pkg = "org.example.app"
     views = [View(0, -1, [1, 2], "android.widget.FrameLayout", pkg, bounds=Bounds(0, 0, 1080, 1920)),
              View(1, 0, [], "android.widget.Button", pkg, resource_id=f"{pkg}:id/x", text="Open",
@@ -107,10 +107,10 @@ def two_button_states(version_text=""):
 
 
 def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans_avoid_it(empty_graph):
-    from agent.appgraph import AppGraph
-    from formats.ui import Action, ActionType
-    from graph.model import Step, Trace
-    from graph.screens import screen_of
+    from appmem.agent.appgraph import AppGraph
+    from appmem.formats.ui import Action, ActionType
+    from appmem.graph.model import Step, Trace
+    from appmem.graph.screens import screen_of
 
     tap_x = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/x]#0")
     tap_y = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/y]#0")
@@ -153,7 +153,7 @@ def test_an_update_keeps_unchanged_screens_marks_a_vanished_edge_stale_and_plans
 
 
 def test_dialogs_sharing_a_layout_but_titled_otherwise_stay_apart(empty_graph):
-    from graph.screens import screen_of
+    from appmem.graph.screens import screen_of
 
     folder = DROIDBOT / "de.szalkowski.activitylauncher"
     trace = recording_trace(read_recording(folder))
@@ -175,12 +175,12 @@ def test_dialogs_sharing_a_layout_but_titled_otherwise_stay_apart(empty_graph):
 
 
 def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, redis_client, settings):
-    from twins.adb_server import TwinServer
-    from twins.device import build_fleet
-    from twins.profiles import Profile
-    from workers.devices import DevicePool, DeviceRecord
-    from workers.jobspec import JobSpec
-    from workers.jobs import WorkerClients, run_job
+    from appmem.twins.adb_server import TwinServer
+    from appmem.twins.device import build_fleet
+    from appmem.twins.profiles import Profile
+    from appmem.workers.devices import DevicePool, DeviceRecord
+    from appmem.workers.jobspec import JobSpec
+    from appmem.workers.jobs import WorkerClients, run_job
 
     folder = DROIDBOT / "anupam.acrylic"
     fleet = build_fleet([folder], 1, profile=Profile.parse("small,dynamic"))
@@ -199,7 +199,7 @@ def test_a_crawl_under_another_profile_merges_with_the_recording(empty_graph, re
 
 
 def test_an_import_made_before_any_device_version_folds_into_the_devices_version(empty_graph):
-    from graph.model import Action, ActionType, Step, Trace
+    from appmem.graph.model import Action, ActionType, Step, Trace
 
     tap_y = Action(ActionType.TAP, "/FrameLayout[]#0/Button[org.example.app:id/y]#0")
     a, b = two_button_states()
@@ -225,9 +225,9 @@ def test_an_import_made_before_any_device_version_folds_into_the_devices_version
 def test_a_field_keeps_its_name_not_the_text_the_trace_typed_into_it():
     """An explorer typed "hello" into the "Title" field: the field's text in memory stays "Title", whichever
     state is written last; a text the trace did not type (the app changed it) still replaces the old one."""
-    from formats.ui import Action, ActionType, Bounds, UIState, View
-    from graph.model import Step, Trace
-    from graph.rows import build_rows
+    from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+    from appmem.graph.model import Step, Trace
+    from appmem.graph.rows import build_rows
 
     pkg = "org.example.app"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from graph.follows import Follows
-from graph.routes import HOP, Routes, edges_of
+from appmem.graph.follows import Follows
+from appmem.graph.routes import HOP, Routes, edges_of
 
 
 def row(source, target, successes, element="x", action="tap", **extra):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-import cypher
+from appmem import cypher
 
 
 def cypher_rows(store, query, **params):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 
-from agent.appgraph import AppGraph
-from formats.ui import Action, ActionType, Bounds, UIState, View
-from formats.uixml import variant_id
-from graph.model import Step, Trace
-from graph.routes import HOP, Routes, edges_of, routes_of
-from graph.variants import UNSEEN, Variants
-from ingest.pipeline import ingest_trace
+from appmem.agent.appgraph import AppGraph
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.formats.uixml import variant_id
+from appmem.graph.model import Step, Trace
+from appmem.graph.routes import HOP, Routes, edges_of, routes_of
+from appmem.graph.variants import UNSEEN, Variants
+from appmem.ingest.pipeline import ingest_trace
 from tests.graph.test_route_cost import row
 
 

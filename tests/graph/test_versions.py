@@ -4,10 +4,10 @@ of contributors reports it, and a crawl, an import or one's own run settles it (
 from __future__ import annotations
 
 from appmem.commands import format_stats
-from formats.ui import Action, ActionType
-from graph.model import Step, Trace
-from graph.version_claims import rejudge_after_purge
-from ingest.pipeline import ingest_trace
+from appmem.formats.ui import Action, ActionType
+from appmem.graph.model import Step, Trace
+from appmem.graph.version_claims import rejudge_after_purge
+from appmem.ingest.pipeline import ingest_trace
 from tests.graph.test_identity import cypher_rows, tiny_state, two_button_states
 
 PKG = "org.example.app"
@@ -82,13 +82,13 @@ def test_another_apps_trace_gives_no_empty_alias(empty_graph):
 
 def test_a_crawl_folds_an_import_of_unknown_version_into_the_version_its_device_reports(
         empty_graph, redis_client, settings):
-    from ingest.droidbot import read_recording, recording_trace
+    from appmem.ingest.droidbot import read_recording, recording_trace
     from tests.conftest import DROIDBOT
-    from twins.adb_server import TwinServer
-    from twins.device import build_fleet
-    from workers.devices import DevicePool, DeviceRecord
-    from workers.jobspec import JobSpec
-    from workers.jobs import WorkerClients, run_job
+    from appmem.twins.adb_server import TwinServer
+    from appmem.twins.device import build_fleet
+    from appmem.workers.devices import DevicePool, DeviceRecord
+    from appmem.workers.jobspec import JobSpec
+    from appmem.workers.jobs import WorkerClients, run_job
 
     folder = DROIDBOT / "anupam.acrylic"
     ingest_trace(empty_graph, recording_trace(read_recording(folder)), chunk_size=200)
@@ -106,8 +106,8 @@ def test_a_crawl_folds_an_import_of_unknown_version_into_the_version_its_device_
 
 
 def test_migrate_joins_a_version_only_contributions_named_to_the_import_that_holds_its_screens(empty_graph):
-    from graph.migrate import migrate
-    from ingest.pipeline import write_chunk
+    from appmem.graph.migrate import migrate
+    from appmem.ingest.pipeline import write_chunk
 
     ingest_trace(empty_graph, trace("imp", ALIAS), chunk_size=10)
     legacy = trace("k0-run", "1.0", "k0", "1")  # written as before: under its own version

@@ -1,10 +1,10 @@
 """The one vocabulary (graph/vocabulary.py): labels, roles, actions, what "risky" means, bounded text."""
 from __future__ import annotations
 
-from formats.ui import ActionType
+from appmem.formats.ui import ActionType
 
-from graph.model import Element
-from graph.vocabulary import clip, is_risky, label_of
+from appmem.graph.model import Element
+from appmem.graph.vocabulary import clip, is_risky, label_of
 
 
 def test_risky_is_whole_words_inflected_or_not():

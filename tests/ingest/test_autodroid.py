@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from appmem.errors import InputFormatError
-from formats.ui import ActionType, UIState
-from graph.screens import elements_of, screen_of, screen_signature, view_paths
-from ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid, task_id_of
-from formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from appmem.formats.ui import ActionType, UIState
+from appmem.graph.screens import elements_of, screen_of, screen_signature, view_paths
+from appmem.ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid, task_id_of
+from appmem.formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 DROIDTASK = SHARED / "datasets" / "droidtask"

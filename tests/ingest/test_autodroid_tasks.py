@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from ingest.autodroid import read_autodroid, task_id_of
-from ingest.pipeline import ingest_tasks, ingest_trace
+from appmem.ingest.autodroid import read_autodroid, task_id_of
+from appmem.ingest.pipeline import ingest_tasks, ingest_trace
 from tests.conftest import DROIDTASK
 
 

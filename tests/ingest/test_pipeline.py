@@ -9,13 +9,13 @@ import sys
 import pytest
 
 from appmem.errors import GraphError, InputFormatError
-from formats.ui import Action, ActionType, Bounds, UIState, View
-from graph.model import Step, Task, TaskStep, Trace
-from graph.screens import screen_of
-from graph.vocabulary import clean_all
-from ingest.droidbot import read_json, read_recording, recording_trace
-from graph.rows import build_rows, chunk_states
-from ingest.pipeline import ingest_tasks, ingest_trace, scrub_trace
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.graph.model import Step, Task, TaskStep, Trace
+from appmem.graph.screens import screen_of
+from appmem.graph.vocabulary import clean_all
+from appmem.ingest.droidbot import read_json, read_recording, recording_trace
+from appmem.graph.rows import build_rows, chunk_states
+from appmem.ingest.pipeline import ingest_tasks, ingest_trace, scrub_trace
 from tests.conftest import DROIDBOT
 
 APPS = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
@@ -209,10 +209,10 @@ def test_read_json_cleans_what_may_hold_an_unsafe_character_and_only_that(tmp_pa
                                                                           walked):
     """Cleaning every string is most of a recording's read time: documents without an unsafe character
     (raw or escaped) skip it, and the others come out as clean as before."""
-    import ingest.droidbot
+    import appmem.ingest.droidbot
 
     calls = []
-    monkeypatch.setattr(ingest.droidbot, "clean_all", lambda value: calls.append(1) or clean_all(value))
+    monkeypatch.setattr(appmem.ingest.droidbot, "clean_all", lambda value: calls.append(1) or clean_all(value))
     path = tmp_path / "state_1.json"
     path.write_text(text, encoding="utf-8")
     assert read_json(path) == expected

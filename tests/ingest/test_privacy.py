@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from formats.ui import Bounds, UIState, View
-from graph.screens import screen_signature, view_paths
-from formats.privacy import scrub_state, scrub_text
+from appmem.formats.ui import Bounds, UIState, View
+from appmem.graph.screens import screen_signature, view_paths
+from appmem.formats.privacy import scrub_state, scrub_text
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
@@ -151,7 +151,7 @@ def test_autodroid_screens_keep_their_labels():
     """The AutoDroid importer lays non-chrome widgets out under a ListView; they
     are leaf views without ids, not adapter rows, so their labels stay (only
     personal data inside them goes)."""
-    from formats.autodroid_html import parse_html, state_from_elements
+    from appmem.formats.autodroid_html import parse_html, state_from_elements
 
     html = ("<button id=0 text='Navigate up'></button>\n<p id=1>Settings</p>\n"
             "<button id=2>Manage event types</button>\n<checkbox id=3 checked=False>Use 24-hour time format OFF</checkbox>\n"

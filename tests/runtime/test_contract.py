@@ -7,23 +7,23 @@ from __future__ import annotations
 import adbutils
 import pytest
 
-from agent.service import Service
+from appmem.agent.service import Service
 from appmem.keys import KeyStore
 from appmem.stack import Stack
-from device.driver import DeviceDriver
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from contract.client import ApiClient, ApiError
-from runtime.runtime import Runtime
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
+from appmem.device.driver import DeviceDriver
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.contract.client import ApiClient, ApiError
+from appmem.runtime.runtime import Runtime
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, api_on_socket
 from tests.twin_tasks import unseen_targets
-from twins.adb_server import TwinServer
-from twins.app import TwinApp
-from twins.device import build_fleet
-from workers.crawl import WorkerProcesses
-from workers.devices import open_redis
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import TwinApp
+from appmem.twins.device import build_fleet
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
 
 FOLDERS = sorted(p for p in DROIDBOT.iterdir() if (p / "utg.js").is_file())
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from runtime.grounding import ground
-from twins.app import TwinApp
-from twins.render import hierarchy_xml
+from appmem.runtime.grounding import ground
+from appmem.twins.app import TwinApp
+from appmem.twins.render import hierarchy_xml
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.outcome import outcome, took_effect
-from runtime.screen import LiveScreen
-from twins.app import TwinApp
-from twins.render import hierarchy_xml
+from appmem.runtime.outcome import outcome, took_effect
+from appmem.runtime.screen import LiveScreen
+from appmem.twins.app import TwinApp
+from appmem.twins.render import hierarchy_xml
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 

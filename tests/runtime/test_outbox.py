@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from appmem.errors import ConfigError
-from runtime.outbox import Outbox
+from appmem.runtime.outbox import Outbox
 from tests.conftest import REPO, free_port
 
 RUN = {"format": "appmem-run/1", "task": "tap About", "steps": [{"action": "tap"}]}
@@ -105,8 +105,8 @@ def test_a_flush_goes_on_past_files_it_cannot_delete_or_rewrite(tmp_path):
 def test_a_trace_refused_as_malformed_again_and_again_is_set_aside_not_sent_by_every_run(tmp_path):
     """A trace the memory refuses for what it is (422) is sent again SET_ASIDE_AFTER times, then moved to
     outbox/refused: kept to read, no longer sent. A refusal of the key or the server (403, 503) never counts."""
-    from contract.client import ApiError
-    from runtime.outbox import SET_ASIDE_AFTER
+    from appmem.contract.client import ApiError
+    from appmem.runtime.outbox import SET_ASIDE_AFTER
 
     outbox = Outbox(tmp_path)
     outbox.keep("http://memory:8750", RUN, "API answered 422: memory holds no such app", refusals=1)  # as a run keeps it

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 
-from device.lock import device_lock
-from runtime.commands import confirmer
+from appmem.device.lock import device_lock
+from appmem.runtime.commands import confirmer
 from tests.conftest import REPO, free_port
 
 
@@ -31,8 +31,8 @@ def test_without_serial_the_run_takes_the_one_device_and_names_them_when_there_a
     """As `adb` without -s: one device listed is the one; several (or none) is a JSON error naming them, before
     anything is asked of a device."""
     from tests.conftest import DROIDBOT
-    from twins.adb_server import TwinServer
-    from twins.device import build_fleet
+    from appmem.twins.adb_server import TwinServer
+    from appmem.twins.device import build_fleet
 
     memory = ("--server", f"http://127.0.0.1:{free_port()}", "--key", "k")  # nobody listens: the run ends there
     with TwinServer(build_fleet([DROIDBOT / "anupam.acrylic"], 2)) as several:

@@ -13,33 +13,33 @@ from collections import Counter
 import adbutils
 import pytest
 
-from runtime.commands import contribute_locally
-from runtime.grounding import drawn_package, ground, node_at
-from runtime.outbox import Outbox
-from runtime.outcome import shows
-from runtime.runtime import Runtime, planned_app
-from contract.client import ApiClient
+from appmem.runtime.commands import contribute_locally
+from appmem.runtime.grounding import drawn_package, ground, node_at
+from appmem.runtime.outbox import Outbox
+from appmem.runtime.outcome import shows
+from appmem.runtime.runtime import Runtime, planned_app
+from appmem.contract.client import ApiClient
 from appmem.keys import KeyStore
-from agent.service import Service
+from appmem.agent.service import Service
 from appmem.stack import Stack
-from formats.ui import stable_id
-from graph.screens import screen_of
-from graph.votes import crowd_reliability
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from ingest.run import run_trace, validate_run
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
+from appmem.formats.ui import stable_id
+from appmem.graph.screens import screen_of
+from appmem.graph.votes import crowd_reliability
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.ingest.run import run_trace, validate_run
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
 from tests.conftest import DROIDBOT, REPO, api_on_socket
 from tests.twin_tasks import reached as twin_reached, recorded_tasks, state_of_screen, unseen_targets
-from workers.crawl import WorkerProcesses
-from workers.devices import open_redis
-from device.driver import DeviceDriver
-from twins.adb_server import TwinServer
-from twins.app import LAUNCHER_PACKAGE, TwinApp
-from twins.device import build_fleet
-from twins.modes import SIMILAR
-from twins.render import hierarchy_xml
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
+from appmem.device.driver import DeviceDriver
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import LAUNCHER_PACKAGE, TwinApp
+from appmem.twins.device import build_fleet
+from appmem.twins.modes import SIMILAR
+from appmem.twins.render import hierarchy_xml
 
 ACRYLIC = "anupam.acrylic"
 ONELIST = "com.lolo.io.onelist"

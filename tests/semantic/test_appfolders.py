@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from qdrant_client import QdrantClient, models
 
-import semantic.appfolders
+import appmem.semantic.appfolders
 from appmem.errors import ConfigError, StackError
 from appmem.settings import Settings
-from semantic.embedder import Embedder
-from semantic.snapshots import SnapshotVectors, publish
-from semantic.points import VectorPoint, point_id
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.snapshots import SnapshotVectors, publish
+from appmem.semantic.points import VectorPoint, point_id
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 APPS = {f"com.app{i}.notes": [f"create note {i}", f"delete note {i}", "OK", "Cancel"] for i in range(5)}
 
@@ -38,7 +38,7 @@ def write_apps(settings: Settings, embedder: Embedder) -> None:
 
 
 def test_a_writer_opens_only_the_apps_it_touches(embedder, tmp_path, monkeypatch):
-    monkeypatch.setattr(semantic.appfolders, "OPEN", 2)
+    monkeypatch.setattr(appmem.semantic.appfolders, "OPEN", 2)
     settings = Settings(home=tmp_path)
     write_apps(settings, embedder)
     assert sorted(p.name for p in (settings.qdrant_path / "apps").iterdir()) == sorted(APPS)

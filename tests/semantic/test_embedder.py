@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from fastembed import TextEmbedding
 
-from semantic.embedder import MODEL_NAME, Embedder
+from appmem.semantic.embedder import MODEL_NAME, Embedder
 
 TEXTS = ["Delete all events", "OK", "Open the settings and turn on the dark theme", "Brush size"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from semantic.embedder import Embedder, VectorCache
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
-from semantic.vectors import open_vectors
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.embedder import Embedder, VectorCache
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.vectors import open_vectors
 from tests.conftest import DROIDBOT
 from tests.shared_data import copy_recording
 

@@ -12,15 +12,15 @@ import openai
 import pytest
 
 from appmem.errors import ConfigError, TransientError
-from graph.model import Element
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from semantic.contexts import ScreenContext
-from semantic.embedder import Embedder
-from semantic.llm import LLMSummarizer, SummaryCache
-from semantic.llmclient import MAX_REPLY_BYTES
-from semantic.pipeline import summarize
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.graph.model import Element
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.contexts import ScreenContext
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.llm import LLMSummarizer, SummaryCache
+from appmem.semantic.llmclient import MAX_REPLY_BYTES
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
 from tests.llm_server import reply_json, serve
 
@@ -151,7 +151,7 @@ def test_batched_validated_and_cached(fake, client, tmp_path):
 def test_retries_transient_errors_then_succeeds(fake, client, tmp_path, caplog):
     s = summarizer(client, tmp_path)
     fake.script[:] = ["500", "slow", "ok"]
-    with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+    with caplog.at_level(logging.WARNING, logger="appmem.semantic.llm"):
         out = s.summarize(contexts(1, "r"))
     assert out[0].summary == "LLM summary of Screen 0"
     assert s.stats.calls == 3
@@ -170,7 +170,7 @@ def test_retries_are_bounded(fake, client, tmp_path):
 def test_invalid_json_falls_back_to_deterministic(fake, client, tmp_path, caplog):
     s = summarizer(client, tmp_path)
     fake.script[:] = ["invalid"]
-    with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+    with caplog.at_level(logging.WARNING, logger="appmem.semantic.llm"):
         out = s.summarize(contexts(2, "i"))
     assert s.stats.calls == 1 and s.stats.fallbacks == 2
     assert not out[0].summary.startswith("LLM") and out[0].elements[0].simulated_task
@@ -231,7 +231,7 @@ def test_a_reply_that_is_no_chat_completion_falls_back_with_a_warning(fake, clie
     s.batch_elements = 100
     for i, mode in enumerate(("html", "no-choices", "huge")):
         fake.script[:] = [mode]
-        with caplog.at_level(logging.WARNING, logger="semantic.llm"):
+        with caplog.at_level(logging.WARNING, logger="appmem.semantic.llm"):
             out = s.summarize(contexts(2, f"m{i}"))
         assert not any(o.summary.startswith("LLM") for o in out) and out[0].elements[0].simulated_task
         assert "not a chat completion" in caplog.records[-1].message
@@ -270,7 +270,7 @@ def test_the_api_key_never_reaches_an_error_or_a_log(fake, tmp_path, caplog):
     try:
         s = summarizer(keyed, tmp_path)
         fake.script[:] = ["500-echo", "401-echo"]
-        with caplog.at_level(logging.WARNING, logger="semantic.llm"), pytest.raises(ConfigError) as refused:
+        with caplog.at_level(logging.WARNING, logger="appmem.semantic.llm"), pytest.raises(ConfigError) as refused:
             s.summarize(contexts(1, "k"))
     finally:
         keyed.close()

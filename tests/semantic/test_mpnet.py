@@ -9,8 +9,8 @@ import pytest
 
 from appmem.errors import ConfigError
 from appmem.settings import Settings
-from semantic import mpnet
-from semantic.embedder import DIMS, Embedder, sha256_of
+from appmem.semantic import mpnet
+from appmem.semantic.embedder import DIMS, Embedder, sha256_of
 
 
 def _installed() -> bool:

@@ -12,11 +12,11 @@ import pytest
 
 from appmem import generations
 from appmem.errors import InvalidInput, TransientError
-from semantic.search import one_app, resolve_app, search
-from semantic.embedder import Embedder
-from semantic.pipeline import summarize
-from semantic.summaries import DeterministicSummarizer
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.search import one_app, resolve_app, search
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 from tests.conftest import REPO
 from tests.shared_data import DROIDTASK_DEMONSTRATED, uses
@@ -117,8 +117,8 @@ def test_a_summarize_that_fails_midway_publishes_what_it_did(loaded, settings, e
     """A batch fails (the LLM endpoint went away) after others were written: the snapshot readers use says
     of the screens done what the graph says (published before the error goes on), and the caller's report
     counts them."""
-    from semantic.pipeline import SummarizeReport
-    from semantic.snapshots import SnapshotVectors
+    from appmem.semantic.pipeline import SummarizeReport
+    from appmem.semantic.snapshots import SnapshotVectors
 
     class Unreachable(DeterministicSummarizer):
         kind = "unreachable-on-its-second-batch"
@@ -152,7 +152,7 @@ def test_cli_summarize_that_fails_midway_reports_and_retires_what_it_did(loaded,
     import redis
 
     from appmem.stack import Stack
-    from semantic.pipeline import load_contexts
+    from appmem.semantic.pipeline import load_contexts
     from tests.semantic.test_llm import KEY, FakeLLM
 
     contacts, _ = load_contexts(loaded, ["com.simplemobiletools.contacts.pro"])

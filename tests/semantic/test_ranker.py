@@ -5,18 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
-from semantic.embedder import Embedder
-from semantic.meaning import describe, meaning
-from semantic.pipeline import load_contexts, summarize
-from semantic.ranker import Ranker, installed, pairs
-from semantic.ranking import ElementIndex
-from semantic.summaries import DeterministicSummarizer
-from semantic.synthetic import tasks_of_app
-from semantic.training import app_examples, train
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.graph.vocabulary import CONFIRM_WORDS, head, humanize, label_of
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.meaning import describe, meaning
+from appmem.semantic.pipeline import load_contexts, summarize
+from appmem.semantic.ranker import Ranker, installed, pairs
+from appmem.semantic.ranking import ElementIndex
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.semantic.synthetic import tasks_of_app
+from appmem.semantic.training import app_examples, train
+from appmem.semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import DROIDBOT
 
 APPS = ("anupam.acrylic", "bluepie.ad_silence")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-import semantic.ranking as ranking
-from graph.vocabulary import CONFIRM_WORDS
-from ingest.autodroid import package_of
-from semantic.lexical import terms
-from semantic import lifts
-from semantic.ranking import ElementIndex
+import appmem.semantic.ranking as ranking
+from appmem.graph.vocabulary import CONFIRM_WORDS
+from appmem.ingest.autodroid import package_of
+from appmem.semantic.lexical import terms
+from appmem.semantic import lifts
+from appmem.semantic.ranking import ElementIndex
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")

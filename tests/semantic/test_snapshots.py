@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from qdrant_client import models
 
-from semantic.ranking import ElementIndex
+from appmem.semantic.ranking import ElementIndex
 from appmem.errors import ConfigError
 from appmem.settings import Settings
-from semantic.embedder import Embedder
-from semantic.snapshots import SnapshotVectors, open_reader, publish, snapshot_path
-from semantic.points import VectorPoint, point_id
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.embedder import Embedder
+from appmem.semantic.snapshots import SnapshotVectors, open_reader, publish, snapshot_path
+from appmem.semantic.points import VectorPoint, point_id
+from appmem.semantic.vectors import VectorStore, open_qdrant
 from tests.conftest import REPO
 
 APPS = {

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from semantic.lexical import stem, terms
-from semantic.ranking import ElementIndex
-from graph.model import Element
-from graph.vocabulary import humanize, id_words, label_of, role_of
-from semantic.contexts import ScreenRow, TransitionRow, build_contexts
-from semantic.summaries import DeterministicSummarizer
+from appmem.semantic.lexical import stem, terms
+from appmem.semantic.ranking import ElementIndex
+from appmem.graph.model import Element
+from appmem.graph.vocabulary import humanize, id_words, label_of, role_of
+from appmem.semantic.contexts import ScreenRow, TransitionRow, build_contexts
+from appmem.semantic.summaries import DeterministicSummarizer
 
 
 def el(eid, screen, cls="android.widget.Button", rid="", text="", desc="", flags=("clickable",)):

@@ -7,9 +7,9 @@ import pytest
 
 from appmem.errors import ConfigError
 from appmem.settings import Settings
-from semantic.embedder import DIM, Embedder, model_folder
-from semantic.points import VectorPoint, point_id
-from semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.embedder import DIM, Embedder, model_folder
+from appmem.semantic.points import VectorPoint, point_id
+from appmem.semantic.vectors import VectorStore, open_qdrant
 
 
 @pytest.fixture(scope="module")

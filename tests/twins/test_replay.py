@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from appmem.errors import InvalidInput
-from formats.ui import Action, ActionType
-from twins.app import LAUNCHER_STATE, TwinApp
-from twins.device import TwinDevice
-from twins.modes import EXACT, SIMILAR
-from twins.replay import SimilarReplay, similar_of
+from appmem.formats.ui import Action, ActionType
+from appmem.twins.app import LAUNCHER_STATE, TwinApp
+from appmem.twins.device import TwinDevice
+from appmem.twins.modes import EXACT, SIMILAR
+from appmem.twins.replay import SimilarReplay, similar_of
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 
@@ -131,7 +131,7 @@ def test_the_strictest_judge_takes_only_outcomes_recorded_from_the_state_tapped_
     """bench/runtime.py's `from_state` judge (tests/twin_tasks.py), on ajsha's save dialog and its CANCEL
     (the input with the most recorded outcomes): an outcome recorded from the very state tapped in counts,
     a screen never recorded from it does not, nor a tap on another view, nor a run with no tap."""
-    from graph.screens import screen_of
+    from appmem.graph.screens import screen_of
     from tests.twin_tasks import from_state, named
 
     (dialog, cancel), _ = max(ajsha.occurrences.items(), key=lambda kv: len({o.target for o in kv[1]}))

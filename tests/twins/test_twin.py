@@ -15,11 +15,11 @@ from adbutils.errors import AdbTimeout
 from PIL import Image
 
 from appmem.errors import DeviceError, InvalidInput
-from formats.ui import ActionType, Bounds, UIState, View
-from twins.adb_server import TwinServer
-from twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
-from twins.device import TwinDevice
-from twins.shell import execute
+from appmem.formats.ui import ActionType, Bounds, UIState, View
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.app import LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, LAUNCHER_STATE, TwinApp
+from appmem.twins.device import TwinDevice
+from appmem.twins.shell import execute
 
 DROIDBOT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "droidbot"
 ACRYLIC = "anupam.acrylic"
@@ -492,8 +492,8 @@ def test_real_adb_binary(server):
 
 
 def test_profiles_and_updates_are_seeded_and_agree_across_dumpsys_wm_and_dumps():
-    from twins.profiles import Profile
-    from formats.uixml import parse_hierarchy
+    from appmem.twins.profiles import Profile
+    from appmem.formats.uixml import parse_hierarchy
 
     folder = DROIDBOT / "de.szalkowski.activitylauncher"
     small = TwinApp.from_droidbot(folder, profile=Profile.parse("small,dynamic"), version=2)

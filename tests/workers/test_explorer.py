@@ -10,20 +10,20 @@ from __future__ import annotations
 import adbutils
 import pytest
 
-from device.driver import DeviceDriver
-from formats.ui import Bounds, UIState, View
-from graph.screens import elements_of, screen_of, screen_signature
-from ingest.droidbot import read_recording, recording_trace
-from ingest.pipeline import ingest_trace
+from appmem.device.driver import DeviceDriver
+from appmem.formats.ui import Bounds, UIState, View
+from appmem.graph.screens import elements_of, screen_of, screen_signature
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
 from tests.conftest import DROIDBOT
-from workers.devices import DevicePool, DeviceRecord
-from workers.jobspec import JobSpec, trace_id
-from workers.jobs import WorkerClients, run_job
-from workers.candidates import Seen, candidates, leaf_keys
-from workers.policies import GreedyPolicy, NoKnowledge
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
-from formats.uixml import parse_hierarchy, shown_state_id
+from appmem.workers.devices import DevicePool, DeviceRecord
+from appmem.workers.jobspec import JobSpec, trace_id
+from appmem.workers.jobs import WorkerClients, run_job
+from appmem.workers.candidates import Seen, candidates, leaf_keys
+from appmem.workers.policies import GreedyPolicy, NoKnowledge
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
+from appmem.formats.uixml import parse_hierarchy, shown_state_id
 
 ACRYLIC = DROIDBOT / "anupam.acrylic"
 ADFREE = DROIDBOT / "ch.abertschi.adfree"

@@ -14,13 +14,13 @@ import pytest
 
 from appmem.stack import Stack
 from tests.conftest import DROIDBOT
-from graph.vocabulary import is_launcher
-from workers.celery_app import create_app
-from workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
-from workers.devices import DevicePool, DeviceRecord, JobBoard, key
-from workers.jobspec import trace_id
-from twins.adb_server import TwinServer
-from twins.device import build_fleet
+from appmem.graph.vocabulary import is_launcher
+from appmem.workers.celery_app import create_app
+from appmem.workers.crawl import WorkerProcesses, enqueue, plan_jobs, wait_jobs
+from appmem.workers.devices import DevicePool, DeviceRecord, JobBoard, key
+from appmem.workers.jobspec import trace_id
+from appmem.twins.adb_server import TwinServer
+from appmem.twins.device import build_fleet
 
 LAUNCHER_APP = DROIDBOT / "de.szalkowski.activitylauncher"
 ACRYLIC = DROIDBOT / "anupam.acrylic"

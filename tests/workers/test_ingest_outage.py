@@ -16,13 +16,13 @@ from celery import Celery
 
 from appmem.errors import TransientError
 from appmem.stack import GRAPH_DATABASE, GRAPH_USER, Stack
-from graph.store import GraphStore
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
+from appmem.graph.store import GraphStore
+from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
 from appmem.keys import KeyStore
 from tests.conftest import DROIDBOT, free_port
-from workers.crawl import WorkerProcesses
-from workers.devices import open_redis
-from workers.tasks import failure_reason
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
+from appmem.workers.tasks import failure_reason
 
 
 def test_a_graph_that_is_down_fails_the_schema_with_a_transient_error_whose_reason_names_no_address():

@@ -8,14 +8,14 @@ import time
 import pytest
 
 from appmem.keys import KeyStore
-from ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
-from ingest.purge import purge_contributor
-from ingest.tarball import clean_archive
+from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK, MAX_DELIVERIES, PREFIX, Contributions
+from appmem.ingest.purge import purge_contributor
+from appmem.ingest.tarball import clean_archive
 from tests.api.conftest import tarball
 from tests.conftest import DROIDBOT
-from workers.celery_app import create_app
-from workers.crawl import WorkerProcesses
-from workers.ingest_owner import owner_key
+from appmem.workers.celery_app import create_app
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.ingest_owner import owner_key
 
 LAUNCHER = "de.szalkowski.activitylauncher"
 
