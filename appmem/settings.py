@@ -41,7 +41,7 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout_s: int = 60
     ingest_chunk_steps: int = 200
-    summarize_processes: int = 0  # `appmem summarize` processes that summarise and embed apps (0: one per core)
+    summarize_processes: int = 1  # `appmem summarize` processes that summarise and embed apps (0: one per core)
     rate_limit: int = 50  # API requests per second per key, unless the key sets its own
     max_body_bytes: int = 2 * 1024 * 1024
     trust_quorum: int = 3  # distinct contributors before a contribution-only observation counts for plans
@@ -84,7 +84,7 @@ class Settings:
             llm_api_key=env.get("APPMEM_LLM_API_KEY") or None,
             llm_timeout_s=_int(env, "APPMEM_LLM_TIMEOUT_S", 60),
             ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
-            summarize_processes=max(0, _int(env, "APPMEM_SUMMARIZE_PROCESSES", 0)),
+            summarize_processes=max(0, _int(env, "APPMEM_SUMMARIZE_PROCESSES", 1)),
             rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
             max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
             trust_quorum=max(1, _int(env, "APPMEM_TRUST_QUORUM", 3)),

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-ranker", action="store_true", help="do not retrain the element ranker afterwards")
     p.add_argument("--processes", type=count,
                    help="processes that summarise and embed apps in parallel (default: APPMEM_SUMMARIZE_PROCESSES, "
-                        "0 there: one per core; an LLM summarizer uses one)")
+                        "1; 0 there: one per core; an LLM summarizer uses one)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_summarize)
 
