@@ -10,6 +10,7 @@ from appmem.agent.taskparse import ParsedTask, coverage
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, PlanStep
 from appmem.graph.routes import Edge
+from appmem.planconfig import DEFAULT, PlannerConfig
 
 GUESS = 0.5  # confidence of a step no recorded transition backs
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
@@ -18,9 +19,10 @@ OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled 
 class PlanSteps:
     """The steps of one candidate plan so far, and what they did (elements acted on, values typed)."""
 
-    def __init__(self, graph: AppGraph, task: ParsedTask):
+    def __init__(self, graph: AppGraph, task: ParsedTask, config: PlannerConfig = DEFAULT):
         self.graph = graph
         self.task = task
+        self.config = config
         self.steps: list[PlanStep] = []
         self.acted: set[str] = set()
         self.values: set[str] = set()
@@ -52,8 +54,8 @@ class PlanSteps:
         elements = self.graph.screen_elements(screen)
         before = len(self.steps)
         chosen: list[tuple[Element, str, str | None]] = [
-            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by})]
-        for e, value, slot in fields(elements, self.task, self.values):
+            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by}, self.config)]
+        for e, value, slot in fields(elements, self.task, self.values, self.config):
             named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
             if e.id != leave_by and (named or (form and value not in self.reserved)):
                 self.values.add(value)

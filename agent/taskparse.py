@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.semantic.lexical import STOPWORDS, stem
 
 # An opening quote follows a non-word character and a closing one precedes it: "Bob's" opens nothing.
@@ -34,12 +35,6 @@ WORD = re.compile(r"[a-z0-9%]+")
 # after anything else ("delete the note 'Diary'") it names an item or a value.
 TOUCHED = re.compile(r"""\b(?:tap|click|press|touch|hit|select|choose)\s+(?:on\s+|the\s+)?["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""",
                      re.I)
-# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). Off:
-# on the shared apps each helped one task of one app (contacts) and nothing on the folds that did not see
-# it (README, "Rules that fit one task"); a memory with more apps re-measures them with the same switch.
-RULES = {"from_to": False,  # "from X to Y": X is the current value, Y the wanted one
-         "quoted_pair": False,  # "'X' to 'Y'" read as from X to Y
-         "proper_names": False}  # capitalised words in the prose are names (values, items)
 APP_NAME = re.compile(r"\s+(?:app|application)\b", re.I)
 
 
@@ -87,7 +82,8 @@ def _unquote(text: str) -> str:
     return text.strip().strip("\"“”'‘’").strip()
 
 
-def parse_task(text: str) -> ParsedTask:
+def parse_task(text: str, config: PlannerConfig = DEFAULT) -> ParsedTask:
+    """What `text` names; rules `from_to`, `quoted_pair` and `proper_names` of `config` read more of it."""
     task = ParsedTask(text=text)
     seen: set[str] = set()
     taken: list[tuple[int, int]] = []  # spans already read as a value: a part of one is not another
@@ -105,9 +101,9 @@ def parse_task(text: str) -> ParsedTask:
             seen.add(value.lower())
             task.values.append(Value(value, kind))
 
-    for m in FROM_TO.finditer(text) if RULES["from_to"] else ():  # "from X to Y", "'X' to 'Y'": X now, Y wanted
+    for m in FROM_TO.finditer(text) if config.from_to else ():  # "from X to Y", "'X' to 'Y'": X now, Y wanted
         old, new = (1, 2) if m.group(1) else (3, 4)
-        if old == 3 and not RULES["quoted_pair"]:
+        if old == 3 and not config.quoted_pair:
             continue
         task.old.append(_unquote(m.group(old)))
         taken.append(m.span(old))
@@ -116,7 +112,7 @@ def parse_task(text: str) -> ParsedTask:
                           (SIZE, "size"), (PHONE, "phone"), (FILE, "file"), (NUMBER, "number")):
         for m in pattern.finditer(text):
             add(m, 1 if pattern.groups else 0, kind)
-    for m in PROPER.finditer(text) if RULES["proper_names"] else ():
+    for m in PROPER.finditer(text) if config.proper_names else ():
         # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
         if m.start() == 0:
             m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())

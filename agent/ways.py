@@ -9,8 +9,6 @@ when the target lies beyond the item's screen. No route passes a screen twice.
 """
 from __future__ import annotations
 
-import appmem.agent.compose
-from appmem.agent import screenwork
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.compose import Anchor, Candidate, compose, spoken
 from appmem.agent.screenwork import label
@@ -18,33 +16,35 @@ from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, p
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge
 from appmem.graph.vocabulary import BACK_WORDS
+from appmem.planconfig import PlannerConfig
 
 
-def named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
-    """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
+def named_taps(graph: AppGraph, parsed: ParsedTask, config: PlannerConfig) -> list[Edge]:
+    """Taps of the app whose control the task names (`option_min` of its label's words) and that lead to
     another screen; none when rule `named_way` is off."""
-    if not appmem.agent.compose.RULES["named_way"]:
+    if not config.named_way:
         return []
     return [edge for edges in graph.edges.values() for edge in edges
             if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
-            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= screenwork.OPTION_MIN]
+            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= config.option_min]
 
 
 def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
-               anchors: list[Anchor], named: list[Edge]) -> list[Candidate]:
+               anchors: list[Anchor], named: list[Edge], config: PlannerConfig) -> list[Candidate]:
     out = []
     route = graph.route(origin, target.screen_id)
     if route is not None:
-        out.append(compose(graph, parsed, target, retrieval, [route]))
+        out.append(compose(graph, parsed, target, retrieval, [route], config=config))
         routes = [route] + ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
-        out += [compose(graph, parsed, target, retrieval, [way]) for way in routes[1:]]
+        out += [compose(graph, parsed, target, retrieval, [way], config=config) for way in routes[1:]]
         # a route over a row of the anchor's list takes the named row instead
-        out += [compose(graph, parsed, target, retrieval, [way], anchor) for way in routes for anchor in anchors]
+        out += [compose(graph, parsed, target, retrieval, [way], anchor, config)
+                for way in routes for anchor in anchors]
     for anchor in anchors:
         to_row = graph.route(origin, anchor.row.screen_id)
         from_row = graph.route(anchor.opens, target.screen_id)
         if to_row is not None and from_row is not None:
-            out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
+            out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor, config))
     return out
 
 
