@@ -2,7 +2,15 @@
 
 `compose` walks the route; on each screen it passes it first does what the
 task asks there (agent/screenwork.py: options, fields; agent/plansteps.py records the
-steps), then takes the hop.
+steps), then takes the hop. A plan stops at its goal: the target acted on (the value
+typed, the choice made), or the confirm the memory shows it needs; nothing follows.
+An input with no value the task names is never typed: the plan ends before it; a
+toggle the task names less than the one its screen work chose is no goal of its own.
+A confirm (rule `confirm_evidence`) is added only where the memory shows the change
+does not hold without it: a field was typed on the screen (a form), the target opened
+the screen and nothing was changed there (a question: Delete? YES), a choice of the
+screen was seen to leave it open, or the screen offers a dismiss (Cancel) that leaves
+it unchanged; without the rule every screen the plan changed is confirmed.
 A hop on the row the task names (an item anchor) becomes a slot step. At the
 target screen the target is acted on; if it opens a dialog or form (or, never seen
 to open anything, its twin did: same label, resource id and role elsewhere in the
@@ -36,6 +44,7 @@ from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, PlanStep
 from appmem.graph.routes import Edge
+from appmem.graph.vocabulary import BACK_WORDS
 from appmem.planconfig import DEFAULT, PlannerConfig
 
 
@@ -122,20 +131,57 @@ class Composer(PlanSteps):
         text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
         if anchor is not None and element is not None and anchor.same_rows(element, self.config):
             element, text, slot = item_template(element, anchor.value, self.config), anchor.value, "item"
-        elif edge.action == "input":
-            text = next((v for v in (x.text for x in self.task.values) if v not in self.values), text)
+        elif edge.action == "input" and (left := self.unused()):
+            text = left[0]
+            self.values.add(text)
         self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
                    confidence=edge.reliability, slot=slot, stale=edge.stale)
 
+    def reached(self, target: Element, chosen: list[PlanStep]) -> bool:
+        """The goal is done without acting on `target`: it is a field with nothing the task names left to type;
+        a confirm of a screen where the screen work just chose something that the memory does not show needing
+        it; or a toggle, the screen work just chose a toggle there, and the target is named less than that choice
+        or is already as the task wants it (a choice already made): the choice is the task's."""
+        if role(target) == "input":
+            return not self.unused()
+        if is_confirm(target):
+            return bool(chosen) and not self.needs_confirm(target.screen_id, False)
+        if role(target) != "toggle":
+            return False
+        share = coverage(label(target), self.task.words)
+        wanted = self.task.want_on if self.task.want_on is not None else True
+        made = [s for s in chosen if s.element is not None and role(s.element) == "toggle"]
+        return bool(made) and (("checked" in target.flags) == wanted
+                               or any(coverage(label(s.element), self.task.words) > share for s in made))
+
+    def needs_confirm(self, screen: str, question: bool) -> bool:
+        """The memory shows that what the plan changed on `screen` does not hold without its confirm (rule
+        `confirm_evidence`; without it, every changed screen is confirmed): the plan typed into a field there,
+        the target opened it as a question, a choice there was seen to leave it open, or a dismiss of it
+        (Cancel) leaves it with nothing changed."""
+        if not self.config.confirm_evidence or question:
+            return True
+        if any(s.screen_id == screen and s.action is ActionType.INPUT for s in self.steps):
+            return True
+        elements = self.graph.screen_elements(screen)
+        return any(role(e) == "toggle" and (screen, e.id) in self.graph.stays for e in elements) or any(
+            label(e).lower() in BACK_WORDS and role(e) == "tap" for e in elements)
+
     def finish(self, target: Element) -> None:
+        before = len(self.steps)
         changed = self.work(target.screen_id, target.id, form=self.is_form(target.screen_id))
+        if self.reached(target, self.steps[before:]):
+            ok = confirm(self.graph.screen_elements(target.screen_id), self.acted)
+            if changed and ok is not None and self.needs_confirm(target.screen_id, False):
+                self._act(ok, why="confirm")
+            return
         if target.id not in self.acted:
             value = ""
             if role(target) == "input":
-                value = next((v.text for v in self.task.values if v.text not in self.values), "")
+                value = self.unused()[0]
                 self.values.add(value)
                 value = typed(target, value, self.config)
-            self._act(target, value)
+            self._act(target, value, why="confirm" if is_confirm(target) else "value" if value else "target")
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
         opened = self.graph.opens(target) or self.twin_opens(target) or (
@@ -147,26 +193,27 @@ class Composer(PlanSteps):
             # goal starts there. A dialog's OK or Cancel is no row, and where it leads says nothing of them.
             self.steps[-1].to_screen = (self.config.sibling_effect and self.graph.sibling_opens(target, skip=dialog_button)
                                         ) or self.closes(target)
+        question = False
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
             if changed and self.is_form(target.screen_id):
                 self.forms.append(target.screen_id)
-            self.work(opened)
+            question = not self.work(opened)
             screen, changed = opened, 1
         else:
             screen, changed = target.screen_id, changed + (role(target) in ("toggle", "input"))
         closed = self.steps[-1].to_screen != screen
         ok = confirm(self.graph.screen_elements(screen), self.acted)
-        if changed and ok is not None and not closed and self.config.confirm_changed:
-            self._act(ok)
+        if changed and ok is not None and not closed and self.needs_confirm(screen, question):
+            self._act(ok, why="confirm")
         elif changed and closed and role(target) == "toggle" and self.config.commit_landing:
             # the choice closed its dialog onto the form it belongs to: the form's confirm commits it
             landing = self.steps[-1].to_screen
             if (ok := confirm(self.form_elements(landing), self.acted)) is not None:
-                self._act(ok)
+                self._act(ok, why="confirm")
         # back on a form filled on the way (a dialog of it is done): submit it
         for form in self.forms[::-1] if self.config.submit_forms else ():
             if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
-                self._act(ok)
+                self._act(ok, why="confirm")
                 break
         if self.config.fill_rest:
             self._fill_rest()
@@ -180,7 +227,7 @@ class Composer(PlanSteps):
             for e, value, slot in fields(self.graph.screen_elements(end), self.task, self.values | self.reserved,
                                          self.config):
                 self.values.add(value)
-                self._act(e, value, slot)
+                self._act(e, value, slot, why="value")
 
 
 def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
@@ -199,6 +246,7 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
         hops += segment
     if target is None:
         c.item(anchor)
+        c.steps[-1].why = "target"  # the item is the goal
         return Candidate(anchor.row, retrieval, c.steps, hops)
     if anchor is not None and config.item_then_target and anchor.row.screen_id == target.screen_id \
             and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
@@ -218,6 +266,13 @@ def then(graph: AppGraph, task: ParsedTask, first: Candidate, target: Element, r
         c.hop(edge)
     c.finish(target)
     return Candidate(target, first.retrieval, first.steps + c.steps, first.hops + route)
+
+
+def unasked(candidate: Candidate) -> int:
+    """State changes the plan makes on its way only (toggles, choices, risky taps taken as route hops): none
+    is the task's own, so a route without them is preferred."""
+    return sum(s.why == "route" and s.element is not None and (s.risky or role(s.element) == "toggle")
+               for s in candidate.steps)  # AppGraph.changes_state, for a step
 
 
 def task_stems(task: ParsedTask) -> set[str]:

@@ -3,8 +3,12 @@
 MobileGPT's sub-tasks without an LLM. On every screen a plan passes (settings
 pages, dialogs, forms):
 - an option (radio row, checkbox, switch) is selected when the task says at
-  least `option_min` (PlannerConfig) of its label's words; a toggle already in the state
-  the task wants ("disable …" on an unchecked switch) is left alone;
+  least `option_min` (PlannerConfig) of its label's words and no other toggle of
+  the screen says those words and more (that one is the task's: "show phone
+  numbers" names "Show phone numbers", not "Show only contacts with phone
+  numbers"); a toggle already in the state the task wants (on, unless the task
+  says off: "disable …" on an unchecked switch, a named choice already checked)
+  is left alone: a plan changes nothing the task did not ask;
 - each field gets at most one value, the one that fits it: a field that shows
   the X of "from X to Y" gets Y; a number / phone field the task's number;
   a name or title field the quoted or named text; a lone field the first value;
@@ -18,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from appmem.agent.taskparse import ParsedTask, Value, coverage
+from appmem.agent.taskparse import ParsedTask, Value, alike, content_stems, coverage, stem
 from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.graph.model import Element
 from appmem.graph.screens import xpath_literal
@@ -71,14 +75,25 @@ def is_confirm(e: Element) -> bool:
     return reading(e).confirm
 
 
+def said_by(text: str, task: ParsedTask) -> frozenset[str]:
+    """The content stems of `text` that the task says."""
+    words = {stem(w) for w in task.words}
+    return frozenset(s for s in content_stems(text) if any(alike(s, w) for w in words))
+
+
 def options(elements: list[Element], task: ParsedTask, skip: set[str], config: PlannerConfig = DEFAULT
             ) -> list[Element]:
-    """The toggles of a screen that the task names and that are not yet as the task wants them."""
+    """The toggles of a screen that the task names, that no other toggle of the screen names better (says the
+    same words of the task and a larger share of its own), and that are not yet as the task wants them."""
+    toggles = [e for e in elements if role(e) == "toggle"]
+    named = {e.id: (coverage(label(e), task.words), said_by(label(e), task)) for e in toggles}
+    wanted = task.want_on if task.want_on is not None else True
     out = []
-    for e in elements:
-        if e.id in skip or role(e) != "toggle" or coverage(label(e), task.words) < config.option_min:
+    for e in toggles:
+        share, words = named[e.id]
+        if e.id in skip or share < config.option_min or ("checked" in e.flags) == wanted:
             continue
-        if task.want_on is not None and ("checked" in e.flags) == task.want_on:
+        if any(named[o.id][0] > share and words <= named[o.id][1] for o in toggles if o.id != e.id):
             continue
         out.append(e)
     return out
@@ -107,7 +122,7 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str], config: Pl
            ) -> list[tuple[Element, str, str | None]]:
     """(field, value, slot) for each field of the screen that a task value fits, each value used once."""
     inputs = [e for e in elements if role(e) == "input"]
-    free = [v for v in task.values if v.text not in used]
+    free = [v for v in task.values if v.text not in used and stem_of(v.text, config) not in used]
     out: list[tuple[Element, str, str | None]] = []
     for old in task.old:  # "from X to Y": the field showing X gets Y
         new = next((v for v in free if v.kind == "new"), None)

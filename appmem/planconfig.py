@@ -36,7 +36,7 @@ class PlannerConfig:
     step_cost: float = 0.03  # cost per step
     rel_w: float = 0.05  # weight of ln(product of the hops' reliabilities)
     # rules (agent/compose.py)
-    confirm_changed: bool = True  # a dialog or form the plan changed is confirmed (its OK)
+    confirm_evidence: bool = True  # a changed dialog or form is confirmed only where memory shows it is needed
     submit_forms: bool = False  # a form filled on the way is submitted when the plan is back on it
     fill_rest: bool = False  # values still unsaid go into the fields of the screen the plan ends on
     then: bool = True  # a task with a second goal goes on from where the plan ends

@@ -23,7 +23,7 @@ and the cheapest route to it, without screen work) on this run's memory.
 Options are one frozen PlannerConfig (appmem/planconfig.py); variants are made with
 dataclasses.replace and passed to Planner.plan, nothing else changes. Leave-one-app-out:
 for each app, the grid point (GRID) best on the other five apps (exact, then fewer unasked
-state changes, then target) is scored on it; the rule table flips each rule of the defaults
+state changes; the first in grid order on ties) is scored on it; the rule table flips each rule of the defaults
 and each fold keeps a rule's default state unless the flipped state is better on the other
 five apps by the same order; the held-out app is planned with its fold's rules. The LOAO
 figures are the honest ones; the defaults' figures are printed too.
@@ -164,9 +164,9 @@ def summarise(rows: list[dict]) -> dict:
 
 def order(apps: dict, held: str) -> tuple:
     """How a fold ranks a variant on the apps other than `held`: exact plans, then fewer unasked state
-    changes, then targets reached (lenient success never decides)."""
+    changes (lenient success and targets reached never decide)."""
     rs = [apps[a] for a in DROIDTASK_APPS if a != held]
-    return sum(r["exacts"] for r in rs), -sum(r["unasked"] for r in rs), sum(r["targets"] for r in rs)
+    return sum(r["exacts"] for r in rs), -sum(r["unasked"] for r in rs)
 
 
 def pooled(held: dict) -> dict:

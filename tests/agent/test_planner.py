@@ -97,7 +97,7 @@ def test_a_second_goal_goes_on_from_where_the_first_plan_ends(planner):
     there. A task with one goal is planned as before."""
     plans = {}
     for on in (False, True):
-        config = replace(planner.config, **{**dict.fromkeys(PlannerConfig.rules(), False), "confirm_changed": True,
+        config = replace(planner.config, **{**dict.fromkeys(PlannerConfig.rules(), False),
                                             "then": on})
         plans[on] = {task: steps(planner.plan(task, [CONTACTS], config=config)) for task in
                      ("open settings and then open the about screen", "show a dialpad button on the main screen")}
