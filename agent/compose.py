@@ -17,7 +17,7 @@ to open anything, its twin did: same label, resource id and role elsewhere in th
 app; rule `twin_effect`), that screen's work follows, then its confirm button when the plan changed something
 there and the memory does not show the change closing it (a radio row whose
 recorded tap left the dialog needs no OK). A row never seen tapped ends where its list's rows
-led (rule `sibling_effect`), so a second goal starts there. An item the task names on the target's
+led (rule `sibling_effect`). An item the task names on the target's
 screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
 of the controls leading to the same next screen a hop takes the one the task names (`named_way`, which
 also makes the planner try routes through the controls the task names: agent/ways.py). A choice never
@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.plansteps import GUESS, PlanSteps
-from appmem.agent.screenwork import confirm, dialog_button, fields, is_confirm, item_template, label, role, stem_of, typed
-from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, said, stem
+from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, stem_of, typed,
+                                     wanted_state)
+from appmem.agent.taskparse import ParsedTask, content_stems, coverage, said, stem
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, PlanStep
@@ -125,9 +126,7 @@ class Composer(PlanSteps):
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
         edge = self.named(edge)
         element = self.graph.elements.get(edge.element_id)
-        changed = self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
-        if changed and self.is_form(edge.source) and not (element is not None and is_confirm(element)):
-            self.forms.append(edge.source)  # filled here, left by another element than its confirm
+        self.work(edge.source, edge.element_id, form=self.is_form(edge.source))
         text, slot = (edge.detail if edge.action != "input" else edge.input_template), None
         if anchor is not None and element is not None and anchor.same_rows(element, self.config):
             element, text, slot = item_template(element, anchor.value, self.config), anchor.value, "item"
@@ -149,7 +148,7 @@ class Composer(PlanSteps):
         if role(target) != "toggle":
             return False
         share = coverage(label(target), self.task.words)
-        wanted = self.task.want_on if self.task.want_on is not None else True
+        wanted = wanted_state(self.task, self.config)
         made = [s for s in chosen if s.element is not None and role(s.element) == "toggle"]
         return bool(made) and (("checked" in target.flags) == wanted
                                or any(coverage(label(s.element), self.task.words) > share for s in made))
@@ -195,8 +194,6 @@ class Composer(PlanSteps):
                                         ) or self.closes(target)
         question = False
         if opened and role(target) == "tap":  # a dialog or form the target opens is done, then confirmed
-            if changed and self.is_form(target.screen_id):
-                self.forms.append(target.screen_id)
             question = not self.work(opened)
             screen, changed = opened, 1
         else:
@@ -210,24 +207,6 @@ class Composer(PlanSteps):
             landing = self.steps[-1].to_screen
             if (ok := confirm(self.form_elements(landing), self.acted)) is not None:
                 self._act(ok, why="confirm")
-        # back on a form filled on the way (a dialog of it is done): submit it
-        for form in self.forms[::-1] if self.config.submit_forms else ():
-            if form != screen and (ok := confirm(self.graph.screen_elements(form), self.acted)) is not None:
-                self._act(ok, why="confirm")
-                break
-        if self.config.fill_rest:
-            self._fill_rest()
-
-    def _fill_rest(self) -> None:
-        """Values the task still names ("… and type '123456'") go into the fields of the screen the plan ends on."""
-        rest = [v for v in self.task.values if v.kind in ("quoted", "named", "new")
-                and v.text not in self.values and v.text not in self.reserved]
-        end = self.steps[-1].to_screen if self.steps else ""
-        if rest and end and end != self.steps[-1].screen_id:  # only on a screen the plan moved on to
-            for e, value, slot in fields(self.graph.screen_elements(end), self.task, self.values | self.reserved,
-                                         self.config):
-                self.values.add(value)
-                self._act(e, value, slot, why="value")
 
 
 def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
@@ -255,19 +234,6 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
     return Candidate(target, retrieval, c.steps, hops)
 
 
-def then(graph: AppGraph, task: ParsedTask, first: Candidate, target: Element, retrieval: float,
-         route: list[Edge], config: PlannerConfig = DEFAULT) -> Candidate:
-    """`first`, then on from the screen it ends on to a second target: what the first plan did (elements
-    acted on, values typed) stays done."""
-    c = Composer(graph, task, config)
-    c.acted = {s.element.id for s in first.steps if s.element is not None}
-    c.values = {s.input for s in first.steps if s.input}
-    for edge in route:
-        c.hop(edge)
-    c.finish(target)
-    return Candidate(target, first.retrieval, first.steps + c.steps, first.hops + route)
-
-
 def unasked(candidate: Candidate) -> int:
     """State changes the plan makes on its way only (toggles, choices, risky taps taken as route hops): none
     is the task's own, so a route without them is preferred."""
@@ -284,12 +250,6 @@ def spoken(steps: list[PlanStep]) -> set[str]:
     return {s for step in steps for s in content_stems(
         " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
                   step.input)))}
-
-
-def unsaid(task: ParsedTask, steps: list[PlanStep]) -> set[str]:
-    """The task's stems that no step says."""
-    told = spoken(steps)
-    return {t for t in task_stems(task) if not any(alike(t, s) for s in told)}
 
 
 def score(candidate: Candidate, task: ParsedTask, config: PlannerConfig = DEFAULT) -> float:

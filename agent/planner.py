@@ -9,7 +9,7 @@
    (agent/appgraph.py), the routes through a control the task names, through an
    anchor when the task names an item (agent/ways.py), with the screen work the
    task asks on the way (agent/compose.py); every candidate is scored as a whole
-   plan and the best one is answered.
+   plan and the best one is answered. It ends at its goal: nothing follows it.
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
 The app's UTG and element vectors are read once per package set and kept
@@ -21,18 +21,17 @@ from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.crowd import lend
-from appmem.agent.compose import Anchor, Candidate, compose, score, then, unsaid
+from appmem.agent.compose import Anchor, Candidate, compose, score
 from appmem.agent.locate import locate
 from appmem.agent.ways import candidates, named_taps
 from appmem.agent.screenwork import confirm, fields, label, role
-from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
+from appmem.agent.taskparse import ParsedTask, parse_task
 from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
 from appmem.graph.model import Element, Plan
 from appmem.graph.screens import elements_of, screen_of
-from appmem.graph.vocabulary import BACK_WORDS
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.ranker import Ranker, installed
@@ -149,9 +148,6 @@ class Planner:
                     candidate.score = score(candidate, parsed, config)
                     if best is None or candidate.score > best.score:
                         best = candidate
-        if best is not None and config.then:
-            best = self._then(graph, parsed, best, self._goals(
-                named_controls, targets + self._named(graph, parsed, ranked, targets, config)), config)
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -162,48 +158,6 @@ class Planner:
         for step in best.steps:  # where memory saw a step go, when it left the app (the runtime's outcome)
             step.to_package = known.get(step.to_screen, "")
         return Plan(task, package, best.steps, start=where, alternatives=alternatives)
-
-    @staticmethod
-    def _named(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit], targets: list[tuple[Element, float]],
-               config: PlannerConfig) -> list[tuple[Element, float]]:
-        """Second goals beyond the top targets (rule `then_pool`): elements whose label says two or more
-        of the task's words ("… and list the events" → "Simple event list", ranked far down because the
-        task's first goal dominates its meaning). One shared word is too common a match out there."""
-        if not config.then_pool:
-            return []
-        words = {stem(w) for w in parsed.words}
-        top = {e.id for e, _ in targets}
-        return [(e, h.score) for h in ranked if (e := graph.elements.get(h.payload.get("element_id"))) is not None
-                and e.id not in top and sum(any(alike(s, w) for w in words) for s in set(content_stems(label(e)))) >= 2]
-
-    @staticmethod
-    def _then(graph: AppGraph, parsed: ParsedTask, best: Candidate, targets: list[tuple[Element, float]],
-              config: PlannerConfig) -> Candidate:
-        """The best plan, or the best plan followed by a second one from where it ends (a task with two
-        goals), when that scores better as a whole. The second target is one the task names (`option_min`
-        of its label's words, as for options) with a word the first plan left unsaid, and the way there
-        dismisses nothing (a Cancel or Back would undo the first goal)."""
-        left = unsaid(parsed, best.steps)
-        end = best.steps[-1].to_screen if best.steps else None
-        if not left or not end:
-            return best
-        done = {s.element.id for s in best.steps if s.element is not None}
-        out = best
-        for target, retrieval in targets:
-            if target.id in done or coverage(label(target), parsed.words) < config.option_min \
-                    or not any(alike(w, s) for w in left for s in content_stems(label(target))):
-                continue
-            route = graph.route(end, target.screen_id)
-            if route is None:
-                continue
-            candidate = then(graph, parsed, best, target, retrieval, route, config)
-            if any(s.element is not None and label(s.element).lower() in BACK_WORDS
-                   for s in candidate.steps[len(best.steps):]):
-                continue
-            candidate.score = score(candidate, parsed, config)
-            if candidate.score > out.score:
-                out = candidate
-        return out
 
     @staticmethod
     def _goals(named_controls: list[Element] | None, targets: list[tuple[Element, float]]

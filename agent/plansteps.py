@@ -28,7 +28,6 @@ class PlanSteps:
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
-        self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
               confidence: float = GUESS, slot: str | None = None, stale: bool = False, why: str = "route") -> None:

@@ -11,9 +11,9 @@ pages, dialogs, forms):
   is left alone: a plan changes nothing the task did not ask;
 - each field gets at most one value, the one that fits it: a field that shows
   the X of "from X to Y" gets Y; a number / phone field the task's number;
-  a name or title field the quoted or named text; a lone field the first value;
-- a screen with a confirm button (OK, Save, Done …) is confirmed when the plan
-  changed something on it.
+  a name or title field the quoted or named text;
+- a screen with a confirm button (OK, Save, Done …) is a form: its fields are the
+  task's to fill (whether its confirm follows is agent/compose.py's).
 Words for field kinds are generic UI vocabulary, not any benchmark's.
 """
 from __future__ import annotations
@@ -32,12 +32,9 @@ NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
                         r"content|comment|tag|group|event|task)\b", re.I)
-NAME_FIELD = re.compile(r"\bname\b", re.I)
-FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
-LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
 FILE_NAME = re.compile(r"([\w-]+)\.([A-Za-z][A-Za-z0-9]{1,4})")
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
-TEXTUAL = ("new", "quoted", "named", "file", "name")
+TEXTUAL = ("new", "quoted", "named", "file")
 
 
 @dataclass(frozen=True)
@@ -81,17 +78,23 @@ def said_by(text: str, task: ParsedTask) -> frozenset[str]:
     return frozenset(s for s in content_stems(text) if any(alike(s, w) for w in words))
 
 
+def wanted_state(task: ParsedTask, config: PlannerConfig) -> bool | None:
+    """The state the task wants the toggles it names in: off or on as it says; on when it says neither and rule
+    `leave_checked` holds (a named choice the memory shows made is left alone); None: unknown."""
+    return task.want_on if task.want_on is not None else (True if config.leave_checked else None)
+
+
 def options(elements: list[Element], task: ParsedTask, skip: set[str], config: PlannerConfig = DEFAULT
             ) -> list[Element]:
     """The toggles of a screen that the task names, that no other toggle of the screen names better (says the
     same words of the task and a larger share of its own), and that are not yet as the task wants them."""
     toggles = [e for e in elements if role(e) == "toggle"]
     named = {e.id: (coverage(label(e), task.words), said_by(label(e), task)) for e in toggles}
-    wanted = task.want_on if task.want_on is not None else True
+    wanted = wanted_state(task, config)
     out = []
     for e in toggles:
         share, words = named[e.id]
-        if e.id in skip or share < config.option_min or ("checked" in e.flags) == wanted:
+        if e.id in skip or share < config.option_min or ("checked" in e.flags) == wanted:  # never when None
             continue
         if any(named[o.id][0] > share and words <= named[o.id][1] for o in toggles if o.id != e.id):
             continue
@@ -111,8 +114,6 @@ def _fits(e: Element, value: Value) -> bool:
     name = field_name(e)
     if value.kind in NUMERIC and NUMBER_FIELD.search(name):
         return value.kind != "new" or bool(re.search(r"\d", value.text))
-    if value.kind == "name":  # a capitalised name from the task's prose: only into a name field
-        return bool(NAME_FIELD.search(name))
     if value.kind in TEXTUAL and (TEXT_FIELD.search(name) or not NUMBER_FIELD.search(name)):
         return True
     return False
@@ -130,21 +131,12 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str], config: Pl
             (e for e in inputs if _shape(e.text) == _shape(old)), None)
         target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
-            out.append((replace(target, text=old) if config.old_value_text else target, new.text, "value"))
+            out.append((target, new.text, "value"))
             free.remove(new)
             inputs.remove(target)
-    name = next((v for v in free if v.kind == "name" and " " in v.text), None)
-    first = next((e for e in inputs if FIRST_NAME.search(field_name(e))), None)
-    last = next((e for e in inputs if LAST_NAME.search(field_name(e))), None)
-    if name and first and last and config.first_last_name:  # a person's name over first-name and surname fields
-        given, family = name.text.split(" ", 1)
-        out += [(first, given, "value"), (last, family, "value")]
-        free.remove(name)
-        inputs = [e for e in inputs if e not in (first, last)]
-    for e in inputs:
-        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text, config)), None)
-        if value is None and len(inputs) == 1 and not out and config.lone_field:
-            value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
+    for e in inputs:  # a field is never given the text it already shows: that changes nothing
+        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text, config)
+                      and v.text.strip().lower() != e.text.strip().lower()), None)
         if value is not None:
             out.append((e, typed(e, value.text, config), "value"))
             free.remove(value)

@@ -37,14 +37,10 @@ class PlannerConfig:
     rel_w: float = 0.05  # weight of ln(product of the hops' reliabilities)
     # rules (agent/compose.py)
     confirm_evidence: bool = True  # a changed dialog or form is confirmed only where memory shows it is needed
-    submit_forms: bool = False  # a form filled on the way is submitted when the plan is back on it
-    fill_rest: bool = False  # values still unsaid go into the fields of the screen the plan ends on
-    then: bool = True  # a task with a second goal goes on from where the plan ends
     quoted_label: bool = True  # "tap 'X'": the element labelled exactly X is a target
     twin_effect: bool = True  # a target never seen to open anything opens what its twin was seen to open
     buttons_not_rows: bool = True  # a dialog's OK or Cancel is no row of the list beside it
     item_then_target: bool = True  # the item the task names, on the target's screen, is selected first
-    then_pool: bool = True  # a second goal may be any element whose label says two of the task's words
     sibling_effect: bool = True  # a row never seen tapped leads where the rows beside it led
     choice_closes: bool = True  # a choice on a screen without a confirm closes it, to where back led
     commit_landing: bool = True  # a choice that closed its dialog onto a form is confirmed there
@@ -53,13 +49,9 @@ class PlannerConfig:
     # rules (agent/screenwork.py)
     whole_row: bool = True  # a named item's row keeps all it shows ("Movies\n0 items"), not just the name
     file_name: bool = True  # a file name goes to the name field, without the extension the form adds
-    old_value_text: bool = False  # the field showing X (of "from X to Y") is named by X in the plan
-    first_last_name: bool = False  # a two-word name split over first-name and last-name fields
-    lone_field: bool = False  # a screen's only field takes the task's first textual value
+    leave_checked: bool = True  # a toggle the task names without saying on or off is wanted on: one on is left alone
     # rules (agent/taskparse.py)
-    from_to: bool = False  # "from X to Y": X is the current value, Y the wanted one
-    quoted_pair: bool = False  # "'X' to 'Y'" read as from X to Y
-    proper_names: bool = False  # capitalised words in the prose are names (values, items)
+    from_to: bool = True  # "from X to Y": X is the current value, Y the wanted one
 
     @classmethod
     def rules(cls) -> tuple[str, ...]:

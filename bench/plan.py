@@ -23,7 +23,7 @@ and the cheapest route to it, without screen work) on this run's memory.
 Options are one frozen PlannerConfig (appmem/planconfig.py); variants are made with
 dataclasses.replace and passed to Planner.plan, nothing else changes. Leave-one-app-out:
 for each app, the grid point (GRID) best on the other five apps (exact, then fewer unasked
-state changes; the first in grid order on ties) is scored on it; the rule table flips each rule of the defaults
+state changes; the defaults on ties) is scored on it; the rule table flips each rule of the defaults
 and each fold keeps a rule's default state unless the flipped state is better on the other
 five apps by the same order; the held-out app is planned with its fold's rules. The LOAO
 figures are the honest ones; the defaults' figures are printed too.
@@ -182,9 +182,10 @@ def pooled(held: dict) -> dict:
 def loao(measure, default: PlannerConfig) -> dict:
     """Leave-one-app-out over GRID: per held-out app, the grid point best on the other five apps."""
     results = {values: measure(replace(default, **dict(zip(GRID, values)))) for values in itertools.product(*GRID.values())}
+    shipped = tuple(getattr(default, name) for name in GRID)
     held = {}
-    for app in DROIDTASK_APPS:
-        chosen = max(results, key=lambda values: order(results[values], app))
+    for app in DROIDTASK_APPS:  # on a tie the defaults stay
+        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
         held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
     return {"apps": held, **pooled(held)}
 
