@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from appmem.errors import ConfigError
+from appmem.planconfig import PlannerConfig
 
 
 def _int(env: dict[str, str], name: str, default: int) -> int:
@@ -56,6 +57,7 @@ class Settings:
     health_timeout_s: int = 3  # /healthz waits this long for the stores together before calling one failing
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
+    planner: PlannerConfig = field(default_factory=PlannerConfig)  # ranking and planning options (appmem/planconfig.py)
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
