@@ -7,9 +7,11 @@ screenshot is scaled to memory's coordinates by width (`scale`: a 720-wide phone
 the 1080-wide device the memory was recorded on; a taller screen shows more below). Every text line of
 the screenshot that reads like a text somewhere in the app (the app's vocabulary) is evidence: a screen
 scores the Jaccard similarity of what it remembers and those lines, a remembered text found where it was
-remembered counting in full, found elsewhere (a list scrolled) counting PLACE_LOST less, and the
-lines inside its texts' extent that matched none of them counting against it (a dialog's
-extent leaves out the screen it is drawn over). At least SIMILAR_MIN is `similar` (pixels
+remembered counting in full, found elsewhere (a list scrolled) counting PLACE_LOST, and the
+lines inside its elements' extent that matched none of them counting against it (a dialog's
+extent leaves out the screen it is drawn over). The layout adds what text cannot tell (screens with
+little text, one screen in several languages): the share of the screen's element boxes that a block
+of the screenshot outlines, weighted LAYOUT_W. At least SIMILAR_MIN is `similar` (pixels
 never give an `exact` match: no signature can be read from them); below, `unknown`.
 """
 from __future__ import annotations
@@ -19,13 +21,15 @@ from functools import cached_property
 from typing import Any
 
 from appmem.agent.appgraph import AppGraph
-from appmem.formats.screenshot import normal, same_text, text_views
+from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
-SIMILAR_MIN = 0.25
+SIMILAR_MIN = 0.2
+LAYOUT_W = 0.5  # how much the layout (element boxes outlined in the picture) adds to the text's score
+SAME_BOX = 0.6  # intersection over union at which a block outlines an element
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
-PLACE_LOST = 0.5  # a remembered text read far from where it was remembered counts half
+PLACE_LOST = 0.5  # a remembered text read far from where it was remembered counts this much
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
 CANDIDATES = 5
 DP_WIDTH = 360
@@ -48,6 +52,7 @@ class AppTexts:
         self.package = package
         self.screens: dict[str, list[Remembered]] = {}
         self.extents: dict[str, Bounds | None] = {}
+        self.boxes: dict[str, list[Bounds]] = {}  # each screen's element boxes, one per place
         near = NEAR_DP * self.width_of(graph, package) / DP_WIDTH
         for sid, row in graph.screens.items():
             if row.get("package") != package or not row.get("signature"):
@@ -59,6 +64,8 @@ class AppTexts:
                 shown.append(Remembered(title, None))
             self.screens[sid] = shown
             self.extents[sid] = extent(graph.screen_elements(sid), near)
+            self.boxes[sid] = sorted({e.bounds for e in graph.screen_elements(sid) if e.bounds.area},
+                                     key=lambda b: b.as_list())
         self.width = self.width_of(graph, package)
 
     @staticmethod
@@ -116,14 +123,16 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState) -> dict[str, An
     known = texts.known(list(lines.values()))
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
+    blocks = [v.bounds for v in state.views if v.class_name == BLOCK_CLASS]
     scored = []
     for sid, shown in texts.screens.items():
-        if not shown:
+        if not shown and not texts.boxes[sid]:
             continue
         hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near)
         area = texts.extents[sid]
         against = [i for i in set(known) - used if area is None or inside(lines[i].bounds, area, ratio)]
-        score = hits / (len(shown) + len(against))
+        text = hits / max(1, len(shown) + len(against))
+        score = (text + LAYOUT_W * layout(texts.boxes[sid], blocks, ratio)) / (1 + LAYOUT_W)
         scored.append((round(score, 4), sid))
     if not scored:
         return {"screen_id": None, "match": "unknown", "score": 0.0, "candidates": []}
@@ -151,6 +160,18 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
             hits += best
             used.add(where)
     return hits, used
+
+
+def layout(boxes: list[Bounds], blocks: list[Bounds], ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines."""
+    if not boxes:
+        return 0.0
+    seen = 0
+    for box in boxes:
+        scaled = Bounds(round(box.left * ratio), round(box.top * ratio), round(box.right * ratio),
+                        round(box.bottom * ratio))
+        seen += any(overlap(scaled, block) >= SAME_BOX for block in blocks)
+    return seen / len(boxes)
 
 
 def inside(line: Bounds, area: Bounds, ratio: float) -> bool:
