@@ -7,11 +7,11 @@ screenshot is scaled to memory's coordinates by width (`scale`: a 720-wide phone
 the 1080-wide device the memory was recorded on; a taller screen shows more below). Every text line of
 the screenshot that reads like a text somewhere in the app (the app's vocabulary) is evidence: a screen
 scores the Jaccard similarity of what it remembers and those lines, a remembered text found where it was
-remembered counting in full, found elsewhere (a list scrolled) counting PLACE_LOST, and the
+remembered counting in full, found elsewhere (a list scrolled) counting `place_lost`, and the
 lines inside its elements' extent that matched none of them counting against it (a dialog's
 extent leaves out the screen it is drawn over). The layout adds what text cannot tell (screens with
 little text, one screen in several languages): the share of the screen's element boxes that a block
-of the screenshot outlines, weighted LAYOUT_W. At least SIMILAR_MIN is `similar` (pixels
+of the screenshot outlines, weighted `layout_w`. At least `similar_min` is `similar` (pixels
 never give an `exact` match: no signature can be read from them); below, `unknown`.
 """
 from __future__ import annotations
@@ -25,15 +25,21 @@ from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, t
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
-SIMILAR_MIN = 0.2
-LAYOUT_W = 0.5  # how much the layout (element boxes outlined in the picture) adds to the text's score
 SAME_BOX = 0.6  # intersection over union at which a block outlines an element
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
-PLACE_LOST = 0.5  # a remembered text read far from where it was remembered counts this much
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
 CANDIDATES = 5
 DP_WIDTH = 360
 DEFAULT_WIDTH = 1080
+
+
+@dataclass(frozen=True)
+class PixelMatch:
+    """How a reading is weighed against a screen (bench/pixels.py chooses them leave-one-app-out)."""
+
+    layout_w: float = 0.5  # how much the layout (element boxes outlined in the picture) adds to the texts' score
+    place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
+    similar_min: float = 0.2  # the least score that is `similar`
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,6 @@ class Remembered:
 
     text: str
     box: Bounds | None
-    element_id: str = ""
 
 
 class AppTexts:
@@ -57,7 +62,7 @@ class AppTexts:
         for sid, row in graph.screens.items():
             if row.get("package") != package or not row.get("signature"):
                 continue
-            shown = [Remembered(normal(e.text.split("\n", 1)[0]), e.bounds, e.id) for e in graph.screen_elements(sid)
+            shown = [Remembered(normal(e.text.split("\n", 1)[0]), e.bounds) for e in graph.screen_elements(sid)
                      if shows(e)]
             title = normal(row.get("title") or "")
             if title and all(r.text != title for r in shown):
@@ -116,7 +121,8 @@ def scale(state: UIState, texts: AppTexts) -> float:
     return state.width / texts.width
 
 
-def locate_pixels(graph: AppGraph, package: str, state: UIState) -> dict[str, Any]:
+def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelMatch = PixelMatch()
+                  ) -> dict[str, Any]:
     """{"screen_id", "match": similar|unknown, "score", "candidates"} for a reading of a screenshot."""
     texts = app_texts(graph, package)
     lines = {v.index: v for v in text_views(state)}
@@ -128,32 +134,32 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState) -> dict[str, An
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
             continue
-        hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near)
+        hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights.place_lost)
         area = texts.extents[sid]
         against = [i for i in set(known) - used if area is None or inside(lines[i].bounds, area, ratio)]
         text = hits / max(1, len(shown) + len(against))
-        score = (text + LAYOUT_W * layout(texts.boxes[sid], blocks, ratio)) / (1 + LAYOUT_W)
+        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)) / (1 + weights.layout_w)
         scored.append((round(score, 4), sid))
     if not scored:
         return {"screen_id": None, "match": "unknown", "score": 0.0, "candidates": []}
     scored.sort(key=lambda s: (-s[0], s[1]))
     candidates = [{"screen_id": sid, "score": score} for score, sid in scored[:CANDIDATES]]
     best_score, best = scored[0]
-    if best_score >= SIMILAR_MIN:
+    if best_score >= weights.similar_min:
         return {"screen_id": best, "match": "similar", "score": best_score, "candidates": candidates}
     return {"screen_id": None, "match": "unknown", "score": best_score, "candidates": candidates}
 
 
 def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, set[str]], ratio: float,
-            near: float) -> tuple[float, set[int]]:
-    """How much of `shown` the lines show (1 a text where remembered, PLACE_LOST elsewhere), and the lines used."""
+            near: float, place_lost: float) -> tuple[float, set[int]]:
+    """How much of `shown` the lines show (1 a text where remembered, `place_lost` elsewhere), and the lines used."""
     hits, used = 0.0, set()
     for r in shown:
         best, where = 0.0, None
         for index, reads in known.items():
             if index in used or r.text not in reads:
                 continue
-            value = 1.0 if r.box is None or close(lines[index].bounds, r.box, ratio, near) else PLACE_LOST
+            value = 1.0 if r.box is None or close(lines[index].bounds, r.box, ratio, near) else place_lost
             if value > best:
                 best, where = value, index
         if where is not None:

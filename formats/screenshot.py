@@ -19,8 +19,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
 import numpy as np
 
 from appmem.formats.image import decode_image
@@ -205,13 +203,6 @@ def add(views: list[View], view: View, parent: int) -> None:
 def text_views(state: UIState) -> list[View]:
     """The text lines a screenshot showed."""
     return [v for v in state.views if v.class_name == TEXT_CLASS and v.text]
-
-
-def describe(state: UIState) -> dict[str, Any]:
-    """A reading as JSON: its size and its views' boxes, texts and confidences."""
-    return {"width": state.width, "height": state.height,
-            "views": [{"class": v.class_name, "bounds": v.bounds.as_list(), "text": v.text,
-                       "confidence": v.confidence, "parent": v.parent} for v in state.views]}
 
 
 def normal(text: str) -> str:

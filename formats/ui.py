@@ -69,7 +69,8 @@ class Bounds:
 
 @dataclass
 class View:
-    """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot)."""
+    """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot), or as a screenshot shows it
+    (formats/screenshot.py: a box, a text, a confidence)."""
 
     index: int
     parent: int  # -1 for the root
