@@ -7,7 +7,8 @@ a toolbar's edge), and closed contours of the edge map give the boxes inside the
 icons). Each text line becomes a `pixels.Text` view under the smallest box that holds it; every view has
 its box in the screenshot's own pixels, a confidence, and is marked `from_pixels`.
 
-What is not the app is left out: the black frame a device's screencap pads its picture with, Android's
+A light dialog over the dimmed screen it was opened on is found by its light (nothing behind the dimming
+is bright): only what is inside it is read. What is not the app is left out too: the black frame a device's screencap pads its picture with, Android's
 status bar (clock, icons: 24 dp) and its navigation bar (48 dp). A dp is the width over 360, the narrowest
 common phone (a wider phone's bars are then read a little taller, which only drops a margin of the app).
 
@@ -38,6 +39,9 @@ DARK = 16  # a row whose brightest pixel is below this is the screencap's black 
 UNIFORM_STD = 3.0  # a row whose pixels vary less than this is a gap between blocks
 MIN_BOX_DP = 12  # smaller contours are glyphs and noise, not widgets
 MAX_BOX_SHARE = 0.9  # a contour covering more of the screen is the screen itself
+BRIGHT = 200  # a pixel this light in every channel is not behind a dialog's dimming
+DIALOG_MAX = 0.8  # a light box covering more of the app's area is the screen itself
+DIALOG_LIT = 0.3  # and a dialog's box is mostly light
 EDGE_WIDTH = 540  # the edge map is computed at this width (widgets are large; speed)
 
 
@@ -80,6 +84,10 @@ class ScreenReader:
         top, bottom = app_area(rgb)
         lines = [line for line in self.text_lines(rgb[:bottom]) if top <= line.box.center[1] < bottom]
         boxes = widget_boxes(rgb, top, bottom)
+        dialog = dialog_box(rgb, top, bottom)
+        if dialog is not None:  # what the dimmed screen behind a dialog shows is not the screen
+            lines = [line for line in lines if dialog.contains(*line.box.center)]
+            boxes = [(box, score) for box, score in boxes if dialog.contains(*box.center)] + [(dialog, 1.0)]
         return ui_state(package, activity, width, height, lines, boxes)
 
     def text_lines(self, rgb: np.ndarray) -> list[TextLine]:
@@ -113,6 +121,19 @@ def app_area(rgb: np.ndarray) -> tuple[int, int]:
     top = round(STATUS_BAR_DP * dp(width))
     bottom = max(top + 1, shown - round(NAVIGATION_BAR_DP * dp(width)))
     return top, bottom
+
+
+def dialog_box(rgb: np.ndarray, top: int, bottom: int) -> Bounds | None:
+    """The box of a light dialog over a dimmed screen: Android darkens what is behind a dialog, so no pixel
+    outside it is bright. None when the bright pixels spread over the app's area (no dialog, or a dark one)."""
+    bright = rgb[top:bottom].min(axis=2) >= BRIGHT
+    rows, cols = np.flatnonzero(bright.any(axis=1)), np.flatnonzero(bright.any(axis=0))
+    if not rows.size:
+        return None
+    box = Bounds(int(cols[0]), top + int(rows[0]), int(cols[-1]) + 1, top + int(rows[-1]) + 1)
+    area = rgb.shape[1] * (bottom - top)
+    lit = bright[box.top - top:box.bottom - top, box.left:box.right].mean()
+    return box if box.area <= DIALOG_MAX * area and lit >= DIALOG_LIT else None
 
 
 def widget_boxes(rgb: np.ndarray, top: int, bottom: int) -> list[tuple[Bounds, float]]:
