@@ -1,5 +1,5 @@
 """Screens from pixels through every front door: the API (locate, plan, hints from a base64 screenshot, and
-each kind of bad screenshot a clear 4xx), the CLI (`--screenshot`, through a running server), and MCP. The
+each kind of bad screenshot a clear 4xx), the CLI (`--screenshot`), and MCP. The
 memory is Activity Launcher's DroidBot recording; the screenshot is the device's own of a recorded state."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from appmem.formats.uixml import shown_views
 from appmem.ingest.droidbot import read_json, state_from_droidbot
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
-from tests.conftest import DROIDBOT, REPO, api_on_socket
+from tests.conftest import DROIDBOT, REPO
 from tests.shared_data import LAUNCHER_RECORDING, uses
 
 APP = "de.szalkowski.activitylauncher"
@@ -127,27 +127,27 @@ def test_a_screenshot_without_its_app_is_refused_naming_why(api, bearer):
     assert answer.status_code == 422 and "names no app" in answer.text
 
 
-def test_the_cli_locates_and_plans_from_a_screenshot_file(settings, launcher, keys, stack_env, tmp_path):
-    with api_on_socket(settings, launcher) as url:
-        _, key = keys.create("cli", "plan")
-        env = {**stack_env, "APPMEM_SERVER": url, "APPMEM_KEY": key}
+def test_the_cli_locates_and_plans_from_a_screenshot_file(launcher, stack_env, tmp_path):
+    """The CLI on the local stores (their read-only snapshots: this process owns the vector folder), reading
+    the screenshot itself: no server's timeout stands between a slow machine and the answer."""
+    env = {k: v for k, v in stack_env.items() if k not in ("APPMEM_SERVER", "APPMEM_KEY")}
 
-        def cli(*args: str) -> subprocess.CompletedProcess:
-            return subprocess.run([sys.executable, "-m", "appmem.cli", *args], cwd=REPO, env=env,
-                                  capture_output=True, text=True, timeout=180)
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "appmem.cli", *args], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=600)
 
-        out = cli("locate", "--app", APP, "--screenshot", str(SHOT), "--json")
-        assert out.returncode == 0, out.stderr
-        assert json.loads(out.stdout)["screen_id"] == dumped(launcher)["screen_id"]
-        out = cli("plan", "OK", "--app", APP, "--screenshot", str(SHOT), "--json")
-        assert out.returncode == 0, out.stderr
-        assert json.loads(out.stdout)["steps"][0]["element"]["tap"]
-        text = tmp_path / "screen.png"
-        text.write_text("not a picture")
-        out = cli("locate", "--app", APP, "--screenshot", str(text))
-        assert out.returncode != 0 and "not a PNG or JPEG" in out.stderr and "Traceback" not in out.stderr
-        out = cli("plan", "OK", "--screenshot", str(SHOT))
-        assert out.returncode != 0 and "--app" in out.stderr and "Traceback" not in out.stderr
+    out = cli("locate", "--app", APP, "--screenshot", str(SHOT), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["screen_id"] == dumped(launcher)["screen_id"]
+    out = cli("plan", "OK", "--app", APP, "--screenshot", str(SHOT), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["steps"][0]["element"]["tap"]
+    text = tmp_path / "screen.png"
+    text.write_text("not a picture")
+    out = cli("locate", "--app", APP, "--screenshot", str(text))
+    assert out.returncode != 0 and "not a PNG or JPEG" in out.stderr and "Traceback" not in out.stderr
+    out = cli("plan", "OK", "--screenshot", str(SHOT))
+    assert out.returncode != 0 and "--app" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_mcp_tools_take_a_screenshot(launcher):
