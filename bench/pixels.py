@@ -199,7 +199,9 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     the dump path on the other apps, scored on it. Readings are reused: only the matching is redone."""
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
-    grid = [PixelMatch(layout_w=w, place_lost=p) for w in (0.0, 0.25, 0.5, 1.0) for p in (0.25, 0.5, 1.0)]
+    # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen)
+    grid = list(dict.fromkeys([PixelMatch()] + [PixelMatch(layout_w=w, place_lost=p) for w in (0.0, 0.25, 0.5, 1.0)
+                                                for p in (0.25, 0.5, 1.0)]))
     agree = {app: [sum(locate_pixels(g, pkg, reading, weights)["screen_id"] == dump for g, pkg, reading, dump
                        in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
