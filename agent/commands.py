@@ -6,6 +6,7 @@ running server (nothing to load: fast); else they open the local stores.
 from __future__ import annotations
 
 import argparse
+import base64
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +20,7 @@ def _screen_args(p: argparse.ArgumentParser, required: bool, with_id: bool) -> N
     group = p.add_mutually_exclusive_group(required=required)
     group.add_argument("--screen-xml", type=Path, help="the agent's screen: a uiautomator XML dump")
     group.add_argument("--screen-html", type=Path, help="the agent's screen: an AutoDroid HTML state")
+    group.add_argument("--screenshot", type=Path, help="the agent's screen: a PNG or JPEG screenshot (needs --app)")
     if with_id:
         group.add_argument("--screen", help="the agent's screen id (default: where recorded runs entered the app)")
 
@@ -75,14 +77,32 @@ def _read(path: Path | None) -> str | None:
     return text
 
 
+def _picture(path: Path | None) -> str | None:
+    """A screenshot file as the contract sends it (base64); a file that is no screenshot fails here, naming it."""
+    if path is None:
+        return None
+    from appmem.formats.image import MAX_BYTES, decode_image
+
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)  # past the bound is refused, however large the file
+    except OSError as exc:
+        raise InputFormatError(str(path), f"cannot be read: {exc}") from None
+    decode_image(data, str(path))
+    return base64.b64encode(data).decode("ascii")
+
+
 def _screens(args: argparse.Namespace) -> dict[str, str | None]:
-    return {"screen_xml": _read(args.screen_xml), "screen_html": _read(args.screen_html)}
+    return {"screen_xml": _read(args.screen_xml), "screen_html": _read(args.screen_html),
+            "screenshot": _picture(args.screenshot)}
 
 
 def run_plan(settings: Settings, args: argparse.Namespace) -> int:
     task = args.task or args.task_text
     if not task:
         raise InvalidInput("appmem plan", "no task given (TASK or --task)")
+    if args.screenshot and not args.app:
+        raise InvalidInput("--screenshot", "a screenshot names no app: add --app")
     screens = _screens(args)  # a file that cannot be read fails before any store is opened
     with backend(settings) as door:
         out = door.plan(task, args.app, screen_id=args.screen, k=args.k, **screens)

@@ -1,7 +1,8 @@
 """Locate an agent's screen in an app's memory: exact signature, else the most similar screen, else unknown.
 
 Input is a uiautomator XML dump (formats/uixml.py), an AutoDroid HTML state
-(formats/autodroid_html.py), or a screen id. The exact match recomputes the
+(formats/autodroid_html.py), a screenshot (formats/screenshot.py: matched on
+its texts and where they are, agent/pixels.py), or a screen id. The exact match recomputes the
 content-free signature the importers store (graph/screens.py); a dump does not
 name its activity, so each activity of the app is tried. Otherwise the state's
 element set is compared with every screen of the app: the Jaccard similarity
@@ -15,12 +16,14 @@ import xml.etree.ElementTree as ET
 from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph, token
+from appmem.agent.pixels import locate_pixels
 from appmem.errors import InputFormatError, InvalidInput, NotFound
 from appmem.formats.ui import UIState
 from appmem.graph.screens import elements_of, screen_of, screen_signature
 from appmem.graph.store import GraphStore
 from appmem.ingest.autodroid import activity_of
 from appmem.formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
+from appmem.formats.screenshot import ReaderOptions, screen_reader
 from appmem.formats.uixml import parse_hierarchy
 
 SIMILAR_MIN = 0.5
@@ -60,9 +63,14 @@ def state_from_xml(xml: str, package: str, where: str = "screen_xml", activity: 
 
 
 def agent_screen(package: str | None, xml: str | None = None, html: str | None = None, activity: str | None = None,
-                 where: str | None = None) -> UIState:
+                 where: str | None = None, screenshot: bytes | None = None) -> UIState:
     """The agent's current screen, the one reader every front end uses: a uiautomator dump (in the app its
-    nodes name, which wins over `package`: a launcher, a permission page) or AutoDroid HTML (in `package`)."""
+    nodes name, which wins over `package`: a launcher, a permission page), AutoDroid HTML or a screenshot's
+    PNG or JPEG bytes (in `package`)."""
+    if screenshot is not None:
+        if not package:
+            raise InvalidInput(where or "screenshot", "a screenshot names no app: name the app it shows")
+        return screen_reader(ReaderOptions()).read(screenshot, package, activity or "", where or "screenshot")
     if xml:
         try:
             node = next(ET.fromstring(xml).iter("node"), None)
@@ -76,7 +84,7 @@ def agent_screen(package: str | None, xml: str | None = None, html: str | None =
         if not package:
             raise InvalidInput(where or "screen_html", "HTML screens need the app's package")
         return state_from_html(html, package, where or "screen_html", activity)
-    raise InvalidInput(where or "request", "send screen_xml or screen_html")
+    raise InvalidInput(where or "request", "send screen_xml, screen_html or screenshot")
 
 
 def tokens_of_state(state: UIState) -> set[str]:
@@ -98,6 +106,8 @@ def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGra
         if screen not in graph.screens:
             raise NotFound(f"{screen}: not a screen of {package}")
         return {"screen_id": screen, "match": "exact", "score": 1.0, "candidates": []}
+    if screen.from_pixels:
+        return locate_pixels(graph, package, screen)
     activities = [screen.activity] if screen.activity else sorted({r["activity"] for r in own.values()})
     by_signature = {r["signature"]: sid for sid, r in own.items()}
     for activity in activities:

@@ -24,10 +24,12 @@ from typing import Any
 from appmem.agent.apps import named_package
 from appmem.agent.answer import Answerer
 from appmem.agent.locate import agent_screen, html_reader, state_from_xml
+from appmem.agent.pixels import with_taps
 from appmem.agent.plancache import PlanCache
 from appmem.agent.planner import PlanningError
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
+from appmem.formats.image import from_base64
 from appmem.settings import Settings
 from appmem.tracing import span
 from appmem.contract import HintsAnswer, LocateAnswer, Plan
@@ -156,10 +158,12 @@ class Service:
     # -- the answers -----------------------------------------------------------------------------
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
-        """The plan from the agent's screen (a dump, an id) or the app's entry; the app is found when not named.
-        `came_from`: the agent's previous step ({screen_id, action, element_id, detail}), when it took one;
-        `avoid`: steps (the same fields) that failed from their screens in the agent's run."""
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None,
+             screenshot: str | None = None) -> Plan:
+        """The plan from the agent's screen (a dump, a screenshot, an id) or the app's entry; the app is found when
+        not named (a screenshot's must be). `came_from`: the agent's previous step ({screen_id, action, element_id,
+        detail}), when it took one; `avoid`: steps (the same fields) that failed from their screens in the agent's
+        run. From a screenshot (base64 PNG or JPEG), each step's element also has its tap point in its pixels."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
@@ -176,15 +180,21 @@ class Service:
                 screen = self._drawn_over(packages[0], screen, screen_xml, activity) or screen
             touched = packages + ([screen.package] if screen is not None else [])
             key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from, avoid,
-                                             self.generation(touched)]).encode()).hexdigest()
+                                             self.generation(touched), screenshot]).encode()).hexdigest()
             cached = self._plans.get(key)
             if cached is not None:
                 return Plan.model_validate_json(cached)
+            if screenshot is not None:  # read once the plan is not cached: OCR is the costly part
+                screen = agent_screen(packages[0] if packages else None, activity=activity,
+                                      screenshot=from_base64(screenshot))
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            plan = Plan.model_validate(self._from_dump(task, screen, k, came_from, avoid) if screen is not None
-                                       and not app else self.answers().answer(task, app, start, k, came_from, avoid))
+            out = self._from_dump(task, screen, k, came_from, avoid) if screen is not None and not app \
+                else self.answers().answer(task, app, start, k, came_from, avoid)
+            if screenshot is not None:
+                out = with_taps(out, self.answers().planner.graph([screen.package]), screen)
+            plan = Plan.model_validate(out)
             self._plans.put(key, plan.model_dump_json())
             return plan
 
@@ -241,7 +251,7 @@ class Service:
         return located["screen_id"] if located["match"] != "unknown" else None
 
     def locate(self, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
-               activity: str | None = None) -> LocateAnswer:
+               activity: str | None = None, screenshot: str | None = None) -> LocateAnswer:
         """Which remembered screen the agent's screen is: exact, similar or unknown."""
         with span("appmem.locate", app=app or ""):
             try:
@@ -252,15 +262,17 @@ class Service:
                 # Not an app anybody explored, but maybe one an app's step led into (a file picker, the
                 # dialer, a permission page): its screens are in memory under its full package name.
                 package = app
-            state = agent_screen(package, screen_xml, screen_html, activity)
+            state = agent_screen(package, screen_xml, screen_html, activity,
+                                 screenshot=from_base64(screenshot) if screenshot is not None else None)
             state = self._drawn_over(package, state, screen_xml, activity) or state
             return LocateAnswer(package=state.package, **self.answers().locate(state.package, state))
 
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
-              activity: str | None = None) -> HintsAnswer:
+              activity: str | None = None, screenshot: str | None = None) -> HintsAnswer:
         """Which elements of the agent's screen lead towards the task, where to and in how many steps."""
         package = self.package(app) if app else None
-        state = agent_screen(package, screen_xml, screen_html, activity)
+        state = agent_screen(package, screen_xml, screen_html, activity,
+                             screenshot=from_base64(screenshot) if screenshot is not None else None)
         state = self._drawn_over(package, state, screen_xml, activity) or state
         return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
 

@@ -43,7 +43,8 @@ def answered(call: Callable[[], Any]) -> Any:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 INSTRUCTIONS = ("appmem remembers mobile apps' screens and how to move between them. Call `plan` with the "
-                "user's task (and your current screen's uiautomator XML if you have it) for executable steps "
+                "user's task (and your current screen's uiautomator XML, or its screenshot as base64 PNG or JPEG with "
+                "the app, if you have one) for executable steps "
                 "with element locators; `locate` to learn which remembered screen you are on; `hints` for "
                 "which elements of your screen lead towards the task; `doc` for an app's document; `search` "
                 "to find elements, screens or tasks by meaning.")
@@ -55,30 +56,32 @@ def build_mcp(backend: Callable[[], Any]) -> MCPServer:
     @mcp.tool(description="A shortcut plan for a task: steps (action, element with XPath locators, input, "
                           "risky) from the current screen or the app's entry.")
     def plan(task: Text, app: str | None = None, screen_xml: str | None = None, screen_html: str | None = None,
-             screen_id: str | None = None, activity: str | None = None) -> Plan:
+             screen_id: str | None = None, activity: str | None = None, screenshot: str | None = None) -> Plan:
         def call():  # the API's request model bounds each field (contract/requests.py)
             r = PlanRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, screen_id=screen_id,
-                            activity=activity)
+                            activity=activity, screenshot=screenshot)
             return backend().plan(r.task, r.app, screen_id=r.screen_id, screen_xml=r.screen_xml,
-                                  screen_html=r.screen_html, activity=r.activity)
+                                  screen_html=r.screen_html, activity=r.activity, screenshot=r.screenshot)
         return answered(call)
 
-    @mcp.tool(description="Which remembered screen a uiautomator dump (or AutoDroid HTML state) shows: "
-                          "screen_id, match, score, candidates.")
+    @mcp.tool(description="Which remembered screen a uiautomator dump (or AutoDroid HTML state, or a base64 PNG "
+                          "or JPEG screenshot with the app) shows: screen_id, match, score, candidates.")
     def locate(screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
-               activity: str | None = None) -> LocateAnswer:
+               activity: str | None = None, screenshot: str | None = None) -> LocateAnswer:
         def call():
-            r = LocateRequest(app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)
-            return backend().locate(r.app, r.screen_xml, r.screen_html, r.activity)
+            r = LocateRequest(app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity,
+                              screenshot=screenshot)
+            return backend().locate(r.app, r.screen_xml, r.screen_html, r.activity, r.screenshot)
         return answered(call)
 
     @mcp.tool(description="Hints for a step-wise agent: elements of the current screen on a route to the task, "
                           "where they lead and how many steps remain.")
     def hints(task: Text, screen_xml: str | None = None, screen_html: str | None = None, app: str | None = None,
-              activity: str | None = None) -> HintsAnswer:
+              activity: str | None = None, screenshot: str | None = None) -> HintsAnswer:
         def call():
-            r = HintsRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)
-            return backend().hints(r.task, r.app, r.screen_xml, r.screen_html, r.activity)
+            r = HintsRequest(task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity,
+                             screenshot=screenshot)
+            return backend().hints(r.task, r.app, r.screen_xml, r.screen_html, r.activity, r.screenshot)
         return answered(call)
 
     @mcp.tool(description="The app document: its screens, elements, what each does, locators and ways in.")

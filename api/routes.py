@@ -25,19 +25,20 @@ def service(request: Request):
 def plan(body: PlanRequest, request: Request, _=Depends(require("plan"))) -> Plan:
     out = service(request).plan(body.task, body.app, body.screen_id, body.screen_xml, body.screen_html, body.activity,
                                 came_from=body.came_from.model_dump() if body.came_from else None,
-                                avoid=[a.model_dump() for a in body.avoid])
+                                avoid=[a.model_dump() for a in body.avoid], screenshot=body.screenshot)
     request.app.state.services.metrics.plans.labels(out.source, out.route).inc()
     return out
 
 
-@router.post("/locate", response_model=LocateAnswer, summary="which remembered screen a dump shows")
+@router.post("/locate", response_model=LocateAnswer, summary="which remembered screen a dump or screenshot shows")
 def locate(body: LocateRequest, request: Request, _=Depends(require("plan"))) -> LocateAnswer:
-    return service(request).locate(body.app, body.screen_xml, body.screen_html, body.activity)
+    return service(request).locate(body.app, body.screen_xml, body.screen_html, body.activity, body.screenshot)
 
 
 @router.post("/hints", response_model=HintsAnswer, summary="hints for a step-wise agent on its current screen")
 def hints(body: HintsRequest, request: Request, _=Depends(require("plan"))) -> HintsAnswer:
-    return service(request).hints(body.task, body.app, body.screen_xml, body.screen_html, body.activity)
+    return service(request).hints(body.task, body.app, body.screen_xml, body.screen_html, body.activity,
+                                  body.screenshot)
 
 
 @router.get("/apps/{app}/doc", summary="the app document: screens, elements, effects, locators, ways in")

@@ -79,22 +79,24 @@ class ApiClient:
 
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,
              screen_html: str | None = None, activity: str | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None,
+             screenshot: str | None = None) -> Plan:
         if k is not None:
             raise ApiError(0, "a server plans with its own k: leave --k out, or plan without APPMEM_SERVER")
         return Plan.model_validate(self._call("POST", "/v1/plan", json=self._body(
             task=task, app=app, screen_id=screen_id, screen_xml=screen_xml, screen_html=screen_html,
-            activity=activity, came_from=came_from, avoid=avoid or None)))
+            activity=activity, came_from=came_from, avoid=avoid or None, screenshot=screenshot)))
 
-    def locate(self, app: str | None, screen_xml: str | None, screen_html: str | None = None,
-               activity: str | None = None) -> LocateAnswer:
+    def locate(self, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
+               activity: str | None = None, screenshot: str | None = None) -> LocateAnswer:
         return LocateAnswer.model_validate(self._call("POST", "/v1/locate", json=self._body(
-            app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)))
+            app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity, screenshot=screenshot)))
 
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
-              activity: str | None = None) -> HintsAnswer:
+              activity: str | None = None, screenshot: str | None = None) -> HintsAnswer:
         return HintsAnswer.model_validate(self._call("POST", "/v1/hints", json=self._body(
-            task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity)))
+            task=task, app=app, screen_xml=screen_xml, screen_html=screen_html, activity=activity,
+            screenshot=screenshot)))
 
     def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:
         return self._call("GET", f"/v1/apps/{app}/doc", params=self._body(budget=budget))

@@ -25,6 +25,8 @@ class PlanElement(Strict):
     bounds: list[int] = Field(description="[left, top, right, bottom] where memory saw it")
     locators: list[str] = Field(description="XPath queries, most precise first")
     html: str | None = Field(None, description="its tag as an AutoDroid HTML state shows it (AutoDroid memories)")
+    tap: list[int] | None = Field(None, description="[x, y] to tap in the screenshot's own pixels (plans asked "
+                                                    "from a screenshot)")
 
 
 class PlanStep(Strict):

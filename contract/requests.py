@@ -8,6 +8,8 @@ from appmem.contract.plan import Action
 from appmem.contract.run import VERSION_PATTERN, RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
+SCREENSHOT_BYTES = 12 * 1024 * 1024  # a phone's screenshot is well under 5 MB as PNG (1440×3200, busy content)
+SCREENSHOT_MAX = 4 * -(-SCREENSHOT_BYTES // 3)  # its characters as base64
 AVOID_MAX = 64  # failed steps one plan request may name
 TASK_MAX = 2000  # characters of a task (and of a search text)
 APP_MAX = 300  # characters of a package or short app name
@@ -20,6 +22,9 @@ class ScreenInput(Strict):
     activity: str | None = Field(None, max_length=500, description="foreground activity of the dump, if known")
     screen_xml: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="uiautomator dump")
     screen_html: str | None = Field(None, min_length=1, max_length=SCREEN_MAX, description="AutoDroid HTML")
+    screenshot: str | None = Field(None, min_length=1, max_length=SCREENSHOT_MAX,
+                                   description="the screen's PNG or JPEG, base64 (for agents without a view tree; "
+                                               "needs `app`)")
 
 
 class CameFrom(Strict):

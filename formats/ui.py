@@ -69,7 +69,8 @@ class Bounds:
 
 @dataclass
 class View:
-    """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot)."""
+    """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot), or as a screenshot shows it
+    (formats/screenshot.py: a box, a text, a confidence)."""
 
     index: int
     parent: int  # -1 for the root
@@ -92,6 +93,10 @@ class View:
     focused: bool = False
     selected: bool = False
     password: bool = False
+    # How sure the reader is of this view: 1.0 for what a device reported; a screenshot's reader
+    # (formats/screenshot.py) gives its OCR or detection score and marks the view `from_pixels`
+    confidence: float = 1.0
+    from_pixels: bool = False
 
     @property
     def interactive(self) -> bool:
@@ -126,6 +131,11 @@ class UIState:
     # What it shows, hashed (formats/uixml.variant_id) before personal data is scrubbed from it, so that the
     # graph's variants and a live dump's agree; "" until scrubbed (then variant_id of the views themselves)
     variant: str = ""
+
+    @property
+    def from_pixels(self) -> bool:
+        """Read from a screenshot (formats/screenshot.py), not reported by the device: boxes and texts only."""
+        return any(v.from_pixels for v in self.views)
 
     @property
     def crashed(self) -> bool:

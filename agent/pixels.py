@@ -1,0 +1,218 @@
+"""Locate a screenshot's reading (formats/screenshot.py) among an app's remembered screens, and place the
+memory's elements in the screenshot's own pixels.
+
+A reading has no classes, ids or structure, only text lines and boxes, so the match is on what memory
+remembers a person would see: each screen's element texts (with the bounds they had) and its title. The
+screenshot is scaled to memory's coordinates by width (`scale`: a 720-wide phone's screenshot reads as
+the 1080-wide device the memory was recorded on; a taller screen shows more below). Every text line of
+the screenshot that reads like a text somewhere in the app (the app's vocabulary) is evidence: a screen
+scores the Jaccard similarity of what it remembers and those lines, a remembered text found where it was
+remembered counting in full, found elsewhere (a list scrolled) counting `place_lost`, and the
+lines inside its elements' extent that matched none of them counting against it (a dialog's
+extent leaves out the screen it is drawn over). The layout adds what text cannot tell (screens with
+little text, one screen in several languages): the share of the screen's element boxes that a block
+of the screenshot outlines, weighted `layout_w`. At least `similar_min` is `similar` (pixels
+never give an `exact` match: no signature can be read from them); below, `unknown`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from appmem.agent.appgraph import AppGraph
+from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, text_views
+from appmem.formats.ui import Bounds, UIState, View
+from appmem.graph.model import Element
+
+SAME_BOX = 0.6  # intersection over union at which a block outlines an element
+TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
+NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
+CANDIDATES = 5
+DP_WIDTH = 360
+DEFAULT_WIDTH = 1080
+
+
+@dataclass(frozen=True)
+class PixelMatch:
+    """How a reading is weighed against a screen (bench/pixels.py chooses them leave-one-app-out)."""
+
+    layout_w: float = 0.5  # how much the layout (element boxes outlined in the picture) adds to the texts' score
+    place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
+    similar_min: float = 0.2  # the least score that is `similar`
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """A text memory expects on a screen: an element's (with its box), or the screen's title (no box)."""
+
+    text: str
+    box: Bounds | None
+
+
+class AppTexts:
+    """What an app's remembered screens show a person, read once per loaded graph."""
+
+    def __init__(self, graph: AppGraph, package: str):
+        self.package = package
+        self.screens: dict[str, list[Remembered]] = {}
+        self.extents: dict[str, Bounds | None] = {}
+        self.boxes: dict[str, list[Bounds]] = {}  # each screen's element boxes, one per place
+        near = NEAR_DP * self.width_of(graph, package) / DP_WIDTH
+        for sid, row in graph.screens.items():
+            if row.get("package") != package or not row.get("signature"):
+                continue
+            shown = [Remembered(normal(e.text.split("\n", 1)[0]), e.bounds) for e in graph.screen_elements(sid)
+                     if shows(e)]
+            title = normal(row.get("title") or "")
+            if title and all(r.text != title for r in shown):
+                shown.append(Remembered(title, None))
+            self.screens[sid] = shown
+            self.extents[sid] = extent(graph.screen_elements(sid), near)
+            self.boxes[sid] = sorted({e.bounds for e in graph.screen_elements(sid) if e.bounds.area},
+                                     key=lambda b: b.as_list())
+        self.width = self.width_of(graph, package)
+
+    @staticmethod
+    def width_of(graph: AppGraph, package: str) -> int:
+        """The width of the screen the app was recorded on: as far right as its elements reach."""
+        return max((e.bounds.right for e in graph.elements.values() if graph.screens.get(e.screen_id, {}).get(
+            "package") == package), default=0) or DEFAULT_WIDTH
+
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        return sorted({r.text for shown in self.screens.values() for r in shown})
+
+    def known(self, lines: list[View]) -> dict[int, set[str]]:
+        """Each line of the reading (by view index) → the app's texts it reads as (lines reading none left out)."""
+        out = {}
+        for line in lines:
+            read = {t for t in self.vocabulary if same_text(line.text, t)}
+            if read:
+                out[line.index] = read
+        return out
+
+
+def shows(e: Element) -> bool:
+    """Whether an element's text tells its screen: not what was typed into a field, not a long text (content)."""
+    first = normal(e.text.split("\n", 1)[0])
+    return bool(first) and len(first) <= TEXT_MAX and not {"editable", "password"} & set(e.flags)
+
+
+def extent(elements: list[Element], near: float) -> Bounds | None:
+    """Where a screen's elements lie, with a margin (a dialog's box; None when none has a box)."""
+    boxes = [e.bounds for e in elements if e.bounds.area]
+    if not boxes:
+        return None
+    return Bounds(int(min(b.left for b in boxes) - near), int(min(b.top for b in boxes) - near),
+                  int(max(b.right for b in boxes) + near), int(max(b.bottom for b in boxes) + near))
+
+
+def app_texts(graph: AppGraph, package: str) -> AppTexts:
+    """The app's texts, kept with the loaded graph (it is read again only when the graph is)."""
+    kept = graph.__dict__.setdefault("_pixel_texts", {})
+    if package not in kept:
+        kept[package] = AppTexts(graph, package)
+    return kept[package]
+
+
+def scale(state: UIState, texts: AppTexts) -> float:
+    """Screenshot pixels per memory pixel."""
+    return state.width / texts.width
+
+
+def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelMatch = PixelMatch()
+                  ) -> dict[str, Any]:
+    """{"screen_id", "match": similar|unknown, "score", "candidates"} for a reading of a screenshot."""
+    texts = app_texts(graph, package)
+    lines = {v.index: v for v in text_views(state)}
+    known = texts.known(list(lines.values()))
+    ratio = scale(state, texts)
+    near = NEAR_DP * texts.width / DP_WIDTH
+    blocks = [v.bounds for v in state.views if v.class_name == BLOCK_CLASS]
+    scored = []
+    for sid, shown in texts.screens.items():
+        if not shown and not texts.boxes[sid]:
+            continue
+        hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights.place_lost)
+        area = texts.extents[sid]
+        against = [i for i in set(known) - used if area is None or inside(lines[i].bounds, area, ratio)]
+        text = hits / max(1, len(shown) + len(against))
+        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)) / (1 + weights.layout_w)
+        scored.append((round(score, 4), sid))
+    if not scored:
+        return {"screen_id": None, "match": "unknown", "score": 0.0, "candidates": []}
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    candidates = [{"screen_id": sid, "score": score} for score, sid in scored[:CANDIDATES]]
+    best_score, best = scored[0]
+    if best_score >= weights.similar_min:
+        return {"screen_id": best, "match": "similar", "score": best_score, "candidates": candidates}
+    return {"screen_id": None, "match": "unknown", "score": best_score, "candidates": candidates}
+
+
+def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, set[str]], ratio: float,
+            near: float, place_lost: float) -> tuple[float, set[int]]:
+    """How much of `shown` the lines show (1 a text where remembered, `place_lost` elsewhere), and the lines used."""
+    hits, used = 0.0, set()
+    for r in shown:
+        best, where = 0.0, None
+        for index, reads in known.items():
+            if index in used or r.text not in reads:
+                continue
+            value = 1.0 if r.box is None or close(lines[index].bounds, r.box, ratio, near) else place_lost
+            if value > best:
+                best, where = value, index
+        if where is not None:
+            hits += best
+            used.add(where)
+    return hits, used
+
+
+def layout(boxes: list[Bounds], blocks: list[Bounds], ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines."""
+    if not boxes:
+        return 0.0
+    seen = 0
+    for box in boxes:
+        scaled = Bounds(round(box.left * ratio), round(box.top * ratio), round(box.right * ratio),
+                        round(box.bottom * ratio))
+        seen += any(overlap(scaled, block) >= SAME_BOX for block in blocks)
+    return seen / len(boxes)
+
+
+def inside(line: Bounds, area: Bounds, ratio: float) -> bool:
+    """Whether a line's centre (screenshot pixels) lies in `area` (memory pixels)."""
+    x, y = line.center
+    return area.contains(round(x / ratio), round(y / ratio))
+
+
+def close(line: Bounds, box: Bounds, ratio: float, near: float) -> bool:
+    """Whether a line (screenshot pixels) sits on or near a remembered box (memory pixels)."""
+    x, y = line.center
+    x, y = x / ratio, y / ratio
+    return box.left - near <= x <= box.right + near and box.top - near <= y <= box.bottom + near
+
+
+def tap_point(graph: AppGraph, package: str, state: UIState, element: Element, on_start: bool) -> list[int]:
+    """Where to tap `element` in the screenshot's pixels: on the screen the screenshot shows (`on_start`),
+    the centre of the line that reads its text near where memory saw it; else its remembered centre, scaled."""
+    texts = app_texts(graph, package)
+    ratio = scale(state, texts)
+    wanted = normal(element.text.split("\n", 1)[0])
+    if on_start and wanted:
+        near = NEAR_DP * texts.width / DP_WIDTH
+        for line in text_views(state):
+            if same_text(line.text, wanted) and close(line.bounds, element.bounds, ratio, near):
+                return list(line.bounds.center)
+    x, y = element.bounds.center
+    return [round(x * ratio), round(y * ratio)]
+
+
+def with_taps(plan: dict[str, Any], graph: AppGraph, state: UIState) -> dict[str, Any]:
+    """The plan JSON with each step's element given its `tap`: [x, y] in the screenshot's own pixels."""
+    start = (plan.get("start") or {}).get("screen_id")
+    for step in plan["steps"]:
+        element = graph.elements.get((step.get("element") or {}).get("id", ""))
+        if element is not None and step["package"] == state.package:
+            step["element"]["tap"] = tap_point(graph, state.package, state, element, step["screen_id"] == start)
+    return plan
