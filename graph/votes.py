@@ -26,8 +26,9 @@ CORRECTION_WEIGHT = 3.0
 
 
 def usable(edge: Mapping[str, Any]) -> bool:
-    """Whether plans may use the edge: a crawl or import saw it, or enough contributors back it."""
-    return not edge.get("crowd_only") or bool(edge.get("crowd_trusted"))
+    """Whether plans may use the edge: a crawl or import saw it, or enough contributors back it (the one
+    trust predicate, cypher/__init__.py TRUSTED, as the statement that read the edge computed it)."""
+    return bool(edge["trusted"])
 
 
 def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
