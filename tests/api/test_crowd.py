@@ -494,6 +494,45 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
             assert api.http.delete(f"/v1/contributors/{backer.id}").status_code == 200
 
 
+def another_tap(step: dict) -> dict:
+    """The step re-written to tap another clickable view of its dump, as the dump shows it: another way."""
+    root = etree.fromstring(step["before_xml"].encode())
+    node = next(n for n in root.iter("node") if n.get("clickable") == "true" and n.get("package") == ACRYLIC
+                and [int(v) for v in re.findall(r"-?\d+", n.get("bounds"))] != step["element"]["bounds"])
+    return {**step, "element": {"text": node.get("text") or "", "content_desc": node.get("content-desc") or "",
+                                "resource_id": node.get("resource-id") or "", "class_name": node.get("class"),
+                                "bounds": [int(v) for v in re.findall(r"-?\d+", node.get("bounds"))]}}
+
+
+def test_a_demonstration_is_recalled_once_a_quorum_sent_the_same_steps_not_just_as_many(
+        server, twins, memory, keys):
+    """Two keys' runs of a task and a third key's different run of it in as many steps: three keys sent the
+    task in that many steps, yet the third way is not recallable (nor the first, two keys); a third key
+    sending the first way makes it recallable, the other way still not."""
+    run = real_run(twins, memory, "tap About")["run"]
+    tapped = max(i for i, s in enumerate(run["steps"]) if s["action"] == "tap" and s["element"])
+    other = {**run, "steps": [another_tap(s) if i == tapped else s for i, s in enumerate(run["steps"])]}
+    assert len(other["steps"]) == len(run["steps"]) and other["steps"][tapped] != run["steps"][tapped]
+    senders = [keys.create(f"demonstrator-{n}", "contribute", 1000) for n in range(4)]
+
+    def send(n: int, body: dict) -> str:
+        with ApiClient(server, senders[n][1]) as api:
+            status = api.wait_trace(api.contribute({**body, "started": f"2027-06-0{n + 1}T00:00:00Z"}).trace_id,
+                                    60).model_dump()
+        assert status["status"] == "done" and status["report"]["task"], status
+        return status["report"]["task"]
+
+    recallable = lambda ids: {r["id"] for r in memory.store.read("recall_tasks", ids=ids)}  # noqa: E731
+    honest = [send(0, run), send(1, run)]
+    forged = send(2, other)
+    assert recallable(honest + [forged]) == set()  # three keys, as many steps: no quorum on either way
+    honest.append(send(3, run))
+    assert recallable(honest + [forged]) == set(honest)
+    with ApiClient(server, key(keys, "admin", "demo-purger")) as api:  # later tests count the graph
+        for sender, _ in senders:
+            assert api.http.delete(f"/v1/contributors/{sender.id}").status_code == 200
+
+
 def test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located(server, twins, memory, keys):
     """A known screen's dump sent by one key without its activity (and under a version of its own) is
     stored as a screen only contributions report; until a quorum backs it, agents' dumps are still
