@@ -18,7 +18,8 @@ import redis
 
 from appmem.errors import AppmemError
 
-SCOPES = ("plan", "contribute", "correct", "admin")  # correct: a person's fixes, which weigh more
+# correct: a person's fixes, which weigh more; metrics: reading /metrics (a Prometheus scraper's key)
+SCOPES = ("plan", "contribute", "correct", "admin", "metrics")
 PREFIX = "appmem:apikey:"
 
 

@@ -95,7 +95,7 @@ class GraphStore:
         driver's transaction-retry window."""
         with translated_errors("graph health check"):
             with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
-                session.run(cypher.load("semantic_packages")).consume()
+                session.run(cypher.load("all_packages")).consume()
 
     # -- traces ----------------------------------------------------------------------------
     def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows) -> ChunkResult:
@@ -133,8 +133,16 @@ class GraphStore:
         `element_of` makes a row an Element; rows also carry `package`, `risky`, `simulated_task`."""
         return self.read("elements", ids=list(ids), screen_ids=list(screen_ids))
 
-    def stats(self, package: str | None = None) -> list[dict[str, Any]]:
-        return self.read("app_stats", package=package)
+    def trusted_ids(self, screen_ids: Iterable[str] = (), element_ids: Iterable[str] = (),
+                    task_ids: Iterable[str] = ()) -> set[str]:
+        """Of these ids, those of nodes the graph holds and the one trust predicate admits (cypher/__init__.py):
+        what a read that found ids elsewhere (a vector search) may return."""
+        return set(self.read("trusted_ids", screen_ids=list(screen_ids), element_ids=list(element_ids),
+                             task_ids=list(task_ids))[0]["ids"])
+
+    def stats(self, package: str | None = None, every: bool = False) -> list[dict[str, Any]]:
+        """Per app version, what memory holds: the versions any key may read (`every`: all, for the operator)."""
+        return self.read("app_stats", package=package, every=every)
 
 
 def element_of(row: dict[str, Any]) -> Element:

@@ -26,8 +26,9 @@ CORRECTION_WEIGHT = 3.0
 
 
 def usable(edge: Mapping[str, Any]) -> bool:
-    """Whether plans may use the edge: a crawl or import saw it, or enough contributors back it."""
-    return not edge.get("crowd_only") or bool(edge.get("crowd_trusted"))
+    """Whether plans may use the edge: a crawl or import saw it, or enough contributors back it (the one
+    trust predicate, cypher/__init__.py TRUSTED, as the statement that read the edge computed it)."""
+    return bool(edge["trusted"])
 
 
 def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
@@ -41,11 +42,11 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[str, int]:
-    """Screens and elements only contributions reported count (summaries, the element index, plans) once
-    `quorum` distinct contributors back them; judged again whenever their contributors change (a
+    """Screens, elements and screen links to app versions only contributions reported count (summaries, the
+    element index, plans, the map) once `quorum` distinct contributors back them; judged again whenever their contributors change (a
     contribution, a purge, `appmem migrate`). Returns how many of each kind were judged."""
     return {kind: store.write(f"crowd_trust_{kind}", packages=packages, quorum=quorum)[0]["judged"]
-            for kind in ("screens", "elements")}
+            for kind in ("screens", "elements", "links")}
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:

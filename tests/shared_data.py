@@ -110,7 +110,7 @@ class SharedGraph:
 
     def hold(self, data: DataSet) -> GraphStore:
         lineage = data.lineage
-        intact = self.held in lineage and self.store.stats() == self.fingerprint
+        intact = self.held in lineage and self.store.stats(every=True) == self.fingerprint
         start = lineage.index(self.held) + 1 if intact else 0
         if not intact:
             while self.store.write("delete_all")[0]["deleted"]:
@@ -118,7 +118,7 @@ class SharedGraph:
         for step in lineage[start:]:
             for part in step.parts:
                 part.ingest(self.store)
-        self.held, self.fingerprint = data, self.store.stats()
+        self.held, self.fingerprint = data, self.store.stats(every=True)
         return self.store
 
 

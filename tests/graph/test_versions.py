@@ -23,7 +23,7 @@ def trace(trace_id: str, version: str, contributor: str = "", suffix: str = "") 
 
 
 def rows(store) -> list[tuple]:
-    return [(r["version"], r["aliases"], r["traces"]) for r in store.stats(PKG)]
+    return [(r["version"], r["aliases"], r["traces"]) for r in store.stats(PKG, every=True)]
 
 
 def test_contributions_name_an_imports_version_only_once_a_quorum_of_keys_reports_it(empty_graph):
