@@ -177,7 +177,7 @@ def worker_app() -> FastAPI:
 def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     from appmem.analyst.map import map_router
     from appmem.api.auth import require
-    from appmem.api import contrib, routes
+    from appmem.api import contrib, routes, tenants
     from appmem.api.mcp_server import build_mcp
 
     services = open_services(settings, service)
@@ -213,6 +213,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
+    app.include_router(tenants.router)
     app.include_router(map_router(lambda: services.service.store, require("plan")))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
