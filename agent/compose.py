@@ -145,7 +145,7 @@ class Composer(PlanSteps):
         elif edge.action == "input":
             text = next((v for v in (x.text for x in self.task.values) if v not in self.values), text)
         self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
-                   confidence=edge.reliability, slot=slot, stale=edge.stale)
+                   confidence=edge.reliability, slot=slot, stale=edge.stale, layer=edge.layer)
 
     def finish(self, target: Element) -> None:
         changed = self.work(target.screen_id, target.id, form=self.is_form(target.screen_id))

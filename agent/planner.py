@@ -37,6 +37,7 @@ from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
+from appmem.semantic.layers import layer_rows
 from appmem.semantic.ranker import Ranker, installed
 from appmem.semantic.ranking import POOL, ElementIndex
 from appmem.semantic.points import Hit
@@ -81,9 +82,20 @@ class Planner:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
         key = None if packages is None else tuple(sorted(packages))
         if key not in self._indexes:
-            return self._keep(self._indexes, key, lambda: ElementIndex.load(
-                self.vectors, None if key is None else list(key), self.ranker))
+            return self._keep(self._indexes, key, lambda: self._load_index(None if key is None else list(key)))
         return self._indexes[key]
+
+    def _load_index(self, packages: list[str] | None) -> ElementIndex:
+        """The shared points of `packages`; a tenant's view adds its own elements (semantic/layers.py)."""
+        if not self.store.viewer.tenant or packages is None:
+            return ElementIndex.load(self.vectors, packages, self.ranker)
+        rows = self.vectors.points("elements", packages)
+        graph = self.graph(packages)
+        indexed = {p.get("element_id") for _, p in rows}
+        own = {i for i, e in graph.elements.items() if i not in indexed and graph.screens.get(e.screen_id, {})
+               .get("package") in packages}
+        return ElementIndex.from_rows(rows + layer_rows(*graph.context_rows(), own, self.embedder), self.vectors.dim,
+                                      self.ranker)
 
     def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
         forgotten = self._forgotten

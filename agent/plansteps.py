@@ -28,11 +28,11 @@ class PlanSteps:
         self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
-              confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
+              confidence: float = GUESS, slot: str | None = None, stale: bool = False, layer: str = "public") -> None:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
+        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, layer=layer)
         if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
             step.package = owner  # a step on another app's screen the route passes (a system dialog)
         self.steps.append(step)
@@ -44,7 +44,8 @@ class PlanSteps:
     def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
         edge = self._edge(e)
         self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
-                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
+                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale),
+                   layer=edge.layer if edge else "public")
 
     def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.

@@ -39,6 +39,8 @@ class PlanStep(Strict):
     risky: bool = Field(description="the step may destroy data: confirm with the user first")
     confidence: float = Field(description="how likely the step works (the edge's reliability)")
     stale: bool = Field(description="the edge was not re-observed in the app's newest explored version")
+    layer: Literal["public", "tenant"] = Field("public", description="whose edge backs the step: the shared "
+                                               "memory's, or the key's tenant's own layer")
 
 
 class PlanStart(Strict):

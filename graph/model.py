@@ -180,6 +180,7 @@ class PlanStep:
     stale: bool = False  # the edge was not re-observed in the app's newest explored version
     package: str = ""  # the app the step acts in (plans may switch apps)
     to_package: str = ""  # the app of `to_screen` when memory knows it: a step may leave the app (home, a share)
+    layer: str = "public"  # whose edge backs it: the shared memory's, or the reading tenant's own ("tenant")
 
 
 @dataclass

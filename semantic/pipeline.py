@@ -104,6 +104,15 @@ def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector
                               "terms": terms(es.simulated_task, *es.completes)})
 
 
+def element_texts(ctx: ScreenContext, e: Element, es: ElementSummary) -> list[tuple[int | str, str]]:
+    """(variant, text) of what is embedded of an element: its simulated task (0), each task it completes (1, 2,
+    ...) and each part of its meaning that it has (semantic/meaning.py); nothing of a back button."""
+    if label_of(e).lower() in BACK_WORDS:
+        return []
+    parts = meaning(ctx, e)
+    return list(enumerate([es.simulated_task, *es.completes])) + [(p, parts[p]) for p in EMBEDDED if parts[p]]
+
+
 def screen_text(summary: ScreenSummary) -> str:
     subtasks = "; ".join(t.name.replace("_", " ") for t in summary.subtasks[:10])
     return summary.summary + (f". Sub-tasks: {subtasks}" if subtasks else "")
@@ -141,15 +150,9 @@ def _process(batch: list[ScreenContext], store: GraphStore, vectors: VectorStore
                 continue
             element_rows.append({"id": e.id, "simulated_task": es.simulated_task, "risky": es.risky,
                                  "parameter": es.parameter.model_dump_json() if es.parameter else None})
-            if label_of(e).lower() not in BACK_WORDS:
-                for i, text in enumerate([es.simulated_task, *es.completes]):
-                    points.append(("elements", ctx, summary, e, (es, i, text)))
-                    texts.append(text)
-                parts = meaning(ctx, e)
-                for part in EMBEDDED:
-                    if parts[part]:
-                        points.append(("elements", ctx, summary, e, (es, part, parts[part])))
-                        texts.append(parts[part])
+            for variant, text in element_texts(ctx, e, es):
+                points.append(("elements", ctx, summary, e, (es, variant, text)))
+                texts.append(text)
         screen_rows.append({"id": ctx.id, "summary": summary.summary,
                             "subtasks": json.dumps([t.model_dump() for t in summary.subtasks], ensure_ascii=False),
                             "summary_hash": hashes[ctx.id]})
