@@ -6,6 +6,9 @@
 MATCH (a:App)<-[:OF_APP]-(:Trace)
 WHERE $package IS NULL OR a.package = $package
 WITH DISTINCT a
+// only versions its reader may read: linked to a screen by a link the trust predicate admits (one key's or
+// another tenant's version of an app, or its in-house app, is not listed)
+WHERE EXISTS { MATCH (a)-[h:HAS_SCREEN]->(v:Screen) WHERE trusted(h) AND trusted(v) }
 CALL (a) {
   MATCH (a)<-[:OF_APP]-(t:Trace)
   RETURN count(t) AS traces

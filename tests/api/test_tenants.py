@@ -196,3 +196,68 @@ def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, m
         record = keys.check(secret, 1000)[0]
         assert cli(["keys", "purge", record.id, "--json"], stack_env).returncode == 0
     assert counts(memory) == before
+
+
+# ---- reads: the tenant's keys see its layer over the shared memory, every other key nothing of it ------------
+
+def mcp_call(server: str, secret: str, tool: str, arguments: dict) -> dict:
+    """One MCP tool call over the API's streamable HTTP endpoint (stateless, JSON answers)."""
+    import httpx
+
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    r = httpx.post(f"{server}/mcp/", json=rpc, timeout=60, headers={
+        "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 200, r.text
+    return r.json()["result"]
+
+
+def reads(server: str, secret: str, label: str, button: str, dump: str, screen_id: str) -> dict:
+    """What a key reads, on every read route and MCP tool, of a tenant's new button `label` on a public
+    app's screen (whose dump is `button`) and of its in-house app (whose screen `screen_id` its dump `dump` shows)."""
+    with ApiClient(server, secret) as api:
+        plan = api.plan(f"tap {label}", ACRYLIC).model_dump()
+        doc = api.http.get(f"/v1/apps/{ACRYLIC}/doc")
+        inhouse_doc = api.http.get(f"/v1/apps/{INHOUSE}/doc")
+        hints = api.http.post("/v1/hints", json={"task": f"tap {label}", "app": ACRYLIC, "screen_xml": button})
+        located = api.http.post("/v1/locate", json={"app": INHOUSE, "screen_xml": dump})
+        search = api.http.get("/v1/search", params={"text": label, "app": ACRYLIC, "k": 10})
+        everywhere = api.http.get("/v1/search", params={"text": "About", "k": 20})
+        apps = api.http.get("/v1/apps").json()["apps"]
+        screen = api.http.get(f"/v1/apps/{INHOUSE}/screens/{screen_id}")
+        inhouse_map = api.http.get(f"/apps/{INHOUSE}/map.json")
+        acrylic_map = api.http.get(f"/apps/{ACRYLIC}/map.json")
+    tools = {name: json.dumps(mcp_call(server, secret, tool, args).get("structuredContent")) for name, tool, args in (
+        ("plan", "plan", {"task": f"tap {label}", "app": ACRYLIC}), ("doc", "doc", {"app": ACRYLIC}),
+        ("inhouse_doc", "doc", {"app": INHOUSE}), ("search", "search", {"text": label, "app": ACRYLIC, "k": 10}),
+        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
+    return {
+        "plan": [s.get("layer") for s in plan["steps"] if label in json.dumps(s["element"] or {})],
+        "doc": label in doc.text, "inhouse_doc": inhouse_doc.status_code == 200 and screen_id in inhouse_doc.text,
+        "hints": label in json.dumps(hints.json()["hints"]), "locate": located.status_code == 200 and located.json()["match"] == "exact",
+        "search": label in search.text, "search_everywhere": INHOUSE in everywhere.text,
+        "apps": INHOUSE in {a["package"] for a in apps}, "screen": screen.status_code == 200,
+        "map": inhouse_map.status_code == 200 and screen_id in inhouse_map.text, "acrylic_map": label in acrylic_map.text,
+        "mcp": [label in json.dumps(json.loads(tools["plan"])["steps"]), label in tools["doc"], screen_id in tools["inhouse_doc"], label in tools["search"],
+                '"exact"' in tools["locate"]]}
+
+
+def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(server, memory, keys, about_run):
+    label = "Umbrella dashboard"
+    own = keys.create("umbrella-ci", "plan,contribute", 1000, tenant="umbrella")[1]
+    peer = keys.create("umbrella-agent", "plan", 1000, tenant="umbrella")[1]  # a key of the same tenant
+    other = keys.create("wayne-agent", "plan", 1000, tenant="wayne")[1]
+    public = keys.create("public-agent", "plan", 1000)[1]
+    inhouse = inhouse_run(about_run, "2027-07-01T00:00:00Z")
+    button = new_button_run(about_run, label, "2027-07-02T00:00:00Z")
+    contribute(server, own, [button, inhouse])
+    dump = inhouse["steps"][-1]["after_xml"]
+    screen_id = memory.viewing("umbrella").locate(INHOUSE, dump).screen_id
+    args = (label, button["steps"][0]["before_xml"], dump, screen_id)
+    seen = reads(server, peer, *args)
+    assert seen["plan"] == ["tenant"], seen  # at once (no summarize): the tap on its button, from its own edge
+    assert all(v for k, v in seen.items() if k not in ("plan", "mcp", "search_everywhere")), seen
+    assert all(seen["mcp"]), seen
+    for outsider in (other, public):
+        unseen = reads(server, outsider, *args)
+        assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "mcp")), unseen
+        assert not any(unseen["mcp"]), unseen
