@@ -295,7 +295,7 @@ class Service:
         """Scored hits from the element, screen or task memory."""
         packages = self.packages(app) if app else None
         index = self.answers().planner.index(packages) if kind == "element" else None
-        return search(self.vectors, self.embedder, text, kind, packages, k, index)
+        return search(self.vectors, self.embedder, self.store, text, kind, packages, k, index)
 
     def apps(self) -> list[dict[str, Any]]:
         """Counts per app version for any key: a version contributors' devices claimed is named only once a

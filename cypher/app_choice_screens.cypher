@@ -3,6 +3,6 @@
 // so it is looked up in every app at once. A screen only contributions reported counts once a
 // quorum of contributors backs it (crowd_trust_screens), as everywhere else.
 MATCH (s:Screen)
-WHERE s.id IN $ids AND (NOT coalesce(s.crowd_only, false) OR coalesce(s.crowd_trusted, false))
+WHERE s.id IN $ids AND trusted(s)
 RETURN s.id AS id, s.package AS package
 ORDER BY id

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from appmem.cypher import expand
 from appmem.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,7 +93,7 @@ def check(paths: list[Path] | None = None) -> Report:
     texts = {}
     for p in paths:
         try:
-            texts[str(p)] = p.read_text(encoding="utf-8")
+            texts[str(p)] = expand(p.read_text(encoding="utf-8"))  # as cypher.load reads it
         except OSError as exc:
             raise ConfigError(f"cannot read Cypher file {p}: {exc.strerror}") from None
     report = Report(files=len(paths))

@@ -6,7 +6,7 @@
 // key may add what plans, summaries and the element index read.
 MATCH (e:Element)
 WHERE (e.id IN $ids OR e.screen_id IN $screen_ids)
-  AND (NOT coalesce(e.crowd_only, false) OR coalesce(e.crowd_trusted, false))
+  AND trusted(e)
 MATCH (s:Screen)-[:HAS_ELEMENT]->(e)
 RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
        coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,

@@ -1,7 +1,11 @@
 // map_screen: one screen of an app for the map's side panel: its summary and sub-tasks, and
-// its elements with their simulated tasks and risk flags.
-MATCH (:App {package: $package})-[:HAS_SCREEN]->(s:Screen {id: $screen_id})
+// its elements with their simulated tasks and risk flags; only what the trust predicate admits
+// (cypher/__init__.py): the screen, its link to the app version and its elements.
+MATCH (:App {package: $package})-[h:HAS_SCREEN]->(s:Screen {id: $screen_id})
+WHERE trusted(h) AND trusted(s)
+WITH DISTINCT s
 OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
+WHERE trusted(e)
 WITH s, e ORDER BY e.key
 RETURN s.id AS id, s.title AS title, s.activity AS activity, s.app_version AS version, s.summary AS summary,
        s.subtasks AS subtasks,

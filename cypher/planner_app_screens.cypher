@@ -5,7 +5,7 @@
 // activity, must not become the screen every agent's dump is located on.
 MATCH (s:Screen)
 WHERE s.package IN $packages
-  AND (NOT coalesce(s.crowd_only, false) OR coalesce(s.crowd_trusted, false))
+  AND trusted(s)
 RETURN s.id AS id, s.package AS package, coalesce(s.activity, '') AS activity,
        coalesce(s.signature, '') AS signature, coalesce(s.title, '') AS title
 ORDER BY id

@@ -5,10 +5,10 @@
 // contributions report (graph/votes.usable): one key must not lend an effect to every app.
 MATCH (s:Screen)
 WHERE s.title IN $titles AND NOT s.package IN $packages
-  AND (NOT coalesce(s.crowd_only, false) OR coalesce(s.crowd_trusted, false))
+  AND trusted(s)
 OPTIONAL MATCH (s)-[t:TRANSITION {action: 'tap'}]->(b:Screen)
 WHERE b.package = s.package AND b.id <> s.id
-  AND (NOT coalesce(t.crowd_only, false) OR coalesce(t.crowd_trusted, false))
+  AND trusted(t)
 RETURN s.id AS id, s.package AS package, s.title AS title, coalesce(t.element_id, '') AS element_id,
        b.id AS target, coalesce(b.title, '') AS target_title
 ORDER BY id, element_id, target

@@ -15,5 +15,6 @@ RETURN t.key AS key, a.id AS source, b.id AS target, b.package AS target_package
        coalesce(t.contributed_failures, 0) AS contributed_failures,
        // only contributions report it / enough distinct contributors back it (edge_crowd)
        coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted,
+       trusted(t) AS trusted,  // the one trust predicate (cypher/__init__.py): plans use only these
        coalesce(t.variants, []) AS variants
 ORDER BY source, element_id, target

@@ -4,7 +4,7 @@
 // A contributed task is recalled only once enough contributors did the same task (task_crowd);
 // its run counts rank it only once enough contributors reported a run of it (task_run_counts).
 MATCH (k:Task)
-WHERE k.id IN $ids AND (coalesce(k.contributor, '') = '' OR coalesce(k.crowd_trusted, false))
+WHERE k.id IN $ids AND trusted(k)
 OPTIONAL MATCH (k)-[st:STEP]->(e:Element)<-[:HAS_ELEMENT]-(s:Screen)
 WITH k, st, e, s ORDER BY st.index
 RETURN k.id AS id, k.description AS description, k.package AS package, k.source AS source,

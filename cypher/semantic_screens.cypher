@@ -3,7 +3,7 @@
 // reported waits until enough contributors back it (crowd_trust_screens).
 MATCH (s:Screen)
 WHERE ($packages IS NULL OR s.package IN $packages)
-  AND (NOT coalesce(s.crowd_only, false) OR coalesce(s.crowd_trusted, false))
+  AND trusted(s)
 RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
        coalesce(s.title, '') AS title, s.summary_hash AS summary_hash
 ORDER BY id

@@ -4,7 +4,7 @@
 // reads them: else one key's many copies of a task fill recall's nearest candidates.
 MATCH (k:Task)
 WHERE ($packages IS NULL OR k.package IN $packages)
-  AND (coalesce(k.contributor, '') = '' OR coalesce(k.crowd_trusted, false))
+  AND trusted(k)
 OPTIONAL MATCH (k)-[st:STEP]->(e:Element)
 WITH k, st, e ORDER BY st.index
 RETURN k.id AS id, coalesce(k.description, '') AS description, k.package AS package,

@@ -5,6 +5,6 @@
 // (`leads_to`, which ranks targets) at the next `appmem summarize`.
 MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
 WHERE ($packages IS NULL OR a.package IN $packages) AND t.element_id IS NOT NULL AND t.element_id <> ''
-  AND (NOT coalesce(t.crowd_only, false) OR coalesce(t.crowd_trusted, false))
+  AND trusted(t)
 RETURN a.id AS source, b.id AS target, t.element_id AS element_id, t.action AS action
 ORDER BY source, element_id, target

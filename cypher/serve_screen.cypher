@@ -1,7 +1,9 @@
-// serve_screen: one screen of an app with its elements, for GET /v1/apps/{package}/screens/{id}.
+// serve_screen: one screen of an app with its elements, for GET /v1/apps/{package}/screens/{id}. Only what
+// the trust predicate admits (cypher/__init__.py): a screen or an element one key alone reported is absent.
 MATCH (s:Screen {id: $screen_id})
-WHERE s.package = $package
+WHERE s.package = $package AND trusted(s)
 OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
+WHERE trusted(e)
 WITH s, e ORDER BY e.key
 RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
        coalesce(s.title, '') AS title, coalesce(s.summary, '') AS summary,

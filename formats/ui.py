@@ -67,6 +67,30 @@ class Bounds:
         return [self.left, self.top, self.right, self.bottom]
 
 
+# The longest text or content description a view keeps (every reader of a screen format clips to it, as the
+# contribution path does before scrubbing; contract/run.py RunElement takes no longer one). Real UI labels are
+# a few words; a longer text is content (a note, an article), so it is cut, not refused: an honest run whose
+# dump shows one long text keeps its steps. The cut drops the word it falls in (and digits before it: a
+# phone number split by the cut would escape the scrubber) and ends with CLIPPED.
+TEXT_MAX = 5000
+CLIPPED = "\u2026"
+_CUT_TAIL = frozenset("+-().")
+
+
+def clip_text(text: str) -> str:
+    """`text` if it is at most TEXT_MAX characters, else its start, cut at a word, ending in CLIPPED."""
+    if len(text) <= TEXT_MAX:
+        return text
+    cut = text[:TEXT_MAX - len(CLIPPED)]
+    end = len(cut)
+    if not text[end].isspace():  # the cut falls inside a word: drop the word
+        while end and not cut[end - 1].isspace():
+            end -= 1
+    while end and (cut[end - 1].isdigit() or cut[end - 1].isspace() or cut[end - 1] in _CUT_TAIL):
+        end -= 1
+    return cut[:end] + CLIPPED
+
+
 @dataclass
 class View:
     """One node of a UI hierarchy as a device reports it (uiautomator / DroidBot)."""

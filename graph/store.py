@@ -156,6 +156,13 @@ class GraphStore:
         `element_of` makes a row an Element; rows also carry `package`, `risky`, `simulated_task`."""
         return self.read("elements", ids=list(ids), screen_ids=list(screen_ids))
 
+    def trusted_ids(self, screen_ids: Iterable[str] = (), element_ids: Iterable[str] = (),
+                    task_ids: Iterable[str] = ()) -> set[str]:
+        """Of these ids, those of nodes the graph holds and the one trust predicate admits (cypher/__init__.py):
+        what a read that found ids elsewhere (a vector search) may return."""
+        return set(self.read("trusted_ids", screen_ids=list(screen_ids), element_ids=list(element_ids),
+                             task_ids=list(task_ids))[0]["ids"])
+
     def stats(self, package: str | None = None) -> list[dict[str, Any]]:
         return self.read("app_stats", package=package)
 

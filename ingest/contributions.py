@@ -49,6 +49,7 @@ from appmem.graph.store import GraphStore
 from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
 from appmem.ingest.pipeline import ingest_trace, scrub_trace
 from appmem.formats.privacy import scrub_text
+from appmem.formats.ui import clip_text
 from appmem.ingest.run import ingest_run, validate_run
 from appmem.ingest.tarball import unpack
 
@@ -78,7 +79,8 @@ class ContributionPurged(AppmemError):
 
 
 def scrub_xml(xml: str) -> str:
-    """A dump with personal data replaced in every text and content description (formats/privacy.py)."""
+    """A dump with every text and content description clipped (formats/ui.clip_text: what the dump's reader
+    keeps) and its personal data replaced (formats/privacy.py)."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:
@@ -87,7 +89,7 @@ def scrub_xml(xml: str) -> str:
         editable = "EditText" in (node.get("class") or "")
         for attr in ("text", "content-desc"):
             if node.get(attr):
-                node.set(attr, scrub_text(node.get(attr), typed=editable))
+                node.set(attr, scrub_text(clip_text(node.get(attr)), typed=editable))
     return ET.tostring(root, encoding="unicode")
 
 

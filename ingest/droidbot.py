@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from appmem.formats.ui import Bounds, stable_id, UIState, View
+from appmem.formats.ui import Bounds, clip_text, stable_id, UIState, View
 from appmem.graph.model import Step, Trace
 from appmem.graph.screens import view_paths
 from appmem.graph.times import utc_iso
@@ -103,6 +103,12 @@ def split_activity(foreground: str, where: str) -> tuple[str, str]:
     return package, package + activity if activity.startswith(".") else activity
 
 
+def _text(raw: dict[str, Any], key: str) -> str:
+    """A view's text field: a string, else "" (a hostile state file's number or list is no text)."""
+    value = raw.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
     bounds = raw.get("bounds") or [[0, 0], [0, 0]]
     try:
@@ -119,8 +125,8 @@ def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
         class_name=_require(raw, "class", str, where),
         package=raw.get("package") or "",
         resource_id=raw.get("resource_id") or "",
-        text=raw.get("text") or "",
-        content_desc=raw.get("content_description") or "",
+        text=clip_text(_text(raw, "text")),
+        content_desc=clip_text(_text(raw, "content_description")),
         bounds=b,
         visible=bool(raw.get("visible", True)),
         enabled=bool(raw.get("enabled", True)),

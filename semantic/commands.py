@@ -150,15 +150,13 @@ def run_search(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.semantic.search import search
     from appmem.semantic.snapshots import open_reader
 
-    packages = None
-    if args.app:
-        store = open_graph(settings)
-        try:
-            packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app)
-        finally:
-            store.driver.close()
-    embedder = Embedder(settings.home, model=settings.embed_model)
-    hits = search(open_reader(settings, embedder.dim), embedder, args.text, args.kind, packages, args.k)
+    store = open_graph(settings)
+    try:
+        packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
+        embedder = Embedder(settings.home, model=settings.embed_model)
+        hits = search(open_reader(settings, embedder.dim), embedder, store, args.text, args.kind, packages, args.k)
+    finally:
+        store.driver.close()
 
     def human(rows: list[dict[str, Any]]) -> str:
         lines = []

@@ -3,7 +3,8 @@
 `resolve_app`: `calendar` designates com.simplemobiletools.calendar.pro (the
 package's last name part, or the one before a `.pro` / `.free` style suffix); a plan or a search
 may span every app a short name designates, `one_app` is for what reads one app (a document, a map).
-`search`: scored hits from the element, screen or task memory.
+`search`: scored hits from the element, screen or task memory, each checked against the graph (only the
+nodes it holds and the trust predicate admits: a vector's payload is never trusted on its own).
 `element_index`: the one way to the element index of some apps (search, hints, app choice).
 """
 from __future__ import annotations
@@ -50,16 +51,23 @@ def element_index(vectors, embedder, packages: list[str] | None, kept=None):
     return ElementIndex.load(vectors, packages, installed(getattr(embedder, "home", None)))
 
 
-def search(vectors, embedder, text: str, kind: str = "element", packages: list[str] | None = None,
+# Hits asked of the vectors per hit wanted: the graph check may drop some (a purged or untrusted node's point).
+OVERFETCH = 3
+
+
+def search(vectors, embedder, store, text: str, kind: str = "element", packages: list[str] | None = None,
            k: int = 5, index=None) -> list[dict[str, Any]]:
-    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text.
+    """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text; only
+    hits whose node `store` (the graph) holds and trusts (`GraphStore.trusted_ids`).
     `index`: the element index of `packages` when the caller keeps one (a server), else it is read here."""
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
     vector = embedder.query(text)
     if kind == "element":
-        hits = element_index(vectors, embedder, packages, index).search(vector, text, k)
+        hits = element_index(vectors, embedder, packages, index).search(vector, text, k * OVERFETCH)
     else:
-        hits = vectors.search(collection, vector, k=k, packages=packages)
+        hits = vectors.search(collection, vector, k=k * OVERFETCH, packages=packages)
+    trusted = _trusted(store, hits, kind)
+    hits = [h for h in hits if _node(h.payload, kind) in trusted][:k]
     out = []
     for h in hits:
         p = h.payload
@@ -74,3 +82,12 @@ def search(vectors, embedder, text: str, kind: str = "element", packages: list[s
             hit.update(task_id=p.get("task_id"), description=p.get("text"), element_ids=p.get("element_ids"))
         out.append(hit)
     return out
+
+
+def _node(payload: dict[str, Any], kind: str) -> str | None:
+    return payload.get({"element": "element_id", "screen": "screen_id", "task": "task_id"}[kind])
+
+
+def _trusted(store, hits: list, kind: str) -> set[str]:
+    ids = [i for i in (_node(h.payload, kind) for h in hits) if i]
+    return store.trusted_ids(**{f"{kind}_ids": ids}) if ids else set()

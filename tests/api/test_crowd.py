@@ -30,7 +30,8 @@ from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
 from tests.api.conftest import ACRYLIC, ADFREE, recorded_app_memory, tarball
 from tests.conftest import DROIDBOT, REPO, api_on_socket
-from tests.twin_tasks import forged_runs, recorded_tasks, unseen_targets
+from tests.graph.test_identity import cypher_rows
+from tests.twin_tasks import dump_screen, forged_runs, recorded_tasks, unseen_targets
 from tests.llm_server import reply_json, serve
 from appmem.workers.crawl import WorkerProcesses
 from appmem.workers.devices import open_redis
@@ -417,6 +418,119 @@ def test_an_element_only_contributions_report_is_held_out_of_plans_and_the_index
             assert api.wait_trace(api.contribute({**forged, "started": f"2027-02-0{n + 2}T00:00:00Z"}).trace_id,
                                   60).model_dump()["status"] == "done"
     assert held_out() == (False, False, False)
+
+
+def with_new_screen(xml: str, words: str) -> str:
+    """The dump with one more view, of a resource id no recording holds, showing `words`: a screen no
+    recording holds (its signature is new, graph/screens.py)."""
+    root = etree.fromstring(xml.encode())
+    node = next(n for n in root.iter("node") if n.get("package") == ACRYLIC)
+    panel = etree.SubElement(node, "node", {k: v for k, v in node.attrib.items() if k not in ("text", "content-desc")})
+    panel.set("resource-id", f"{ACRYLIC}:id/forged_panel")
+    panel.set("class", "android.widget.TextView")
+    panel.set("text", words)
+    return etree.tostring(root, encoding="unicode")
+
+
+def what_another_key_reads(api, words: list[str], screen_id: str, forged_screen: str) -> dict[str, bool]:
+    """For each read route, whether any of `words` (or the forged screen's id) is in what it answers."""
+    def shows(answer) -> bool:
+        text = json.dumps(answer)
+        return any(w in text for w in words) or forged_screen in text
+
+    doc = api.doc(ACRYLIC, 50_000)
+    mapped = api.http.get(f"/apps/{ACRYLIC}/map.json")
+    forged_page = api.http.get(f"/v1/apps/{ACRYLIC}/screens/{forged_screen}")
+    return {"doc": shows(doc), "map": shows(mapped.json()),
+            "screen": shows(api.screen(ACRYLIC, screen_id)) or forged_page.status_code != 404,
+            "search": any(shows(api.search(w, kind, ACRYLIC, 20)) for w in words for kind in ("element", "screen"))}
+
+
+def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_quorum(
+        server, twins, memory, keys, redis_db, settings):
+    """One key's run that taps a control it added to a known screen (labelled as it likes) into a screen no
+    recording holds: absent from the app document, the map, the screens route and search for
+    another key; present once a quorum of keys reports it; absent again when a purge takes the quorum away
+    (then only search's check against the graph holds the points still in the vectors back)."""
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About")
+    step = with_new_button(about, "Quokka lantern")
+    step["after_xml"] = with_new_screen(step["after_xml"], "Wombat jamboree")
+    words = ["Quokka", "Wombat"]
+    screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
+    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
+    assert memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).screen_id == screen_id
+    forged = {**run, "task": "tap Quokka lantern", "steps": [step]}
+    backers = [keys.create(f"forger-{n}", "contribute", 1000) for n in range(3)]
+
+    def contribute(n: int) -> None:
+        with ApiClient(server, backers[n][1]) as api:
+            assert api.wait_trace(api.contribute({**forged, "started": f"2027-05-0{n + 1}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+        summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
+                  [ACRYLIC])
+        generations.bump(redis_db, [ACRYLIC])
+
+    reader = key(keys, "plan", "reader")
+    contribute(0)
+    held = cypher_rows(memory.store, "MATCH (s:Screen {id: $id}) RETURN s.crowd_only AS crowd_only", id=forged_screen)
+    assert held == [{"crowd_only": True}]  # stored, as one key's
+    with ApiClient(server, reader) as api:
+        assert what_another_key_reads(api, words, screen_id, forged_screen) == dict.fromkeys(
+            ("doc", "map", "screen", "search"), False)
+    contribute(1)
+    contribute(2)  # three distinct keys: a quorum (APPMEM_TRUST_QUORUM)
+    with ApiClient(server, reader) as api:
+        assert what_another_key_reads(api, words, screen_id, forged_screen) == dict.fromkeys(
+            ("doc", "map", "screen", "search"), True)
+    admin = key(keys, "admin", "purger")
+    with ApiClient(server, admin) as api:
+        assert api.http.delete(f"/v1/contributors/{backers[0][0].id}").status_code == 200
+    with ApiClient(server, reader) as api:
+        assert what_another_key_reads(api, words, screen_id, forged_screen) == dict.fromkeys(
+            ("doc", "map", "screen", "search"), False)
+    with ApiClient(server, admin) as api:  # what the other two keys sent goes too: later tests count the graph
+        for backer, _ in backers[1:]:
+            assert api.http.delete(f"/v1/contributors/{backer.id}").status_code == 200
+
+
+def another_tap(step: dict) -> dict:
+    """The step re-written to tap another clickable view of its dump, as the dump shows it: another way."""
+    root = etree.fromstring(step["before_xml"].encode())
+    node = next(n for n in root.iter("node") if n.get("clickable") == "true" and n.get("package") == ACRYLIC
+                and [int(v) for v in re.findall(r"-?\d+", n.get("bounds"))] != step["element"]["bounds"])
+    return {**step, "element": {"text": node.get("text") or "", "content_desc": node.get("content-desc") or "",
+                                "resource_id": node.get("resource-id") or "", "class_name": node.get("class"),
+                                "bounds": [int(v) for v in re.findall(r"-?\d+", node.get("bounds"))]}}
+
+
+def test_a_demonstration_is_recalled_once_a_quorum_sent_the_same_steps_not_just_as_many(
+        server, twins, memory, keys):
+    """Two keys' runs of a task and a third key's different run of it in as many steps: three keys sent the
+    task in that many steps, yet the third way is not recallable (nor the first, two keys); a third key
+    sending the first way makes it recallable, the other way still not."""
+    run = real_run(twins, memory, "tap About")["run"]
+    tapped = max(i for i, s in enumerate(run["steps"]) if s["action"] == "tap" and s["element"])
+    other = {**run, "steps": [another_tap(s) if i == tapped else s for i, s in enumerate(run["steps"])]}
+    assert len(other["steps"]) == len(run["steps"]) and other["steps"][tapped] != run["steps"][tapped]
+    senders = [keys.create(f"demonstrator-{n}", "contribute", 1000) for n in range(4)]
+
+    def send(n: int, body: dict) -> str:
+        with ApiClient(server, senders[n][1]) as api:
+            status = api.wait_trace(api.contribute({**body, "started": f"2027-06-0{n + 1}T00:00:00Z"}).trace_id,
+                                    60).model_dump()
+        assert status["status"] == "done" and status["report"]["task"], status
+        return status["report"]["task"]
+
+    recallable = lambda ids: {r["id"] for r in memory.store.read("recall_tasks", ids=ids)}  # noqa: E731
+    honest = [send(0, run), send(1, run)]
+    forged = send(2, other)
+    assert recallable(honest + [forged]) == set()  # three keys, as many steps: no quorum on either way
+    honest.append(send(3, run))
+    assert recallable(honest + [forged]) == set(honest)
+    with ApiClient(server, key(keys, "admin", "demo-purger")) as api:  # later tests count the graph
+        for sender, _ in senders:
+            assert api.http.delete(f"/v1/contributors/{sender.id}").status_code == 200
 
 
 def test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located(server, twins, memory, keys):

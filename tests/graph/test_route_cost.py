@@ -11,7 +11,7 @@ from appmem.graph.routes import HOP, Routes, edges_of
 def row(source, target, successes, element="x", action="tap", **extra):
     return {"key": f"{source}-{action}:{element}-{target}", "source": source, "target": target, "action": action,
             "element_id": element, "detail": "", "input_template": "", "successes": successes, "failures": 0,
-            "stale": False, **extra}
+            "stale": False, "trusted": True, **extra}
 
 
 def test_a_deterministic_action_keeps_its_reliability_and_an_ambiguous_one_pays_for_its_other_outcomes():
@@ -27,7 +27,7 @@ def test_a_deterministic_action_keeps_its_reliability_and_an_ambiguous_one_pays_
 
 def test_a_no_op_takes_its_share_and_a_forged_edge_takes_none():
     edges = edges_of([row("A", "B", 1), row("A", "A", 1),  # the tap changed nothing as often as it led to B
-                      row("A", "C", 50, crowd_only=True, crowd_trusted=False)])  # one key's forgery: not used
+                      row("A", "C", 50, trusted=False)])  # one key's forgery: not used
     assert [(e.target, e.share) for e in edges] == [("B", 0.5)]
 
 

@@ -69,6 +69,43 @@ def test_scrub_is_idempotent():
     assert not re.search(r"\d{4}", once)
 
 
+HOSTILE = ["a.", "a-", "a1-", "a.aa", "a@a.", "1 ", "(1", "+1 (", "x:/", "1/1/", "www.", "a://"]
+
+
+@pytest.mark.parametrize("unit", HOSTILE)
+def test_every_pattern_runs_in_time_linear_in_its_text(unit):
+    """Eight times the text takes about eight times as long, never sixty-four: a ratio of two timings taken in the
+    same run (each the best of five), so no machine's speed is assumed. The URL pattern's unbounded scheme
+    made "a." * 8000 take 0.5 s and twice that 2.1 s."""
+    import time
+
+    def best(text: str) -> float:
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            scrub_text(text)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small, large = unit * (8_000 // len(unit)), unit * (64_000 // len(unit))
+    assert best(large) / max(best(small), 1e-4) < 24
+
+
+def test_a_long_text_is_clipped_at_a_word_and_no_number_is_cut_in_two():
+    from appmem.contract.run import RunElement
+    from appmem.formats.ui import CLIPPED, TEXT_MAX, clip_text
+
+    assert RunElement.model_fields["text"].metadata[0].max_length == TEXT_MAX  # one limit for a view's text
+    assert clip_text("Delete all events") == "Delete all events" and clip_text("x" * TEXT_MAX) == "x" * TEXT_MAX
+    words = clip_text("word " * 2000)
+    assert len(words) <= TEXT_MAX and words.endswith("word" + CLIPPED)
+    phone = "a" * (TEXT_MAX - 10) + " call +1 555 123 4567 now"
+    assert clip_text(phone).endswith("call" + CLIPPED) and "555" not in clip_text(phone)
+    assert clip_text("a" * 200_000) == CLIPPED  # one word longer than the limit: nothing of it is kept
+    mail = "b" * (TEXT_MAX - 6) + " bob@mails.com"
+    assert "bob" not in clip_text(mail)
+
+
 def _v(index, parent, children, cls, rid="", text="", desc="", **flags):
     return View(index=index, parent=parent, children=children, class_name=cls, resource_id=rid,
                 text=text, content_desc=desc, bounds=Bounds(0, index * 10, 100, index * 10 + 10), **flags)

@@ -91,13 +91,13 @@ def test_search_finds_delete_all_events(loaded, vectors, embedder):
     summarize(loaded, vectors, embedder, DeterministicSummarizer(), CALENDAR)
     packages = resolve_app([r["package"] for r in loaded.read("semantic_packages")], "calendar")
     assert packages == [CALENDAR]
-    hits = search(vectors, embedder, "delete all events", "element", packages, 5)
+    hits = search(vectors, embedder, loaded, "delete all events", "element", packages, 5)
     assert "delete all events" in hits[0]["simulated_task"].lower() and hits[0]["risky"]
     assert hits[0]["screen_id"] and hits[0]["element_id"]
     assert len({h["element_id"] for h in hits}) == len(hits)
-    tasks = search(vectors, embedder, "remove every event", "task", packages, 3)
+    tasks = search(vectors, embedder, loaded, "remove every event", "task", packages, 3)
     assert "delete all the events" in tasks[0]["description"]
-    screens = search(vectors, embedder, "settings", "screen", packages, 3)
+    screens = search(vectors, embedder, loaded, "settings", "screen", packages, 3)
     assert screens and all(h["package"] == CALENDAR for h in screens)
 
 
