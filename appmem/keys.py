@@ -87,6 +87,9 @@ class KeyStore:
             raise KeyRequestError("a key needs a name")
         if rate_limit < 0:
             raise KeyRequestError("--rate-limit must be 0 (server default) or positive")
+        if tenant and "admin" in parse_scopes(scopes):
+            raise KeyRequestError("a tenant's key cannot hold the admin scope: admin reads and purges every tenant "
+                                  "(an operator's key, of no tenant)")
         key_id = secrets.token_hex(6)
         secret = f"am_{key_id}_{secrets.token_urlsafe(32)}"
         record = ApiKey(key_id, name.strip(), parse_scopes(scopes), rate_limit,

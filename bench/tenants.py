@@ -40,7 +40,7 @@ from appmem.twins.app import TwinApp
 from appmem.twins.device import build_fleet
 from tests.twin_tasks import forged_runs, recorded_tasks
 
-DEFAULT_APPS = "anupam.acrylic,ch.abertschi.adfree"
+DEFAULT_APPS = "anupam.acrylic,com.lolo.io.onelist"
 TARGET = 1.2
 
 
@@ -104,6 +104,9 @@ def run_bench(memory: Service, settings, args) -> dict:
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), packages)
     device = build_fleet(args.apps, 1)["twin-0001"]
     tasks = {p: [t["task"] for t in recorded_tasks(store, p, args.tasks)] for p in packages}
+    packages = [p for p in packages if len(tasks[p]) >= 2]  # a first plan and a warm one
+    if not packages:
+        raise SystemExit("no app of --apps has two recorded tasks to plan")
     plans = {p: [memory.plan(t, p).model_dump() for t in ts] for p, ts in tasks.items()}
     tenants = [f"tenant-{n:02d}" for n in range(args.tenants)]
     for n, tenant in enumerate(tenants):  # every tenant over the same apps, its own dates: its own traces

@@ -111,6 +111,8 @@ def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(se
     assert public["tenant"] is None and keys.get(public["id"]).contributor == public["id"]
     bad = cli(["keys", "create", "--name", "x", "--tenant", "Acme Corp", "--json"], stack_env)
     assert bad.returncode != 0 and "tenant name" in json.loads(bad.stdout)["detail"]
+    admin = cli(["keys", "create", "--name", "x", "--tenant", "acme", "--scopes", "admin", "--json"], stack_env)
+    assert admin.returncode != 0 and "admin" in json.loads(admin.stdout)["detail"]  # admin is every tenant's
     listed = json.loads(cli(["tenants", "list", "--json"], stack_env).stdout)
     assert {"tenant": "acme", "keys": 1, "live_keys": 1, "shared": []} in listed
     shown = cli(["tenants", "show", "acme", "--json"], stack_env)
@@ -155,6 +157,7 @@ def test_a_tenants_contributions_are_its_layer_and_its_purge_restores_the_graph_
     assert sorted(report["keys"]) == sorted(k.id for k, _ in members) and report["traces"] == 9
     assert counts(memory) == before
     assert all(keys.get(k.id) is None for k, _ in members)  # its keys are gone
+    assert not any(keys.r.exists(f"appmem:contrib:by:{k.id}") for k, _ in members)  # and its parked bodies
     with ApiClient(server, members[0][1]) as api:
         assert api.http.get("/v1/apps").status_code == 401
     assert "globex" not in {t["tenant"] for t in json.loads(cli(["tenants", "list", "--json"], stack_env).stdout)}
@@ -232,6 +235,8 @@ def reads(server: str, secret: str, label: str, button: str, dump: str, screen_i
         ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
     return {
         "plan": [s.get("layer") for s in plan["steps"] if label in json.dumps(s["element"] or {})],
+        "layers": sorted({s.get("layer") for s in plan["steps"]}) if any(label in json.dumps(s["element"] or {})
+                                                                           for s in plan["steps"]) else [],
         "doc": label in doc.text, "inhouse_doc": inhouse_doc.status_code == 200 and screen_id in inhouse_doc.text,
         "hints": label in json.dumps(hints.json()["hints"]), "locate": located.status_code == 200 and located.json()["match"] == "exact",
         "search": label in search.text, "search_everywhere": INHOUSE in everywhere.text,
@@ -255,9 +260,11 @@ def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(serve
     args = (label, button["steps"][0]["before_xml"], dump, screen_id)
     seen = reads(server, peer, *args)
     assert seen["plan"] == ["tenant"], seen  # at once (no summarize): the tap on its button, from its own edge
-    assert all(v for k, v in seen.items() if k not in ("plan", "mcp", "search_everywhere")), seen
+    assert seen["layers"] == ["public", "tenant"], seen  # the way there is the shared memory's
+    assert all(v for k, v in seen.items() if k not in ("plan", "layers", "mcp", "search_everywhere")), seen
     assert all(seen["mcp"]), seen
     for outsider in (other, public):
         unseen = reads(server, outsider, *args)
-        assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "mcp")), unseen
+        assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "layers", "mcp")), \
+            unseen
         assert not any(unseen["mcp"]), unseen
