@@ -34,7 +34,7 @@ from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
 from appmem.graph.model import Element, Plan
 from appmem.graph.screens import elements_of, screen_of
-from appmem.graph.vocabulary import BACK_WORDS
+from appmem.graph.vocabulary import BACK_WORDS, label_of
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.layers import layer_rows
@@ -92,10 +92,11 @@ class Planner:
         rows = self.vectors.points("elements", packages)
         graph = self.graph(packages)
         indexed = {p.get("element_id") for _, p in rows}
-        own = {i for i, e in graph.elements.items() if i not in indexed and graph.screens.get(e.screen_id, {})
-               .get("package") in packages}
-        return ElementIndex.from_rows(rows + layer_rows(*graph.context_rows(), own, self.embedder), self.vectors.dim,
-                                      self.ranker)
+        own = {i for i, e in graph.elements.items() if i not in indexed and label_of(e).lower() not in BACK_WORDS
+               and graph.screens.get(e.screen_id, {}).get("package") in packages}  # what summarize never embeds
+        layer = layer_rows(*graph.context_rows(), own, self.embedder)
+        graph.risky.update(p["element_id"] for _, p in layer if p.get("risky"))  # summarize never flagged them
+        return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker)
 
     def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
         forgotten = self._forgotten
