@@ -28,7 +28,7 @@ from typing import Any
 
 import kombu.exceptions
 import redis
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -228,7 +228,11 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
         body = {"status": status, **checks, **({"preload": services.preload_error} if services.preload_error else {})}
         return JSONResponse(body, status_code=200 if status == "ready" else 503)
 
-    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics", response_class=PlainTextResponse)
+    # Contribution volumes and request counts are no one's business but the operator's: a key with the
+    # `metrics` scope (or admin), which a Prometheus scrape sends as its bearer token (authorization:
+    # credentials in the scrape config).
+    @app.get("/metrics", tags=["ops"], summary="Prometheus metrics (a key with the metrics or admin scope)",
+             response_class=PlainTextResponse, dependencies=[Depends(require("metrics"))])
     def metrics() -> Response:
         return Response(services.metrics.text(), media_type="text/plain; version=0.0.4")
 

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = keys.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="a new key; the key itself is printed only this once")
     create.add_argument("--name", required=True)
-    create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, correct, admin")
+    create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, correct, admin, metrics")
     create.add_argument("--rate-limit", type=at_least(0), default=0,
                         help="requests per second (default: APPMEM_RATE_LIMIT, 50)")
     create.add_argument("--tenant", default="", help="the tenant the key belongs to: what it contributes is that "

@@ -61,9 +61,9 @@ def run_stats(settings: Settings, args: argparse.Namespace) -> int:
             from appmem.semantic.search import resolve_app
 
             known = sorted({r["package"] for r in store.read("serve_app_versions", package=None)})
-            rows = [row for package in resolve_app(known, args.app) for row in store.stats(package)]
+            rows = [row for package in resolve_app(known, args.app) for row in store.stats(package, every=True)]
         else:
-            rows = store.stats(None)
+            rows = store.stats(None, every=True)  # the operator's view: every version, trusted or not
     finally:
         store.driver.close()
     emit(args, rows, format_stats)

@@ -24,7 +24,8 @@ import redis
 
 from appmem.errors import AppmemError
 
-SCOPES = ("plan", "contribute", "correct", "admin")  # correct: a person's fixes, which weigh more
+# correct: a person's fixes, which weigh more; metrics: reading /metrics (a Prometheus scraper's key)
+SCOPES = ("plan", "contribute", "correct", "admin", "metrics")
 PREFIX = "appmem:apikey:"
 TENANT_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 

@@ -3,12 +3,21 @@
 // touch the version's screens (shared by the versions that saw them), `stale` of them
 // not re-observed in the app's newest explored version; aliases are other names of it; `claimed`:
 // the versions contributors' devices reported for it, one entry per key (graph/version_claims.py).
+// With $every false (what any key reads), only the versions with a screen link the trust predicate admits
+// (cypher/__init__.py): an app or a version one key alone reported is not listed.
 MATCH (a:App)<-[:OF_APP]-(:Trace)
 WHERE $package IS NULL OR a.package = $package
 WITH DISTINCT a
 // only versions its reader may read: linked to a screen by a link the trust predicate admits (one key's or
 // another tenant's version of an app, or its in-house app, is not listed)
 WHERE EXISTS { MATCH (a)-[h:HAS_SCREEN]->(v:Screen) WHERE trusted(h) AND trusted(v) }
+CALL (a) {
+  OPTIONAL MATCH (a)-[h:HAS_SCREEN]->(s:Screen)
+  WHERE trusted(h) AND trusted(s)
+  RETURN count(s) > 0 AS shown
+}
+WITH a
+WHERE $every OR shown
 CALL (a) {
   MATCH (a)<-[:OF_APP]-(t:Trace)
   RETURN count(t) AS traces

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from appmem.formats.ui import Bounds, clip_text, stable_id, UIState, View
+from appmem.formats.ui import Bounds, stable_id, UIState, View, view_text
 
 TAG_CLASSES = {
     "button": "android.widget.Button",
@@ -277,8 +277,8 @@ def state_from_elements(elements: list[HtmlElement], package: str, activity: str
             children=[],
             class_name=TAG_CLASSES[e.tag],
             package=package,
-            text=clip_text(e.text),
-            content_desc=clip_text(e.content_desc),
+            text=view_text(e.text),
+            content_desc=view_text(e.content_desc),
             bounds=Bounds(0, k * row, width, (k + 1) * row),
             clickable=e.tag in ("button", "input", "checkbox"),
             checkable=e.tag == "checkbox",

@@ -4,6 +4,7 @@ them, and the domain model (`graph/model.py`) builds Screens, Elements and Trace
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 
@@ -67,14 +68,26 @@ class Bounds:
         return [self.left, self.top, self.right, self.bottom]
 
 
-# The longest text or content description a view keeps (every reader of a screen format clips to it, as the
-# contribution path does before scrubbing; contract/run.py RunElement takes no longer one). Real UI labels are
-# a few words; a longer text is content (a note, an article), so it is cut, not refused: an honest run whose
-# dump shows one long text keeps its steps. The cut drops the word it falls in (and digits before it: a
-# phone number split by the cut would escape the scrubber) and ends with CLIPPED.
+# What memory keeps of a view's text or content description (every reader of a screen format, and the
+# contribution path before scrubbing, takes texts through `view_text`). Texts reach LLM agents' prompts, so
+# characters nobody sees are removed: control characters (but newline and tab) and invisible formatting
+# ones (bidirectional overrides and isolates, zero-width spaces, word joiners, tag characters; the joiners
+# ZWJ and ZWNJ that scripts and emoji need are kept). At most TEXT_MAX characters are kept
+# (contract/run.py RunElement takes no longer one). Real UI labels are a few words; a longer text is
+# content (a note, an article), so it is cut, not refused: an honest run whose dump shows one long text
+# keeps its steps. The cut drops the word it falls in (and digits before it: a phone number split by the
+# cut would escape the scrubber) and ends with CLIPPED.
 TEXT_MAX = 5000
 CLIPPED = "\u2026"
 _CUT_TAIL = frozenset("+-().")
+_KEPT_CONTROLS = frozenset("\n\t\u200c\u200d")
+
+
+def clean_text(text: str) -> str:
+    """`text` without control characters (but newline and tab) and invisible formatting characters."""
+    if text.isprintable():
+        return text
+    return "".join(ch for ch in text if ch in _KEPT_CONTROLS or unicodedata.category(ch) not in ("Cc", "Cf"))
 
 
 def clip_text(text: str) -> str:
@@ -89,6 +102,11 @@ def clip_text(text: str) -> str:
     while end and (cut[end - 1].isdigit() or cut[end - 1].isspace() or cut[end - 1] in _CUT_TAIL):
         end -= 1
     return cut[:end] + CLIPPED
+
+
+def view_text(text: str) -> str:
+    """A view's text as memory keeps it: cleaned (`clean_text`), then clipped (`clip_text`)."""
+    return clip_text(clean_text(text))
 
 
 @dataclass

@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from appmem.errors import InputFormatError
-from appmem.formats.ui import Bounds, UIState, View, clip_text
+from appmem.formats.ui import Bounds, UIState, View, view_text
 
 # At most 10 digits (Android's 2147483647; formats/ui.py Bounds.read): int() of a longer one is slow, and past 4300
 # digits a ValueError that a plan request's dump turned into a 500.
@@ -81,7 +81,7 @@ def parse_hierarchy(xml: str, package: str, activity: str, where: str = "uiautom
         view = View(
             index=index, parent=parent, children=[], class_name=class_name,
             package=node.get("package") or "", resource_id=node.get("resource-id") or "",
-            text=clip_text(node.get("text") or ""), content_desc=clip_text(node.get("content-desc") or ""),
+            text=view_text(node.get("text") or ""), content_desc=view_text(node.get("content-desc") or ""),
             bounds=_bounds(node.get("bounds"), where),
             enabled=_flag(node, "enabled"), clickable=_flag(node, "clickable"),
             long_clickable=_flag(node, "long-clickable"), checkable=_flag(node, "checkable"),

@@ -38,7 +38,7 @@ def migrate_times(store: GraphStore) -> dict[str, int]:
 
 def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
     """Judge every contribution-only screen and element against the quorum; how many of each."""
-    return judge_crowd(store, [r["package"] for r in store.read("semantic_packages")], quorum)
+    return judge_crowd(store, [r["package"] for r in store.read("all_packages")], quorum)
 
 
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:

@@ -118,7 +118,7 @@ class GraphStore:
         driver's transaction-retry window."""
         with translated_errors("graph health check"):
             with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
-                session.run(cypher.load("semantic_packages")).consume()
+                session.run(cypher.load("all_packages")).consume()
 
     # -- traces ----------------------------------------------------------------------------
     def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows) -> ChunkResult:
@@ -163,8 +163,9 @@ class GraphStore:
         return set(self.read("trusted_ids", screen_ids=list(screen_ids), element_ids=list(element_ids),
                              task_ids=list(task_ids))[0]["ids"])
 
-    def stats(self, package: str | None = None) -> list[dict[str, Any]]:
-        return self.read("app_stats", package=package)
+    def stats(self, package: str | None = None, every: bool = False) -> list[dict[str, Any]]:
+        """Per app version, what memory holds: the versions any key may read (`every`: all, for the operator)."""
+        return self.read("app_stats", package=package, every=every)
 
 
 def element_of(row: dict[str, Any]) -> Element:

@@ -46,11 +46,11 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[str, int]:
-    """Screens and elements only contributions reported count (summaries, the element index, plans) once
-    `quorum` distinct contributors back them; judged again whenever their contributors change (a
+    """Screens, elements and screen links to app versions only contributions reported count (summaries, the
+    element index, plans, the map) once `quorum` distinct contributors back them; judged again whenever their contributors change (a
     contribution, a purge, `appmem migrate`). Returns how many of each kind were judged."""
     return {kind: store.write(f"crowd_trust_{kind}", packages=packages, quorum=quorum)[0]["judged"]
-            for kind in ("screens", "elements")}
+            for kind in ("screens", "elements", "links")}
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:

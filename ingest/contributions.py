@@ -49,7 +49,7 @@ from appmem.graph.store import GraphStore
 from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
 from appmem.ingest.pipeline import ingest_trace, scrub_trace
 from appmem.formats.privacy import scrub_text
-from appmem.formats.ui import clip_text
+from appmem.formats.ui import clean_text, view_text
 from appmem.ingest.run import ingest_run, validate_run
 from appmem.ingest.tarball import unpack
 
@@ -79,8 +79,8 @@ class ContributionPurged(AppmemError):
 
 
 def scrub_xml(xml: str) -> str:
-    """A dump with every text and content description clipped (formats/ui.clip_text: what the dump's reader
-    keeps) and its personal data replaced (formats/privacy.py)."""
+    """A dump with every text and content description cleaned and clipped (formats/ui.view_text: what the
+    dump's reader keeps) and its personal data replaced (formats/privacy.py)."""
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:
@@ -89,21 +89,22 @@ def scrub_xml(xml: str) -> str:
         editable = "EditText" in (node.get("class") or "")
         for attr in ("text", "content-desc"):
             if node.get(attr):
-                node.set(attr, scrub_text(clip_text(node.get(attr)), typed=editable))
+                node.set(attr, scrub_text(view_text(node.get(attr)), typed=editable))
     return ET.tostring(root, encoding="unicode")
 
 
 def scrub_run(run: RunTrace) -> RunTrace:
-    """The run with its task, typed inputs, element texts and dumps scrubbed before it is stored anywhere."""
+    """The run with its task, typed inputs, element texts and dumps cleaned of invisible characters
+    (formats/ui.py) and scrubbed before it is stored anywhere."""
     steps = []
     for step in run.steps:
-        element = step.element.model_copy(update={"text": scrub_text(step.element.text),
-                                                  "content_desc": scrub_text(step.element.content_desc)}) \
+        element = step.element.model_copy(update={"text": scrub_text(view_text(step.element.text)),
+                                                  "content_desc": scrub_text(view_text(step.element.content_desc))}) \
             if step.element else None
         steps.append(step.model_copy(update={
-            "input": scrub_text(step.input, typed=True) if step.action == "input" else step.input,
+            "input": scrub_text(clean_text(step.input), typed=True) if step.action == "input" else step.input,
             "element": element, "before_xml": scrub_xml(step.before_xml), "after_xml": scrub_xml(step.after_xml)}))
-    return run.model_copy(update={"task": scrub_text(run.task), "steps": steps})
+    return run.model_copy(update={"task": scrub_text(clean_text(run.task)), "steps": steps})
 
 
 class Contributions:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from appmem.errors import InputFormatError
-from appmem.formats.ui import Bounds, clip_text, stable_id, UIState, View
+from appmem.formats.ui import Bounds, stable_id, UIState, View, view_text
 from appmem.graph.model import Step, Trace
 from appmem.graph.screens import view_paths
 from appmem.graph.times import utc_iso
@@ -125,8 +125,8 @@ def view_from_droidbot(raw: dict[str, Any], where: str) -> View:
         class_name=_require(raw, "class", str, where),
         package=raw.get("package") or "",
         resource_id=raw.get("resource_id") or "",
-        text=clip_text(_text(raw, "text")),
-        content_desc=clip_text(_text(raw, "content_description")),
+        text=view_text(_text(raw, "text")),
+        content_desc=view_text(_text(raw, "content_description")),
         bounds=b,
         visible=bool(raw.get("visible", True)),
         enabled=bool(raw.get("enabled", True)),

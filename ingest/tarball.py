@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from appmem.errors import InputFormatError
 from appmem.formats.privacy import scrub_text
-from appmem.formats.ui import clip_text
+from appmem.formats.ui import view_text
 
 MAX_HEADER = 64 * 1024
 MAX_MEMBERS = 20_000
@@ -136,7 +136,7 @@ def _scrub(value: Any, key: str = "") -> Any:
     if isinstance(value, list):
         return [_scrub(v, key) for v in value]
     if isinstance(value, str) and key in TEXT_KEYS:
-        return scrub_text(clip_text(value))
+        return scrub_text(view_text(value))
     return value
 
 

@@ -124,7 +124,8 @@ def test_health_and_metrics(client, bearer):
     assert health.status_code == 200 and health.json() == {"status": "ready", "graph": "ok", "redis": "ok",
                                                            "vectors": "ok"}
     client.post("/v1/plan", json={"task": "delete all events", "app": "calendar"}, headers=bearer())
-    text = client.get("/metrics").text
+    assert client.get("/metrics").status_code == 401 and client.get("/metrics", headers=bearer()).status_code == 403
+    text = client.get("/metrics", headers=bearer("metrics")).text
     assert 'appmem_plans_total{route="found",source="memory"}' in text
     assert 'appmem_requests_total{method="POST",route="/v1/plan",status="200"}' in text
     assert "appmem_request_seconds_bucket" in text

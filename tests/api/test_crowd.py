@@ -533,6 +533,49 @@ def test_a_demonstration_is_recalled_once_a_quorum_sent_the_same_steps_not_just_
             assert api.http.delete(f"/v1/contributors/{sender.id}").status_code == 200
 
 
+def test_one_keys_look_alike_package_is_not_listed_and_leaves_short_names_alone_until_a_quorum(
+        server, twins, memory, keys):
+    """One key's runs of `com.x.acrylic` (the painting app's dumps under that package): not in any key's
+    apps, and `acrylic` still names the painting app (doc, map, search); once a quorum of keys reports it,
+    it is listed and `acrylic` names two apps (a 422 naming them); a purge of its reporters undoes both."""
+    squat = "com.x.acrylic"
+    run = real_run(twins, memory, "tap About")["run"]
+    moved = lambda xml: xml.replace(f'package="{ACRYLIC}"', f'package="{squat}"')  # noqa: E731
+    forged = {**run, "package": squat, "steps": [{**s, "before_xml": moved(s["before_xml"]),
+                                                  "after_xml": moved(s["after_xml"])} for s in run["steps"]]}
+    squatters = [keys.create(f"squatter-{n}", "contribute", 1000) for n in range(3)]
+
+    def report(n: int) -> None:
+        with ApiClient(server, squatters[n][1]) as api:
+            assert api.wait_trace(api.contribute({**forged, "started": f"2027-07-0{n + 1}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+        memory.forget()  # the server's list of apps is re-read at once (it is kept APPS_CACHE_S)
+
+    def reads(api) -> tuple[bool, list[int]]:
+        listed = squat in {a["package"] for a in api.apps()}
+        return listed, [api.http.get(f"/v1/apps/acrylic/doc").status_code,
+                        api.http.get("/apps/acrylic/map.json").status_code,
+                        api.http.get("/v1/search", params={"text": "About", "app": "acrylic"}).status_code]
+
+    reader = key(keys, "plan", "squat-reader")
+    report(0)
+    with ApiClient(server, reader) as api:
+        assert reads(api) == (False, [200, 200, 200])
+        assert api.doc("acrylic")["package"] == ACRYLIC
+    report(1)
+    report(2)
+    with ApiClient(server, reader) as api:
+        listed, codes = reads(api)
+        assert listed and codes[0] == 422 and codes[1] == 422, codes  # a quorum reports it: two apps now
+        assert squat in api.http.get("/v1/apps/acrylic/doc").text
+    with ApiClient(server, key(keys, "admin", "squat-purger")) as api:
+        for squatter, _ in squatters:
+            assert api.http.delete(f"/v1/contributors/{squatter.id}").status_code == 200
+    memory.forget()
+    with ApiClient(server, reader) as api:
+        assert reads(api) == (False, [200, 200, 200])
+
+
 def test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located(server, twins, memory, keys):
     """A known screen's dump sent by one key without its activity (and under a version of its own) is
     stored as a screen only contributions report; until a quorum backs it, agents' dumps are still

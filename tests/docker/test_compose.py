@@ -54,7 +54,7 @@ def schema_validator() -> jsonschema.protocols.Validator:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-@pytest.mark.parametrize("name", ["docker-compose.yml", "worker-host.yml"])
+@pytest.mark.parametrize("name", ["docker-compose.yml", "worker-host.yml", "databases.yml"])
 def test_compose_file_validates_against_the_compose_specification(name):
     raw = yaml.safe_load((REPO / "docker" / name).read_text())
     config = interpolate({k: v for k, v in raw.items() if not k.startswith("x-")}, ENV)
@@ -74,8 +74,13 @@ def test_central_stack_has_every_service_with_health_checks_and_ordered_start():
     assert "--appendonly" in services["redis"]["command"]
     assert "apoc" in services["neo4j"]["environment"]["NEO4J_PLUGINS"]
     assert services["neo4j"]["environment"]["NEO4J_AUTH"] == "neo4j/secret-pass"
-    # Qdrant: not published, and it requires the API key the appmem containers send.
-    assert "ports" not in services["qdrant"]
+    # No database is published (docker/databases.yml does it, on APPMEM_DB_BIND); Qdrant requires the API key
+    # the appmem containers send.
+    assert not [name for name in ("neo4j", "redis", "qdrant") if "ports" in services[name]]
+    published = interpolate(yaml.safe_load((REPO / "docker" / "databases.yml").read_text()), ENV)["services"]
+    assert {p.split(":")[0] for s in published.values() for p in s["ports"]} == {"127.0.0.1"}
+    assert set(published["neo4j"]["ports"]) | set(published["redis"]["ports"]) == {
+        "127.0.0.1:7474:7474", "127.0.0.1:7687:7687", "127.0.0.1:6379:6379"}
     assert services["qdrant"]["environment"]["QDRANT__SERVICE__API_KEY"] == "qdrant-key"
     assert services["api"]["environment"]["QDRANT_API_KEY"] == "qdrant-key"
     with pytest.raises(KeyError, match="QDRANT_API_KEY"):
@@ -94,7 +99,7 @@ def test_a_broken_compose_file_fails_the_schema():
 
 def test_env_example_documents_every_variable_the_compose_files_read():
     documented = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.M))
-    for name in ("docker-compose.yml", "worker-host.yml"):
+    for name in ("docker-compose.yml", "worker-host.yml", "databases.yml"):
         text = (REPO / "docker" / name).read_text()
         used = {m.group(1) for m in _VAR.finditer(text) if m.group(1)}
         assert used <= documented, f"{name} reads undocumented {sorted(used - documented)}"

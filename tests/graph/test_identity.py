@@ -48,7 +48,7 @@ def test_migrate_judges_contribution_only_screens_and_elements_against_the_quoru
                              "crowd_only: true, crowd_keys: ['k1', 'k2', 'k3']}) "
                              "CREATE (s)-[:HAS_ELEMENT]->(:Element {id: 'old-element', screen_id: 'old-screen', "
                              "crowd_only: true, crowd_keys: ['k1']})")
-    assert migrate(empty_graph, quorum=3)["crowd_trust"] == {"screens": 1, "elements": 1}
+    assert migrate(empty_graph, quorum=3)["crowd_trust"] == {"screens": 1, "elements": 1, "links": 0}
     trusted = cypher_rows(empty_graph, "MATCH (s:Screen {id: 'old-screen'})-[:HAS_ELEMENT]->(e:Element) "
                                        "RETURN s.crowd_trusted AS screen, e.crowd_trusted AS element")[0]
     assert trusted == {"screen": True, "element": False}

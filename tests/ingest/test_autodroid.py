@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from appmem.errors import InputFormatError
-from appmem.formats.ui import ActionType, UIState, clip_text
+from appmem.formats.ui import ActionType, UIState, view_text
 from appmem.graph.screens import elements_of, screen_of, screen_signature, view_paths
 from appmem.ingest.autodroid import APP_PACKAGES, AutodroidImport, package_of, read_autodroid, task_id_of
 from appmem.formats.autodroid_html import HtmlSyntaxError, parse_html, state_from_elements
@@ -262,9 +262,9 @@ def test_hostile_html_parses_verbatim(value: str, tmp_path: Path) -> None:
     result = read_autodroid(tmp_path, "calendar")
     assert result.trace is not None and result.demo_trace is None and result.tasks == []
     ui = next(iter(result.trace.states.values()))
-    # the screen's views keep at most TEXT_MAX characters of a text (formats/ui.py clip_text)
-    assert ui.views[3].content_desc == clip_text(value) and ui.views[3].text == clip_text(inner) \
-        and ui.views[4].text == clip_text(inner)
+    # the screen's views keep a text cleaned of invisible characters, at most TEXT_MAX of it (formats/ui.py)
+    assert ui.views[3].content_desc == view_text(value) and ui.views[3].text == view_text(inner) \
+        and ui.views[4].text == view_text(inner)
     assert [s.action.type for s in result.trace.steps] == [ActionType.TAP, ActionType.INPUT]
     assert result.trace.steps[1].action.text == value
 

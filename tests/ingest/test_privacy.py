@@ -75,16 +75,17 @@ HOSTILE = ["a.", "a-", "a1-", "a.aa", "a@a.", "1 ", "(1", "+1 (", "x:/", "1/1/",
 @pytest.mark.parametrize("unit", HOSTILE)
 def test_every_pattern_runs_in_time_linear_in_its_text(unit):
     """Eight times the text takes about eight times as long, never sixty-four: a ratio of two timings taken in the
-    same run (each the best of five), so no machine's speed is assumed. The URL pattern's unbounded scheme
+    same run (each the best of five, in CPU time: other processes on the machine do not count), so no
+    machine's speed is assumed. The URL pattern's unbounded scheme
     made "a." * 8000 take 0.5 s and twice that 2.1 s."""
     import time
 
     def best(text: str) -> float:
         times = []
         for _ in range(5):
-            started = time.perf_counter()
+            started = time.thread_time()
             scrub_text(text)
-            times.append(time.perf_counter() - started)
+            times.append(time.thread_time() - started)
         return min(times)
 
     small, large = unit * (8_000 // len(unit)), unit * (64_000 // len(unit))
@@ -104,6 +105,21 @@ def test_a_long_text_is_clipped_at_a_word_and_no_number_is_cut_in_two():
     assert clip_text("a" * 200_000) == CLIPPED  # one word longer than the limit: nothing of it is kept
     mail = "b" * (TEXT_MAX - 6) + " bob@mails.com"
     assert "bob" not in clip_text(mail)
+
+
+def test_a_view_keeps_no_character_nobody_sees():
+    """Control characters and invisible formatting ones (a bidirectional override turns "exe.txt" around on
+    screen; zero-width spaces hide words from a reader) are removed from what memory keeps; newlines, tabs
+    and the joiners scripts need are kept."""
+    from appmem.formats.ui import view_text
+    from appmem.formats.uixml import parse_hierarchy
+
+    assert view_text("Save\u202e\u2066 file\u200b\x00\x1b[31m\ufeff") == "Save file[31m"
+    assert view_text("two\nlines\tand \u0645\u200c\u06cc \U0001f468\u200d\U0001f469") == \
+        "two\nlines\tand \u0645\u200c\u06cc \U0001f468\u200d\U0001f469"
+    xml = '<hierarchy><node text="Pay&#x202E;gnp.exe" content-desc="x&#x2067;y" bounds="[0,0][1,1]"/></hierarchy>'
+    view = parse_hierarchy(xml, "a.b", ".Main").views[0]
+    assert (view.text, view.content_desc) == ("Paygnp.exe", "xy")
 
 
 def _v(index, parent, children, cls, rid="", text="", desc="", **flags):
