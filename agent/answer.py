@@ -36,7 +36,7 @@ class Answerer:
                  known: Callable[[], list[str]] | None = None) -> None:
         """`known`: the summarised apps' packages (default: read from the graph on each plan; a server keeps them)."""
         self.store = store
-        self.known = known or (lambda: [r["package"] for r in store.read("known_apps")])
+        self.known = known or (lambda: [r["package"] for r in store.read("semantic_packages")])
         self.planner = Planner(store, vectors, embedder, **({"k": k} if k else {}))
         self.recall = Recall(store, vectors, embedder, self.planner)
 

@@ -139,7 +139,7 @@ def app_for_screen(recall: Recall, locate_in, task: str, parse, activity: str | 
         return None
     ranked = [p for p, _ in choice.ranking]
     found: dict[str, tuple[bool, float, str]] = {}  # package -> (exact, score, screen id)
-    known = [r["package"] for r in recall.store.read("known_apps")]
+    known = [r["package"] for r in recall.store.read("semantic_packages")]
     # Its id in each app differs only by the package and the activity HTML screens get there: the
     # signature's parts are read once, not the screen once per app (≈ 0.12 ms an app before).
     parts = signature_parts(parse(choice.package))

@@ -107,7 +107,7 @@ class Service:
         with self._lock:
             if self._apps and time.monotonic() - self._apps[0] < APPS_CACHE_S:
                 return self._apps[1]
-        apps = [r["package"] for r in self.store.read("known_apps")]
+        apps = [r["package"] for r in self.store.read("semantic_packages")]
         with self._lock:
             self._apps = (time.monotonic(), apps)
         return apps

@@ -64,7 +64,7 @@ def the_app(store: GraphStore, name: str) -> str:
     """The package a map route names: itself, or the one app its short name designates (as every route of the
     API takes it; a short name that designates several is refused, naming them)."""
     try:
-        return one_app([r["package"] for r in store.read("known_apps")], name)
+        return one_app([r["package"] for r in store.read("semantic_packages")], name)
     except NotFound:  # no app matches: app_map answers the 404, naming it
         return name
 

@@ -8,9 +8,6 @@
 MATCH (a:App)<-[:OF_APP]-(:Trace)
 WHERE $package IS NULL OR a.package = $package
 WITH DISTINCT a
-// only versions its reader may read: linked to a screen by a link the trust predicate admits (one key's or
-// another tenant's version of an app, or its in-house app, is not listed)
-WHERE EXISTS { MATCH (a)-[h:HAS_SCREEN]->(v:Screen) WHERE trusted(h) AND trusted(v) }
 CALL (a) {
   OPTIONAL MATCH (a)-[h:HAS_SCREEN]->(s:Screen)
   WHERE trusted(h) AND trusted(s)
