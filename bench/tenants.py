@@ -16,6 +16,8 @@ fresh (nothing loaded) and over the same stores:
     is answered from the plan cache).
 Printed: median milliseconds and the tenant/untenanted ratio per app and overall. Target: both ratios
 <= 1.2. Also each tenant's layer size (cypher/tenant_layer.cypher), proportional to what it reported.
+Both sides start cold here. A server preloads the public graphs, where a tenant's first plan is
+compared with a warm untenanted one (docs/tenants.md says what that costs and what would fix it).
 
     .venv/bin/python -m appmem.bench.tenants [--apps a,b] [--tasks 6] [--tenants 20] [--keys 1] [--rounds 3] [--json]
 """
