@@ -96,7 +96,8 @@ def run_keys_create(settings: Settings, args: argparse.Namespace) -> int:
 def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, [k.as_dict() for k in _keystore(settings).list()], lambda ks: "\n".join(
         f"{k['id']}  {k['name']}  {','.join(k['scopes'])}  rate={k['rate_limit'] or 'default'}"
-        + ("  REVOKED" if k["revoked"] else "") for k in ks) or "no keys")
+        + (f"  tenant={k['tenant']}" if k["tenant"] else "") + ("  REVOKED" if k["revoked"] else "") for k in ks)
+        or "no keys")
     return 0
 
 
