@@ -329,46 +329,6 @@ def plan_shape(plan: dict) -> list:
     return [plan["route"]] + [((s["element"] or {}).get("id"), s["screen_id"], s["to_screen"]) for s in plan["steps"]]
 
 
-def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(
-        server, twins, memory, keys, redis_db, settings):
-    fleet, _ = twins
-    tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
-    before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
-    # the shortcuts and claimed failures, twice each: within the key's 30 contributions a minute (the re-sent
-    # screens have their own test, test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located)
-    forged = [run for i, (t, plan) in enumerate(before.items())
-              for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z", resent=False)]
-    assert any(r["status"] == "done" and len(r["steps"]) == 1 for r in forged)
-    attacker = key(keys, "contribute", "attacker")
-    with ApiClient(server, attacker) as api:
-        ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)}).trace_id
-               for n in range(2) for r in forged]
-        reports = [api.wait_trace(i, 120).model_dump() for i in ids]
-        assert {r["status"] for r in reports} == {"done"}
-    after = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
-    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(after[t]) for t in tasks]
-    # nor after `appmem summarize`: its edges reach neither the summaries nor the element index
-    # (`leads_to`), and its demonstrations are not in the tasks index, where copies of one task would
-    # fill recall's nearest candidates
-    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
-    generations.bump(redis_db, [ACRYLIC])
-    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(memory.plan(t, ACRYLIC).model_dump()) for t in tasks]
-    edges = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
-    shortcuts = {(e["source"], e["target"]) for e in edges if e["crowd_only"]}
-    leads = {(p["screen_id"], s) for _, p in memory.vectors.points("elements", [ACRYLIC]) for s in p["leads_to"]}
-    assert shortcuts and not shortcuts & leads
-    demos = {r["report"]["task"] for r in reports if r["report"]["task"]}
-    assert demos and not demos & set(memory.vectors.values("tasks", "embed_hash", [ACRYLIC]))
-    # the same shortcut from two more keys: three distinct contributors, and plans may use it
-    shortcut = next(r for r in forged if r["status"] == "done")
-    for n in range(2):
-        with ApiClient(server, key(keys, "contribute", f"witness-{n}")) as api:
-            assert api.wait_trace(api.contribute({**shortcut, "started": f"2026-09-0{n + 1}T00:00:00Z"}).trace_id,
-                                  60).model_dump()["status"] == "done"
-    edge = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
-    assert any(e["crowd_only"] and e["crowd_trusted"] for e in edge)
-
-
 def with_new_button(step: dict, label: str) -> dict:
     """The step re-written to tap a view only its dump shows: a copy of the layout around the tapped
     label, described as `label`, its texts cleared and drawn a little lower (views of classes the screen
@@ -388,36 +348,6 @@ def with_new_button(step: dict, label: str) -> dict:
     element = {"text": "", "content_desc": label, "resource_id": twin.get("resource-id"),
                "class_name": twin.get("class"), "bounds": box}
     return {**step, "index": 0, "element": element, "before_xml": etree.tostring(root, encoding="unicode")}
-
-
-def test_an_element_only_contributions_report_is_held_out_of_plans_and_the_index_until_a_quorum(
-        server, twins, memory, keys, redis_db, settings):
-    run = real_run(twins, memory, "tap About")["run"]
-    label = "Quokka marmalade"
-    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About"),
-                           label)
-    screen = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).model_dump()
-    assert screen["match"] == "exact"  # an element added to a screen every user's plans go through
-    forged = {**run, "task": f"tap {label}", "steps": [step]}
-
-    def held_out() -> tuple[bool, bool, bool]:
-        summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
-                  [ACRYLIC])
-        generations.bump(redis_db, [ACRYLIC])  # as `appmem summarize` does: servers drop their indexes
-        indexed = label in {p.get("label") for _, p in memory.vectors.points("elements", [ACRYLIC])}
-        found = label in {h.get("label") for h in memory.search(label, "element", ACRYLIC, 5)}
-        planned = label in {s.element.label for s in memory.plan(f"tap {label}", ACRYLIC).steps if s.element}
-        return not indexed, not found, not planned
-
-    with ApiClient(server, key(keys, "contribute", "lone")) as api:
-        assert api.wait_trace(api.contribute({**forged, "started": "2027-02-01T00:00:00Z"}).trace_id,
-                              60).model_dump()["status"] == "done"
-    assert held_out() == (True, True, True)  # one key: not in the index, search or plans
-    for n in range(2):  # two more distinct keys report it: a quorum (APPMEM_TRUST_QUORUM, 3)
-        with ApiClient(server, key(keys, "contribute", f"backer-{n}")) as api:
-            assert api.wait_trace(api.contribute({**forged, "started": f"2027-02-0{n + 2}T00:00:00Z"}).trace_id,
-                                  60).model_dump()["status"] == "done"
-    assert held_out() == (False, False, False)
 
 
 def with_new_screen(xml: str, words: str) -> str:
@@ -453,7 +383,7 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
     another key; present once a quorum of keys reports it; absent again when a purge takes the quorum away
     (then only search's check against the graph holds the points still in the vectors back)."""
     run = real_run(twins, memory, "tap About")["run"]
-    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About")
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
     step = with_new_button(about, "Quokka lantern")
     step["after_xml"] = with_new_screen(step["after_xml"], "Wombat jamboree")
     words = ["Quokka", "Wombat"]
@@ -509,7 +439,8 @@ def test_a_demonstration_is_recalled_once_a_quorum_sent_the_same_steps_not_just_
     """Two keys' runs of a task and a third key's different run of it in as many steps: three keys sent the
     task in that many steps, yet the third way is not recallable (nor the first, two keys); a third key
     sending the first way makes it recallable, the other way still not."""
-    run = real_run(twins, memory, "tap About")["run"]
+    # a task no other test's key sent: the quorum counts this test's keys alone
+    run = {**real_run(twins, memory, "tap About")["run"], "task": "open the About dialog of the painting app"}
     tapped = max(i for i, s in enumerate(run["steps"]) if s["action"] == "tap" and s["element"])
     other = {**run, "steps": [another_tap(s) if i == tapped else s for i, s in enumerate(run["steps"])]}
     assert len(other["steps"]) == len(run["steps"]) and other["steps"][tapped] != run["steps"][tapped]
@@ -574,6 +505,76 @@ def test_one_keys_look_alike_package_is_not_listed_and_leaves_short_names_alone_
     memory.forget()
     with ApiClient(server, reader) as api:
         assert reads(api) == (False, [200, 200, 200])
+
+
+def test_one_keys_forged_traces_change_no_plan_until_a_quorum_of_keys_backs_them(
+        server, twins, memory, keys, redis_db, settings):
+    fleet, _ = twins
+    tasks = [t["task"] for t in recorded_tasks(memory.store, ACRYLIC, 6)]
+    before = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
+    # the shortcuts and claimed failures, twice each: within the key's 30 contributions a minute (the re-sent
+    # screens have their own test, test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located)
+    forged = [run for i, (t, plan) in enumerate(before.items())
+              for run in forged_runs(fleet["twin-0001"], plan, t, f"2026-06-{i + 1:02d}T00:00:00Z", resent=False)]
+    assert any(r["status"] == "done" and len(r["steps"]) == 1 for r in forged)
+    attacker = key(keys, "contribute", "attacker")
+    with ApiClient(server, attacker) as api:
+        ids = [api.contribute({**r, "started": r["started"].replace("06", f"0{n + 6}", 1)}).trace_id
+               for n in range(2) for r in forged]
+        reports = [api.wait_trace(i, 120).model_dump() for i in ids]
+        assert {r["status"] for r in reports} == {"done"}
+    after = {t: memory.plan(t, ACRYLIC).model_dump() for t in tasks}
+    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(after[t]) for t in tasks]
+    # nor after `appmem summarize`: its edges reach neither the summaries nor the element index
+    # (`leads_to`), and its demonstrations are not in the tasks index, where copies of one task would
+    # fill recall's nearest candidates
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    generations.bump(redis_db, [ACRYLIC])
+    assert [plan_shape(before[t]) for t in tasks] == [plan_shape(memory.plan(t, ACRYLIC).model_dump()) for t in tasks]
+    edges = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
+    shortcuts = {(e["source"], e["target"]) for e in edges if e["crowd_only"]}
+    leads = {(p["screen_id"], s) for _, p in memory.vectors.points("elements", [ACRYLIC]) for s in p["leads_to"]}
+    assert shortcuts and not shortcuts & leads
+    demos = {r["report"]["task"] for r in reports if r["report"]["task"]}
+    assert demos and not demos & set(memory.vectors.values("tasks", "embed_hash", [ACRYLIC]))
+    # the same shortcut from two more keys: three distinct contributors, and plans may use it
+    shortcut = next(r for r in forged if r["status"] == "done")
+    for n in range(2):
+        with ApiClient(server, key(keys, "contribute", f"witness-{n}")) as api:
+            assert api.wait_trace(api.contribute({**shortcut, "started": f"2026-09-0{n + 1}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+    edge = memory.store.read("planner_app_transitions", packages=[ACRYLIC])
+    assert any(e["crowd_only"] and e["crowd_trusted"] for e in edge)
+
+
+def test_an_element_only_contributions_report_is_held_out_of_plans_and_the_index_until_a_quorum(
+        server, twins, memory, keys, redis_db, settings):
+    run = real_run(twins, memory, "tap About")["run"]
+    label = "Quokka marmalade"
+    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About"),
+                           label)
+    screen = memory.locate(ACRYLIC, step["before_xml"], None, step["before_activity"]).model_dump()
+    assert screen["match"] == "exact"  # an element added to a screen every user's plans go through
+    forged = {**run, "task": f"tap {label}", "steps": [step]}
+
+    def held_out() -> tuple[bool, bool, bool]:
+        summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words),
+                  [ACRYLIC])
+        generations.bump(redis_db, [ACRYLIC])  # as `appmem summarize` does: servers drop their indexes
+        indexed = label in {p.get("label") for _, p in memory.vectors.points("elements", [ACRYLIC])}
+        found = label in {h.get("label") for h in memory.search(label, "element", ACRYLIC, 5)}
+        planned = label in {s.element.label for s in memory.plan(f"tap {label}", ACRYLIC).steps if s.element}
+        return not indexed, not found, not planned
+
+    with ApiClient(server, key(keys, "contribute", "lone")) as api:
+        assert api.wait_trace(api.contribute({**forged, "started": "2027-02-01T00:00:00Z"}).trace_id,
+                              60).model_dump()["status"] == "done"
+    assert held_out() == (True, True, True)  # one key: not in the index, search or plans
+    for n in range(2):  # two more distinct keys report it: a quorum (APPMEM_TRUST_QUORUM, 3)
+        with ApiClient(server, key(keys, "contribute", f"backer-{n}")) as api:
+            assert api.wait_trace(api.contribute({**forged, "started": f"2027-02-0{n + 2}T00:00:00Z"}).trace_id,
+                                  60).model_dump()["status"] == "done"
+    assert held_out() == (False, False, False)
 
 
 def test_one_keys_dump_of_a_known_screen_does_not_move_where_agents_are_located(server, twins, memory, keys):
