@@ -263,6 +263,9 @@ def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(serve
     assert seen["layers"] == ["public", "tenant"], seen  # the way there is the shared memory's
     assert all(v for k, v in seen.items() if k not in ("plan", "layers", "mcp", "search_everywhere")), seen
     assert all(seen["mcp"]), seen
+    # the tenant's quorum (APPMEM_TENANT_QUORUM): one of its keys reported the app, so a quorum of two reads none
+    assert memory.store.viewing("umbrella", 1).read("planner_app_screens", packages=[INHOUSE])
+    assert memory.store.viewing("umbrella", 2).read("planner_app_screens", packages=[INHOUSE]) == []
     for outsider in (other, public):
         unseen = reads(server, outsider, *args)
         assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "layers", "mcp")), \
