@@ -180,7 +180,10 @@ def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, m
     assert shared.returncode == 0, shared.stderr
     report = json.loads(shared.stdout)
     assert report["apps"] == [ACRYLIC] and report["voice"] == "tenant:initech" and report["votes"] >= 1
-    assert cli(["tenants", "share", "initech", "--json"], stack_env).returncode == 0  # again: still one voice
+    admin = keys.create("initech-operator", "admin")[1]
+    with ApiClient(server, admin) as api:  # again, through the admin route: still one voice
+        again = api.http.post("/v1/tenants/initech/share", params={"app": ACRYLIC})
+    assert again.status_code == 200 and again.json()["apps"] == [ACRYLIC], again.text
     edge = edge_of(memory, label)
     assert edge["contributors"] == 1 and not edge["crowd_trusted"]  # three keys, one voice
     assert memory.store.read("planner_app_screens", packages=[INHOUSE]) == []
@@ -189,10 +192,13 @@ def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, m
         contribute(server, secret, [new_button_run(about_run, label, f"2027-06-2{n + 1}T00:00:00Z")])
     edge = edge_of(memory, label)
     assert edge["contributors"] == 3 and edge["crowd_trusted"]  # with two public keys: the public quorum
-    assert json.loads(cli(["tenants", "show", "initech", "--json"], stack_env).stdout)["shared"].keys() == {"*"}
-    purged = cli(["tenants", "purge", "initech", "--json"], stack_env)
-    assert purged.returncode == 0, purged.stderr
-    assert json.loads(purged.stdout)["withdrawn"]["votes"] >= 1
+    assert json.loads(cli(["tenants", "show", "initech", "--json"], stack_env).stdout)["shared"].keys() == {
+        "*", ACRYLIC}
+    with ApiClient(server, admin) as api:
+        purged = api.http.delete("/v1/tenants/initech")
+        assert purged.status_code == 200, purged.text
+        assert api.http.get("/v1/tenants/initech").status_code == 404
+    assert purged.json()["withdrawn"]["votes"] >= 1 and purged.json()["vectors"] == "deleted"
     edge = edge_of(memory, label)
     assert edge["contributors"] == 2 and not edge["crowd_trusted"]  # withdrawn: below the quorum again
     for secret in publics:
