@@ -20,6 +20,7 @@ from appmem.graph.model import Element
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
 from appmem.graph.votes import usable
+from appmem.semantic.contexts import ScreenRow, TransitionRow
 
 DATA = re.compile(r"\d|@")
 LABEL_MAX = 40
@@ -84,6 +85,13 @@ class AppGraph:
         stays = {(r["source"], r["element_id"]) for r in rows if r["source"] == r["target"] and r["element_id"]
                  and usable(r)}
         return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries, stays=stays)
+
+    def context_rows(self) -> tuple[list[ScreenRow], list[Element], list[TransitionRow]]:
+        """The graph as semantic/contexts.py reads a UTG: its screens, elements and edges."""
+        screens = [ScreenRow(s["id"], s.get("package") or "", "", s.get("activity") or "", s.get("title") or "")
+                   for s in self.screens.values()]
+        edges = [TransitionRow(e.source, e.target, e.element_id, e.action) for out in self.edges.values() for e in out]
+        return screens, list(self.elements.values()), edges
 
     def packages_of(self, screen_ids: list[str]) -> dict[str, str]:
         """The package of each of these screens that the graph holds (its apps' and those their edges reach)."""

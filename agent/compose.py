@@ -134,7 +134,7 @@ class Composer(PlanSteps):
             text = left[0]
             self.values.add(text)
         self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
-                   confidence=edge.reliability, slot=slot, stale=edge.stale)
+                   confidence=edge.reliability, slot=slot, stale=edge.stale, layer=edge.layer)
 
     def reached(self, target: Element, chosen: list[PlanStep]) -> bool:
         """The goal is done without acting on `target`: it is a field with nothing the task names left to type;

@@ -41,7 +41,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "steps": [{"action": s.action.value, "package": s.package or plan.package, "element": element_dict(s.element),
                    "input": s.input, "slot": s.slot, "screen_id": s.screen_id, "to_screen": s.to_screen,
                    "to_package": s.to_package,
-                   "risky": s.risky, "confidence": s.confidence, "stale": s.stale, "why": s.why} for s in plan.steps],
+                   "risky": s.risky, "confidence": s.confidence, "stale": s.stale, "why": s.why, "layer": s.layer}
+                  for s in plan.steps],
         "alternatives": plan.alternatives,
     }
     if plan.recalled is not None:  # recall (agent/recall.py): which stored task, and from where it was re-planned

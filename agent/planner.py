@@ -32,8 +32,10 @@ from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
 from appmem.graph.model import Element, Plan
 from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.vocabulary import BACK_WORDS, label_of
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
+from appmem.semantic.layers import layer_rows
 from appmem.semantic.ranker import Ranker, installed
 from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.semantic.ranking import ElementIndex
@@ -81,9 +83,21 @@ class Planner:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
         key = None if packages is None else tuple(sorted(packages))
         if key not in self._indexes:
-            return self._keep(self._indexes, key, lambda: ElementIndex.load(
-                self.vectors, None if key is None else list(key), self.ranker, self.config.ranking))
+            return self._keep(self._indexes, key, lambda: self._load_index(None if key is None else list(key)))
         return self._indexes[key]
+
+    def _load_index(self, packages: list[str] | None) -> ElementIndex:
+        """The shared points of `packages`; a tenant's view adds its own elements (semantic/layers.py)."""
+        if not self.store.viewer.tenant or packages is None:
+            return ElementIndex.load(self.vectors, packages, self.ranker, self.config.ranking)
+        rows = self.vectors.points("elements", packages)
+        graph = self.graph(packages)
+        indexed = {p.get("element_id") for _, p in rows}
+        own = {i for i, e in graph.elements.items() if i not in indexed and label_of(e).lower() not in BACK_WORDS
+               and graph.screens.get(e.screen_id, {}).get("package") in packages}  # what summarize never embeds
+        layer = layer_rows(*graph.context_rows(), own, self.embedder)
+        graph.risky.update(p["element_id"] for _, p in layer if p.get("risky"))  # summarize never flagged them
+        return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
 
     def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
         forgotten = self._forgotten

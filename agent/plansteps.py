@@ -30,11 +30,13 @@ class PlanSteps:
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
-              confidence: float = GUESS, slot: str | None = None, stale: bool = False, why: str = "route") -> None:
+              confidence: float = GUESS, slot: str | None = None, stale: bool = False, why: str = "route",
+              layer: str = "public") -> None:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, why=why)
+        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, why=why,
+                        layer=layer)
         if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
             step.package = owner  # a step on another app's screen the route passes (a system dialog)
         self.steps.append(step)
@@ -46,7 +48,8 @@ class PlanSteps:
     def _act(self, e: Element, text: str = "", slot: str | None = None, why: str = "target") -> None:
         edge = self._edge(e)
         self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
-                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale), why=why)
+                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale), why=why,
+                   layer=edge.layer if edge else "public")
 
     def unused(self) -> list[str]:
         """The task's values not typed or selected yet (a file name typed without its extension counts as typed)."""

@@ -19,6 +19,7 @@ import hashlib
 import json
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from appmem.agent.apps import named_package
@@ -38,6 +39,7 @@ from appmem.graph.store import GraphStore
 from appmem.semantic.search import one_app, resolve_app, search
 
 APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
+VIEWS = 32  # tenants' views kept loaded (each holds the graphs and indexes its keys read)
 
 
 class Service:
@@ -50,6 +52,25 @@ class Service:
         self._answerer: Answerer | None = None
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
         self._loaded: dict[str, str] = {}  # package -> its generation then
+        self.tenant = ""  # whose view this is: "" the public's, else a tenant's (`viewing`)
+        self._views: OrderedDict[str, Service] = OrderedDict()
+
+    def viewing(self, tenant: str) -> "Service":
+        """The service as `tenant`'s keys read the memory: the shared base and the tenant's own layer (its
+        store's reads admit both: graph/store.py Viewer), with loaded graphs, indexes and cached plans of its
+        own; the public's view for no tenant. The newest VIEWS views are kept."""
+        if not tenant:
+            return self
+        with self._lock:
+            view = self._views.pop(tenant, None)
+            if view is None:
+                view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
+                               self.settings, self.redis)
+                view.tenant = tenant
+            self._views[tenant] = view
+            while len(self._views) > VIEWS:
+                self._views.popitem(last=False)
+        return view
 
     @property
     def redis(self) -> Any:
@@ -180,7 +201,7 @@ class Service:
                 screen = self._drawn_over(packages[0], screen, screen_xml, activity) or screen
             touched = packages + ([screen.package] if screen is not None else [])
             key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from, avoid,
-                                             self.generation(touched), screenshot]).encode()).hexdigest()
+                                             self.generation(touched), screenshot, self.tenant]).encode()).hexdigest()
             cached = self._plans.get(key)
             if cached is not None:
                 return Plan.model_validate_json(cached)

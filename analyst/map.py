@@ -82,33 +82,33 @@ def app_map(store: GraphStore, package: str) -> dict[str, Any]:
     return {"package": package, "screens": nodes, "transitions": edges}
 
 
-def map_router(store_factory: Callable[[], GraphStore], guard: Callable) -> APIRouter:
-    """The map's routes; `guard` (a FastAPI dependency: the API's `plan` scope) protects its data routes.
+def map_router(store_factory: Callable[[Any], GraphStore], guard: Callable) -> APIRouter:
+    """The map's routes; `guard` (a FastAPI dependency: the API's `plan` scope) protects its data routes, and
+    `store_factory(key)` is the store as the key `guard` admitted reads it (its tenant's view).
     The page and its scripts hold no data: the page sends the key it is given (map.js)."""
     router = APIRouter(tags=["app map"])
-    data = [Depends(guard)]
 
     @router.get("/apps/{package}/map", response_class=HTMLResponse)
     def page(package: str) -> HTMLResponse:
         text = (STATIC / "map.html").read_text(encoding="utf-8")
         return HTMLResponse(text.replace("{{package}}", html.escape(package)))
 
-    @router.get("/apps/{package}/map.json", dependencies=data)
-    def map_json(package: str) -> dict[str, Any]:
-        store = store_factory()
+    @router.get("/apps/{package}/map.json", )
+    def map_json(package: str, reader: Any = Depends(guard)) -> dict[str, Any]:
+        store = store_factory(reader)
         return app_map(store, the_app(store, package))
 
-    @router.get("/apps/{package}/screens/{screen_id}.json", dependencies=data)
-    def screen(package: str, screen_id: str) -> dict[str, Any]:
-        store = store_factory()
+    @router.get("/apps/{package}/screens/{screen_id}.json", )
+    def screen(package: str, screen_id: str, reader: Any = Depends(guard)) -> dict[str, Any]:
+        store = store_factory(reader)
         rows = store.read("map_screen", package=the_app(store, package), screen_id=screen_id)
         if not rows:
             raise HTTPException(404, f"no screen {screen_id!r} in app {package!r}")
         return rows[0]
 
-    @router.get("/apps/{package}/route", dependencies=data)
-    def route(package: str, source: str, target: str) -> dict[str, Any]:
-        store = store_factory()
+    @router.get("/apps/{package}/route", )
+    def route(package: str, source: str, target: str, reader: Any = Depends(guard)) -> dict[str, Any]:
+        store = store_factory(reader)
         package = the_app(store, package)
         if not store.read("map_screen", package=package, screen_id=source):  # the route leaves this app's screen
             raise HTTPException(404, f"no screen {source!r} in app {package!r}")

@@ -16,6 +16,7 @@ without request content.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import secrets
 import threading
@@ -177,11 +178,11 @@ def worker_app() -> FastAPI:
 def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     from appmem.analyst.map import map_router
     from appmem.api.auth import require
-    from appmem.api import contrib, routes
+    from appmem.api import contrib, routes, tenants
     from appmem.api.mcp_server import build_mcp
 
     services = open_services(settings, service)
-    mcp = build_mcp(lambda: services.service)
+    mcp = build_mcp(lambda: services.service.viewing(MCP_TENANT.get()))
     # Every MCP request carries an API key (mcp_guard), which a DNS-rebinding page cannot know;
     # the SDK's Host-header check would refuse the API's own public host name.
     mcp_app = mcp.streamable_http_app(streamable_http_path="/", stateless_http=True, json_response=True,
@@ -213,7 +214,8 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
     install_errors(app)
     app.include_router(routes.router)
     app.include_router(contrib.router)
-    app.include_router(map_router(lambda: services.service.store, require("plan")))
+    app.include_router(tenants.router)
+    app.include_router(map_router(lambda key: services.service.viewing(key.tenant).store, require("plan")))
     app.mount("/mcp", mcp_guard(mcp_app, services))
 
     @app.get("/healthz", tags=["ops"], summary="loading (503) until every app is preloaded, then ready; "
@@ -277,6 +279,7 @@ def _checks(probes: dict[str, Callable[[], object]], timeout_s: float) -> dict[s
 # What the MCP SDK would answer otherwise. A GET opens its event stream for server-initiated messages, which
 # the stateless endpoint never sends: the stream stayed open, idle, as long as the client kept it (the spec's
 # answer for an endpoint without one is 405). A POST that is not JSON got a bare text/plain 400.
+MCP_TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("appmem_mcp_tenant", default="")
 NO_STREAM = (405, "method_not_allowed", "this MCP endpoint has no event stream: POST JSON-RPC requests to it")
 NOT_JSON = (415, "unsupported_media_type", "send MCP requests as application/json (JSON-RPC)")
 
@@ -302,5 +305,6 @@ def mcp_guard(inner, services: Services):
                     {"Allow": "POST"} if problem is NO_STREAM else None
                 await _error(problem[0], problem[1], problem[2], extra)(scope, receive, send)
                 return
+            MCP_TENANT.set(key.tenant)  # the tools answer from the key's view (copied into the SDK's tasks)
         await inner(scope, receive, send)
     return guarded

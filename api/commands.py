@@ -1,4 +1,4 @@
-"""CLI: `appmem serve`, `appmem keys create|list|revoke`, `appmem mcp`."""
+"""CLI: `appmem serve`, `appmem keys create|list|revoke|purge`, `appmem tenants list|show|share|purge`, `appmem mcp`."""
 from __future__ import annotations
 
 import argparse
@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     create.add_argument("--scopes", default="plan", help="comma-separated: plan, contribute, correct, admin, metrics")
     create.add_argument("--rate-limit", type=at_least(0), default=0,
                         help="requests per second (default: APPMEM_RATE_LIMIT, 50)")
+    create.add_argument("--tenant", default="", help="the tenant the key belongs to: what it contributes is that "
+                        "tenant's private layer, and it reads that layer over the shared memory (default: none, "
+                        "the public crowd)")
     create.add_argument("--json", action="store_true")
     create.set_defaults(handler=run_keys_create)
     listing = actions.add_parser("list", help="keys (ids, names, scopes; never the keys)")
@@ -44,10 +47,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     purge.add_argument("--json", action="store_true")
     purge.set_defaults(handler=run_keys_purge)
 
+    register_tenants(sub)
+
     mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
     mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
     mcp.add_argument("--key", help="API key for --server (or APPMEM_KEY)")
     mcp.set_defaults(handler=run_mcp)
+
+
+def register_tenants(sub: argparse._SubParsersAction) -> None:
+    tenants = sub.add_parser("tenants", help="tenants: private layers over the shared memory (their keys: "
+                                             "appmem keys create --tenant NAME)")
+    actions = tenants.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="tenants, their keys and what they shared")
+    listing.set_defaults(handler=run_tenants_list)
+    show = actions.add_parser("show", help="one tenant: its keys, what it shared, its layer counted")
+    share = actions.add_parser("share", help="offer the tenant's observations of public apps to the crowd, as one "
+                                             "contributor under the public quorum (a purge withdraws them)")
+    share.add_argument("--app", default=None, help="only this package (default: every public app it observed)")
+    purge = actions.add_parser("purge", help="remove everything of the tenant: its layer, vectors, parked bodies, "
+                                             "keys and what it shared")
+    show.set_defaults(handler=run_tenants_show)
+    share.set_defaults(handler=run_tenants_share)
+    purge.set_defaults(handler=run_tenants_purge)
+    for action in (listing, show, share, purge):
+        if action is not listing:
+            action.add_argument("tenant")
+        action.add_argument("--json", action="store_true")
 
 
 def _keystore(settings: Settings):
@@ -59,16 +85,19 @@ def _keystore(settings: Settings):
 
 
 def run_keys_create(settings: Settings, args: argparse.Namespace) -> int:
-    record, secret = _keystore(settings).create(args.name, args.scopes, args.rate_limit)
-    emit(args, {"id": record.id, "key": secret, "scopes": list(record.scopes), "rate_limit": record.rate_limit},
-         lambda p: f"key {p['id']} ({','.join(p['scopes'])}): {p['key']}\n(shown only this once)")
+    record, secret = _keystore(settings).create(args.name, args.scopes, args.rate_limit, args.tenant)
+    emit(args, {"id": record.id, "key": secret, "scopes": list(record.scopes), "rate_limit": record.rate_limit,
+                "tenant": record.tenant or None},
+         lambda p: f"key {p['id']} ({','.join(p['scopes'])}{', tenant ' + p['tenant'] if p['tenant'] else ''}): "
+                   f"{p['key']}\n(shown only this once)")
     return 0
 
 
 def run_keys_list(settings: Settings, args: argparse.Namespace) -> int:
     emit(args, [k.as_dict() for k in _keystore(settings).list()], lambda ks: "\n".join(
         f"{k['id']}  {k['name']}  {','.join(k['scopes'])}  rate={k['rate_limit'] or 'default'}"
-        + ("  REVOKED" if k["revoked"] else "") for k in ks) or "no keys")
+        + (f"  tenant={k['tenant']}" if k["tenant"] else "") + ("  REVOKED" if k["revoked"] else "") for k in ks)
+        or "no keys")
     return 0
 
 
@@ -87,6 +116,62 @@ def run_keys_purge(settings: Settings, args: argparse.Namespace) -> int:
          f"{p['traces']} traces, {p['states']} states, {p['votes']} votes, {p['edges']} edges, {p['screens']} "
          f"screens, {p['elements']} elements, {p['tasks']} tasks, {p['contributions']} parked contributions; "
          f"vectors {p['vectors']}")
+    return 0
+
+
+def run_tenants_list(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.ingest.tenants import listing
+
+    emit(args, listing(_keystore(settings)), lambda ts: "\n".join(
+        f"{t['tenant']}  keys={t['keys']} (live {t['live_keys']})  shared={','.join(t['shared']) or '-'}"
+        for t in ts) or "no tenants")
+    return 0
+
+
+def _with_graph(settings: Settings, work):
+    from appmem.graph.clients import open_graph
+
+    keys = _keystore(settings)
+    store = open_graph(settings)
+    try:
+        return work(store, keys)
+    finally:
+        store.driver.close()
+
+
+def run_tenants_show(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.ingest.tenants import describe
+
+    report = _with_graph(settings, lambda store, keys: describe(store, keys, args.tenant))
+    emit(args, report, lambda p: f"tenant {p['tenant']}: {len(p['keys'])} keys, shared "
+         f"{','.join(p['shared']) or 'nothing'}; layer: " + ", ".join(
+             f"{v} {k}" for k, v in p["layer"].items() if k != "apps") + f"; apps {','.join(p['layer']['apps'])}")
+    return 0
+
+
+def run_tenants_share(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.ingest.tenants import share
+
+    report = _with_graph(settings, lambda store, keys: share(store, keys.r, args.tenant, args.app,
+                                                             settings.trust_quorum))
+    emit(args, report, lambda p: f"tenant {p['tenant']} shared {', '.join(p['apps']) or 'nothing'} as one "
+         f"contributor ({p['voice']})")
+    return 0
+
+
+def run_tenants_purge(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.api.contrib import writable_vectors
+    from appmem.ingest.tenants import purge
+
+    def work(store, keys):
+        keys.tenant(args.tenant)  # an unknown tenant is an error before the vectors are opened
+        with writable_vectors(settings) as vectors:
+            return purge(store, keys.r, args.tenant, settings.trust_quorum, vectors)
+
+    report = _with_graph(settings, work)
+    emit(args, report, lambda p: f"tenant {p['tenant']} purged: {len(p['keys'])} keys, {p['traces']} traces, "
+         f"{p['screens']} screens, {p['elements']} elements, {p['edges']} edges, {p['tasks']} tasks, "
+         f"{p['contributions']} parked contributions; vectors {p['vectors']}")
     return 0
 
 

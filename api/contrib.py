@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Request
@@ -144,10 +146,17 @@ def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_le
 
 
 def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: Any = None) -> dict:
-    """The one purge of the CLI (`appmem keys purge`) and the API: the graph, then the vectors, through
-    `vectors` when this process may write them, else through the local folder opened here when no other
-    process owns it (every serve process reads the read-only snapshots); then the snapshots are
-    re-published, so every reader stops seeing the purged points."""
+    """The one purge of a key, of the CLI (`appmem keys purge`) and the API."""
+    with writable_vectors(settings, vectors) as writable:
+        return purge_contributor(store, r, key_id, settings.trust_quorum, writable)
+
+
+@contextmanager
+def writable_vectors(settings: Settings, vectors: Any = None) -> Iterator[Any]:
+    """The vectors a purge deletes from: `vectors` when this process may write them, else the local folder
+    opened here when no other process owns it (every serve process reads the read-only snapshots), else None
+    (the purge reports the vectors untouched). After the purge the snapshots are re-published, so every
+    reader stops seeing the purged points."""
     from appmem.semantic.vectors import VectorStore, open_vectors
     from appmem.semantic.snapshots import publish
 
@@ -160,10 +169,9 @@ def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: A
         except (AppmemError, RuntimeError):  # owned by another process (summarize, the ingest worker)
             vectors = None
     try:
-        report = purge_contributor(store, r, key_id, settings.trust_quorum, vectors)
+        yield vectors
         if vectors is not None:
             publish(vectors)
-        return report
     finally:
         if opened is not None:
             opened.client.close()

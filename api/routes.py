@@ -18,7 +18,8 @@ PACKAGE_PATTERN = r"^[A-Za-z0-9_.]+$"
 
 
 def service(request: Request):
-    return request.app.state.services.service
+    """The service as the request's key reads the memory: its tenant's view, or the public's (agent/service.py)."""
+    return request.app.state.services.service.viewing(request.state.key.tenant)
 
 
 @router.post("/plan", response_model=Plan, summary="a shortcut plan for a task (README: Contract)")

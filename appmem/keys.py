@@ -1,5 +1,10 @@
 """API keys and per-key rate limits, kept in Redis so that every API replica (and the ingest worker) sees the same ones.
 
+A key belongs to at most one tenant (`tenant`, appmem/tenants.py); a key without
+one is the public crowd. What a key contributes is recorded in the graph under
+its `contributor` id: the key id, or `TENANT/key id` for a tenant's key (the
+slash is how every quorum tells a tenant's private voice from a public one).
+
 A key is `am_<id>_<secret>`; only its sha256 is stored (keys are 32 random
 bytes, so a fast hash is enough: there is nothing to brute-force). Each request
 reads the key's record from Redis, so a revoked key fails at once on every
@@ -10,9 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
 
@@ -21,6 +27,7 @@ from appmem.errors import AppmemError
 # correct: a person's fixes, which weigh more; metrics: reading /metrics (a Prometheus scraper's key)
 SCOPES = ("plan", "contribute", "correct", "admin", "metrics")
 PREFIX = "appmem:apikey:"
+TENANT_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
 class KeyRequestError(AppmemError):
@@ -35,10 +42,25 @@ class ApiKey:
     rate_limit: int  # requests per second; 0: the server's default
     created: str
     revoked: bool = False
+    tenant: str = ""  # "": the public crowd
+
+    @property
+    def contributor(self) -> str:
+        """Who its contributions are in the graph: the key id, or TENANT/id for a tenant's key."""
+        return f"{self.tenant}/{self.id}" if self.tenant else self.id
 
     def as_dict(self) -> dict:
         return {"id": self.id, "name": self.name, "scopes": list(self.scopes), "rate_limit": self.rate_limit,
-                "created": self.created, "revoked": self.revoked}
+                "created": self.created, "revoked": self.revoked, "tenant": self.tenant or None}
+
+
+def tenant_name(raw: str) -> str:
+    """A tenant's name as stored: lower-case letters, digits, '-' and '_', at most 40, starting with a letter or
+    digit (it prefixes its keys' contributor ids in the graph)."""
+    if not TENANT_RE.match(raw or ""):
+        raise KeyRequestError(f"a tenant name is 1-40 of a-z, 0-9, '-', '_' (starting with a letter or digit); "
+                              f"got {raw!r}")
+    return raw
 
 
 def digest(key: str) -> str:
@@ -59,16 +81,20 @@ class KeyStore:
     def __init__(self, r: redis.Redis):
         self.r = r  # decode_responses=True (workers.devices.open_redis)
 
-    def create(self, name: str, scopes: str | list[str], rate_limit: int = 0) -> tuple[ApiKey, str]:
-        """A new key; the secret is returned only here."""
+    def create(self, name: str, scopes: str | list[str], rate_limit: int = 0,
+               tenant: str = "") -> tuple[ApiKey, str]:
+        """A new key (of `tenant`, "" for none); the secret is returned only here."""
         if not name.strip():
             raise KeyRequestError("a key needs a name")
         if rate_limit < 0:
             raise KeyRequestError("--rate-limit must be 0 (server default) or positive")
+        if tenant and "admin" in parse_scopes(scopes):
+            raise KeyRequestError("a tenant's key cannot hold the admin scope: admin reads and purges every tenant "
+                                  "(an operator's key, of no tenant)")
         key_id = secrets.token_hex(6)
         secret = f"am_{key_id}_{secrets.token_urlsafe(32)}"
         record = ApiKey(key_id, name.strip(), parse_scopes(scopes), rate_limit,
-                        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tenant=tenant_name(tenant) if tenant else "")
         pipe = self.r.pipeline()
         pipe.set(PREFIX + "hash:" + digest(secret), json.dumps(record.as_dict()))
         pipe.hset(PREFIX + "ids", key_id, digest(secret))
@@ -89,9 +115,47 @@ class KeyStore:
         if raw is None:
             raise KeyRequestError(f"no key with id {key_id!r}")
         record = _record(raw)
-        revoked = ApiKey(**{**record.as_dict(), "scopes": record.scopes, "revoked": True})
+        revoked = replace(record, revoked=True)
         self.r.set(PREFIX + "hash:" + hashed, json.dumps(revoked.as_dict()))
         return revoked
+
+    def delete(self, key_id: str) -> None:
+        """Forget the key altogether (a tenant's purge: its keys go with it)."""
+        hashed = self.r.hget(PREFIX + "ids", key_id)
+        pipe = self.r.pipeline()
+        if hashed:
+            pipe.delete(PREFIX + "hash:" + hashed)
+        pipe.hdel(PREFIX + "ids", key_id)
+        pipe.execute()
+
+    def of_tenant(self, tenant: str) -> list[ApiKey]:
+        return [k for k in self.list() if k.tenant == tenant]
+
+    # -- tenants: a tenant exists while it has keys; what it shared is recorded beside them ----------------
+    def tenants(self) -> dict[str, list[ApiKey]]:
+        out: dict[str, list[ApiKey]] = {}
+        for key in self.list():
+            if key.tenant:
+                out.setdefault(key.tenant, []).append(key)
+        return dict(sorted(out.items()))
+
+    def tenant(self, name: str) -> list[ApiKey]:
+        """The tenant's keys; KeyRequestError for a tenant with none."""
+        keys = self.of_tenant(tenant_name(name))
+        if not keys:
+            raise KeyRequestError(f"no tenant {name!r} (a tenant exists while it has keys: "
+                                  f"appmem keys create --tenant {name})")
+        return keys
+
+    def record_share(self, tenant: str, app: str, at: str) -> None:
+        """Remember that `tenant` offered its observations of `app` ("*": every public app) to the crowd."""
+        self.r.hset(PREFIX + "shares:" + tenant, app, at)
+
+    def shares(self, tenant: str) -> dict[str, str]:
+        return dict(sorted(self.r.hgetall(PREFIX + "shares:" + tenant).items()))
+
+    def forget_shares(self, tenant: str) -> None:
+        self.r.delete(PREFIX + "shares:" + tenant)
 
     def get(self, key_id: str) -> ApiKey | None:
         hashed = self.r.hget(PREFIX + "ids", key_id)
@@ -138,4 +202,4 @@ class KeyStore:
 def _record(raw: str | bytes) -> ApiKey:
     data = json.loads(raw)
     return ApiKey(data["id"], data["name"], tuple(data["scopes"]), int(data["rate_limit"]), data["created"],
-                  bool(data.get("revoked")))
+                  bool(data.get("revoked")), data.get("tenant") or "")

@@ -46,6 +46,7 @@ class Settings:
     rate_limit: int = 50  # API requests per second per key, unless the key sets its own
     max_body_bytes: int = 2 * 1024 * 1024
     trust_quorum: int = 3  # distinct contributors before a contribution-only observation counts for plans
+    tenant_quorum: int = 1  # distinct keys of a tenant before its own observations count for its keys' reads
     contrib_per_minute: int = 30  # contributions per key per minute
     contrib_per_day: int = 2000  # contributions per key per UTC day
     contrib_pending: int = 50  # contributions of one key waiting for a worker
@@ -90,6 +91,7 @@ class Settings:
             rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
             max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
             trust_quorum=max(1, _int(env, "APPMEM_TRUST_QUORUM", 3)),
+            tenant_quorum=max(1, _int(env, "APPMEM_TENANT_QUORUM", 1)),
             contrib_per_minute=_int(env, "APPMEM_CONTRIB_PER_MINUTE", 30),
             contrib_per_day=_int(env, "APPMEM_CONTRIB_PER_DAY", 2000),
             contrib_pending=_int(env, "APPMEM_CONTRIB_PENDING", 50),

@@ -43,6 +43,8 @@ class PlanStep(Strict):
     stale: bool = Field(description="the edge was not re-observed in the app's newest explored version")
     why: str = Field("", description="route (a move toward the target), target, value (a value or choice the task names) "
                                      "or confirm (a confirm the memory shows is needed)")
+    layer: Literal["public", "tenant"] = Field("public", description="whose edge backs the step: the shared "
+                                               "memory's, or the key's tenant's own layer")
 
 
 class PlanStart(Strict):

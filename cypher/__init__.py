@@ -13,6 +13,12 @@ marks what only it reported `crowd_only` (screens, elements, HAS_SCREEN links,
 transitions) or names its `contributor` (traces, tasks); `crowd_trusted` is set
 once the quorum is reached (crowd_trust_*.cypher, edge_crowd.cypher,
 task_crowd.cypher, judged again after every contribution and purge).
+
+The same predicate says what a tenant's keys read (appmem/keys.py): besides
+TRUSTED, what the tenant's own keys reported (OWN), once the tenant's quorum of
+them backs it; a tenant's keys are never public voices, so TRUSTED admits
+nothing of a tenant's layer to anyone else. The reader comes with the store
+(graph/store.py Viewer: `$viewer`, `$viewer_quorum`).
 """
 import re
 from functools import cache
@@ -20,12 +26,21 @@ from importlib import resources
 
 TRUSTED = ("(coalesce({x}.crowd_trusted, false) OR "
            "NOT (coalesce({x}.crowd_only, false) OR coalesce({x}.contributor, '') <> ''))")
-_TRUSTED_CALL = re.compile(r"(?<![\w.$])trusted\((\w+)\)")
+# What a tenant's keys read besides (graph/store.py Viewer: $viewer is "TENANT/", "" for the public): what its
+# own keys reported once $viewer_quorum of them back it (their contributor ids in crowd_keys), and its keys'
+# traces and tasks (contributor). No other reader's statement admits it.
+OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer]) >= $viewer_quorum"
+       " OR coalesce({x}.contributor, '') STARTS WITH $viewer))")
+_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public)\((\w+)\)")
 
 
 def expand(text: str) -> str:
-    """A statement's text with each `trusted(x)` written out as the trust predicate TRUSTED."""
-    return _TRUSTED_CALL.sub(lambda m: TRUSTED.format(x=m.group(1)), text)
+    """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
+    reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's)."""
+    def one(m: re.Match) -> str:
+        public = TRUSTED.format(x=m.group(2))
+        return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
+    return _TRUSTED_CALL.sub(one, text)
 
 
 @cache

@@ -3,7 +3,7 @@
 MATCH (f:Follow)
 WHERE $contributor IN f.crowd_keys
 WITH f, [k IN f.crowd_keys WHERE k <> $contributor] AS keys
-SET f.crowd_keys = keys, f.crowd_trusted = size(keys) >= $quorum
+SET f.crowd_keys = keys, f.crowd_trusted = size([k IN keys WHERE NOT k CONTAINS '/']) >= $quorum
 WITH f
 WHERE f.observations = 0 AND size(f.crowd_keys) = 0
 DETACH DELETE f

@@ -1,7 +1,8 @@
 // task_crowd: a contributed demonstration counts for recall once $quorum distinct contributors sent a
 // done run of the same task (package and description) by the same steps: as many, and acting the same
 // way (action) on the same elements (each of one screen) in the same order. No single key decides what
-// others recall, and a quorum for a task is no quorum for another way of doing it.
+// others recall, and a quorum for a task is no quorum for another way of doing it. A tenant's
+// demonstrations (contributor TENANT/key) are private: they never count here.
 MATCH (k:Task {id: $task_id})
 WHERE coalesce(k.contributor, '') <> ''
 CALL (k) {
@@ -10,7 +11,7 @@ CALL (k) {
   RETURN [x IN collect(coalesce(st.action, '') + '|' + e.id) WHERE x IS NOT NULL] AS path
 }
 MATCH (o:Task {package: k.package, description: k.description, steps: k.steps})
-WHERE coalesce(o.contributor, '') <> ''
+WHERE coalesce(o.contributor, '') <> '' AND NOT o.contributor CONTAINS '/'
 CALL (o) {
   OPTIONAL MATCH (o)-[st:STEP]->(e:Element)
   WITH st, e ORDER BY st.index

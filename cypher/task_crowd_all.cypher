@@ -1,8 +1,9 @@
 // task_crowd_all: recount, for every contributed demonstration, how many distinct contributors sent the
 // same task (package, description) by the same steps (their number, and each step's action and element
-// in order, as task_crowd compares them): after a purge, one may fall below $quorum.
+// in order, as task_crowd compares them): after a purge, one may fall below $quorum (public
+// contributors only: a tenant's are private).
 MATCH (k:Task)
-WHERE coalesce(k.contributor, '') <> ''
+WHERE coalesce(k.contributor, '') <> '' AND NOT k.contributor CONTAINS '/'
 CALL (k) {
   OPTIONAL MATCH (k)-[st:STEP]->(e:Element)
   WITH st, e ORDER BY st.index

@@ -181,6 +181,7 @@ class PlanStep:
     package: str = ""  # the app the step acts in (plans may switch apps)
     to_package: str = ""  # the app of `to_screen` when memory knows it: a step may leave the app (home, a share)
     why: str = ""  # route | target | value | confirm: a move toward the target, the target, a value the task names, a needed confirm
+    layer: str = "public"  # whose edge backs it: the shared memory's, or the reading tenant's own ("tenant")
 
 
 @dataclass

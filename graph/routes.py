@@ -54,6 +54,7 @@ class Edge:
     stale: bool
     key: str = ""  # the transition's key (graph.model.Transition.key)
     share: float = 1.0  # of its action's recorded outcomes, the part that landed on `target` (smoothed)
+    layer: str = "public"  # "tenant": only the reading tenant's own keys back it (graph/store.py Viewer)
 
     @property
     def group(self) -> Group:
@@ -97,7 +98,8 @@ def edges_of(rows: Iterable[dict[str, Any]]) -> list[Edge]:
             continue
         seen = outcomes[(r["source"], r["action"], r["element_id"], r["detail"])]
         out.append(Edge(r["source"], r["target"], r["action"], r["element_id"], r["detail"], r["input_template"],
-                        successes, failures, r["stale"], r.get("key", ""), (successes + 1) / (sum(seen) + len(seen))))
+                        successes, failures, r["stale"], r.get("key", ""), (successes + 1) / (sum(seen) + len(seen)),
+                        "public" if r.get("public", True) else "tenant"))
     return out
 
 

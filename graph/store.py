@@ -54,10 +54,31 @@ def translated_errors(what: str) -> Iterator[None]:
         raise GraphError(f"{what} failed: {exc.message}") from exc
 
 
+@dataclass(frozen=True)
+class Viewer:
+    """Whose reads a store answers: the public (tenant "") or a tenant's keys, which also see what the
+    tenant's own keys reported once `quorum` of them back it (the statements' `$viewer`, `$viewer_quorum`)."""
+    tenant: str = ""
+    quorum: int = 1
+
+    @property
+    def prefix(self) -> str:
+        """What the tenant's contributor ids start with (appmem/keys.py); "" for the public."""
+        return self.tenant + "/" if self.tenant else ""
+
+
+PUBLIC = Viewer()
+
+
 class GraphStore:
-    def __init__(self, driver: neo4j.Driver, database: str):
+    def __init__(self, driver: neo4j.Driver, database: str, viewer: Viewer = PUBLIC):
         self.driver = driver
         self.database = database
+        self.viewer = viewer
+
+    def viewing(self, tenant: str, quorum: int) -> "GraphStore":
+        """The same graph (and driver) read as `tenant`'s keys read it."""
+        return GraphStore(self.driver, self.database, Viewer(tenant, quorum) if tenant else PUBLIC)
 
     # -- generic access to named statements -----------------------------------------------
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -68,6 +89,8 @@ class GraphStore:
 
     def _run(self, name: str, params: dict[str, Any], mode: str) -> list[dict[str, Any]]:
         query = cypher.load(name)
+        if "$viewer" in query:  # a read filtered for its reader (cypher/__init__.py)
+            params = {"viewer": self.viewer.prefix, "viewer_quorum": self.viewer.quorum, **params}
 
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
             return [r.data() for r in tx.run(query, params)]

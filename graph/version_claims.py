@@ -9,7 +9,7 @@ contributions named that an import later matches joins the import the same way
 (`absorb`). Once `quorum` distinct contributors (APPMEM_TRUST_QUORUM) claim one
 version, the App takes that name and keeps the import's as an alias and as its
 `trusted_name`, so a purge that leaves fewer claimants takes the name back
-(`judge`). A crawl, an import or one's own run reporting the version settles it
+(`judge`). A tenant's keys (contributor TENANT/key) claim nothing publicly. A crawl, an import or one's own run reporting the version settles it
 (graph/versions.py). Either way `stats` shows one row per real version.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ def judge(store: GraphStore, package: str, version: str, quorum: int) -> str:
     if row is None or not row["trusted"] or not claims_name(row):
         return version  # a version a trusted device reported is its own name
     base = row["trusted_name"] or version
-    counts = Counter(c.split(" ", 1)[1] for c in set(row["claims"]) if " " in c)
+    counts = Counter(c.split(" ", 1)[1] for c in set(row["claims"]) if " " in c and "/" not in c.split(" ", 1)[0])
     top = max(counts.items(), key=lambda kv: (kv[1], kv[0]), default=(base, 0))
     name = top[0] if top[1] >= quorum else base
     if name == version:

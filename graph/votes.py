@@ -33,9 +33,13 @@ def usable(edge: Mapping[str, Any]) -> bool:
 
 def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
     """(successes, failures) of an edge with each contributor counted once, and the contributors'
-    counts only once a quorum of them voted on it (edge_crowd's `crowd_trusted`)."""
+    counts only once a quorum of them voted on it (edge_crowd's `crowd_trusted`); a tenant's view adds its own
+    keys' counts (`own_counts`: "TENANT/ successes failures", one per key), as a team trusts its members."""
     s = float(edge.get("successes") or 0) - float(edge.get("contributed_successes") or 0)
     f = float(edge.get("failures") or 0) - float(edge.get("contributed_failures") or 0)
+    for own in edge.get("own_counts") or ():
+        _, successes, failures = own.split(" ")
+        s, f = s + float(successes), f + float(failures)
     if not edge.get("crowd_trusted"):
         return s, f
     return s + float(edge.get("crowd_successes") or 0), f + float(edge.get("crowd_failures") or 0)

@@ -19,7 +19,7 @@ write, and one purged while it was being ingested stops, the purge is run again
 (what the ingest wrote goes too) and it stays failed "purged with its
 contributor". A status that ended is never written again (`finish` writes only
 a pending one). A contributor is one identity,
-its key id, whatever it sends; its `device` reaches the graph only as a keyed
+its key's contributor id (appmem/keys.py: a tenant's keys are private voices), whatever it sends; its `device` reaches the graph only as a keyed
 hash (`pseudonym`).
 """
 from __future__ import annotations
@@ -193,7 +193,8 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
         return _fail(board, cid, "its body expired or was purged before a worker took it")
     if (deliveries := board.delivered(cid, retry)) > MAX_DELIVERIES:
         return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
-    if not KeyStore(r).live(info["contributor"]):
+    key = KeyStore(r).get(info["contributor"])
+    if key is None or key.revoked:
         return _fail(board, cid, "dropped: its key was revoked")
 
     def stop_if_purged(*_: int) -> None:  # after each chunk and after the last write
@@ -202,7 +203,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
 
     try:
         body = base64.b64decode(parked)
-        report = _ingest(store, r, info["kind"], info["contributor"], body, chunk_steps, quorum, stop_if_purged)
+        report = _ingest(store, r, info["kind"], key.contributor, body, chunk_steps, quorum, stop_if_purged)
     except ContributionPurged:
         log.warning("contribution %s was purged while ingested: its key's purge runs again", cid)
         purge(info["contributor"])  # after this ingest's last write: nothing it wrote is left

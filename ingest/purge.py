@@ -51,27 +51,37 @@ def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors)
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    own = store.read("purge_devices", contributor=key_id)[0]
-    edges = store.write("purge_edge_counts", contributor=key_id, devices=own["devices"])
-    report["votes"] = store.write("purge_votes", contributor=key_id)[0]["deleted"]
+    report.update(purge_observations(store, r, key.contributor, quorum, vectors))
+    return report
+
+
+def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quorum: int, vectors) -> dict[str, Any]:
+    """Take back every observation the graph keeps under `contributor` (a key's contributor id, or a tenant's
+    shared voice: ingest/tenants.py), with their vectors; the apps' cached plans dropped."""
+    report: dict[str, Any] = {}
+    own = store.read("purge_devices", contributor=contributor)[0]
+    edges = store.write("purge_edge_counts", contributor=contributor, devices=own["devices"])
+    report["votes"] = store.write("purge_votes", contributor=contributor)[0]["deleted"]
     if edges:
         store.write("purge_edge_reset", keys=[e["key"] for e in edges])
         store.write("edge_crowd", rows=edges, quorum=quorum)
-    report["follows_deleted"] = store.write("purge_follows", contributor=key_id, quorum=quorum)[0]["deleted"]
-    traces = store.write("purge_traces", contributor=key_id)
+    report["follows_deleted"] = store.write("purge_follows", contributor=contributor, quorum=quorum)[0]["deleted"]
+    traces = store.write("purge_traces", contributor=contributor)
     report["traces"] = traces[0]["traces"] if traces else 0
     report["states"] = traces[0]["states"] if traces else 0
-    tasks = store.write("purge_tasks", contributor=key_id)[0]["ids"]
+    tasks = store.write("purge_tasks", contributor=contributor)[0]["ids"]
     store.write("task_crowd_all", quorum=quorum)
-    runs = store.write("task_run_purge", contributor=key_id, tasks=tasks)[0]
+    runs = store.write("task_run_purge", contributor=contributor, tasks=tasks)[0]
     if runs["ids"]:
         store.write("task_run_counts", ids=runs["ids"], quorum=quorum)
     report["task_runs"] = runs["deleted"]
-    report["elements_texts_restored"] = store.write("purge_element_texts", contributor=key_id)[0]["elements"]
-    report["leads_to_deleted"] = store.write("purge_leads_to", contributor=key_id)[0]["deleted"]
-    report["versions_judged"] = rejudge_after_purge(store, key_id, quorum)  # its reported versions, taken back
-    store.write("purge_crowd_keys", contributor=key_id)
-    judge_crowd(store, own["packages"], quorum)  # fewer contributors: what they alone backed is held out again
+    report["elements_texts_restored"] = store.write("purge_element_texts", contributor=contributor)[0]["elements"]
+    report["leads_to_deleted"] = store.write("purge_leads_to", contributor=contributor)[0]["deleted"]
+    report["versions_judged"] = rejudge_after_purge(store, contributor, quorum)  # its reported versions, taken back
+    packages = sorted(set(own["packages"]) | {r["package"] for r in store.read("contributor_packages",
+                                                                               contributor=contributor)})
+    store.write("purge_crowd_keys", contributor=contributor)
+    judge_crowd(store, packages, quorum)  # fewer contributors: what they alone backed is held out again
     report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
     elements = store.write("purge_crowd_elements")[0]["ids"]
     screens = store.write("purge_crowd_screens")[0]["ids"]
@@ -86,7 +96,7 @@ def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors)
     else:
         report["vectors"] = ("not touched: another process owns the local vector store (summarize, the ingest "
                              "worker); purge again when it is free")
-    generations.bump(r, own["packages"])  # plans cached by every server process are stale now
+    generations.bump(r, packages)  # plans cached by every server process are stale now
     return report
 
 

@@ -1,0 +1,150 @@
+"""Benchmark: what a tenant's private layer costs its keys' plans, against an untenanted key's, same run.
+
+Memory: the shared DroidBot recordings of --apps, imported (a crawl's data) and summarised.
+Layers: --tenants tenants (default 20), each with --keys keys, hold layers over the SAME apps: for every
+task below, each key reports (as a contribution, through the ingest path the worker runs) what
+tests/twin_tasks.py `forged_runs` makes of the task's plan: a one-tap shortcut no recording holds, a
+failed run of the real route, and the route's screens sent again as its own (screens, elements and
+edges only that tenant backs). The app twins render the dumps: TWINS ARE SIMULATORS.
+Tasks: built from the recorded graph (tests/twin_tasks.py `recorded_tasks`), up to --tasks per app.
+
+Measured, alternating an untenanted key's service and a tenant's view (agent/service.py `viewing`), each
+fresh (nothing loaded) and over the same stores:
+  - first plan: the first plan of an app (its graph and element index loaded; a tenant's view also
+    embeds its own elements: semantic/layers.py);
+  - warm plans: every other task of the app, planned with the app loaded (each task asked once: no plan
+    is answered from the plan cache).
+Printed: median milliseconds and the tenant/untenanted ratio per app and overall. Target: both ratios
+<= 1.2. Also each tenant's layer size (cypher/tenant_layer.cypher), proportional to what it reported.
+Both sides start cold here. A server preloads the public graphs, where a tenant's first plan is
+compared with a warm untenanted one (docs/tenants.md says what that costs and what would fix it).
+
+    .venv/bin/python -m appmem.bench.tenants [--apps a,b] [--tasks 6] [--tenants 20] [--keys 1] [--rounds 3] [--json]
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+from appmem.agent.service import Service
+from appmem.bench.common import BenchParser, droidbot_folders, private_stack
+from appmem.contract.run import RunTrace
+from appmem.ingest.contributions import count_votes
+from appmem.ingest.droidbot import read_recording, recording_trace
+from appmem.ingest.pipeline import ingest_trace
+from appmem.ingest.run import ingest_run
+from appmem.ingest.tenants import layer
+from appmem.semantic.pipeline import summarize
+from appmem.semantic.summaries import DeterministicSummarizer
+from appmem.twins.app import TwinApp
+from appmem.twins.device import build_fleet
+from tests.twin_tasks import forged_runs, recorded_tasks
+
+DEFAULT_APPS = "anupam.acrylic,com.lolo.io.onelist"
+TARGET = 1.2
+
+
+def contribute(store, run: dict, contributor: str, quorum: int) -> None:
+    """One contribution as the ingest worker writes it (ingest/contributions.py), without the queue."""
+    _, imported = ingest_run(store, RunTrace.model_validate(run), contributor, 200, quorum)
+    if imported.task is not None:
+        store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
+    count_votes(store, imported.trace, contributor, 1.0, quorum)
+
+
+def timed(call) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def measure(service: Service, package: str, tasks: list[str]) -> tuple[float, list[float]]:
+    """(first plan ms, warm plans ms) of `tasks` in `package` on a service that loaded nothing yet."""
+    first = timed(lambda: service.plan(tasks[0], package))
+    return first, [timed(lambda: service.plan(t, package)) for t in tasks[1:]]
+
+
+def main() -> int:
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=droidbot_folders, default=DEFAULT_APPS, help="comma-separated DroidBot folders")
+    parser.add_argument("--tasks", type=int, default=6, help="tasks per app (the first is the first plan)")
+    parser.add_argument("--tenants", type=int, default=20)
+    parser.add_argument("--keys", type=int, default=1, help="keys per tenant (each reports the layer's runs)")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements per tenant and app")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with private_stack() as settings:
+        memory = Service.open(settings)
+        try:
+            report = run_bench(memory, settings, args)
+        finally:
+            memory.close()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for package, row in report["apps"].items():
+            print(f"{package}: first plan {row['first_ms']['untenanted']:.1f} ms untenanted, "
+                  f"{row['first_ms']['tenant']:.1f} ms tenant ({row['first_ratio']:.2f}x); warm plans "
+                  f"{row['warm_ms']['untenanted']:.1f} / {row['warm_ms']['tenant']:.1f} ms ({row['warm_ratio']:.2f}x)")
+        print(f"overall: first plan {report['first_ratio']:.2f}x, warm plans {report['warm_ratio']:.2f}x "
+              f"(target <= {TARGET}): {'met' if report['met'] else 'MISSED'}")
+        print(f"tenant layers (per tenant): {report['layer']}")
+    return 0 if report["met"] else 1
+
+
+def run_bench(memory: Service, settings, args) -> dict:
+    store = memory.store
+    store.ensure_schema()
+    packages = []
+    for folder in args.apps:
+        version = TwinApp.from_droidbot(folder).version
+        trace = recording_trace(read_recording(folder), app_version=version)
+        ingest_trace(store, trace, settings.ingest_chunk_steps)
+        packages.append(trace.package)
+    summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), packages)
+    device = build_fleet(args.apps, 1)["twin-0001"]
+    tasks = {p: [t["task"] for t in recorded_tasks(store, p, args.tasks)] for p in packages}
+    packages = [p for p in packages if len(tasks[p]) >= 2]  # a first plan and a warm one
+    if not packages:
+        raise SystemExit("no app of --apps has two recorded tasks to plan")
+    plans = {p: [memory.plan(t, p).model_dump() for t in ts] for p, ts in tasks.items()}
+    tenants = [f"tenant-{n:02d}" for n in range(args.tenants)]
+    for n, tenant in enumerate(tenants):  # every tenant over the same apps, its own dates: its own traces
+        for k in range(args.keys):
+            for p in packages:
+                for i, (task, plan) in enumerate(zip(tasks[p], plans[p])):
+                    for run in forged_runs(device, plan, task, f"2027-{n % 12 + 1:02d}-{k + 1:02d}T{i:02d}:00:00Z"):
+                        contribute(store, run, f"{tenant}/key{k}", settings.trust_quorum)
+    layers = [layer(store, t) for t in tenants]
+    fresh = lambda: Service(store, memory.vectors, memory.embedder, settings)  # noqa: E731
+    for p in packages:  # the graph server's caches warmed: neither side pays for the first read
+        measure(fresh(), p, tasks[p][:2])
+        measure(fresh().viewing(tenants[0]), p, tasks[p][:2])
+    apps = {}
+    for p in packages:
+        public: dict[str, list[float]] = {"first": [], "warm": []}
+        tenant: dict[str, list[float]] = {"first": [], "warm": []}
+        for r in range(args.rounds):
+            for t in tenants:
+                for side, service in ((public, fresh()), (tenant, fresh().viewing(t))):
+                    first, warm = measure(service, p, tasks[p])
+                    side["first"].append(first)
+                    side["warm"] += warm
+        med = {name: {k: statistics.median(v) for k, v in side.items()} for name, side in
+               (("untenanted", public), ("tenant", tenant))}
+        apps[p] = {"first_ms": {k: v["first"] for k, v in med.items()},
+                   "warm_ms": {k: v["warm"] for k, v in med.items()},
+                   "first_ratio": med["tenant"]["first"] / med["untenanted"]["first"],
+                   "warm_ratio": med["tenant"]["warm"] / med["untenanted"]["warm"], "tasks": len(tasks[p])}
+    first = statistics.median([a["first_ratio"] for a in apps.values()])
+    warm = statistics.median([a["warm_ratio"] for a in apps.values()])
+    size = {k: statistics.median([row[k] for row in layers]) for k in layers[0] if k != "apps"} if layers else {}
+    return {"apps": apps, "first_ratio": first, "warm_ratio": warm, "met": first <= TARGET and warm <= TARGET,
+            "tenants": args.tenants, "keys": args.keys, "layer": size,
+            "note": "twins are simulators: the layers' dumps are the recordings' screens they render"}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

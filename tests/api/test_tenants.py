@@ -1,0 +1,279 @@
+"""Tenants on the real stack (graph, vectors, Redis, the API on a socket, a Celery ingest worker process, app
+twins behind the adb protocol): keys of a tenant, its private layer, what it shares, its purge. Twins are
+simulators replaying DroidBot recordings."""
+from __future__ import annotations
+
+import json
+
+import adbutils
+import pytest
+from lxml import etree
+
+from appmem.contract.client import ApiClient
+from appmem.device.driver import DeviceDriver
+from appmem.keys import KeyStore
+from appmem.runtime.runtime import Runtime
+from appmem.stack import Stack
+from appmem.workers.crawl import WorkerProcesses
+from appmem.workers.devices import open_redis
+from tests.api.conftest import ACRYLIC, recorded_app_memory
+from tests.api.test_crowd import cli, with_new_button
+from tests.conftest import api_on_socket
+
+INHOUSE = "com.acme.inhouse"
+
+
+@pytest.fixture(scope="module")
+def memory(store, settings):
+    memory = recorded_app_memory(store, settings, ACRYLIC)
+    yield memory
+    memory.close()
+
+
+@pytest.fixture(scope="module")
+def keys(settings):
+    return KeyStore(open_redis(Stack(settings).redis_url()))
+
+
+@pytest.fixture(scope="module")
+def server(settings, memory, stack_env, tmp_path_factory):
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+        yield url
+        workers.stop()
+
+
+@pytest.fixture(scope="module")
+def about_run(twins, memory) -> dict:
+    """A real run of "tap About" on an acrylic twin (a RunTrace as the runtime reports it)."""
+    fleet, twin_server = twins
+    twin_server.reset("twin-0001")
+    device = adbutils.AdbClient("127.0.0.1", twin_server.port).device("twin-0001")
+    return Runtime(DeviceDriver(device, "twin-0001"), memory, lambda step: True).run("tap About", ACRYLIC)["run"]
+
+
+def counts(memory) -> dict:
+    return memory.store.read("crowd_counts")[0]
+
+
+def contribute(server: str, secret: str, runs: list[dict]) -> list[dict]:
+    with ApiClient(server, secret) as api:
+        ids = [api.contribute(run).trace_id for run in runs]
+        reports = [api.wait_trace(i, 120).model_dump() for i in ids]
+    assert {r["status"] for r in reports} == {"done"}, reports
+    return reports
+
+
+def inhouse_run(run: dict, started: str) -> dict:
+    """The run as if of an in-house app no recording holds: every dump and activity names INHOUSE."""
+    def moved(xml: str) -> str:
+        root = etree.fromstring(xml.encode())
+        for node in root.iter("node"):
+            node.set("package", INHOUSE)
+        return etree.tostring(root, encoding="unicode")
+
+    steps = [{**s, "before_xml": moved(s["before_xml"]), "after_xml": moved(s["after_xml"]),
+              "before_activity": (s.get("before_activity") or "").replace(ACRYLIC, INHOUSE),
+              "after_activity": (s.get("after_activity") or "").replace(ACRYLIC, INHOUSE)} for s in run["steps"]]
+    return {**run, "package": INHOUSE, "task": "tap About in the in-house app", "started": started, "steps": steps}
+
+
+def new_button_run(run: dict, label: str, started: str) -> dict:
+    """A one-step run tapping a button only its dump shows (a shortcut no recording holds)."""
+    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap" and s["element"]["text"] == "About"),
+                           label)
+    return {**run, "task": f"tap {label}", "steps": [step], "started": started}
+
+
+EDGE_OF_LABEL = """MATCH (s:Screen)-[:HAS_ELEMENT]->(e:Element {content_desc: $label})
+MATCH (s)-[t:TRANSITION {element_id: e.id}]->(:Screen)
+RETURN coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted,
+       coalesce(t.contributors, 0) AS contributors, t.crowd_keys AS crowd_keys, t.tenant_counts AS tenant_counts"""
+
+
+def edge_of(memory, label: str) -> dict:
+    """The edge that taps the element labelled `label`, as stored (every read statement of cypher/ filters it)."""
+    with memory.store.driver.session(database=memory.store.database) as session:
+        found = session.run(EDGE_OF_LABEL, label=label).data()
+    assert len(found) == 1, found
+    return found[0]
+
+
+# ---- keys of a tenant; the admin's view -------------------------------------------------------------
+
+def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(server, keys, stack_env):
+    made = cli(["keys", "create", "--name", "acme-ci", "--scopes", "plan,contribute", "--tenant", "acme", "--json"],
+               stack_env)
+    assert made.returncode == 0, made.stderr
+    record = json.loads(made.stdout)
+    assert record["tenant"] == "acme" and keys.get(record["id"]).contributor == f"acme/{record['id']}"
+    public = json.loads(cli(["keys", "create", "--name", "anyone", "--json"], stack_env).stdout)
+    assert public["tenant"] is None and keys.get(public["id"]).contributor == public["id"]
+    bad = cli(["keys", "create", "--name", "x", "--tenant", "Acme Corp", "--json"], stack_env)
+    assert bad.returncode != 0 and "tenant name" in json.loads(bad.stdout)["detail"]
+    admin = cli(["keys", "create", "--name", "x", "--tenant", "acme", "--scopes", "admin", "--json"], stack_env)
+    assert admin.returncode != 0 and "admin" in json.loads(admin.stdout)["detail"]  # admin is every tenant's
+    listed = json.loads(cli(["tenants", "list", "--json"], stack_env).stdout)
+    assert {"tenant": "acme", "keys": 1, "live_keys": 1, "shared": []} in listed
+    shown = cli(["tenants", "show", "acme", "--json"], stack_env)
+    assert shown.returncode == 0, shown.stderr
+    shown = json.loads(shown.stdout)
+    assert [k["id"] for k in shown["keys"]] == [record["id"]] and shown["layer"]["traces"] == 0
+    unknown = cli(["tenants", "show", "nobody", "--json"], stack_env)
+    assert unknown.returncode != 0 and "nobody" in json.loads(unknown.stdout)["detail"]
+    # the same through the admin routes
+    with ApiClient(server, record["key"]) as api:
+        assert api.http.get("/v1/tenants").status_code == 403  # a tenant's own key is no admin
+    with ApiClient(server, keys.create("admin", "admin")[1]) as api:
+        assert "acme" in {t["tenant"] for t in api.http.get("/v1/tenants").json()["tenants"]}
+        assert api.http.get("/v1/tenants/acme").json()["keys"][0]["id"] == record["id"]
+        assert api.http.get("/v1/tenants/nobody").status_code == 404
+        assert api.http.get("/v1/tenants/Not%20A%20Name").status_code == 422
+
+
+# ---- the private layer and its purge ------------------------------------------------------------------
+
+def test_a_tenants_contributions_are_its_layer_and_its_purge_restores_the_graph_counts(
+        server, memory, keys, about_run, stack_env):
+    before = counts(memory)
+    members = [keys.create(f"globex-{n}", "plan,contribute", 1000, tenant="globex") for n in range(3)]
+    label = "Globex quarterly"
+    for n, (_, secret) in enumerate(members):  # three of its keys agree: still no public voice
+        contribute(server, secret, [new_button_run(about_run, label, f"2027-05-0{n + 1}T00:00:00Z"),
+                                    inhouse_run(about_run, f"2027-05-1{n + 1}T00:00:00Z"),
+                                    {**about_run, "started": f"2027-05-2{n + 1}T00:00:00Z"}])
+    during = counts(memory)
+    assert during["traces"] == before["traces"] + 9 and during["screens"] > before["screens"]
+    edge = edge_of(memory, label)
+    assert edge["crowd_only"] and not edge["crowd_trusted"]  # its keys are private voices
+    layer = json.loads(cli(["tenants", "show", "globex", "--json"], stack_env).stdout)["layer"]
+    assert layer["traces"] == 9 and INHOUSE in layer["apps"] and layer["private_screens"] > 0
+    assert layer["private_transitions"] > 0 and layer["private_elements"] > 0
+    inhouse = memory.store.read("planner_app_screens", packages=[INHOUSE])
+    assert inhouse == []  # an app only a tenant reported has no public screen
+    purged = cli(["tenants", "purge", "globex", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    report = json.loads(purged.stdout)
+    assert sorted(report["keys"]) == sorted(k.id for k, _ in members) and report["traces"] == 9
+    assert counts(memory) == before
+    assert all(keys.get(k.id) is None for k, _ in members)  # its keys are gone
+    assert not any(keys.r.exists(f"appmem:contrib:by:{k.id}") for k, _ in members)  # and its parked bodies
+    with ApiClient(server, members[0][1]) as api:
+        assert api.http.get("/v1/apps").status_code == 401
+    assert "globex" not in {t["tenant"] for t in json.loads(cli(["tenants", "list", "--json"], stack_env).stdout)}
+
+
+# ---- sharing by choice ------------------------------------------------------------------------------------
+
+def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, memory, keys, about_run, stack_env):
+    before = counts(memory)
+    label = "Initech report"
+    members = [keys.create(f"initech-{n}", "contribute", 1000, tenant="initech")[1] for n in range(3)]
+    for n, secret in enumerate(members):
+        contribute(server, secret, [new_button_run(about_run, label, f"2027-06-0{n + 1}T00:00:00Z"),
+                                    inhouse_run(about_run, f"2027-06-1{n + 1}T00:00:00Z")])
+    assert not edge_of(memory, label)["crowd_trusted"]
+    refused = cli(["tenants", "share", "initech", "--app", INHOUSE, "--json"], stack_env)
+    assert refused.returncode == 2, refused.stderr
+    assert "private" in json.loads(refused.stdout)["detail"]  # an in-house app
+    shared = cli(["tenants", "share", "initech", "--json"], stack_env)
+    assert shared.returncode == 0, shared.stderr
+    report = json.loads(shared.stdout)
+    assert report["apps"] == [ACRYLIC] and report["voice"] == "tenant:initech" and report["votes"] >= 1
+    admin = keys.create("initech-operator", "admin")[1]
+    with ApiClient(server, admin) as api:  # again, through the admin route: still one voice
+        again = api.http.post("/v1/tenants/initech/share", params={"app": ACRYLIC})
+    assert again.status_code == 200 and again.json()["apps"] == [ACRYLIC], again.text
+    edge = edge_of(memory, label)
+    assert edge["contributors"] == 1 and not edge["crowd_trusted"]  # three keys, one voice
+    assert memory.store.read("planner_app_screens", packages=[INHOUSE]) == []
+    publics = [keys.create(f"public-{n}", "contribute", 1000)[1] for n in range(2)]
+    for n, secret in enumerate(publics):
+        contribute(server, secret, [new_button_run(about_run, label, f"2027-06-2{n + 1}T00:00:00Z")])
+    edge = edge_of(memory, label)
+    assert edge["contributors"] == 3 and edge["crowd_trusted"]  # with two public keys: the public quorum
+    assert json.loads(cli(["tenants", "show", "initech", "--json"], stack_env).stdout)["shared"].keys() == {
+        "*", ACRYLIC}
+    with ApiClient(server, admin) as api:
+        purged = api.http.delete("/v1/tenants/initech")
+        assert purged.status_code == 200, purged.text
+        assert api.http.get("/v1/tenants/initech").status_code == 404
+    assert purged.json()["withdrawn"]["votes"] >= 1 and purged.json()["vectors"] == "deleted"
+    edge = edge_of(memory, label)
+    assert edge["contributors"] == 2 and not edge["crowd_trusted"]  # withdrawn: below the quorum again
+    for secret in publics:
+        record = keys.check(secret, 1000)[0]
+        assert cli(["keys", "purge", record.id, "--json"], stack_env).returncode == 0
+    assert counts(memory) == before
+
+
+# ---- reads: the tenant's keys see its layer over the shared memory, every other key nothing of it ------------
+
+def mcp_call(server: str, secret: str, tool: str, arguments: dict) -> dict:
+    """One MCP tool call over the API's streamable HTTP endpoint (stateless, JSON answers)."""
+    import httpx
+
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    r = httpx.post(f"{server}/mcp/", json=rpc, timeout=60, headers={
+        "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 200, r.text
+    return r.json()["result"]
+
+
+def reads(server: str, secret: str, label: str, button: str, dump: str, screen_id: str) -> dict:
+    """What a key reads, on every read route and MCP tool, of a tenant's new button `label` on a public
+    app's screen (whose dump is `button`) and of its in-house app (whose screen `screen_id` its dump `dump` shows)."""
+    with ApiClient(server, secret) as api:
+        plan = api.plan(f"tap {label}", ACRYLIC).model_dump()
+        doc = api.http.get(f"/v1/apps/{ACRYLIC}/doc")
+        inhouse_doc = api.http.get(f"/v1/apps/{INHOUSE}/doc")
+        hints = api.http.post("/v1/hints", json={"task": f"tap {label}", "app": ACRYLIC, "screen_xml": button})
+        located = api.http.post("/v1/locate", json={"app": INHOUSE, "screen_xml": dump})
+        search = api.http.get("/v1/search", params={"text": label, "app": ACRYLIC, "k": 10})
+        everywhere = api.http.get("/v1/search", params={"text": "About", "k": 20})
+        apps = api.http.get("/v1/apps").json()["apps"]
+        screen = api.http.get(f"/v1/apps/{INHOUSE}/screens/{screen_id}")
+        inhouse_map = api.http.get(f"/apps/{INHOUSE}/map.json")
+        acrylic_map = api.http.get(f"/apps/{ACRYLIC}/map.json")
+    tools = {name: json.dumps(mcp_call(server, secret, tool, args).get("structuredContent")) for name, tool, args in (
+        ("plan", "plan", {"task": f"tap {label}", "app": ACRYLIC}), ("doc", "doc", {"app": ACRYLIC}),
+        ("inhouse_doc", "doc", {"app": INHOUSE}), ("search", "search", {"text": label, "app": ACRYLIC, "k": 10}),
+        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
+    return {
+        "plan": [s.get("layer") for s in plan["steps"] if label in json.dumps(s["element"] or {})],
+        "layers": sorted({s.get("layer") for s in plan["steps"]}) if any(label in json.dumps(s["element"] or {})
+                                                                           for s in plan["steps"]) else [],
+        "doc": label in doc.text, "inhouse_doc": inhouse_doc.status_code == 200 and screen_id in inhouse_doc.text,
+        "hints": label in json.dumps(hints.json()["hints"]), "locate": located.status_code == 200 and located.json()["match"] == "exact",
+        "search": label in search.text, "search_everywhere": INHOUSE in everywhere.text,
+        "apps": INHOUSE in {a["package"] for a in apps}, "screen": screen.status_code == 200,
+        "map": inhouse_map.status_code == 200 and screen_id in inhouse_map.text, "acrylic_map": label in acrylic_map.text,
+        "mcp": [label in json.dumps(json.loads(tools["plan"])["steps"]), label in tools["doc"], screen_id in tools["inhouse_doc"], label in tools["search"],
+                '"exact"' in tools["locate"]]}
+
+
+def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(server, memory, keys, about_run):
+    label = "Umbrella dashboard"
+    own = keys.create("umbrella-ci", "plan,contribute", 1000, tenant="umbrella")[1]
+    peer = keys.create("umbrella-agent", "plan", 1000, tenant="umbrella")[1]  # a key of the same tenant
+    other = keys.create("wayne-agent", "plan", 1000, tenant="wayne")[1]
+    public = keys.create("public-agent", "plan", 1000)[1]
+    inhouse = inhouse_run(about_run, "2027-07-01T00:00:00Z")
+    button = new_button_run(about_run, label, "2027-07-02T00:00:00Z")
+    contribute(server, own, [button, inhouse])
+    dump = inhouse["steps"][-1]["after_xml"]
+    screen_id = memory.viewing("umbrella").locate(INHOUSE, dump).screen_id
+    args = (label, button["steps"][0]["before_xml"], dump, screen_id)
+    seen = reads(server, peer, *args)
+    assert seen["plan"] == ["tenant"], seen  # at once (no summarize): the tap on its button, from its own edge
+    assert seen["layers"] == ["public", "tenant"], seen  # the way there is the shared memory's
+    assert all(v for k, v in seen.items() if k not in ("plan", "layers", "mcp", "search_everywhere")), seen
+    assert all(seen["mcp"]), seen
+    # the tenant's quorum (APPMEM_TENANT_QUORUM): one of its keys reported the app, so a quorum of two reads none
+    assert memory.store.viewing("umbrella", 1).read("planner_app_screens", packages=[INHOUSE])
+    assert memory.store.viewing("umbrella", 2).read("planner_app_screens", packages=[INHOUSE]) == []
+    for outsider in (other, public):
+        unseen = reads(server, outsider, *args)
+        assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "layers", "mcp")), \
+            unseen
+        assert not any(unseen["mcp"]), unseen
