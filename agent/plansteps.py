@@ -8,7 +8,7 @@ from appmem.agent.appgraph import AppGraph
 from appmem.agent.screenwork import fields, is_confirm, label, options, role
 from appmem.agent.taskparse import ParsedTask, coverage
 from appmem.formats.ui import ActionType
-from appmem.graph.model import Element, PlanStep
+from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
 
 GUESS = 0.5  # confidence of a step no recorded transition backs
@@ -21,7 +21,7 @@ class PlanSteps:
     def __init__(self, graph: AppGraph, task: ParsedTask):
         self.graph = graph
         self.task = task
-        self.steps: list[PlanStep] = []
+        self.steps: list[RouteStep] = []
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
@@ -32,7 +32,7 @@ class PlanSteps:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
+        step = RouteStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
         if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
             step.package = owner  # a step on another app's screen the route passes (a system dialog)
         self.steps.append(step)

@@ -39,11 +39,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from appmem.contract.backend import MemoryBackend
+from appmem.contract.plan import Plan
+from appmem.runtime.move import Move
 from appmem.runtime.outcome import label as _label, outcome, shows, took_effect
 from appmem.runtime.screen import LiveScreen
 from appmem.runtime.detour import another_way
 from appmem.runtime.setbacks import Setbacks, came_from, step_key as _key
-from appmem.runtime.stepwise import LlmReplyError
+from appmem.runtime.stepwise import LlmReplyError, LlmStep
 from appmem.runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
 from appmem.runtime.trace import result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, Interrupted, NotFound
@@ -60,11 +62,11 @@ OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app b
 STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
 
 
-def planned_app(plan: dict[str, Any], front: str) -> str:
+def planned_app(plan: Plan, front: str) -> str:
     """The one app the run goes on in. A plan for a short name that designates several apps names them all
     (comma-separated): the one its steps end in, else the one in front, else the first."""
-    named = plan["package"].split(",")
-    ending = next((s["package"] for s in reversed(plan.get("steps") or []) if s.get("package") in named), None)
+    named = plan.package.split(",")
+    ending = next((s.package for s in reversed(plan.steps) if s.package in named), None)
     return ending or (front if front in named else named[0])
 
 
@@ -79,7 +81,7 @@ class Runtime:
     max_steps: int = 30
     max_replans: int = 8  # chosen leave-one-app-out over the twin apps from 4, 8, 16 (README, bench/runtime.py)
     relaunches: int = 1  # restarts of a stuck run's app (`_relaunch`), chosen leave-one-app-out from 0, 1, 2
-    llm_step: Callable[[str, LiveScreen, list[dict]], dict[str, Any] | None] | None = None
+    llm_step: LlmStep | None = None
     risky_words: tuple[str, ...] = ()  # added to the vocabulary's (Settings.risky_words)
     progress: Callable[[dict[str, Any]], None] | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)  # run trace steps (§3)
@@ -128,12 +130,12 @@ class Runtime:
         fg_package, activity, xml = self.driver.dump()
         track["package"] = track["package"] or fg_package
         try:
-            plan = self.memory.plan(task, app, screen_xml=xml, activity=activity).model_dump()
+            plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
         except AppmemError as exc:
             if not 400 <= getattr(exc, "status", 400) < 500:
                 raise  # the server is unreachable or failed: the run ends here, with its reason
             # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
-            plan = self.memory.plan(task, app).model_dump()
+            plan = self.memory.plan(task, app)
         self._replayed(plan)
         package = track["package"] = planned_app(plan, fg_package)
         track["version"] = self._version(package)
@@ -144,17 +146,17 @@ class Runtime:
         status, reason, cursor, stuck = "done", "", 0, False
         setbacks = self._setbacks
         while True:
-            steps = plan.get("steps") or []
+            steps = [Move.planned(s) for s in plan.steps]
             if steps and cursor >= len(steps):
                 break
             # The package the next step acts in: the app's own, or another app a cross-app step went to.
-            where = (steps[cursor].get("package") or package) if steps else package
+            where = (steps[cursor].package or package) if steps else package
             if here.package != where and len(self.steps) < self.max_steps:
                 # the app is not in front (at the start, or a step left it): launch it, plan from its screen
-                here = self._act({"action": "start_app", "element": None, "input": package}, here, package, None)
+                here = self._act(Move.app("start_app", package), here, package, None)
                 plan, cursor = self._replan(task, package, here), 0
-                steps = plan.get("steps") or []
-            if plan.get("route") == "none" or not steps:
+                steps = [Move.planned(s) for s in plan.steps]
+            if plan.route == "none" or not steps:
                 status, reason, here = self._without_route(task, package, here)
                 stuck = self.llm_step is None
                 break
@@ -174,16 +176,16 @@ class Runtime:
                     status, reason, stuck = "failed", over, True
                     break
                 setbacks.tried.add(_key(here, detour))
-                if self._risky(detour, here) and not self.confirm(detour):
+                if self._risky(detour, here) and not self.confirm(detour.as_dict()):
                     status, reason = "stopped", f"a risky detour ({_label(detour)}) was not confirmed"
                     break
-                here = self._act(detour, here, package, detour["to_screen"] or None)
+                here = self._act(detour, here, package, detour.to_screen or None)
                 plan, cursor = self._replan(task, package, self._dismiss(here, package)), 0
                 continue
-            if self._risky(step, here) and not self.confirm(step):
+            if self._risky(step, here) and not self.confirm(step.as_dict()):
                 status, reason = "stopped", f"risky step {cursor + 1} ({_label(step)}) was not confirmed"
                 break
-            expected = step.get("to_screen") or (steps[cursor + 1]["screen_id"] if cursor + 1 < len(steps) else None)
+            expected = step.to_screen or (steps[cursor + 1].screen_id if cursor + 1 < len(steps) else None)
             before = here
             here = self._act(step, here, package, expected)
             if self.steps[-1]["outcome"] == "ok":
@@ -206,7 +208,7 @@ class Runtime:
             if here.package == package and here.screen_id != before.screen_id and setbacks.untried(step, before) \
                     and len(self.steps) < self.max_steps:
                 # the step's view (a list's row) led elsewhere: back, and the step again on another view it finds
-                here = self._act({"action": "back", "element": None, "input": ""}, here, package, before.screen_id)
+                here = self._act(Move.back(), here, package, before.screen_id)
                 if here.screen_id == before.screen_id:
                     continue
             plan, cursor = self._replan(task, package, here), 0
@@ -227,33 +229,32 @@ class Runtime:
         self._setbacks, self._came = Setbacks(), None
         here, package = where["here"], where["package"]
         for action in ("stop_app", "start_app"):
-            here = self._act({"action": action, "element": None, "input": package}, here, package, None)
+            here = self._act(Move.app(action, package), here, package, None)
         return True
 
-    def _look_alike(self, before: LiveScreen, here: LiveScreen, following: dict[str, Any]) -> bool:
+    def _look_alike(self, before: LiveScreen, here: LiveScreen, following: Move) -> bool:
         """The step changed the app's screen to another one than memory expected, and the plan's next element
         is on it showing its text: a look-alike of the expected screen (memory splits screens by content:
         another list's rows, a tab's items), from which the plan can go on instead of being asked again."""
-        element = following.get("element")
+        element = following.element
         if element is None or here.package != before.package or here.xml == before.xml \
-                or here.overlaid(following.get("package") or here.package):
+                or here.overlaid(following.package or here.package):
             return False
-        found = self._setbacks.find(element, following["action"], here)
+        found = self._setbacks.find(element, following.action, here)
         return found is not None and shows(element, node_at(here.xml, found[0]))
 
-    def _risky(self, step: dict[str, Any], here: LiveScreen) -> bool:
+    def _risky(self, step: Move, here: LiveScreen) -> bool:
         """Whether the step needs a confirmation: memory says so, or the view its locators find on the device
         shows risky words (memory names an element by its own text: a menu row's is in a text view inside)."""
-        if step.get("risky"):
+        if step.risky:
             return True
-        found = self._setbacks.find(step["element"], step["action"], here) if step.get("element") else None
+        found = self._setbacks.find(step.element, step.action, here) if step.element else None
         return found is not None and is_risky(shown_at(here.xml, found[0]), extra=self.risky_words)
 
     @staticmethod
-    def _on_it(plan: dict[str, Any], here: LiveScreen) -> bool:
+    def _on_it(plan: Plan, here: LiveScreen) -> bool:
         """The plan's steps are all taken on this very screen (its target is on it)."""
-        steps = plan.get("steps") or []
-        return bool(steps) and here.screen_id is not None and all(s["screen_id"] == here.screen_id for s in steps)
+        return bool(plan.steps) and here.screen_id is not None and all(s.screen_id == here.screen_id for s in plan.steps)
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
@@ -267,7 +268,7 @@ class Runtime:
         for _ in range(OVERLAY_BACKS):
             if not here.overlaid(package) or len(self.steps) >= self.max_steps:
                 break
-            here = self._act({"action": "back", "element": None, "input": ""}, here, package, None)
+            here = self._act(Move.back(), here, package, None)
         return here
 
     def _version(self, package: str) -> str:
@@ -276,28 +277,28 @@ class Runtime:
         except DeviceError:
             return "unknown"
 
-    def _replan(self, task: str, package: str, here: LiveScreen) -> dict[str, Any]:
+    def _replan(self, task: str, package: str, here: LiveScreen) -> Plan:
         """The plan from where the device is, after the step just taken (`came_from`: where an action lands
         can depend on it, as BACK does)."""
         if here.package != package:
-            return self._replayed(self.memory.plan(task, package).model_dump())
+            return self._replayed(self.memory.plan(task, package))
         return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity,
-                                               came_from=self._came, avoid=self._setbacks.avoided(STEP_TRIES)).model_dump())
+                                               came_from=self._came, avoid=self._setbacks.avoided(STEP_TRIES)))
 
-    def _replayed(self, plan: dict[str, Any]) -> dict[str, Any]:
+    def _replayed(self, plan: Plan) -> Plan:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""
-        self._where["recalled"] = self._where["recalled"] or (plan.get("recalled") or {}).get("task_id")
+        self._where["recalled"] = self._where["recalled"] or (plan.recalled or {}).get("task_id")
         return plan
 
-    def _target(self, step: dict[str, Any], here: LiveScreen) -> tuple[Bounds | None, str]:
+    def _target(self, step: Move, here: LiveScreen) -> tuple[Bounds | None, str]:
         """The element's bounds on the current screen (locator queue, then a slot's row by scrolling)."""
-        element = step.get("element")
+        element = step.element
         if element is None:
             return None, ""
-        found = self._setbacks.find(element, step["action"], here)
+        found = self._setbacks.find(element, step.action, here)
         if found:
             return found[0], ""
-        text = step.get("input") if step.get("slot") == "item" else (element.get("text") or "")
+        text = step.input if step.slot == "item" else (element.get("text") or "")
         for _ in range(SLOT_SCROLLS if text else 0):
             if (row := find_text(here.xml, text)) is not None:
                 return row, ""
@@ -308,26 +309,25 @@ class Runtime:
             here.package, here.activity, here.xml = self.driver.dump()
         return None, f"element {_label(step)!r} is not on the screen"
 
-    def _act(self, step: dict[str, Any], here: LiveScreen, package: str, expected: str | None) -> LiveScreen:
-        kind = ActionType(step["action"])
+    def _act(self, step: Move, here: LiveScreen, package: str, expected: str | None) -> LiveScreen:
+        kind = ActionType(step.action)
         bounds, why = self._target(step, here)
-        element = step.get("element")
-        record = {"index": len(self.steps), "action": kind.value, "input": step.get("input") or "",
+        element = step.element
+        record = {"index": len(self.steps), "action": kind.value, "input": step.input,
                   "element": trace_element(element, bounds, here.xml), "before_xml": here.xml, "before_activity": here.activity,
                   "expected_screen": expected}
         if kind.needs_element and bounds is None:
             after, judged = here, "missed"
             why = why or f"{kind.value} needs an element"
         else:
-            text = step.get("input") or (step.get("detail") or "")
-            self.driver.perform(Action(kind, text=text or ("DOWN" if kind is ActionType.SCROLL else "")), bounds)
+            self.driver.perform(Action(kind, text=step.input or ("DOWN" if kind is ActionType.SCROLL else "")), bounds)
             try:
                 after = self.screen(package)
             except AppmemError:  # memory failed after the device acted: the step stays in the trace, unlocated
                 after = LiveScreen(*self.driver.dump())
                 self.steps.append(self._taken(record, bounds, after, "ok", "memory could not locate the screen"))
                 raise
-            judged = outcome(here, after, package, expected, step.get("to_package") or "")
+            judged = outcome(here, after, package, expected, step.to_package)
             why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self._came = came_from(step, here) if bounds is not None or not kind.needs_element else None
         self.steps.append(self._taken(record, bounds, after, judged, why))
@@ -349,7 +349,7 @@ class Runtime:
                                "(APPMEM_LLM_BASE_URL / APPMEM_LLM_MODEL) to go on step by step"), here
         invalid = 0
         while len(self.steps) + len(self.llm_failures) < self.max_steps:
-            hints = self.memory.hints(task, package, here.xml, None, here.activity).model_dump()["hints"] \
+            hints = [h.model_dump() for h in self.memory.hints(task, package, here.xml, None, here.activity).hints] \
                 if here.package == package else []
             try:
                 step = self.llm_step(task, here, hints)
@@ -362,9 +362,9 @@ class Runtime:
                     return "failed", f"the LLM gave {invalid} invalid replies in a row: {exc}", here
                 continue
             invalid = 0
-            if step.get("done"):
+            if step is None:
                 return "done", "the LLM judged the task done", here
-            if step.get("risky") and not self.confirm(step):
+            if step.risky and not self.confirm(step.as_dict()):
                 return "stopped", "a risky step proposed by the LLM was not confirmed", here
             here = self._act(step, here, package, None)
         return "failed", f"stopped after --max-steps {self.max_steps}", here
