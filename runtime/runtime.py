@@ -47,7 +47,7 @@ from appmem.runtime.detour import another_way
 from appmem.runtime.setbacks import Setbacks, came_from, step_key as _key
 from appmem.runtime.stepwise import LlmReplyError, LlmStep
 from appmem.runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
-from appmem.runtime.trace import result, run_trace, trace_element
+from appmem.runtime.trace import RunState, result, run_trace, trace_element
 from appmem.errors import AppmemError, DeviceError, Interrupted, NotFound
 from appmem.formats.ui import Action, ActionType, Bounds
 from appmem.graph.rows import now_iso
@@ -60,6 +60,30 @@ SLOT_SCROLLS = 4
 LLM_RETRIES = 2  # invalid LLM replies in a row before the run fails
 OVERLAY_BACKS = 2  # BACK presses that may dismiss a window drawn over the app before the run goes on without
 STEP_TRIES = 2  # a step may fail this often from one screen (once more when there is no way round it)
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a run (or one launch of the app in it) ended; `stuck`: memory's ways from where it is are spent,
+    which a relaunch of the app may change."""
+    status: str  # done | failed | stopped
+    reason: str = ""
+    stuck: bool = False
+
+
+@dataclass
+class Course:
+    """Where a run is in its plan: the plan, the index of its next step, the device's screen."""
+    plan: Plan
+    here: LiveScreen
+    cursor: int = 0
+
+    def moves(self) -> list[Move]:
+        return [Move.planned(s) for s in self.plan.steps]
+
+    def follow(self, plan: Plan) -> None:
+        """Go on with a new plan, from its first step."""
+        self.plan, self.cursor = plan, 0
 
 
 def planned_app(plan: Plan, front: str) -> str:
@@ -104,31 +128,36 @@ class Runtime:
         """Run the task; whatever fails on the way (the memory, the device), the result and the
         trace of the steps taken so far come back, with the reason."""
         started = now_iso()
-        self._where: dict[str, Any] = {"package": app or "", "version": "unknown", "replans": 0, "here": None,
-                                       "recalled": None, "relaunches": 0}
+        self._where = RunState(package=app or "")
         self._budget_from = 0  # the re-plans counted before the last relaunch: each launch has max_replans
         self._setbacks = Setbacks()
         self._came: dict[str, str] | None = None  # the step just taken, as memory knows it (plan requests)
         try:
-            status, reason, stuck = self._run(task, app)
-            while stuck and self._relaunch():
-                status, reason, stuck = self._run(task, app)
+            ending = self._run(task, app)
+            while ending.stuck and self._relaunch():
+                ending = self._run(task, app)
         except Interrupted as exc:  # raised by `progress` (runtime/commands.py) after a step: the steps taken stand
-            status, reason = "stopped", str(exc)
+            ending = Ending("stopped", str(exc))
         except AppmemError as exc:
-            status, reason = "failed", f"{type(exc).__name__}: {exc}"
+            ending = Ending("failed", f"{type(exc).__name__}: {exc}")
         where = self._where
-        here: LiveScreen | None = where["here"]
-        run = run_trace(self.steps, task, where["package"] or (here.package if here else "unknown"), where["version"],
-                        self.driver.name, started, status, where["recalled"])
-        return result(status, reason, where, self.steps, self.llm_failures, run)
+        run = run_trace(self.steps, task, where.package or (where.here.package if where.here else "unknown"),
+                        where.version, self.driver.name, started, ending.status, where.recalled)
+        return result(ending.status, ending.reason, where, self.steps, self.llm_failures, run)
 
-    def _run(self, task: str, app: str | None) -> tuple[str, str, bool]:
-        """The task from the screen the device shows: (status, reason, stuck: memory's ways from here are
-        spent, which a relaunch of the app may change)."""
-        track = self._where
+    def _run(self, task: str, app: str | None) -> Ending:
+        """The task from the screen the device shows, one step of the plan (or one way round) at a time."""
+        course, package = self._start(task, app)
+        while (ending := self._advance(task, package, course)) is None:
+            pass
+        return ending
+
+    def _start(self, task: str, app: str | None) -> tuple[Course, str]:
+        """The first plan, from the screen the device shows, and the app the run goes on in; a window another
+        package draws over the app is dismissed first, unless the plan's steps are on it."""
+        where = self._where
         fg_package, activity, xml = self.driver.dump()
-        track["package"] = track["package"] or fg_package
+        where.package = where.package or fg_package
         try:
             plan = self.memory.plan(task, app, screen_xml=xml, activity=activity)
         except AppmemError as exc:
@@ -137,82 +166,95 @@ class Runtime:
             # a screen memory cannot place (a system overlay, an app it never saw): plan from the app itself
             plan = self.memory.plan(task, app)
         self._replayed(plan)
-        package = track["package"] = planned_app(plan, fg_package)
-        track["version"] = self._version(package)
-        here = track["here"] = self.screen(package)
+        package = where.package = planned_app(plan, fg_package)
+        where.version = self._version(package)
+        here = where.here = self.screen(package)
         if here.overlaid(package) and not self._on_it(plan, here):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
-        status, reason, cursor, stuck = "done", "", 0, False
-        setbacks = self._setbacks
-        while True:
-            steps = [Move.planned(s) for s in plan.steps]
-            if steps and cursor >= len(steps):
-                break
-            # The package the next step acts in: the app's own, or another app a cross-app step went to.
-            where = (steps[cursor].package or package) if steps else package
-            if here.package != where and len(self.steps) < self.max_steps:
-                # the app is not in front (at the start, or a step left it): launch it, plan from its screen
-                here = self._act(Move.app("start_app", package), here, package, None)
-                plan, cursor = self._replan(task, package, here), 0
-                steps = [Move.planned(s) for s in plan.steps]
-            if plan.route == "none" or not steps:
-                status, reason, here = self._without_route(task, package, here)
-                stuck = self.llm_step is None
-                break
-            if len(self.steps) >= self.max_steps:
-                status, reason = "failed", f"stopped after --max-steps {self.max_steps}"
-                break
-            step = steps[cursor]
-            # a step that failed from here is taken again only on another view its locator finds (a list's other row)
-            again = _key(here, step) in setbacks.failed and not setbacks.untried(step, here)
-            detour = another_way(self.memory, task, package, here, plan, setbacks.avoid()) if again else None
-            if detour is None and again and setbacks.failed[_key(here, step)] >= STEP_TRIES:
-                status, reason, stuck = "failed", (f"step {_label(step)!r} failed {STEP_TRIES} times from this screen "
-                                                   "and memory knows no other way from it"), True
-                break
+        return Course(plan, here), package
+
+    def _advance(self, task: str, package: str, course: Course) -> Ending | None:
+        """One step of the plan, or one way round a step that already failed from here; the run's ending, or
+        None to go on."""
+        moves = course.moves()
+        if moves and course.cursor >= len(moves):
+            return Ending("done")
+        if self._bring_app_forward(task, package, course, moves):
+            moves = course.moves()
+        if course.plan.route == "none" or not moves:
+            status, reason, course.here = self._without_route(task, package, course.here)
+            return Ending(status, reason, stuck=self.llm_step is None)
+        if len(self.steps) >= self.max_steps:
+            return Ending("failed", f"stopped after --max-steps {self.max_steps}")
+        step, setbacks = moves[course.cursor], self._setbacks
+        # a step that failed from here is taken again only on another view its locator finds (a list's other row)
+        if _key(course.here, step) in setbacks.failed and not setbacks.untried(step, course.here):
+            detour = another_way(self.memory, task, package, course.here, course.plan, setbacks.avoid())
             if detour is not None:  # memory's way from here already failed in this run: go round it, then ask again
-                if (over := self._replanned()) is not None:
-                    status, reason, stuck = "failed", over, True
-                    break
-                setbacks.tried.add(_key(here, detour))
-                if self._risky(detour, here) and not self.confirm(detour.as_dict()):
-                    status, reason = "stopped", f"a risky detour ({_label(detour)}) was not confirmed"
-                    break
-                here = self._act(detour, here, package, detour.to_screen or None)
-                plan, cursor = self._replan(task, package, self._dismiss(here, package)), 0
-                continue
-            if self._risky(step, here) and not self.confirm(step.as_dict()):
-                status, reason = "stopped", f"risky step {cursor + 1} ({_label(step)}) was not confirmed"
-                break
-            expected = step.to_screen or (steps[cursor + 1].screen_id if cursor + 1 < len(steps) else None)
-            before = here
-            here = self._act(step, here, package, expected)
-            if self.steps[-1]["outcome"] == "ok":
-                cursor += 1
-                continue
-            if cursor == len(steps) - 1 and took_effect(step, self.steps[-1]):
-                reason = f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}"
-                break  # the task's target element is acted on: where the app then goes is the app's business
-            if cursor + 1 < len(steps) and self._look_alike(before, here, steps[cursor + 1]):
-                if (over := self._replanned()) is not None:
-                    status, reason, stuck = "failed", over, True
-                    break
-                cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
-                continue
-            setbacks.fail(before, step, self.steps[-1])
+                return self._go_round(task, package, course, detour)
+            if setbacks.failed[_key(course.here, step)] >= STEP_TRIES:
+                return Ending("failed", f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
+                                        "memory knows no other way from it", stuck=True)
+        return self._take(task, package, course, moves)
+
+    def _bring_app_forward(self, task: str, package: str, course: Course, moves: list[Move]) -> bool:
+        """Launch the app when another is in front of the package the next step acts in (at the start, or a step
+        left it) and plan again from its screen; whether it did."""
+        where = (moves[course.cursor].package or package) if moves else package
+        if course.here.package == where or len(self.steps) >= self.max_steps:
+            return False
+        course.here = self._act(Move.app("start_app", package), course.here, package, None)
+        course.follow(self._replan(task, package, course.here))
+        return True
+
+    def _go_round(self, task: str, package: str, course: Course, detour: Move) -> Ending | None:
+        """Take the detour (a re-plan), then plan again from where it led."""
+        if (over := self._replanned()) is not None:
+            return Ending("failed", over, stuck=True)
+        self._setbacks.tried.add(_key(course.here, detour))
+        if self._risky(detour, course.here) and not self.confirm(detour.as_dict()):
+            return Ending("stopped", f"a risky detour ({_label(detour)}) was not confirmed")
+        course.here = self._act(detour, course.here, package, detour.to_screen or None)
+        course.follow(self._replan(task, package, self._dismiss(course.here, package)))
+        return None
+
+    def _take(self, task: str, package: str, course: Course, moves: list[Move]) -> Ending | None:
+        """Take the plan's next step: on as planned, done when it was the target and the app reacted, on with the
+        plan on a look-alike screen showing its next element; else what failed is remembered and the run recovers."""
+        cursor, before = course.cursor, course.here
+        step = moves[cursor]
+        if self._risky(step, before) and not self.confirm(step.as_dict()):
+            return Ending("stopped", f"risky step {cursor + 1} ({_label(step)}) was not confirmed")
+        expected = step.to_screen or (moves[cursor + 1].screen_id if cursor + 1 < len(moves) else None)
+        course.here = self._act(step, before, package, expected)
+        if self.steps[-1]["outcome"] == "ok":
+            course.cursor += 1
+            return None
+        if cursor == len(moves) - 1 and took_effect(step, self.steps[-1]):
+            # the task's target element is acted on: where the app then goes is the app's business
+            return Ending("done", f"the last step ({_label(step)}) was taken and the app reacted: {self.steps[-1]['why']}")
+        if cursor + 1 < len(moves) and self._look_alike(before, course.here, moves[cursor + 1]):
             if (over := self._replanned()) is not None:
-                status, reason, stuck = "failed", over, True
-                break
-            here = self._dismiss(here, package)
-            if here.package == package and here.screen_id != before.screen_id and setbacks.untried(step, before) \
-                    and len(self.steps) < self.max_steps:
-                # the step's view (a list's row) led elsewhere: back, and the step again on another view it finds
-                here = self._act(Move.back(), here, package, before.screen_id)
-                if here.screen_id == before.screen_id:
-                    continue
-            plan, cursor = self._replan(task, package, here), 0
-        return status, reason, stuck
+                return Ending("failed", over, stuck=True)
+            course.cursor += 1  # another screen than memory expected, but the plan's next element is on it: go on
+            return None
+        return self._recover(task, package, course, step, before)
+
+    def _recover(self, task: str, package: str, course: Course, step: Move, before: LiveScreen) -> Ending | None:
+        """After a failed step (a re-plan): the step again on another view its locator finds, when its view (a
+        list's row) led elsewhere and BACK returns; else a new plan from where the device is."""
+        self._setbacks.fail(before, step, self.steps[-1])
+        if (over := self._replanned()) is not None:
+            return Ending("failed", over, stuck=True)
+        here = course.here = self._dismiss(course.here, package)
+        if here.package == package and here.screen_id != before.screen_id and self._setbacks.untried(step, before) \
+                and len(self.steps) < self.max_steps:
+            here = course.here = self._act(Move.back(), here, package, before.screen_id)
+            if here.screen_id == before.screen_id:
+                return None
+        course.follow(self._replan(task, package, here))
+        return None
 
     def _relaunch(self) -> bool:
         """Restart the app (force-stop, launch) when the run is stuck, so that it goes on from the app's launch
@@ -220,14 +262,14 @@ class Runtime:
         state may have been why): at most `relaunches` times, never without re-planning (`max_replans` 0), and
         never after the run typed text (a form's unsaved input would be lost)."""
         where = self._where
-        if where["relaunches"] >= self.relaunches or not self.max_replans or where["here"] is None \
+        if where.relaunches >= self.relaunches or not self.max_replans or where.here is None \
                 or len(self.steps) + 2 >= self.max_steps or any(s["action"] == "input" for s in self.steps):
             return False
-        where["relaunches"] += 1
-        where["replans"] += 1
-        self._budget_from = where["replans"]
+        where.relaunches += 1
+        where.replans += 1
+        self._budget_from = where.replans
         self._setbacks, self._came = Setbacks(), None
-        here, package = where["here"], where["package"]
+        here, package = where.here, where.package
         for action in ("stop_app", "start_app"):
             here = self._act(Move.app(action, package), here, package, None)
         return True
@@ -258,8 +300,8 @@ class Runtime:
 
     def _replanned(self) -> str | None:
         """Count one re-plan (a detour or a failed step); the reason to give up when it is over the budget."""
-        self._where["replans"] += 1
-        if self._where["replans"] - self._budget_from > self.max_replans:
+        self._where.replans += 1
+        if self._where.replans - self._budget_from > self.max_replans:
             return f"gave up after {self.max_replans} re-plans: {self.steps[-1]['why']}"
         return None
 
@@ -287,7 +329,7 @@ class Runtime:
 
     def _replayed(self, plan: Plan) -> Plan:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""
-        self._where["recalled"] = self._where["recalled"] or (plan.recalled or {}).get("task_id")
+        self._where.recalled = self._where.recalled or (plan.recalled or {}).get("task_id")
         return plan
 
     def _target(self, step: Move, here: LiveScreen) -> tuple[Bounds | None, str]:
@@ -331,7 +373,7 @@ class Runtime:
             why = "" if judged == "ok" else f"expected screen {expected}, reached {after.screen_id or after.package}"
         self._came = came_from(step, here) if bounds is not None or not kind.needs_element else None
         self.steps.append(self._taken(record, bounds, after, judged, why))
-        self._where["here"] = after
+        self._where.here = after
         if self.progress:
             self.progress(self.steps[-1])
         return after
