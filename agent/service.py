@@ -1,4 +1,4 @@
-"""The one front door: plan, locate, hints, doc and search, for the CLI, the API and the MCP server alike.
+"""The one front door: plan, locate, hints, doc, search, apps and maps, for the CLI, the API and the MCP server alike.
 
 `Service` holds the memory's clients (graph store, vector store, embedder,
 opened once and injected) and one `Planner` with its `Recall`, kept loaded: their
@@ -341,6 +341,12 @@ class Service:
         packages = self.packages(app) if app else None
         index = self.planner().index(packages) if kind == "element" else None
         return search(self.vectors, self.embedder, text, kind, packages, k, index)
+
+    def app_map(self, app: str) -> dict[str, Any]:
+        """The app's map: screens with thumbnails, transitions with reliability (agent/appmap.py)."""
+        from appmem.agent.appmap import app_map
+
+        return app_map(self.store, self.package(app))
 
     def apps(self) -> list[dict[str, Any]]:
         """Counts per app version for any key: a version contributors' devices claimed is named only once a
