@@ -15,8 +15,9 @@ A plan request goes:
 5. steps that switch apps go in front where the agent is in another app (agent/crossapp.py);
 6. the plan as agents read it (`contract.Plan`, agent/planjson.py), with hints for the agent's
    current screen where it said where it is (agent/hints.py).
- Plans are cached per request and per
-generation of the apps the request touches (`appmem.generations`; `agent.plancache`): in process,
+
+Plans are cached per request and per generation of the apps the request touches
+(`appmem.generations`; `agent.plancache`): in process,
 and in Redis when one is given, so that every server worker shares them and a
 change to an app (an ingest, a contribution, a purge) retires its plans at once.
 What a worker loaded follows the generations too: when the memory-wide counter
