@@ -19,6 +19,7 @@ from appmem.agent.screenwork import label, role
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
+from appmem.graph.votes import usable
 
 DATA = re.compile(r"\d|@")
 LABEL_MAX = 40
@@ -55,6 +56,9 @@ class AppGraph:
     came_to: str = ""
     came_by: str = ""
     variant: str = ""
+    # (screen id, element id) of actions seen to leave their screen in place (a choice in a dialog that stays
+    # open, a field typed): no route takes them, but they show what a confirm is needed for (agent/compose.py)
+    stays: set[tuple[str, str]] = field(default_factory=set)
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -77,7 +81,9 @@ class AppGraph:
             on_screen.setdefault(element.screen_id, []).append(element.id)
         routes = routes_of(store, packages, rows + side)
         entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
-        return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries)
+        stays = {(r["source"], r["element_id"]) for r in rows if r["source"] == r["target"] and r["element_id"]
+                 and usable(r)}
+        return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries, stays=stays)
 
     def packages_of(self, screen_ids: list[str]) -> dict[str, str]:
         """The package of each of these screens that the graph holds (its apps' and those their edges reach)."""
@@ -130,6 +136,20 @@ class AppGraph:
                     and not e.content_desc and not skip(e) and (opened := self.opens(e)):
                 return opened
         return None
+
+    def changes_state(self, element_id: str) -> bool:
+        """Acting on the element changes the app's state: a toggle or choice (checkbox, switch, radio row), or a
+        risky tap."""
+        e = self.elements.get(element_id)
+        return e is not None and (element_id in self.risky or role(e) == "toggle")
+
+    @cached_property
+    def quiet(self) -> "AppGraph":
+        """This graph without the edges that change state (`changes_state`): the routes a plan prefers, that
+        reach their target without ticking a setting or taking a risky tap on the way (agent/ways.py)."""
+        avoid = [{"screen_id": e.source, "action": e.action, "element_id": e.element_id, "detail": e.detail}
+                 for edges in self.edges.values() for e in edges if self.changes_state(e.element_id)]
+        return self.coming(None, None, avoid=avoid) if avoid else self
 
     def back_of(self, screen_id: str) -> str | None:
         """Where going back from `screen_id` most reliably led (another screen)."""

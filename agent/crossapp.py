@@ -57,7 +57,7 @@ def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> lis
         element, risky = elements.get(hop.get("element_id") or "", (None, False))
         action = ActionType(hop["action"])
         text = hop.get("input_template") or "" if action is ActionType.INPUT else hop.get("detail") or ""
-        steps.append(RouteStep(action, element, screen, text, risky, to_screen=hop["target"]))
+        steps.append(RouteStep(action, element, screen, text, risky, to_screen=hop["target"], why="route"))
         screen = hop["target"]
     return steps
 
@@ -79,17 +79,18 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[RouteStep]
     insides = {entry: best_path(store, entry, target) for entry in dict.fromkeys(r["entry"] for r in rows)}
     launches = [(launch, insides[launch["entry"]]) for launch in rows if insides[launch["entry"]] is not None]
     for launch, inside in sorted(launches, key=lambda li: (not is_launcher(li[0]["source_package"]), len(li[1]))):
-        home = [] if launch["source"] == source else [RouteStep(ActionType.HOME, None, source, to_screen=launch["source"])]
-        start = RouteStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"])
+        home = [RouteStep(ActionType.HOME, None, source, to_screen=launch["source"], why="route")] \
+            if launch["source"] != source else []
+        start = RouteStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"], why="route")
         return home + [start] + hop_steps(store, launch["entry"], inside)
     for row in store.read("planner_entry_screens", packages=[package]):
         inside = best_path(store, row["screen_id"], target)
         if inside is not None:
-            start = RouteStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"])
+            start = RouteStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"], why="route")
             return [start] + hop_steps(store, row["screen_id"], inside)
     if path is not None:
         return hop_steps(store, source, path)
-    return [RouteStep(ActionType.START_APP, None, source, package, to_screen=target)]
+    return [RouteStep(ActionType.START_APP, None, source, package, to_screen=target, why="route")]
 
 
 def connect(store: GraphStore, plan: RoutePlan, start_screen: str | None, known: dict[str, str] | None = None) -> RoutePlan:

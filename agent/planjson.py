@@ -41,7 +41,7 @@ def plan_step(s: RouteStep, package: str) -> PlanStep:
     """`package`: the plan's, for a step that names none."""
     return PlanStep(action=s.action.value, package=s.package or package, element=plan_element(s.element),
                     input=s.input, slot=s.slot, screen_id=s.screen_id, to_screen=s.to_screen, to_package=s.to_package,
-                    risky=s.risky, confidence=s.confidence, stale=s.stale)
+                    risky=s.risky, confidence=s.confidence, stale=s.stale, why=s.why)
 
 
 def app_choice(chosen: ChosenApp) -> AppChoice:

@@ -9,7 +9,7 @@
    (agent/appgraph.py), the routes through a control the task names, through an
    anchor when the task names an item (agent/ways.py), with the screen work the
    task asks on the way (agent/compose.py); every candidate is scored as a whole
-   plan and the best one is answered.
+   plan and the best one is answered. It ends at its goal: nothing follows it.
 4. No route from the start to any target: `route` "none", no steps, and the
    best targets with their screens as alternatives. Nothing is invented.
 The app's UTG and element vectors are read once per package set and kept
@@ -21,24 +21,22 @@ from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.crowd import lend
-import appmem.agent.compose
-from appmem.agent.compose import Anchor, Candidate, compose, score, then, unsaid
+from appmem.agent.compose import Anchor, Candidate, compose, score
 from appmem.agent.locate import locate
 from appmem.agent.ways import candidates, named_taps
-from appmem.agent import screenwork
 from appmem.agent.screenwork import confirm, fields, label, role
-from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, parse_task, stem
+from appmem.agent.taskparse import ParsedTask, parse_task
 from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
 from appmem.graph.model import Element, RoutePlan
 from appmem.graph.screens import elements_of, screen_of
-from appmem.graph.vocabulary import BACK_WORDS
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.ranker import Ranker, installed
-from appmem.semantic.ranking import POOL, ElementIndex
+from appmem.planconfig import DEFAULT, PlannerConfig
+from appmem.semantic.ranking import ElementIndex
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
@@ -60,8 +58,10 @@ class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
     def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
-                 ranker: Ranker | None = None):
+                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT):
+        """`config`: the ranking and planning options (the settings' `planner`)."""
         self.store = store
+        self.config = config
         self.vectors = vectors
         self.embedder = embedder
         # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
@@ -82,7 +82,7 @@ class Planner:
         key = None if packages is None else tuple(sorted(packages))
         if key not in self._indexes:
             return self._keep(self._indexes, key, lambda: ElementIndex.load(
-                self.vectors, None if key is None else list(key), self.ranker))
+                self.vectors, None if key is None else list(key), self.ranker, self.config.ranking))
         return self._indexes[key]
 
     def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
@@ -103,21 +103,24 @@ class Planner:
                     cache.pop(key, None)
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None,
-             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> RoutePlan:
+             came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None,
+             config: PlannerConfig | None = None) -> RoutePlan:
         """`came_from`: the agent's previous step ({screen_id, action, element_id, detail}): routes from its
         start weigh where actions landed after that step; `avoid`: steps (the same fields) that failed from their
-        screens in the agent's run: routes leave them out (AppGraph.coming)."""
+        screens in the agent's run: routes leave them out (AppGraph.coming). `config`: other options than the
+        planner's own for this plan (benches compare variants on one loaded memory)."""
+        config = config or self.config
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
-        ranked = self.index(packages).search(self.embedder.query(task), task, POOL)
+        ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task).with_case_of([label(e) for e in graph.elements.values()])
+        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()])
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
-            if parsed.labels and appmem.agent.compose.RULES["quoted_label"] else None
-        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked) + self._quoted(named_controls, ranked)
+            if parsed.labels and config.quoted_label else None
+        hits = ranked[:k or self.k] + self._forms(graph, parsed, ranked, config) + self._quoted(named_controls, ranked)
         starts, where = self._starts(graph, packages, start)
         graph = graph.coming(came_from, where["screen_id"], variant_id(start) if isinstance(start, UIState) else "",
                              avoid)
@@ -127,27 +130,24 @@ class Planner:
         # recorded list rows are items, never targets by themselves: a named one is reached as a slot
         # an element acted on in vain from its screen in the agent's run (`avoid`) is no target either
         failed = {(a["screen_id"], a.get("element_id")) for a in avoid or () if a.get("element_id")}
-        targets = [(e, s) for e, s in found if not any(a.same_rows(e) for a in anchors)
+        targets = [(e, s) for e, s in found if not any(a.same_rows(e, config) for a in anchors)
                    and not PLACEHOLDER.search(e.text + e.content_desc) and (e.screen_id, e.id) not in failed]
-        finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e)}
-        named = named_taps(graph, parsed)
+        finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e, config)}
+        named = named_taps(graph, parsed, config)
         best: Candidate | None = None
         for origin in starts:
             for target, retrieval in self._goals(named_controls, targets):
-                for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named):
-                    candidate.score = score(candidate, parsed)
+                for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named, config):
+                    candidate.score = score(candidate, parsed, config)
                     if best is None or candidate.score > best.score:
                         best = candidate
             for anchor in anchors:  # the task may be about the item itself ("open Diary.pdf")
                 to_row = graph.route(origin, anchor.row.screen_id)
                 if anchor.row.id in finals and to_row is not None:
-                    candidate = compose(graph, parsed, None, finals[anchor.row.id], [to_row], anchor)
-                    candidate.score = score(candidate, parsed)
+                    candidate = compose(graph, parsed, None, finals[anchor.row.id], [to_row], anchor, config)
+                    candidate.score = score(candidate, parsed, config)
                     if best is None or candidate.score > best.score:
                         best = candidate
-        if best is not None and appmem.agent.compose.RULES["then"]:  # read now: benches and tests switch rules
-            best = self._then(graph, parsed, best,
-                              self._goals(named_controls, targets + self._named(graph, parsed, ranked, targets)))
         package = packages[0] if len(packages) == 1 else ",".join(packages)
         alternatives = [{"screen_id": t.screen_id, "screen": graph.screens.get(t.screen_id, {}).get("title", ""),
                          "label": t.label, "score": round(s, 4)}
@@ -158,47 +158,6 @@ class Planner:
         for step in best.steps:  # where memory saw a step go, when it left the app (the runtime's outcome)
             step.to_package = known.get(step.to_screen, "")
         return RoutePlan(task, package, best.steps, start=where, alternatives=alternatives)
-
-    @staticmethod
-    def _named(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit], targets: list[tuple[Element, float]]
-               ) -> list[tuple[Element, float]]:
-        """Second goals beyond the top targets (rule `then_pool`): elements whose label says two or more
-        of the task's words ("… and list the events" → "Simple event list", ranked far down because the
-        task's first goal dominates its meaning). One shared word is too common a match out there."""
-        if not appmem.agent.compose.RULES["then_pool"]:
-            return []
-        words = {stem(w) for w in parsed.words}
-        top = {e.id for e, _ in targets}
-        return [(e, h.score) for h in ranked if (e := graph.elements.get(h.payload.get("element_id"))) is not None
-                and e.id not in top and sum(any(alike(s, w) for w in words) for s in set(content_stems(label(e)))) >= 2]
-
-    @staticmethod
-    def _then(graph: AppGraph, parsed: ParsedTask, best: Candidate, targets: list[tuple[Element, float]]) -> Candidate:
-        """The best plan, or the best plan followed by a second one from where it ends (a task with two
-        goals), when that scores better as a whole. The second target is one the task names (OPTION_MIN
-        of its label's words, as for options) with a word the first plan left unsaid, and the way there
-        dismisses nothing (a Cancel or Back would undo the first goal)."""
-        left = unsaid(parsed, best.steps)
-        end = best.steps[-1].to_screen if best.steps else None
-        if not left or not end:
-            return best
-        done = {s.element.id for s in best.steps if s.element is not None}
-        out = best
-        for target, retrieval in targets:
-            if target.id in done or coverage(label(target), parsed.words) < screenwork.OPTION_MIN \
-                    or not any(alike(w, s) for w in left for s in content_stems(label(target))):
-                continue
-            route = graph.route(end, target.screen_id)
-            if route is None:
-                continue
-            candidate = then(graph, parsed, best, target, retrieval, route)
-            if any(s.element is not None and label(s.element).lower() in BACK_WORDS
-                   for s in candidate.steps[len(best.steps):]):
-                continue
-            candidate.score = score(candidate, parsed)
-            if candidate.score > out.score:
-                out = candidate
-        return out
 
     @staticmethod
     def _goals(named_controls: list[Element] | None, targets: list[tuple[Element, float]]
@@ -222,7 +181,7 @@ class Planner:
                 for e in named_controls]
 
     @staticmethod
-    def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit]) -> list[Hit]:
+    def _forms(graph: AppGraph, parsed: ParsedTask, ranked: list[Hit], config: PlannerConfig) -> list[Hit]:
         """Confirm buttons of the forms that take FORM_VALUES or more of the task's values (one for
         "from X to Y", which edits a field): a task that states values is done on the form that fits
         them. A confirm button's words say little, so the form scores as its best element or the
@@ -239,7 +198,7 @@ class Planner:
         for screen in graph.on_screen:
             elements = graph.screen_elements(screen)
             ok = confirm(elements, set())
-            if ok is None or ok.id not in by_id or len(fields(elements, parsed, set())) < needed:
+            if ok is None or ok.id not in by_id or len(fields(elements, parsed, set(), config)) < needed:
                 continue
             related = [by_id[i].score for i in [e.id for e in elements] + ways_in.get(screen, []) if i in by_id]
             out.append(Hit(by_id[ok.id].kind, max(related), by_id[ok.id].payload))

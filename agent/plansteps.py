@@ -1,15 +1,17 @@
 """A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
 confidence and target screen of the recorded transition behind it), the elements they acted on, the values
 they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
-top to bottom). The rules of what to do on the route and at the target are agent/compose.py's."""
+top to bottom). Each step says why it is taken (RouteStep.why: route, target, value, confirm). The rules of
+what to do on the route and at the target are agent/compose.py's."""
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.screenwork import fields, is_confirm, label, options, role
+from appmem.agent.screenwork import fields, is_confirm, label, options, role, stem_of
 from appmem.agent.taskparse import ParsedTask, coverage
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
+from appmem.planconfig import DEFAULT, PlannerConfig
 
 GUESS = 0.5  # confidence of a step no recorded transition backs
 OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled only when the task names it
@@ -18,21 +20,21 @@ OPTION_MIN_FIELD = 1.0  # a field on a screen the plan passes through is filled 
 class PlanSteps:
     """The steps of one candidate plan so far, and what they did (elements acted on, values typed)."""
 
-    def __init__(self, graph: AppGraph, task: ParsedTask):
+    def __init__(self, graph: AppGraph, task: ParsedTask, config: PlannerConfig = DEFAULT):
         self.graph = graph
         self.task = task
+        self.config = config
         self.steps: list[RouteStep] = []
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
-        self.forms: list[str] = []  # forms filled on the way and left by another element than their confirm
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
-              confidence: float = GUESS, slot: str | None = None, stale: bool = False) -> None:
+              confidence: float = GUESS, slot: str | None = None, stale: bool = False, why: str = "route") -> None:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        step = RouteStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale)
+        step = RouteStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, why=why)
         if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
             step.package = owner  # a step on another app's screen the route passes (a system dialog)
         self.steps.append(step)
@@ -41,10 +43,15 @@ class PlanSteps:
         out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]
         return max(out, key=lambda x: (x.reliability, x.successes)) if out else None
 
-    def _act(self, e: Element, text: str = "", slot: str | None = None) -> None:
+    def _act(self, e: Element, text: str = "", slot: str | None = None, why: str = "target") -> None:
         edge = self._edge(e)
         self._step(e, e.action, e.screen_id, text, to=edge.target if edge else e.screen_id,
-                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale))
+                   confidence=edge.reliability if edge else GUESS, slot=slot, stale=bool(edge and edge.stale), why=why)
+
+    def unused(self) -> list[str]:
+        """The task's values not typed or selected yet (a file name typed without its extension counts as typed)."""
+        return [v.text for v in self.task.values
+                if v.text not in self.values and stem_of(v.text, self.config) not in self.values]
 
     def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.
@@ -52,15 +59,15 @@ class PlanSteps:
         elements = self.graph.screen_elements(screen)
         before = len(self.steps)
         chosen: list[tuple[Element, str, str | None]] = [
-            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by})]
-        for e, value, slot in fields(elements, self.task, self.values):
+            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by}, self.config)]
+        for e, value, slot in fields(elements, self.task, self.values, self.config):
             named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
-            if e.id != leave_by and (named or (form and value not in self.reserved)):
+            if e.id != leave_by and value and (named or (form and value not in self.reserved)):
                 self.values.add(value)
                 chosen.append((e, value, slot))
         # top to bottom, as a person fills a form (a stable sort: without bounds, options before fields)
         for e, value, slot in sorted(chosen, key=lambda c: (c[0].bounds.top, c[0].bounds.left)):
-            self._act(e, value, slot)
+            self._act(e, value, slot, why="value")
         return len(self.steps) - before
 
     def is_form(self, screen: str) -> bool:

@@ -3,13 +3,17 @@
 MobileGPT's sub-tasks without an LLM. On every screen a plan passes (settings
 pages, dialogs, forms):
 - an option (radio row, checkbox, switch) is selected when the task says at
-  least OPTION_MIN of its label's content words; a toggle already in the state
-  the task wants ("disable …" on an unchecked switch) is left alone;
+  least `option_min` (PlannerConfig) of its label's words and no other toggle of
+  the screen says those words and more (that one is the task's: "show phone
+  numbers" names "Show phone numbers", not "Show only contacts with phone
+  numbers"); a toggle already in the state the task wants (on, unless the task
+  says off: "disable …" on an unchecked switch, a named choice already checked)
+  is left alone: a plan changes nothing the task did not ask;
 - each field gets at most one value, the one that fits it: a field that shows
   the X of "from X to Y" gets Y; a number / phone field the task's number;
-  a name or title field the quoted or named text; a lone field the first value;
-- a screen with a confirm button (OK, Save, Done …) is confirmed when the plan
-  changed something on it.
+  a name or title field the quoted or named text;
+- a screen with a confirm button (OK, Save, Done …) is a form: its fields are the
+  task's to fill (whether its confirm follows is agent/compose.py's).
 Words for field kinds are generic UI vocabulary, not any benchmark's.
 """
 from __future__ import annotations
@@ -18,30 +22,19 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from appmem.agent.taskparse import ParsedTask, Value, coverage
+from appmem.agent.taskparse import ParsedTask, Value, alike, content_stems, coverage, stem
+from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.graph.model import Element
 from appmem.graph.screens import xpath_literal
 from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of
 
-OPTION_MIN = 0.6  # chosen leave-one-app-out by bench/plan.py (README: Benchmarks)
 NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count|quantity|age|pin|code|zip|"
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
                         r"content|comment|tag|group|event|task)\b", re.I)
-NAME_FIELD = re.compile(r"\bname\b", re.I)
-FIRST_NAME = re.compile(r"\b(first|given)\s*name\b", re.I)
-LAST_NAME = re.compile(r"\b(sur|last\s*|family\s*)name\b", re.I)
 FILE_NAME = re.compile(r"([\w-]+)\.([A-Za-z][A-Za-z0-9]{1,4})")
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
-# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). The
-# three off helped one task of one app (contacts) and nothing on the folds that did not see it; the two on
-# change no other app's successes (README, "Rules that fit one task").
-RULES = {"old_value_text": False,  # the field showing X (of "from X to Y") is named by X in the plan
-         "first_last_name": False,  # a two-word name split over first-name and last-name fields
-         "lone_field": False,  # a screen's only field takes the task's first textual value
-         "whole_row": True,  # a named item's row keeps all it shows ("Movies\n0 items"), not just the name
-         "file_name": True}  # a file name goes to the name field, without the extension the form adds
-TEXTUAL = ("new", "quoted", "named", "file", "name")
+TEXTUAL = ("new", "quoted", "named", "file")
 
 
 @dataclass(frozen=True)
@@ -79,13 +72,31 @@ def is_confirm(e: Element) -> bool:
     return reading(e).confirm
 
 
-def options(elements: list[Element], task: ParsedTask, skip: set[str]) -> list[Element]:
-    """The toggles of a screen that the task names and that are not yet as the task wants them."""
+def said_by(text: str, task: ParsedTask) -> frozenset[str]:
+    """The content stems of `text` that the task says."""
+    words = {stem(w) for w in task.words}
+    return frozenset(s for s in content_stems(text) if any(alike(s, w) for w in words))
+
+
+def wanted_state(task: ParsedTask, config: PlannerConfig) -> bool | None:
+    """The state the task wants the toggles it names in: off or on as it says; on when it says neither and rule
+    `leave_checked` holds (a named choice the memory shows made is left alone); None: unknown."""
+    return task.want_on if task.want_on is not None else (True if config.leave_checked else None)
+
+
+def options(elements: list[Element], task: ParsedTask, skip: set[str], config: PlannerConfig = DEFAULT
+            ) -> list[Element]:
+    """The toggles of a screen that the task names, that no other toggle of the screen names better (says the
+    same words of the task and a larger share of its own), and that are not yet as the task wants them."""
+    toggles = [e for e in elements if role(e) == "toggle"]
+    named = {e.id: (coverage(label(e), task.words), said_by(label(e), task)) for e in toggles}
+    wanted = wanted_state(task, config)
     out = []
-    for e in elements:
-        if e.id in skip or role(e) != "toggle" or coverage(label(e), task.words) < OPTION_MIN:
+    for e in toggles:
+        share, words = named[e.id]
+        if e.id in skip or share < config.option_min or ("checked" in e.flags) == wanted:  # never when None
             continue
-        if task.want_on is not None and ("checked" in e.flags) == task.want_on:
+        if any(named[o.id][0] > share and words <= named[o.id][1] for o in toggles if o.id != e.id):
             continue
         out.append(e)
     return out
@@ -103,17 +114,16 @@ def _fits(e: Element, value: Value) -> bool:
     name = field_name(e)
     if value.kind in NUMERIC and NUMBER_FIELD.search(name):
         return value.kind != "new" or bool(re.search(r"\d", value.text))
-    if value.kind == "name":  # a capitalised name from the task's prose: only into a name field
-        return bool(NAME_FIELD.search(name))
     if value.kind in TEXTUAL and (TEXT_FIELD.search(name) or not NUMBER_FIELD.search(name)):
         return True
     return False
 
 
-def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tuple[Element, str, str | None]]:
+def fields(elements: list[Element], task: ParsedTask, used: set[str], config: PlannerConfig = DEFAULT
+           ) -> list[tuple[Element, str, str | None]]:
     """(field, value, slot) for each field of the screen that a task value fits, each value used once."""
     inputs = [e for e in elements if role(e) == "input"]
-    free = [v for v in task.values if v.text not in used]
+    free = [v for v in task.values if v.text not in used and stem_of(v.text, config) not in used]
     out: list[tuple[Element, str, str | None]] = []
     for old in task.old:  # "from X to Y": the field showing X gets Y
         new = next((v for v in free if v.kind == "new"), None)
@@ -121,23 +131,14 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str]) -> list[tu
             (e for e in inputs if _shape(e.text) == _shape(old)), None)
         target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
-            out.append((replace(target, text=old) if RULES["old_value_text"] else target, new.text, "value"))
+            out.append((target, new.text, "value"))
             free.remove(new)
             inputs.remove(target)
-    name = next((v for v in free if v.kind == "name" and " " in v.text), None)
-    first = next((e for e in inputs if FIRST_NAME.search(field_name(e))), None)
-    last = next((e for e in inputs if LAST_NAME.search(field_name(e))), None)
-    if name and first and last and RULES["first_last_name"]:  # a person's name over first-name and surname fields
-        given, family = name.text.split(" ", 1)
-        out += [(first, given, "value"), (last, family, "value")]
-        free.remove(name)
-        inputs = [e for e in inputs if e not in (first, last)]
-    for e in inputs:
-        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text)), None)
-        if value is None and len(inputs) == 1 and not out and RULES["lone_field"]:
-            value = next((v for v in free if v.kind in TEXTUAL and v.kind != "name"), None)
+    for e in inputs:  # a field is never given the text it already shows: that changes nothing
+        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text, config)
+                      and v.text.strip().lower() != e.text.strip().lower()), None)
         if value is not None:
-            out.append((e, typed(e, value.text), "value"))
+            out.append((e, typed(e, value.text, config), "value"))
             free.remove(value)
     order = {e.id: k for k, e in enumerate(elements)}
     return sorted(out, key=lambda a: order.get(a[0].id, 0))
@@ -149,27 +150,27 @@ def _file(text: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def stem_of(value: str) -> str:
+def stem_of(value: str, config: PlannerConfig = DEFAULT) -> str:
     """A file name without its extension (what a form that adds the extension gets typed); other text as is."""
     parts = _file(value)
-    return parts[0] if parts and RULES["file_name"] else value
+    return parts[0] if parts and config.file_name else value
 
 
-def _takes_file(e: Element, value: str) -> bool:
+def _takes_file(e: Element, value: str, config: PlannerConfig) -> bool:
     """A file name goes into the field for the name: not one showing a folder path ("Internal/DCIM/"),
     nor one showing just its extension ("jpg", beside the name field of a Save-as form)."""
     parts = _file(value)
-    if parts is None or not RULES["file_name"]:
+    if parts is None or not config.file_name:
         return True
     shown = e.text.strip()
     return "/" not in shown and shown.lower() != parts[1].lower()
 
 
-def typed(e: Element, value: str) -> str:
+def typed(e: Element, value: str, config: PlannerConfig = DEFAULT) -> str:
     """What to type: a file name loses its extension when the field shows a file name without one (the
     name the app proposes, "contacts_2023_07_01" or "pic3": the app adds the extension itself)."""
     shown = e.text.strip()
-    return value if not shown or _file(shown) or re.search(r"[/\s]", shown) else stem_of(value)
+    return value if not shown or _file(shown) or re.search(r"[/\s]", shown) else stem_of(value, config)
 
 
 def _shape(text: str) -> str:
@@ -187,12 +188,12 @@ def confirm(elements: list[Element], skip: set[str]) -> Element | None:
     return next((e for e in elements if e.id not in skip and role(e) == "tap" and is_confirm(e)), None)
 
 
-def item_template(row: Element, value: str) -> Element:
+def item_template(row: Element, value: str, config: PlannerConfig = DEFAULT) -> Element:
     """A list row as a slot: the row showing `value`, with locators built for that text."""
     literal = xpath_literal(value)
     locators = [f"//*[@text={literal}]", f"//*[starts-with(@text, {literal})]"]
     if row.resource_id:
         locators.insert(0, f"//*[@resource-id={xpath_literal(row.resource_id)} and @text={literal}]")
     first = row.text.strip().split("\n", 1)[0].strip()
-    shown = row.text if RULES["whole_row"] and first.lower() == value.lower() else value
+    shown = row.text if config.whole_row and first.lower() == value.lower() else value
     return replace(row, text=shown, content_desc="", locators=locators)

@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.semantic.lexical import STOPWORDS, stem
 
 # An opening quote follows a non-word character and a closing one precedes it: "Bob's" opens nothing.
 QUOTED = re.compile(r"""(?<!\w)["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""")
-FROM_TO = re.compile(r"""\bfrom\s+(["“'‘][^"”'’]+["”'’]|\S+)\s+(?:to|into|with)\s+(["“'‘][^"”'’]+["”'’]|[^,;]+?)\s*(?:[,.;]|$| and | then )"""
-                     r"""|(?<!\w)(["“'‘][^"”'’]+["”'’])\s+(?:to|into)\s+(["“'‘][^"”'’]+["”'’])""", re.I)
+FROM_TO = re.compile(r"""\bfrom\s+(["“'‘][^"”'’]+["”'’]|\S+)\s+(?:to|into|with)\s+(["“'‘][^"”'’]+["”'’]|[^,;]+?)\s*(?:[,.;]|$| and | then )""",
+                     re.I)
 NAMED = re.compile(r"""\b(?:named|called|titled|entitled|as|to)\s+(["“'‘][^"”'’]+["”'’]|[A-Z][\w.:-]*(?:\s+[A-Z][\w.-]*)*)""")
 PHONE = re.compile(r"(?<![\w:.])\+?\d[\d\s().-]{5,}\d(?![\w:])")
 TIME = re.compile(r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?!\d)", re.I)
@@ -25,7 +26,6 @@ PERCENT = re.compile(r"\b\d+(?:[.,]\d+)?\s?%")
 SIZE = re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:[kmgt]i?b|bytes?|kbps|mbps|px|dp|pt|hz|khz|mp)\b", re.I)
 NUMBER = re.compile(r"(?<![\w:.])\d+(?:[.,:]\d+)?(?![\w:%])")
 FILE = re.compile(r"\b[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}\b")
-PROPER = re.compile(r"(?<![\w'])[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)*")
 OFF = re.compile(r"\b(?:disable|deactivate|turn(?:ing)?\s+off|switch\s+off|uncheck|hide|stop|don'?t|do\s+not|never|"
                  r"no\s+longer|without)\b", re.I)
 ON = re.compile(r"\b(?:enable|activate|turn(?:ing)?\s+on|switch\s+on|check|show|use|allow|always)\b", re.I)
@@ -34,19 +34,12 @@ WORD = re.compile(r"[a-z0-9%]+")
 # after anything else ("delete the note 'Diary'") it names an item or a value.
 TOUCHED = re.compile(r"""\b(?:tap|click|press|touch|hit|select|choose)\s+(?:on\s+|the\s+)?["“'‘]([^"“”'‘’\n]{1,200}?)["”'’](?!\w)""",
                      re.I)
-# Special rules, each switchable so bench/plan.py measures it leave-one-app-out (with and without). Off:
-# on the shared apps each helped one task of one app (contacts) and nothing on the folds that did not see
-# it (README, "Rules that fit one task"); a memory with more apps re-measures them with the same switch.
-RULES = {"from_to": False,  # "from X to Y": X is the current value, Y the wanted one
-         "quoted_pair": False,  # "'X' to 'Y'" read as from X to Y
-         "proper_names": False}  # capitalised words in the prose are names (values, items)
-APP_NAME = re.compile(r"\s+(?:app|application)\b", re.I)
 
 
 @dataclass(frozen=True)
 class Value:
     text: str
-    kind: str  # quoted | named | new | phone | number | time | percent | size | file | name
+    kind: str  # quoted | named | new | phone | number | time | percent | size | file
 
 
 @dataclass
@@ -87,7 +80,8 @@ def _unquote(text: str) -> str:
     return text.strip().strip("\"“”'‘’").strip()
 
 
-def parse_task(text: str) -> ParsedTask:
+def parse_task(text: str, config: PlannerConfig = DEFAULT) -> ParsedTask:
+    """What `text` names (rule `from_to` of `config`: "from X to Y" names X as the current value, Y as the new)."""
     task = ParsedTask(text=text)
     seen: set[str] = set()
     taken: list[tuple[int, int]] = []  # spans already read as a value: a part of one is not another
@@ -105,27 +99,18 @@ def parse_task(text: str) -> ParsedTask:
             seen.add(value.lower())
             task.values.append(Value(value, kind))
 
-    for m in FROM_TO.finditer(text) if RULES["from_to"] else ():  # "from X to Y", "'X' to 'Y'": X now, Y wanted
-        old, new = (1, 2) if m.group(1) else (3, 4)
-        if old == 3 and not RULES["quoted_pair"]:
-            continue
-        task.old.append(_unquote(m.group(old)))
-        taken.append(m.span(old))
-        add(m, new, "new")
+    for m in FROM_TO.finditer(text) if config.from_to else ():  # "from X to Y": X now, Y wanted
+        task.old.append(_unquote(m.group(1)))
+        taken.append(m.span(1))
+        add(m, 2, "new")
     for pattern, kind in ((QUOTED, "quoted"), (NAMED, "named"), (TIME, "time"), (PERCENT, "percent"),
                           (SIZE, "size"), (PHONE, "phone"), (FILE, "file"), (NUMBER, "number")):
         for m in pattern.finditer(text):
             add(m, 1 if pattern.groups else 0, kind)
-    for m in PROPER.finditer(text) if RULES["proper_names"] else ():
-        # the first word of a sentence is capitalised anyway; "the Notes app" names the app, not an item
-        if m.start() == 0:
-            m = PROPER.search(text, m.start() + len(m.group().split()[0]), m.end())
-        if m is not None and not APP_NAME.match(text, m.end()):
-            add(m, 0, "name")
     task.labels = [_unquote(m.group(1)) for m in TOUCHED.finditer(text)]
     touched = {label.lower() for label in task.labels}  # "tap 'Import'": a control's name, no text to type
     task.values = [v for v in task.values if v.kind != "quoted" or v.text.lower() not in touched]
-    task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "name", "time", "file")]
+    task.entities = [v.text for v in task.values if v.kind in ("quoted", "named", "time", "file")]
     off, on = OFF.search(text), ON.search(text)
     task.want_on = False if off else (True if on else None)
     lowered = text.lower()

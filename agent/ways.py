@@ -5,47 +5,55 @@ a tap whose control the task names before it names the target, where the cheapes
 plan leaves that control's words unsaid (rule `named_way`: a dialog two controls open
 looks the same to the memory, so the cheapest way may take the other control); each of
 those over the row of an item the task names; and the way through the item's row
-when the target lies beyond the item's screen. No route passes a screen twice.
+when the target lies beyond the item's screen; when the cheapest route ticks a toggle or
+takes a risky tap on its way, also the cheapest route that does not (AppGraph.quiet). No
+route passes a screen twice. Of a target's candidates, those whose route changes least on
+its way (compose.unasked) are kept: a route through a state change is a last resort.
 """
 from __future__ import annotations
 
-import appmem.agent.compose
-from appmem.agent import screenwork
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.compose import Anchor, Candidate, compose, spoken
+from appmem.agent.compose import Anchor, Candidate, compose, spoken, unasked
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, position
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge
 from appmem.graph.vocabulary import BACK_WORDS
+from appmem.planconfig import PlannerConfig
 
 
-def named_taps(graph: AppGraph, parsed: ParsedTask) -> list[Edge]:
-    """Taps of the app whose control the task names (OPTION_MIN of its label's words) and that lead to
+def named_taps(graph: AppGraph, parsed: ParsedTask, config: PlannerConfig) -> list[Edge]:
+    """Taps of the app whose control the task names (`option_min` of its label's words) and that lead to
     another screen; none when rule `named_way` is off."""
-    if not appmem.agent.compose.RULES["named_way"]:
+    if not config.named_way:
         return []
     return [edge for edges in graph.edges.values() for edge in edges
             if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
-            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= screenwork.OPTION_MIN]
+            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= config.option_min]
 
 
 def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
-               anchors: list[Anchor], named: list[Edge]) -> list[Candidate]:
+               anchors: list[Anchor], named: list[Edge], config: PlannerConfig) -> list[Candidate]:
     out = []
     route = graph.route(origin, target.screen_id)
     if route is not None:
-        out.append(compose(graph, parsed, target, retrieval, [route]))
+        out.append(compose(graph, parsed, target, retrieval, [route], config=config))
         routes = [route] + ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
-        out += [compose(graph, parsed, target, retrieval, [way]) for way in routes[1:]]
+        if any(graph.changes_state(e.element_id) for e in route) and (
+                calm := graph.quiet.route(origin, target.screen_id)) is not None:
+            routes.append(calm)  # the cheapest route that changes nothing on its way
+        out += [compose(graph, parsed, target, retrieval, [way], config=config) for way in routes[1:]]
         # a route over a row of the anchor's list takes the named row instead
-        out += [compose(graph, parsed, target, retrieval, [way], anchor) for way in routes for anchor in anchors]
+        out += [compose(graph, parsed, target, retrieval, [way], anchor, config)
+                for way in routes for anchor in anchors]
     for anchor in anchors:
         to_row = graph.route(origin, anchor.row.screen_id)
         from_row = graph.route(anchor.opens, target.screen_id)
         if to_row is not None and from_row is not None:
-            out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor))
-    return out
+            out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor, config))
+    # a route that changes nothing on its way is preferred: one through a toggle or risky tap is a last resort
+    fewest = min((unasked(c) for c in out), default=0)
+    return [c for c in out if unasked(c) == fewest]
 
 
 def ways(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from appmem.errors import ConfigError
+from appmem.planconfig import PlannerConfig
 
 
 def _int(env: dict[str, str], name: str, default: int) -> int:
@@ -41,6 +42,7 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout_s: int = 60
     ingest_chunk_steps: int = 200
+    summarize_processes: int = 1  # `appmem summarize` processes that summarise and embed apps (0: one per core)
     rate_limit: int = 50  # API requests per second per key, unless the key sets its own
     max_body_bytes: int = 2 * 1024 * 1024
     trust_quorum: int = 3  # distinct contributors before a contribution-only observation counts for plans
@@ -55,6 +57,7 @@ class Settings:
     health_timeout_s: int = 3  # /healthz waits this long for the stores together before calling one failing
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
+    planner: PlannerConfig = field(default_factory=PlannerConfig)  # ranking and planning options (appmem/planconfig.py)
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",
         "erase all",
@@ -83,6 +86,7 @@ class Settings:
             llm_api_key=env.get("APPMEM_LLM_API_KEY") or None,
             llm_timeout_s=_int(env, "APPMEM_LLM_TIMEOUT_S", 60),
             ingest_chunk_steps=_int(env, "APPMEM_INGEST_CHUNK_STEPS", 200),
+            summarize_processes=max(0, _int(env, "APPMEM_SUMMARIZE_PROCESSES", 1)),
             rate_limit=_int(env, "APPMEM_RATE_LIMIT", 50),
             max_body_bytes=_int(env, "APPMEM_MAX_BODY_BYTES", 2 * 1024 * 1024),
             trust_quorum=max(1, _int(env, "APPMEM_TRUST_QUORUM", 3)),

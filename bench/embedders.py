@@ -19,7 +19,7 @@ Memory: AutoDroid's exploration (utg.yaml) of the six shared apps, summarised
 deterministically, once per model into its own vector folder; no gold
 demonstration is in it. Metric: bench/retrieval.py's STRICT R@5 (the exact gold
 element on its located screen), lenient beside it, through the planner's one
-scorer (semantic/ranking.ElementIndex: cosine + LEXICAL_WEIGHT * overlap).
+scorer (semantic/ranking.ElementIndex: cosine + lexical_weight * overlap, RankingConfig).
 The lexical weight was tuned with MiniLM's cosines, so each model is also
 scored with the weight chosen leave-one-app-out from WEIGHTS, and with cosine
 alone (weight 0). Leave-one-app-out model choice: per held-out app, the
@@ -58,7 +58,7 @@ from pathlib import Path
 
 
 from appmem.bench.common import DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, private_stack
-import appmem.semantic.ranking as ranking
+from appmem.planconfig import RankingConfig
 from appmem.errors import ConfigError
 from appmem.graph.clients import open_graph
 from appmem.ingest.autodroid import package_of, read_autodroid
@@ -117,12 +117,7 @@ def open_model(name: str, home: Path):
 
 
 def scored(prepared: dict, bases: dict, weight: float) -> dict:
-    saved = ranking.LEXICAL_WEIGHT
-    ranking.LEXICAL_WEIGHT = weight
-    try:
-        return evaluate(prepared, lambda p: bases[p])
-    finally:
-        ranking.LEXICAL_WEIGHT = saved
+    return evaluate(prepared, lambda p: bases[p], config=dataclasses.replace(RankingConfig(), lexical_weight=weight))
 
 
 def cost(store, model, tasks: list[str], summarize_report) -> dict:

@@ -3,81 +3,80 @@
 The memory is AutoDroid's exploration (utg.yaml) of the six shared apps; no
 gold demonstration is in it. Each task is planned in-process from its first
 gold screen (what `appmem plan --screen-html` does), with no LLM, and scored by
-../shared/eval/droidtask_score.py (success: the gold steps in order; target:
-the last gold element in the plan; rrr: gold length / plan length on
-successes; input_ok: every gold input value typed). Failure kinds:
-  route_none    the plan says no route exists from the start
-  wrong_target  the gold target is not in the plan
-  missing_step  target reached, but a choice, value, item or confirm is missing or out of order
-  wrong_input   a gold input value is not typed (counted on every task with inputs)
-Baseline, same run and memory, named for what it is ("top-1 + cheapest
-route"): the top retrieved target of the same ranking and the cheapest route
-to it, without screen work, items or whole-plan scoring. It is not an earlier
-commit's planner (the earlier docstring said so; it never was).
+../shared/eval/droidtask_score.py. Per app it prints:
+  exact     THE HEADLINE: the plan is the gold trace (same length, each step matches, every typed
+            value equals the gold value): what the task asks and nothing else
+  lenient   the gold steps occur in the plan in order, whatever else it does (comparison only:
+            no rule or constant is chosen by it)
+  rrr       gold length / plan length, on lenient successes
+  unasked   unasked state changes: toggles, choices and risky taps in a plan that match no step
+            of the gold trace (what an agent running the plan would change that nobody asked for)
+Failure kinds: route_none (no route), wrong_target (the gold target is not in the plan),
+missing_step (target reached, a gold step missing or out of order), wrong_input, and padded (lenient
+but not exact: the plan does more than the gold trace).
 
-The planner's constants (OPTION_MIN, COVER_W, VALUE_W) are chosen
-leave-one-app-out: for each app, the grid point best on the other five apps
-(success, then target) is scored on it. The LOAO figures are the honest ones;
-the default constants' figures are printed too. Plan latency (p50/p99) is
-measured on the first pass, nothing cached but the app's UTG.
+Baselines, same run: the named earlier commit (--baseline, default main): its own
+bench writes its plans (on a memory of its own, built from the same data), and they are
+scored here as the planner's are; and "top-1 + cheapest route" (the top retrieved target
+and the cheapest route to it, without screen work) on this run's memory.
 
-Then, unless --no-recall (or --json), the recall part (bench/recall.py, on a stack of
-its own): app choice without --app from exploration memory only, then, WITH the gold
-demonstrations in memory (that part is about recall), recall success on the same task
-texts against the planner alone, recall with changed parameters, and the recall
-threshold chosen leave-one-app-out.
+Options are one frozen PlannerConfig (appmem/planconfig.py); variants are made with
+dataclasses.replace and passed to Planner.plan, nothing else changes. Leave-one-app-out:
+for each app, the grid point (GRID) best on the other five apps (exact, then fewer unasked
+state changes; the defaults on ties) is scored on it; the rule table flips each rule of the defaults
+and each fold keeps a rule's default state unless the flipped state is better on the other
+five apps by the same order; the held-out app is planned with its fold's rules. The LOAO
+figures are the honest ones; the defaults' figures are printed too.
 
-With --failures, every failed plan is printed with its evidence (gold steps, plan steps, retrieval's
-top 5, the gold target's rank) and counted per app by kind: after the target (missing option, wrong
-value, ...), target absent from memory, target beyond retrieval's top 5, or the planner's choice
-(the target in the top 5 and another chosen).
+Then, unless --no-recall (or --json), the recall part (bench/recall.py, on a stack of its own).
 
-    .venv/bin/python -m appmem.bench.plan [--home DIR] [--keep DIR] [--no-loao] [--no-recall] [--json] [--failures]
+    .venv/bin/python -m appmem.bench.plan [--home DIR] [--keep DIR] [--baseline REV|none] [--no-loao]
+        [--no-recall] [--json] [--failures]
 """
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
-
 
 from appmem.bench import recall as recall_bench
 from appmem.bench.common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack
 
-import appmem.agent.compose as compose
-import appmem.semantic.ranking as ranking
-from appmem.semantic.ranking import POOL
-from appmem.agent.screenwork import label
-import appmem.agent.screenwork as screenwork
-import appmem.agent.taskparse as taskparse
+from appmem.agent.appgraph import AppGraph
 from appmem.agent.locate import state_from_html
 from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner
-from appmem.graph.clients import open_graph
+from appmem.agent.screenwork import label
 from appmem.formats.ui import ActionType
-from appmem.graph.model import RoutePlan, RouteStep
-from appmem.graph.vocabulary import CONFIRM_WORDS
+from appmem.graph.clients import open_graph
+from appmem.graph.model import Element, RoutePlan, RouteStep
+from appmem.graph.vocabulary import CONFIRM_WORDS, role_of
+from appmem.planconfig import PlannerConfig
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.vectors import VectorStore, open_qdrant
 
-GRID = {"OPTION_MIN": (0.6, 0.75, 1.0), "COVER_W": (0.0, 0.15, 0.3, 0.6), "VALUE_W": (0.0, 0.3, 0.6)}
-OWNER = {"OPTION_MIN": screenwork, "COVER_W": compose, "VALUE_W": compose}
+REPO = Path(__file__).resolve().parents[1]
+GRID = {"option_min": (0.6, 0.75, 1.0), "cover_w": (0.0, 0.15, 0.3, 0.6), "value_w": (0.0, 0.3, 0.6)}
 
 
 def load_tasks() -> dict[str, list[dict]]:
     return {app: json.loads((DROIDTASK / app / "tasks.json").read_text()) for app in DROIDTASK_APPS}
 
 
-def baseline(planner: Planner, text: str, packages: list[str], start) -> RoutePlan:
+def baseline(planner: Planner, text: str, packages: list[str], start, config: PlannerConfig) -> RoutePlan:
     """Top-1 target, cheapest route, no screen work."""
     graph, package = planner.graph(packages), packages[0]
-    hits = planner.index(packages).search(planner.embedder.embed([text])[0], text, 1)
+    hits = planner.index(packages).search(planner.embedder.embed([text])[0], text, 1, config.ranking)
     origin = planner._starts(graph, packages, start)[0]
     target = graph.elements.get(hits[0].payload["element_id"]) if hits else None
     route = graph.route(origin[0], target.screen_id) if target and origin else None
@@ -88,25 +87,41 @@ def baseline(planner: Planner, text: str, packages: list[str], start) -> RoutePl
     return RoutePlan(text, package, steps + [RouteStep(action, target, target.screen_id)])
 
 
-def run_all(make_plan, tasks, packages) -> tuple[dict, list[float]]:
+def run_all(make_plan, tasks, packages, config: PlannerConfig) -> tuple[dict, list[float]]:
     plans, times = {}, []
     for app, items in tasks.items():
         for task in items:
             start = state_from_html(task["profile"][0]["state"], packages[app])
             began = time.perf_counter()
-            plan = make_plan(task["task"], [packages[app]], start)
+            plan = make_plan(task["task"], [packages[app]], start, config=config)
             times.append(1000 * (time.perf_counter() - began))
             plans[(app, task["task_id"])] = agent_plan(plan).model_dump()
     return plans, times
 
 
-def score(scorer, tasks, plans) -> dict:
+def changes_state(graph: AppGraph, step: dict) -> bool:
+    """A step that changes the app's state: a toggle or choice (checkbox, switch, radio row), or a risky tap."""
+    if step.get("risky"):
+        return True
+    element = step.get("element") or {}
+    known = graph.elements.get(element.get("id") or "")
+    e = known or Element("", "", class_name=element.get("class_name") or "")
+    return step.get("action") in ("tap", "long_tap") and role_of(e) == "toggle"
+
+
+def unasked(scorer, graph: AppGraph, task: dict, plan: dict) -> int:
+    """Unasked state changes: state-changing steps of the plan that match no step of the gold trace."""
+    gold = scorer.gold_steps(task)
+    return sum(changes_state(graph, p) and not any(scorer.matches(g, p) for g in gold) for p in plan.get("steps") or [])
+
+
+def score(scorer, tasks, plans, graphs: dict[str, AppGraph]) -> dict:
     rows = []
     for app, items in tasks.items():
         for task in items:
             plan = plans[(app, task["task_id"])]
             r = scorer.score_task(task, plan)
-            r.update(app=app, route=plan.get("route", "found"),
+            r.update(app=app, route=plan.get("route", "found"), unasked=unasked(scorer, graphs[app], task, plan),
                      after=after_target(scorer, task, plan) if r["target"] and not r["success"] else None)
             rows.append(r)
     return summarise(rows)
@@ -134,89 +149,76 @@ def summarise(rows: list[dict]) -> dict:
         kinds = {"route_none": sum(r["route"] == "none" for r in rs),
                  "wrong_target": sum(not r["target"] and r["route"] != "none" for r in rs),
                  "missing_step": sum(r["target"] and not r["success"] for r in rs),
+                 "padded": sum(r["success"] and not r["exact"] for r in rs),
                  "wrong_input": sum(r["input_ok"] is False for r in rs)}
         after = {k: sum(r.get("after") == k for r in rs)
                  for k in ("missing option", "wrong value", "missing confirm", "wrong order")}
-        return {"tasks": len(rs), "success": sum(r["success"] for r in rs) / n, "target": sum(r["target"] for r in rs) / n,
+        return {"tasks": len(rs), "exact": sum(r["exact"] for r in rs) / n, "success": sum(r["success"] for r in rs) / n,
+                "target": sum(r["target"] for r in rs) / n,
                 "rrr": sum(rrr) / len(rrr) if rrr else None, "input_ok": sum(inputs) / len(inputs) if inputs else None,
-                "successes": sum(r["success"] for r in rs), "targets": sum(r["target"] for r in rs),
+                "exacts": sum(r["exact"] for r in rs), "successes": sum(r["success"] for r in rs),
+                "targets": sum(r["target"] for r in rs), "rrr_sum": sum(rrr), "unasked": sum(r["unasked"] for r in rs),
                 "failures": kinds, "after_target": after}
     return {"all": block(rows), "apps": {app: block([r for r in rows if r["app"] == app]) for app in DROIDTASK_APPS}}
 
 
-def loao(scorer, tasks, packages, planner: Planner) -> dict:
-    """Leave-one-app-out over GRID: per held-out app, the other apps' best constants."""
-    defaults = {name: getattr(OWNER[name], name) for name in GRID}
-    results = {}
-    for values in itertools.product(*GRID.values()):
-        for name, value in zip(GRID, values):
-            setattr(OWNER[name], name, value)
-        plans, _ = run_all(planner.plan, tasks, packages)
-        results[values] = score(scorer, tasks, plans)["apps"]
-    for name, value in defaults.items():
-        setattr(OWNER[name], name, value)
-    held = {}
-    for app in DROIDTASK_APPS:
-        def others(values):
-            rs = [results[values][a] for a in DROIDTASK_APPS if a != app]
-            return (sum(r["successes"] for r in rs), sum(r["targets"] for r in rs))
-        chosen = max(results, key=others)
-        held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
-    n = sum(h["tasks"] for h in held.values())
-    rrrs = [h["rrr"] * h["successes"] for h in held.values() if h["rrr"] is not None]
-    return {"apps": held, "success": sum(h["successes"] for h in held.values()) / n,
+def order(apps: dict, held: str) -> tuple:
+    """How a fold ranks a variant on the apps other than `held`: exact plans, then fewer unasked state
+    changes (lenient success and targets reached never decide)."""
+    rs = [apps[a] for a in DROIDTASK_APPS if a != held]
+    return sum(r["exacts"] for r in rs), -sum(r["unasked"] for r in rs)
+
+
+def pooled(held: dict) -> dict:
+    """The held-out apps' blocks pooled into one (each app scored with its own fold's choice)."""
+    n = sum(h["tasks"] for h in held.values()) or 1
+    lenient = sum(h["successes"] for h in held.values())
+    return {"tasks": n, "exact": sum(h["exacts"] for h in held.values()) / n, "success": lenient / n,
             "target": sum(h["targets"] for h in held.values()) / n,
-            "rrr": sum(rrrs) / max(1, sum(h["successes"] for h in held.values() if h["rrr"] is not None))}
+            "rrr": sum(h["rrr_sum"] for h in held.values()) / lenient if lenient else None,
+            "unasked": sum(h["unasked"] for h in held.values())}
 
 
-RULE_OWNERS = {"taskparse": taskparse, "screenwork": screenwork, "compose": compose}
+def loao(measure, default: PlannerConfig) -> dict:
+    """Leave-one-app-out over GRID: per held-out app, the grid point best on the other five apps."""
+    results = {values: measure(replace(default, **dict(zip(GRID, values)))) for values in itertools.product(*GRID.values())}
+    shipped = tuple(getattr(default, name) for name in GRID)
+    held = {}
+    for app in DROIDTASK_APPS:  # on a tie the defaults stay
+        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
+        held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
+    return {"apps": held, **pooled(held)}
 
 
-def rule_ablation(scorer, tasks, packages, planner: Planner) -> dict:
-    """Each special rule (the RULES of agent/taskparse.py, screenwork.py, compose.py) measured with and
-    without, per app; then leave-one-app-out: each fold keeps a rule only when it adds successes on the
-    other five apps, and the held-out app is planned with the rules its fold kept."""
-    rules = [f"{name}.{rule}" for name, module in RULE_OWNERS.items() for rule in module.RULES]
-
-    def run(off: set[str]) -> dict:
-        saved = {name: dict(module.RULES) for name, module in RULE_OWNERS.items()}
-        for r in off:
-            name, rule = r.split(".")
-            RULE_OWNERS[name].RULES[rule] = False
-        try:
-            return score(scorer, tasks, run_all(planner.plan, tasks, packages)[0])["apps"]
-        finally:
-            for name, module in RULE_OWNERS.items():
-                module.RULES.update(saved[name])
-
-    def others(result: dict, app: str) -> int:
-        return sum(result[a]["successes"] for a in DROIDTASK_APPS if a != app)
-
-    with_all = run(set())
-    without = {r: run({r}) for r in rules}
-    kept = {app: {r for r in rules if others(with_all, app) > others(without[r], app)} for app in DROIDTASK_APPS}
-    held = {app: run(set(rules) - kept[app])[app] for app in DROIDTASK_APPS}
-    n = sum(h["tasks"] for h in held.values())
-    return {"with_all": with_all, "without": without, "kept": {a: sorted(k) for a, k in kept.items()},
-            "held": held, "success": sum(h["successes"] for h in held.values()) / n}
+def rule_table(measure, default: PlannerConfig) -> dict:
+    """Each rule of `default` flipped, per app; then leave-one-app-out: each fold keeps a rule's default
+    state unless the flipped state is better on the other five apps (`order`), and the held-out app is
+    planned with the rules its fold chose. A rule no fold wants on is a candidate for deletion."""
+    rules = PlannerConfig.rules()
+    base = measure(default)
+    flipped = {r: measure(replace(default, **{r: not getattr(default, r)})) for r in rules}
+    chosen = {app: {r: (not getattr(default, r)) if order(flipped[r], app) > order(base, app) else getattr(default, r)
+                    for r in rules} for app in DROIDTASK_APPS}
+    held = {app: measure(replace(default, **chosen[app]))[app] for app in DROIDTASK_APPS}
+    return {"default": base, "flipped": flipped, "on": {app: sorted(r for r, v in c.items() if v) for app, c in chosen.items()},
+            "held": held, **pooled(held)}
 
 
-def rule_report(r: dict) -> None:
-    print("== special rules: successes with the rule / without it, per app; folds (of 6) that keep it "
-          "(it adds successes on the other five apps)")
-    print(f"{'rule':<30}" + "".join(f"{a[:8]:>10}" for a in DROIDTASK_APPS) + f"{'all':>9}{'kept':>6}")
-    total = lambda res: sum(res[a]["successes"] for a in DROIDTASK_APPS)  # noqa: E731
-    for rule, res in r["without"].items():
-        cells = "".join(f"{r['with_all'][a]['successes']:>5}/{res[a]['successes']:<4}" for a in DROIDTASK_APPS)
-        folds = sum(rule in k for k in r["kept"].values())
-        print(f"{rule:<30}{cells}{total(r['with_all']):>4}/{total(res):<4}{folds:>6}")
-    print(f"leave-one-app-out with the rules each fold keeps: success {r['success']:.1%}; per app: " +
-          ", ".join(f"{a} {h['success']:.0%}" for a, h in r["held"].items()))
+def rule_report(r: dict, default: PlannerConfig) -> None:
+    print("== rules: exact plans with the default / the rule flipped, per app; folds (of 6) that want it on")
+    print(f"{'rule':<18}{'default':>8}" + "".join(f"{a[:8]:>10}" for a in DROIDTASK_APPS) + f"{'all':>9}{'on':>4}")
+    total = lambda res: sum(res[a]["exacts"] for a in DROIDTASK_APPS)  # noqa: E731
+    for rule, res in r["flipped"].items():
+        cells = "".join(f"{r['default'][a]['exacts']:>5}/{res[a]['exacts']:<4}" for a in DROIDTASK_APPS)
+        folds = sum(rule in on for on in r["on"].values())
+        print(f"{rule:<18}{'on' if getattr(default, rule) else 'off':>8}{cells}{total(r['default']):>4}/{total(res):<4}{folds:>4}")
+    print(f"leave-one-app-out with the rules each fold chose: exact {r['exact']:.1%}, lenient {r['success']:.1%}, "
+          f"unasked {r['unasked']}; per app: " + ", ".join(f"{a} {h['exact']:.0%}" for a, h in r["held"].items()))
 
 
-def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embedder) -> dict:
-    """The planner (default constants and rules) with the learned ranker, leave-one-app-out: each app's
-    index re-ranked by a model trained on the OTHER apps' synthetic tasks (semantic/synthetic.py) only."""
+def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embedder, graphs, config) -> dict:
+    """The planner (default options) with the learned ranker, leave-one-app-out: each app's index
+    re-ranked by a model trained on the OTHER apps' synthetic tasks (semantic/synthetic.py) only."""
     from appmem.semantic.ranker import Ranker
     from appmem.semantic.training import KIND, SEED, app_examples, fit_on
 
@@ -226,34 +228,35 @@ def with_ranker(scorer, tasks, packages, planner: Planner, store, vectors, embed
         model = fit_on([examples[a] for a in others], KIND, SEED)
         planner.index([packages[app]]).ranker = Ranker(model)
     try:
-        plans, _ = run_all(planner.plan, tasks, packages)
-        return score(scorer, tasks, plans)
+        plans, _ = run_all(planner.plan, tasks, packages, config)
+        return score(scorer, tasks, plans, graphs)
     finally:
         for package in packages.values():
             planner.index([package]).ranker = None
 
 
-def failures(scorer, tasks, plans, planner: Planner, packages) -> list[dict]:
-    """Every failed plan with its evidence: the task, the gold steps, the plan's steps, retrieval's top 5
-    and where retrieval ranks the gold target (an element labelled as the last gold step; None: no
-    element of the memory is). Kind: after the target (why, as after_target), target absent from
-    memory, target beyond retrieval's top 5, or in the top 5 and the planner chose another."""
+def failures(scorer, tasks, plans, planner: Planner, packages, config: PlannerConfig) -> list[dict]:
+    """Every plan that is not exact, with its evidence: the task, the gold steps, the plan's steps,
+    retrieval's top 5 and where retrieval ranks the gold target (an element labelled as the last gold step;
+    None: no element of the memory is). Kind: padded (lenient, not exact), after the target (why, as
+    after_target), target absent from memory, target beyond retrieval's top 5, or in the top 5 and the
+    planner chose another."""
     out = []
     for app, items in tasks.items():
         graph, index = planner.graph([packages[app]]), planner.index([packages[app]])
         for task in items:
             plan = plans[(app, task["task_id"])]
             r = scorer.score_task(task, plan)
-            if r["success"]:
+            if r["exact"]:
                 continue
             gold = scorer.gold_steps(task)
             shown = lambda e: {scorer.norm(e.text), scorer.norm(e.content_desc)} - {""}  # noqa: E731
             ranked = [graph.elements.get(h.payload.get("element_id")) for h in
-                      index.search(planner.embedder.query(task["task"]), task["task"], POOL)]
+                      index.search(planner.embedder.query(task["task"]), task["task"], config.pool, config.ranking)]
             ranked = [e for e in ranked if e is not None]
             rank = next((k for k, e in enumerate(ranked) if shown(e) & gold[-1]["labels"]), None)
-            kind = (f"after target: {after_target(scorer, task, plan)}" if r["target"] else
-                    "target absent" if rank is None else "target beyond top 5" if rank >= 5 else "planner's choice")
+            kind = ("padded" if r["success"] else f"after target: {after_target(scorer, task, plan)}" if r["target"]
+                    else "target absent" if rank is None else "target beyond top 5" if rank >= 5 else "planner's choice")
             out.append({"app": app, "task": task["task"], "kind": kind, "rank": rank,
                         "gold": [" / ".join(sorted(g["labels"])) + (f" = {g['value']}" if g["value"] else "") for g in gold],
                         "plan": [scorer.norm(" / ".join(x for x in ((s.get("element") or {}).get(k) for k in ("text", "content_desc")) if x))
@@ -263,7 +266,7 @@ def failures(scorer, tasks, plans, planner: Planner, packages) -> list[dict]:
 
 
 def failure_report(rows: list[dict]) -> None:
-    print("== failed plans with their evidence (default constants): kind, gold target's retrieval rank")
+    print("== plans that are not exact, with their evidence (default options): kind, gold target's retrieval rank")
     for r in rows:
         print(f"  [{r['app']}] {r['task']}\n    {r['kind']} (rank {r['rank']})\n    gold: {r['gold']}\n"
               f"    plan: {r['plan']}\n    top 5: {r['top5']}")
@@ -274,100 +277,141 @@ def failure_report(rows: list[dict]) -> None:
         print(f"{kind:<32}" + "".join(f"{x:>10}" for x in n) + f"{sum(n):>6}")
 
 
-def official(tasks, plans, out: Path) -> dict:
-    """The shared scorer's own CLI over the written plans (the figure others re-measure)."""
+def write_plans(plans: dict, out: Path) -> None:
     for (app, task_id), plan in plans.items():
         (out / app).mkdir(parents=True, exist_ok=True)
         (out / app / f"{task_id}.json").write_text(json.dumps(plan))
+
+
+def read_plans(tasks, folder: Path) -> dict:
+    return {(app, t["task_id"]): json.loads(p.read_text()) if (p := folder / app / f"{t['task_id']}.json").exists()
+            else {"steps": [], "route": "none"} for app, items in tasks.items() for t in items}
+
+
+def official(plans, out: Path) -> dict:
+    """The shared scorer's own CLI over the written plans (the figure others re-measure)."""
+    write_plans(plans, out)
     done = subprocess.run([sys.executable, str(SHARED / "eval" / "droidtask_score.py"), str(DROIDTASK), str(out),
                            "--json"], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["summary"]
+
+
+def commit_plans(rev: str, tasks) -> tuple[str, dict]:
+    """The plans of commit `rev`'s own planner (its bench, --keep, on a private stack and memory of its own):
+    the same-run baseline. The commit's tree is read with `git archive` (nothing in the repository changes)."""
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", rev], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    tree = subprocess.run(["git", "-C", str(REPO), "archive", commit], capture_output=True, check=True).stdout
+    with tempfile.TemporaryDirectory(prefix="appmem-baseline-") as tmp:
+        root = Path(tmp) / "repo"  # its bench finds ../shared beside its tree
+        with tarfile.open(fileobj=io.BytesIO(tree)) as archive:
+            archive.extractall(root, filter="tar")
+        (Path(tmp) / "shared").symlink_to(SHARED)
+        out = Path(tmp) / "plans"
+        subprocess.run([sys.executable, "-m", "appmem.bench.plan", "--no-loao", "--no-recall", "--json", "--keep",
+                        str(out)], cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=True,
+                       stdout=subprocess.DEVNULL)
+        return commit, read_plans(tasks, out)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="reuse (or build) the memory in this folder")
     parser.add_argument("--keep", type=Path, help="write the plans here")
-    parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid")
+    parser.add_argument("--baseline", default="main",
+                        help="the commit whose planner is the same-run baseline ('none': no such baseline)")
+    parser.add_argument("--no-loao", action="store_true", help="skip the leave-one-app-out grid and rule table")
     parser.add_argument("--no-recall", action="store_true", help="skip the recall part (bench/recall.py)")
     parser.add_argument("--json", action="store_true", help="print the plan figures as JSON (no recall part)")
-    parser.add_argument("--failures", action="store_true", help="print every failed plan with its evidence, by kind")
-    parser.add_argument("--follow", choices=("on", "off"), default="on" if ranking.FOLLOW else "off",
-                        help="ranking stage 3: a confirm follows its screen's opener (semantic/ranking.py)")
+    parser.add_argument("--failures", action="store_true", help="print every plan that is not exact, with its evidence")
     args = parser.parse_args()
-    ranking.FOLLOW = args.follow == "on"
     scorer, tasks = load_scorer(), load_tasks()
+    earlier = commit_plans(args.baseline, tasks) if args.baseline != "none" else None
     with private_stack(args.home) as settings:
         store, client = open_graph(settings), open_qdrant(settings)
+        default = settings.planner
         try:
             embedder = Embedder(settings.home, model=settings.embed_model)
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
-            planner = Planner(store, vectors, embedder)
+            planner = Planner(store, vectors, embedder, config=default)
+            graphs = {app: planner.graph([package]) for app, package in packages.items()}
             for package in packages.values():  # what a long-running planner holds: UTG and element vectors
-                planner.graph([package])
                 planner.index([package])
-            plans, times = run_all(planner.plan, tasks, packages)
-            base_plans, base_times = run_all(lambda t, p, s: baseline(planner, t, p, s), tasks, packages)
-            result = {"planner": score(scorer, tasks, plans), "baseline": score(scorer, tasks, base_plans),
+            measure = lambda config: score(scorer, tasks, run_all(planner.plan, tasks, packages, config)[0], graphs)["apps"]  # noqa: E731
+            plans, times = run_all(planner.plan, tasks, packages, default)
+            base_plans, base_times = run_all(lambda t, p, s, config: baseline(planner, t, p, s, config), tasks, packages,
+                                             default)
+            result = {"planner": score(scorer, tasks, plans, graphs), "top1": score(scorer, tasks, base_plans, graphs),
                       "latency_ms": {"p50": statistics.median(times), "p99": sorted(times)[int(0.99 * (len(times) - 1))],
-                                     "baseline_p50": statistics.median(base_times)}}
+                                     "top1_p50": statistics.median(base_times)}}
+            if earlier is not None:
+                result["commit"] = {"rev": earlier[0], **score(scorer, tasks, earlier[1], graphs)}
             if args.failures:
-                result["failures"] = failures(scorer, tasks, plans, planner, packages)
-            result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder)
+                result["failures"] = failures(scorer, tasks, plans, planner, packages, default)
+            result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder, graphs, default)
             if not args.no_loao:
-                result["loao"] = loao(scorer, tasks, packages, planner)
-                result["rules"] = rule_ablation(scorer, tasks, packages, planner)
+                result["loao"] = loao(measure, default)
+                result["rules"] = rule_table(measure, default)
         finally:
             client.close()
             store.driver.close()
     with tempfile.TemporaryDirectory(prefix="appmem-plans-") as tmp:
-        result["official"] = official(tasks, plans, args.keep or Path(tmp))
+        result["official"] = official(plans, args.keep or Path(tmp))
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return 0
-    report(result)
+    report(result, default)
     if not args.no_recall:
         print("== recall and app choice (bench/recall.py)")
         recall_bench.run()
     return 0
 
 
-def report(result: dict) -> None:
-    def line(name: str, s: dict) -> str:
-        rrr = f"{s['rrr']:.2f}" if s["rrr"] is not None else "-"
-        inp = f"{s['input_ok']:.0%}" if s.get("input_ok") is not None else "-"
-        return f"{name:<12} {s['tasks']:>5} {s['success']:>8.1%} {s['target']:>7.1%} {rrr:>5} {inp:>6}  {s['failures']}"
+def line(name: str, s: dict) -> str:
+    rrr = f"{s['rrr']:.2f}" if s["rrr"] is not None else "-"
+    return f"{name:<12} {s['tasks']:>5} {s['exact']:>7.1%} {s['success']:>8.1%} {rrr:>5} {s['unasked']:>8} {s['target']:>7.1%}"
 
-    for which in ("baseline", "planner", "ranker"):
-        name = {"baseline": "baseline: top-1 target + cheapest route",
-                "ranker": "planner + learned ranker, leave-one-app-out (trained on the other apps' synthetic tasks)"
-                }.get(which, which)
-        print(f"== {name} (default constants)")
-        print(f"{'app':<12} {'tasks':>5} {'success':>8} {'target':>7} {'rrr':>5} {'input':>6}  failures")
+
+HEAD = f"{'app':<12} {'tasks':>5} {'exact':>7} {'lenient':>8} {'rrr':>5} {'unasked':>8} {'target':>7}"
+
+
+def report(result: dict, default: PlannerConfig) -> None:
+    blocks = [("commit", f"baseline: commit {result['commit']['rev']}'s planner (its own bench's plans)")] \
+        if "commit" in result else []
+    blocks += [("top1", "baseline: top-1 target + cheapest route"), ("planner", "planner (default options)"),
+               ("ranker", "planner + learned ranker, leave-one-app-out (trained on the other apps' synthetic tasks)")]
+    for which, title in blocks:
+        print(f"== {title}")
+        print(HEAD + "  failures")
         for app, s in result[which]["apps"].items():
-            print(line(app, s))
-        print(line("all", result[which]["all"]))
-    b, p = result["baseline"]["all"], result["planner"]["all"]
-    print(f"planner / (top-1 + cheapest route): success {p['success'] / max(b['success'], 1e-9):.2f}x, "
-          f"target {p['target'] / max(b['target'], 1e-9):.2f}x")
+            print(line(app, s) + f"  {s['failures']}")
+        print(line("all", result[which]["all"]) + f"  {result[which]['all']['failures']}")
+    p = result["planner"]["all"]
+    for which in ("commit", "top1"):
+        if which in result:
+            b = result[which]["all"]
+            print(f"planner / {which}: exact {p['exact'] / max(b['exact'], 1e-9):.2f}x, lenient "
+                  f"{p['success'] / max(b['success'], 1e-9):.2f}x, unasked {p['unasked']} vs {b['unasked']}")
     lat = result["latency_ms"]
-    print(f"latency: p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms (baseline p50 {lat['baseline_p50']:.1f} ms)")
+    print(f"latency: p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms (top-1 p50 {lat['top1_p50']:.1f} ms)")
     if "loao" in result:
         lo = result["loao"]
-        print(f"== leave-one-app-out: success {lo['success']:.1%}, target {lo['target']:.1%}, rrr {lo['rrr']:.2f}")
+        print("== leave-one-app-out constants (each app planned with the constants best on the other five)")
+        print(HEAD + "  constants")
         for app, s in lo["apps"].items():
-            print(f"  {app:<12} success {s['success']:.1%} target {s['target']:.1%} constants {s['constants']}")
-    print("== tasks that reach the target but fail, by kind (default constants)")
+            print(line(app, s) + f"  {s['constants']}")
+        print(line("all", lo))
+    print("== tasks that reach the target but are not lenient successes, by kind (default options)")
     for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
         print(f"  {app:<12} {s['after_target']}")
     if "rules" in result:
-        rule_report(result["rules"])
+        rule_report(result["rules"], default)
     if "failures" in result:
         failure_report(result["failures"])
     o = result["official"]
-    print(f"shared scorer (default constants): success {o['success_rate']:.1%}, target {o['target_rate']:.1%}, "
-          f"rrr {o['mean_rrr_on_success']}, llm calls {o['llm_calls']}")
+    print(f"shared scorer (default options): exact {o['exact_rate']:.1%}, lenient {o['success_rate']:.1%}, "
+          f"target {o['target_rate']:.1%}, rrr {o['mean_rrr_on_success']}, llm calls {o['llm_calls']}")
 
 
 if __name__ == "__main__":

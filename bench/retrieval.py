@@ -26,6 +26,7 @@ import os
 import random
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -40,7 +41,7 @@ from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, id_words, l
 from appmem.semantic.meaning import PARTS, describe, meaning
 from appmem.semantic.pipeline import load_contexts
 from appmem.semantic.ranker import Ranker
-import appmem.semantic.ranking as ranking
+from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import terms
 from appmem.semantic.ranking import ElementIndex
 from appmem.semantic.training import KIND, SEED, app_examples, fit_on
@@ -135,9 +136,10 @@ def miss_kind(p: dict, first: dict, text: str, exact: set[str], lenient: list[in
     return "look-alikes"
 
 
-def evaluate(prepared: dict, index_of, misses: bool = False) -> dict:
+def evaluate(prepared: dict, index_of, misses: bool = False, config: RankingConfig | None = None) -> dict:
     """Strict hits (the exact gold element on its screen) and lenient ones (any element whose
-    text equals the gold label: an OK or Save anywhere counts), at 1 and K, per app."""
+    text equals the gold label: an OK or Save anywhere counts), at 1 and K, per app; ranked with
+    `config` (None: each index's own options)."""
     per_app = {}
     for app, p in prepared.items():
         index = index_of(p["package"])
@@ -145,7 +147,7 @@ def evaluate(prepared: dict, index_of, misses: bool = False) -> dict:
         counts = dict.fromkeys(("strict_1", "strict_5", "lenient_1", "lenient_5", "held", "held_lenient"), 0)
         kinds = dict.fromkeys(MISS_KINDS, 0)
         for task, vec, exact, gold in p["rows"]:
-            hits = index.search(vec, task["task"], K)
+            hits = index.search(vec, task["task"], K, config)
             ids = [h.payload.get("element_id") for h in hits]
             lenient = [k for k, i in enumerate(ids) if p["labels"].get(i, set()) & gold]
             strict = [k for k, i in enumerate(ids) if i in exact]
@@ -176,16 +178,6 @@ def rates(per_app: dict) -> dict:
                           for key in ("strict_1", "strict_5", "lenient_1", "lenient_5", "held")}}
     out["strict_5_of_held"] = sum(a["strict_5"] for a in per_app.values()) / max(1, sum(a["held"] for a in per_app.values()))
     return out
-
-
-def with_entries(entries: tuple[str, ...], run):
-    """`run()` with stage 4 committing `entries` (an index keeps its pairs per ENTRIES)."""
-    kept = ranking.ENTRIES
-    ranking.ENTRIES = entries
-    try:
-        return run()
-    finally:
-        ranking.ENTRIES = kept
 
 
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
@@ -341,23 +333,22 @@ def main() -> int:
             packages = exploration_memory(store, vectors, embedder, settings)
             progress("memory")
             prepared = prepare(store, embedder, scorer, packages)
-            bases = {p: ElementIndex.load(vectors, [p]) for p in packages.values()}
-            ranking.NAMED = ranking.FOLLOW = ranking.COMMIT = False  # the same run without the lifts (a confirm ranked by its own words only)
-            result = {"no_follow": evaluate(prepared, lambda p: bases[p])}
-            say(args, table, result["no_follow"], "ranking without NAMED and stages 3 and 4 (cosine + lexical overlap only)")
-            ranking.FOLLOW = True
-            result["no_commit"] = evaluate(prepared, lambda p: bases[p])
-            say(args, table, result["no_commit"], "ranking with stage 3 only (a confirm precedes its opener)")
-            ranking.COMMIT = True
-            result["no_named"] = evaluate(prepared, lambda p: bases[p])
-            say(args, table, result["no_named"], "stages 3 and 4 without NAMED (a choice the task names precedes its opener)")
-            ranking.NAMED = True
-            result["commit_fields"] = with_entries(("input",), lambda: evaluate(prepared, lambda p: bases[p]))
-            say(args, table, result["commit_fields"], "stage 4 with fields only as entries (not the default)")
-            ranking.DIALOGS = False
-            result["no_dialogs"] = evaluate(prepared, lambda p: bases[p])
-            say(args, table, result["no_dialogs"], "stage 4 without the entries of the dialogs a form opens")
-            ranking.DIALOGS = True
+            bases = {p: ElementIndex.load(vectors, [p], config=settings.planner.ranking) for p in packages.values()}
+            default = settings.planner.ranking
+            variants = (  # the same run without some lifts (a confirm ranked by its own words only)
+                ("no_follow", replace(default, named=False, follow=False, commit=False),
+                 "ranking without `named` and stages 3 and 4 (cosine + lexical overlap only)"),
+                ("no_commit", replace(default, named=False, commit=False),
+                 "ranking with stage 3 only (a confirm precedes its opener)"),
+                ("no_named", replace(default, named=False),
+                 "stages 3 and 4 without `named` (a choice the task names precedes its opener)"),
+                ("commit_fields", replace(default, entries=("input",)),
+                 "stage 4 with fields only as entries (not the default)"),
+                ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"))
+            result = {}
+            for name, config, title in variants:
+                result[name] = evaluate(prepared, lambda p: bases[p], config=config)
+                say(args, table, result[name], title)
             result["base"] = evaluate(prepared, lambda p: bases[p], args.misses)
             progress("base ranking")
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap; a choice the task "

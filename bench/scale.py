@@ -2,8 +2,11 @@
 
 Every app is a copy of one of the shared recordings (../shared/datasets/droidbot) under a new package name:
 the package is rewritten in every file of the copy, in a temporary folder (nothing is copied into the
-repository). The apps are built in steps up to each size (ingest, then `summarize` of what is new, as
-`appmem summarize` does), then a fresh *service process* plans for a few apps of the memory:
+repository). The recordings are taken heaviest and lightest in turn (by their number of states: the
+four largest, activitylauncher, achie, onelist and accapp, with the smallest), so that a memory of six
+apps already holds three of the heaviest. The apps are built in steps up to each size (ingest, then
+`summarize` of what is new, as `appmem summarize` does), then a fresh *service process* plans for a few
+apps of the memory:
 
 - first plan: an app's first plan in that process (its graph, its element index, the plan), median of APPS;
 - warm p50 / p99: further plans of the same apps (their own element tasks as task texts: no benchmark text);
@@ -12,6 +15,9 @@ repository). The apps are built in steps up to each size (ingest, then `summariz
 - build rate: apps/min and texts/s of the step that reached this size, built CHUNK apps at a time (copies are
   made in /dev/shm before and deleted after each chunk, outside the timing); the first step's apps are the only
   distinct recordings, later copies share most texts with them, so their build is mostly vector-cache hits;
+  and its seconds per phase: ingest, then summarize's (`--processes` of them, semantic/apppool.py) contexts,
+  summaries, embeddings, vector writes, graph writes and snapshot publishing (summaries and embeddings are
+  summed over the processes, so with several the phases add up to more than the time they took);
 - the builder's RSS (this process: it ingests and summarises, as `appmem summarize` does) after the step, and
   the app folders its local Qdrant opened so far (semantic/appfolders.py: each app in its own folder);
 - the load average: other work on the machine makes every timing noisy.
@@ -27,6 +33,7 @@ is the cost this change removes; above that size the table says "not run". Build
 per point, shared collections) against the same N recordings built now, each with an empty cache.
 
     .venv/bin/python -m appmem.bench.scale [--sizes 10,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
+                                           [--processes N]
 """
 from __future__ import annotations
 
@@ -48,6 +55,7 @@ from appmem.graph.clients import open_graph
 from appmem.settings import Settings
 from appmem.ingest.droidbot import read_recording, recording_trace
 from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic.apppool import processes_for
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
@@ -55,6 +63,7 @@ from appmem.semantic.vectors import VectorStore, open_qdrant
 import appmem.semantic.vectors
 
 APPS = 5  # apps whose first plan is measured in each service process
+HEAVY = 4  # the largest recordings, taken in turn with the smallest
 CHUNK = 25  # apps copied and built at a time
 SCAN_UP_TO = 120  # the scan baseline's probe holds every point: ≈ 2.2 GB at 120 apps, ≈ 18 GB at 1,000
 WARM = 20  # warm plans per app
@@ -79,9 +88,19 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
 
-def build(store, vectors, embedder, settings, folders: list[Path]) -> dict:
-    """Ingest these recordings, then summarise their apps (`appmem summarize --app` for each): seconds,
-    apps/min, texts/s. (Screens of other packages a recording shows, the launcher's, are not summarised.)"""
+def by_weight(sources: list[Path]) -> list[Path]:
+    """The recordings heaviest and lightest in turn (by their number of states): the heavy ones come first."""
+    states = {s: sum(1 for _ in (s / "states").glob("*.json")) for s in sources}
+    ranked = sorted(sources, key=lambda s: (-states[s], s.name))
+    heavy, light = ranked[:HEAVY], ranked[HEAVY:][::-1]
+    order = [s for pair in zip(heavy, light) for s in pair]
+    return order + [s for s in ranked if s not in order]
+
+
+def build(store, vectors, embedder, settings, folders: list[Path], processes: int = 1) -> dict:
+    """Ingest these recordings, then summarise their apps (`appmem summarize --app` for each) in `processes`:
+    seconds, apps/min, texts/s, seconds per phase. (Screens of other packages a recording shows, the
+    launcher's, are not summarised.)"""
     t0 = time.perf_counter()
     packages = []
     for folder in folders:
@@ -89,9 +108,12 @@ def build(store, vectors, embedder, settings, folders: list[Path]) -> dict:
         ingest_trace(store, trace, settings.ingest_chunk_steps)
         packages.append(trace.package)
     ingest_s = time.perf_counter() - t0
-    report = summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
+    report = summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages,
+                       processes=processes)
     total = time.perf_counter() - t0
+    phases = {"ingest": ingest_s, **report.as_dict()["phase_seconds"]}
     return {"apps": len(folders), "seconds": total, "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
+            "phases": phases,
             "apps_per_min": round(60 * len(folders) / total, 1), "texts": report.embedded_texts,
             "model_texts": report.model_texts, "cached_texts": report.cached_texts,
             "texts_per_s": round(report.embedded_texts / report.seconds, 1) if report.seconds else 0.0}
@@ -101,7 +123,8 @@ def merged(parts: list[dict]) -> dict:
     """One build step made of several `build` calls: totals, and the rates over the whole step."""
     total = {k: sum(p[k] for p in parts) for k in ("apps", "ingest_s", "summarize_s", "texts", "model_texts",
                                                    "cached_texts", "seconds")}
-    return {**{k: round(v, 1) for k, v in total.items()},
+    phases = {k: round(sum(p["phases"][k] for p in parts), 1) for k in parts[0]["phases"]} if parts else {}
+    return {**{k: round(v, 1) for k, v in total.items()}, "phases": phases,
             "apps_per_min": round(60 * total["apps"] / total["seconds"], 1) if total["seconds"] else 0.0,
             "texts_per_s": round(total["texts"] / total["summarize_s"], 1) if total["summarize_s"] else 0.0}
 
@@ -207,6 +230,8 @@ def main() -> None:
     parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
     parser.add_argument("--scan-up-to", type=int, default=SCAN_UP_TO,
                         help="largest size at which the scan baseline runs (its probe holds every point in memory)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="processes that summarise and embed apps (semantic/apppool.py; 0: one per core)")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--packages", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -214,7 +239,8 @@ def main() -> None:
         print(json.dumps(probe(args.probe, args.packages.split(","))))
         return
     sizes = [int(s) for s in args.sizes.split(",")]
-    sources = sorted(p for p in DROIDBOT.iterdir() if p.is_dir())
+    sources = by_weight(sorted(p for p in DROIDBOT.iterdir() if p.is_dir()))
+    processes = processes_for(args.processes)
     originals = {source: read_recording(source).package for source in sources}
     rows = []
     shm = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
@@ -225,7 +251,8 @@ def main() -> None:
         store.ensure_schema()
         embedder = Embedder(settings.home)
         print(f"cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); ONNX threads {embedder.threads}; "
-              f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
+              f"load average {os.getloadavg()[0]:.1f} at start; summarize in {processes} process(es); recordings "
+              f"in turn: {', '.join(p.name for p in sources)}", flush=True)
         if args.baseline_build:
             log("build baseline")
             b = baseline_build(settings, store, sources[:args.baseline_build], tmp)
@@ -250,7 +277,7 @@ def main() -> None:
                         package = f"scale{i:04d}.{source.name}"
                         new.append(copy_recording(source, copies / package, package, originals[source]))
                         packages.append(package)
-                    parts.append(build(store, vectors, embedder, settings, new))
+                    parts.append(build(store, vectors, embedder, settings, new, processes))
                     log(f"{len(packages)} apps: {parts[-1]}, builder RSS {rss_mb()} MB, "
                         f"load {os.getloadavg()[0]:.1f}")
                     for folder in new:
@@ -300,6 +327,15 @@ def main() -> None:
               f"| {r['disk_now_mb']}{(' (' + str(r['disk_before_mb']) + ')') if b else ''} | {s['apps_per_min']}, "
               f"{s['texts_per_s']} ({s['model_texts']} / {s['cached_texts']}) | {r['builder_rss_mb']} "
               f"(peak {r['builder_peak_rss_mb']}) | {' / '.join(map(str, r['load']))} |")
+
+    phases = ("ingest", "contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
+    print("\nbuild steps, seconds per phase (summaries and embeddings summed over the summarize processes)\n")
+    print("| apps | apps/min | texts/s | " + " | ".join(p.replace("_", " ") for p in phases) + " |")
+    print("|---|---|---|" + "---|" * len(phases))
+    for r in rows:
+        s = r["build"]
+        print(f"| {r['apps']} | {s['apps_per_min']} | {s['texts_per_s']} | "
+              + " | ".join(str(s["phases"].get(p, 0.0)) for p in phases) + " |")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ class PlanStep(Strict):
     risky: bool = Field(description="the step may destroy data: confirm with the user first")
     confidence: float = Field(description="how likely the step works (the edge's reliability)")
     stale: bool = Field(description="the edge was not re-observed in the app's newest explored version")
+    why: str = Field("", description="route (a move toward the target), target, value (a value or choice the task names) "
+                                     "or confirm (a confirm the memory shows is needed)")
 
 
 class PlanStart(Strict):

@@ -182,6 +182,7 @@ class RouteStep:
     stale: bool = False  # the edge was not re-observed in the app's newest explored version
     package: str = ""  # the app the step acts in (plans may switch apps)
     to_package: str = ""  # the app of `to_screen` when memory knows it: a step may leave the app (home, a share)
+    why: str = ""  # route | target | value | confirm: a move toward the target, the target, a value the task names, a needed confirm
 
 
 PlanStep = RouteStep  # the name agent/compose.py imports

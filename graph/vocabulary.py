@@ -24,7 +24,7 @@ drawn from benchmark task texts.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Protocol, Sequence
 
 from appmem.formats import privacy
@@ -64,6 +64,15 @@ INFLECTIONS = r"(?:s|es|d|ed|ing)?"
 # A launcher (home screen) package: its last name segment is `launcher`, `launcher3`, ...
 LAUNCHER = re.compile(r"(?:^|\.)launcher\d*$")
 UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+# The patterns of the label functions, compiled once.
+LINE_BREAK = re.compile(r"\s*(<br>|\n)\s*")
+SPACES = re.compile(r"\s+")
+CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+ID_SEPARATORS = re.compile(r"[\W_]+")
+WORD = re.compile(r"[a-z0-9]+")
+# The label functions are pure (str -> str) and an app repeats its texts on every screen: each distinct
+# input is worked out once per process, up to this many per function (UI texts are short).
+LABEL_CACHE = 1 << 15
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -95,32 +104,37 @@ def clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:/") + "…"
 
 
+@lru_cache(maxsize=LABEL_CACHE)
 def humanize(raw: str) -> str:
     """UI text / ids → plain words: `<br>` and newlines join as ' / ', placeholders read as words."""
-    text = re.sub(r"\s*(<br>|\n)\s*", " / ", clean(raw).strip())
-    for placeholder, words in PLACEHOLDER_WORDS.items():
-        text = text.replace(placeholder, words)
-    text = re.sub(r"\s+", " ", text)
+    text = LINE_BREAK.sub(" / ", clean(raw).strip())
+    if "<" in text:  # every placeholder is `<NAME>`
+        for placeholder, words in PLACEHOLDER_WORDS.items():
+            text = text.replace(placeholder, words)
+    text = SPACES.sub(" ", text)
     return text.strip(" /")
 
 
+@lru_cache(maxsize=LABEL_CACHE)
 def id_words(resource_id: str) -> str:
     """`com.app:id/btnDeleteAll_events` → `delete all events` (generic parts dropped)."""
     name = resource_id.rsplit("/", 1)[-1]
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    words = [w.lower() for w in re.split(r"[\W_]+", name) if w]
+    name = CAMEL.sub(r"\1 \2", name)
+    words = [w.lower() for w in ID_SEPARATORS.split(name) if w]
     return " ".join(w for w in words if w not in GENERIC_IDS and not w.isdigit())
 
 
+@lru_cache(maxsize=LABEL_CACHE)
 def head(label: str) -> str:
     """The name part of a label that shows a value too: 'Reminder sound / Default (Pixie)' → 'Reminder sound',
     'Use 24-hour time format OFF' → 'Use 24-hour time format'."""
     return SWITCH_RE.sub("", label.split(" / ", 1)[0]).strip()
 
 
+@lru_cache(maxsize=LABEL_CACHE)
 def snake(text: str) -> str:
     """A snake_case name of at most five words ('value' when `text` has none)."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    words = WORD.findall(text.lower())
     return "_".join(words[:5]) or "value"
 
 
@@ -140,8 +154,13 @@ def is_launcher(package: str) -> bool:
 
 def role_of(e: Labelled) -> str:
     """input | toggle | scroll | long_tap | tap."""
-    cls = e.class_name.lower()
-    flags = set(e.flags)
+    return _role(e.class_name, tuple(e.flags))
+
+
+@lru_cache(maxsize=LABEL_CACHE)
+def _role(class_name: str, flag_list: tuple[str, ...]) -> str:
+    cls = class_name.lower()
+    flags = set(flag_list)
     if "editable" in flags or "edittext" in cls or cls.endswith("input") or "autocomplete" in cls:
         return "input"
     if "checkable" in flags or any(k in cls for k in ("checkbox", "switch", "radiobutton", "togglebutton",
@@ -160,11 +179,16 @@ def label_of(e: Labelled) -> str:
     its id's words. An input's text is what was typed there unless it reads
     like a hint ("Search…", "Insert text here"), so for inputs the description,
     the id and a hint-like text come first, and typed content is never a label."""
-    if role_of(e) == "input":
-        text = humanize(e.text)
-        candidates = (humanize(e.content_desc), id_words(e.resource_id), text if HINT.search(text) else "")
+    return _label(role_of(e) == "input", e.text, e.content_desc, e.resource_id)
+
+
+@lru_cache(maxsize=LABEL_CACHE)
+def _label(is_input: bool, text: str, content_desc: str, resource_id: str) -> str:
+    if is_input:
+        shown = humanize(text)
+        candidates = (humanize(content_desc), id_words(resource_id), shown if HINT.search(shown) else "")
     else:
-        candidates = (humanize(e.text), humanize(e.content_desc), id_words(e.resource_id))
+        candidates = (humanize(text), humanize(content_desc), id_words(resource_id))
     return next((c for c in candidates if c), "")
 
 

@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm", choices=("none", "openai"), default="none",
                    help="none: deterministic summaries; openai: an OpenAI-compatible endpoint (APPMEM_LLM_*)")
     p.add_argument("--no-ranker", action="store_true", help="do not retrain the element ranker afterwards")
+    p.add_argument("--processes", type=count,
+                   help="processes that summarise and embed apps in parallel (default: APPMEM_SUMMARIZE_PROCESSES, "
+                        "1; 0 there: one per core; an LLM summarizer uses one)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=run_summarize)
 
@@ -63,6 +66,7 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     printed (with `error`), then the error raised: one line on stderr, exit 2."""
     from appmem.graph.clients import open_graph
     from appmem.semantic.embedder import Embedder
+    from appmem.semantic.apppool import processes_for
     from appmem.semantic.pipeline import SummarizeReport, summarize
     from appmem.semantic.summaries import DeterministicSummarizer
     from appmem.semantic.vectors import open_vectors
@@ -87,7 +91,8 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
         changed = packages or [r["package"] for r in store.read("semantic_packages")]
         try:
-            summarize(store, vectors, embedder, summarizer, packages, progress, report=report)
+            summarize(store, vectors, embedder, summarizer, packages, progress, report=report,
+                      processes=processes_for(args.processes or settings.summarize_processes))
         except AppmemError as exc:  # summarize published what it did: retire the plans below, then report it
             failure = exc
         # The memory grew or changed: so does the ranker, when one was trained (`appmem ranker train`: it is
@@ -109,7 +114,9 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         f"{r['screens_done']} screens summarised ({r['screens_unchanged']} unchanged), "
         f"{r['elements_done']} elements, {r['tasks_done']} tasks embedded, "
         f"{r['embedded_texts']} texts at {r['texts_per_second']}/s ({r['model_texts']} through the model, "
-        f"{r['cached_texts']} from the vector cache) in {r['seconds']}s"
+        f"{r['cached_texts']} from the vector cache) in {r['seconds']}s ({r['processes']} process"
+        f"{'es' if r['processes'] > 1 else ''}; " + ", ".join(f"{k.replace('_', ' ')} {v}s"
+                                                         for k, v in r["phase_seconds"].items()) + ")"
         + (f"\nranker: {_ranker_line(r['ranker'])}" if r["ranker"] else "")
         + "".join(f"\n  left out: {e}" for e in r["errors"])
         + ("\nstopped by the error below; the rest is done by the next run" if r["error"] else "")))

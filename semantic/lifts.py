@@ -1,8 +1,8 @@
 """The lifts of the one element scorer (semantic/ranking.py): rules that place an element right before
 the elements it completes, whose own words say little. Each is a pairing of an element with the
 elements whose best score it must beat (built here from the element payloads, by position), then one
-vectorised pass per search (`lift`). The switches (FOLLOW, COMMIT, DIALOGS, NAMED, ENTRIES) stay in
-semantic/ranking.py, the rule table the benches turn on and off.
+vectorised pass per search (`lift`). Their switches (follow, commit, dialogs, named, entries) are
+fields of RankingConfig (appmem/planconfig.py), which the benches vary with dataclasses.replace.
 
 3. `FOLLOW` (on): a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a screen
    that an element opens ranks right before the best of its openers, when that is above its own

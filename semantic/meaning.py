@@ -37,10 +37,7 @@ def label_part(e: Element) -> str:
 
 
 def screen_part(ctx: ScreenContext) -> str:
-    from appmem.semantic.summaries import DeterministicSummarizer  # summaries builds on contexts, as this does
-
-    name = DeterministicSummarizer.screen_name(ctx)
-    title = humanize(ctx.title)
+    name, title = ctx.facts.name, ctx.facts.title
     return name if not title or title.lower() == name.lower() else f"{name} ({title})"
 
 

@@ -11,65 +11,35 @@ leaves the unfinished screens without their new hash, and the next run does
 exactly those. Demonstrations (Tasks) are embedded the same way, marked by
 `embed_hash`.
 
+With `processes` above 1 and the deterministic summarizer, apps are summarised and embedded in that
+many processes (semantic/apppool.py), and this process writes each app's result as one batch; the
+batches themselves (summarise, embed, write) are semantic/screenbatch.py.
+
 Clients (graph store, vector store, embedder, summarizer) are injected.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import time
-from dataclasses import dataclass, field
+from collections import deque
+from concurrent.futures import Future
+from contextlib import nullcontext
 from typing import Callable
 
-from appmem.errors import SummaryError
 from appmem.tracing import traced
-from appmem.graph.model import Element
 from appmem.graph.store import GraphStore, element_of
-from appmem.graph.vocabulary import BACK_WORDS, label_of, role_of
+from appmem.semantic.apppool import AppPool
 from appmem.semantic.contexts import ScreenContext, ScreenRow, TransitionRow, build_contexts
 from appmem.semantic.embedder import Embedder
-from appmem.semantic.meaning import EMBEDDED, depth, meaning
-from appmem.semantic.lexical import terms
-from appmem.semantic.summaries import DeterministicSummarizer, ElementSummary, ScreenSummary, Summarizer
+from appmem.semantic.screenbatch import SummarizeReport, prepare, summary_hash, write
+from appmem.semantic.summaries import DeterministicSummarizer, Summarizer
 from appmem.semantic.snapshots import publish
 from appmem.semantic.points import VectorPoint
 from appmem.semantic.vectors import VectorStore
 
-log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 BATCH_SCREENS = 32
-FORMAT_VERSION = "semantic/8"  # bump to redo every summary after a change of the summarizer
-
-
-@dataclass
-class SummarizeReport:
-    packages: list[str]
-    screens: int = 0
-    screens_done: int = 0
-    screens_unchanged: int = 0
-    elements_done: int = 0
-    tasks: int = 0
-    tasks_done: int = 0
-    embedded_texts: int = 0  # texts that got a vector (one per point written)
-    model_texts: int = 0  # distinct texts the model ran on (the others: found in the vector cache or repeated)
-    cached_texts: int = 0  # distinct texts found in the vector cache
-    embed_seconds: float = 0.0
-    seconds: float = 0.0
-    llm: dict = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # screens left out (SummaryError messages); retried next run
-
-    @property
-    def texts_per_second(self) -> float:
-        return self.embedded_texts / self.embed_seconds if self.embed_seconds else 0.0
-
-    def as_dict(self) -> dict:
-        return {"packages": self.packages, "screens": self.screens, "screens_done": self.screens_done,
-                "screens_unchanged": self.screens_unchanged, "elements_done": self.elements_done,
-                "tasks": self.tasks, "tasks_done": self.tasks_done, "embedded_texts": self.embedded_texts,
-                "model_texts": self.model_texts, "cached_texts": self.cached_texts,
-                "texts_per_second": round(self.texts_per_second, 1), "seconds": round(self.seconds, 2),
-                "llm": self.llm, "errors": self.errors}
 
 
 def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[ScreenContext], dict[str, str | None]]:
@@ -81,105 +51,6 @@ def load_contexts(store: GraphStore, packages: list[str] | None) -> tuple[list[S
     screens = [ScreenRow(r["id"], r["package"], r["app_version"] or "", r["activity"] or "", r["title"])
                for r in screen_rows]
     return build_contexts(screens, elements, transitions), {r["id"]: r["summary_hash"] for r in screen_rows}
-
-
-def summary_hash(ctx: ScreenContext, kind: str) -> str:
-    """What a screen's summary was made from: its content and the kind of summarizer that made it."""
-    return hashlib.sha256(f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
-
-
-def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector: list[float],
-                  text: str, es: ElementSummary, variant: int | str = 0) -> VectorPoint:
-    """Variant 0 embeds the element's simulated task, numbered ones a task it completes (`text`),
-    named ones a part of its meaning (semantic/meaning.py: label, screen, effect; payload `part`).
-    Every row carries the element's lexical terms, role and depth (semantic/ranking.py)."""
-    part = variant if isinstance(variant, str) else None
-    return VectorPoint(object_id=e.id if variant == 0 else f"{e.id}#{variant}", vector=vector, package=ctx.package,
-                       app_version=ctx.app_version, screen_id=ctx.id, element_id=e.id, risky=es.risky, text=text,
-                       extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": es.simulated_task,
-                              "screen_summary": summary.summary, "variant": -1 if part else variant, "part": part,
-                              "role": role_of(e), "depth": depth(ctx),
-                              # the screens it opens: a confirm there follows it in the ranking (semantic/ranking.py)
-                              "leads_to": sorted({d.screen_id for d in ctx.destinations.get(e.id, [])} - {ctx.id}),
-                              "terms": terms(es.simulated_task, *es.completes)})
-
-
-def screen_text(summary: ScreenSummary) -> str:
-    subtasks = "; ".join(t.name.replace("_", " ") for t in summary.subtasks[:10])
-    return summary.summary + (f". Sub-tasks: {subtasks}" if subtasks else "")
-
-
-def _summaries(batch: list[ScreenContext], summarizer: Summarizer, report: SummarizeReport) -> list[ScreenSummary]:
-    """The batch's summaries; when a screen cannot be summarised, the others one by one and that one
-    named in `report.errors` (it keeps its old hash, so the next run tries it again)."""
-    try:
-        return summarizer.summarize(batch)
-    except SummaryError as exc:
-        if len(batch) == 1:
-            log.warning("%s", exc)
-            report.errors.append(str(exc))
-            return []
-        return [s for ctx in batch for s in _summaries([ctx], summarizer, report)]
-
-
-def _process(batch: list[ScreenContext], store: GraphStore, vectors: VectorStore,
-             embedder: Embedder, summarizer: Summarizer, report: SummarizeReport) -> None:
-    by_screen = {s.screen_id: s for s in _summaries(batch, summarizer, report)}
-    batch = [ctx for ctx in batch if ctx.id in by_screen]
-    if not batch:
-        return
-    # the hash of what made each summary: a screen the LLM's deterministic fallback summarised is asked again
-    # the next time an LLM summarises (a garbage reply once must not pin the fallback for good)
-    hashes = {ctx.id: summary_hash(ctx, summarizer.made(ctx.id)) for ctx in batch}
-    element_rows, screen_rows, points, texts = [], [], [], []
-    for ctx in batch:
-        summary = by_screen[ctx.id]
-        infos = {e.id: e for e in ctx.elements}
-        for es in summary.elements:
-            e = infos.get(es.element_id)
-            if e is None:
-                continue
-            element_rows.append({"id": e.id, "simulated_task": es.simulated_task, "risky": es.risky,
-                                 "parameter": es.parameter.model_dump_json() if es.parameter else None})
-            if label_of(e).lower() not in BACK_WORDS:
-                for i, text in enumerate([es.simulated_task, *es.completes]):
-                    points.append(("elements", ctx, summary, e, (es, i, text)))
-                    texts.append(text)
-                parts = meaning(ctx, e)
-                for part in EMBEDDED:
-                    if parts[part]:
-                        points.append(("elements", ctx, summary, e, (es, part, parts[part])))
-                        texts.append(parts[part])
-        screen_rows.append({"id": ctx.id, "summary": summary.summary,
-                            "subtasks": json.dumps([t.model_dump() for t in summary.subtasks], ensure_ascii=False),
-                            "summary_hash": hashes[ctx.id]})
-        points.append(("screens", ctx, summary, None, None))
-        texts.append(screen_text(summary))
-    started = time.perf_counter()
-    unique = list(dict.fromkeys(texts))  # a screen part is every element's of the screen: embedded once
-    by_text = dict(zip(unique, embedder.embed(unique)))
-    vecs = [by_text[t] for t in texts]
-    report.embed_seconds += time.perf_counter() - started
-    report.embedded_texts += len(unique)
-    element_points, screen_points = [], []
-    for (kind, ctx, summary, e, es), vector in zip(points, vecs):
-        if kind == "elements":
-            summary_e, variant, text = es
-            element_points.append(element_point(ctx, summary, e, vector, text, summary_e, variant))
-        else:
-            screen_points.append(VectorPoint(object_id=ctx.id, vector=vector, package=ctx.package,
-                                             app_version=ctx.app_version, screen_id=ctx.id,
-                                             risky=any(x.risky for x in summary.elements),
-                                             text=screen_text(summary),
-                                             extra={"screen_title": ctx.title, "summary_hash": hashes[ctx.id]}))
-    # drop completions that no longer apply
-    vectors.delete_screens("elements", [ctx.id for ctx in batch], sorted({ctx.package for ctx in batch}))
-    vectors.upsert("elements", element_points)
-    vectors.upsert("screens", screen_points)
-    store.write("semantic_write_elements", rows=element_rows)
-    store.write("semantic_write_screens", rows=screen_rows)  # the hashes: last
-    report.screens_done += len(batch)
-    report.elements_done += len(element_rows)
 
 
 def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, rows: list[dict],
@@ -220,53 +91,106 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, row
 @traced("appmem.summarize")
 def summarize(store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer | None = None,
               package: str | list[str] | None = None, progress: Progress | None = None,
-              batch_screens: int = BATCH_SCREENS, report: SummarizeReport | None = None) -> SummarizeReport:
+              batch_screens: int = BATCH_SCREENS, report: SummarizeReport | None = None,
+              processes: int = 1) -> SummarizeReport:
     """Summarise and embed what is new or changed in the apps of `package` (all when None).
 
     One app at a time, from its stored hashes to its published snapshot: a local vector store
     opens each app's folder about once (semantic/appfolders.py), and readers see each app as soon
-    as it is done. When a batch raises (the LLM endpoint refused, a store failed), what was written
-    is published before the error goes on, and `report`, when the caller passed one, says what was done."""
+    as it is done. With `processes` > 1 (the deterministic summarizer only: an LLM's client stays in
+    this process) a pool summarises and embeds the next apps while this process writes the last.
+    When a batch raises (the LLM endpoint refused, a store failed), what was written is published
+    before the error goes on, and `report`, when the caller passed one, says what was done."""
     started = time.perf_counter()
     computed, cached = embedder.computed, embedder.cached
     summarizer = summarizer or DeterministicSummarizer()
     packages = [package] if isinstance(package, str) else package
-    contexts, stored = load_contexts(store, packages)
     report = report or SummarizeReport(packages=[])
+    contexts, stored = load_contexts(store, packages)
+    report.timed("contexts", started)
     report.packages, report.screens = sorted({c.package for c in contexts}), len(contexts)
-    hashes = {c.id: summary_hash(c, summarizer.kind) for c in contexts}
-    screens_of: dict[str, list[ScreenContext]] = {}
-    for c in contexts:
-        screens_of.setdefault(c.package, []).append(c)
-    tasks_of: dict[str, list[dict]] = {}
-    for r in store.read("semantic_tasks", packages=packages):
-        tasks_of.setdefault(r["package"], []).append(r)
-    checked = 0
+    parallel = processes > 1 and type(summarizer) is DeterministicSummarizer and len(report.packages) > 1
+    report.processes = processes if parallel else 1
+    run = _Run(store, vectors, embedder, summarizer, report, batch_screens, contexts, stored)
     try:
-        for app in sorted(set(screens_of) | set(tasks_of)):
-            app_screens = screens_of.get(app, [])
-            # Done means done in both stores: a lost or new vector folder redoes its screens.
-            indexed = vectors.values("screens", "summary_hash", [app])
-            todo = [c for c in app_screens if not stored.get(c.id) == indexed.get(c.id) == hashes[c.id]]
-            report.screens_unchanged += len(app_screens) - len(todo)
-            for i in range(0, len(todo), batch_screens):
-                _process(todo[i:i + batch_screens], store, vectors, embedder, summarizer, report)
-            embed_tasks(store, vectors, embedder, tasks_of.get(app, []), [app], report)
-            # Readers in other processes see the new vectors (a missing snapshot is written too).
-            publish(vectors, sorted(vectors.dirty | {app}))
-            checked += len(app_screens)
-            if progress:
-                progress("screens", checked, len(contexts))
+        with AppPool(processes, embedder) if parallel else nullcontext() as pool:
+            run.apps(packages, pool, progress)
     finally:
         # Anything else written since the last publish: also the screens done before a batch failed, whose
         # new summaries and hashes are in the graph already (readers would see the graph and vectors disagree).
-        publish(vectors)
+        run.publish(None)
         stats = summarizer.stats
         report.llm = {"calls": stats.calls, "cached": stats.cached, "fallbacks": stats.fallbacks,
                       "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
                       "cost": round(stats.cost, 6)}
-        report.model_texts, report.cached_texts = embedder.computed - computed, embedder.cached - cached
+        report.model_texts += embedder.computed - computed
+        report.cached_texts += embedder.cached - cached
         report.seconds = time.perf_counter() - started
     if progress:
         progress("tasks", report.tasks_done, report.tasks_done)
     return report
+
+
+class _Run:
+    """One `summarize` run over its apps: what each app has to do, done here or in the pool, then written."""
+
+    def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, summarizer: Summarizer,
+                 report: SummarizeReport, batch_screens: int, contexts: list[ScreenContext],
+                 stored: dict[str, str | None]):
+        self.store, self.vectors, self.embedder, self.summarizer = store, vectors, embedder, summarizer
+        self.report, self.batch_screens, self.stored = report, batch_screens, stored
+        self.hashes = {c.id: summary_hash(c, summarizer.kind) for c in contexts}
+        self.screens_of: dict[str, list[ScreenContext]] = {}
+        for c in contexts:
+            self.screens_of.setdefault(c.package, []).append(c)
+        self.total, self.checked = len(contexts), 0
+
+    def apps(self, packages: list[str] | None, pool: AppPool | None, progress: Progress | None) -> None:
+        """Every app in order; with a pool, up to two jobs per process ahead of the app being written."""
+        tasks_of: dict[str, list[dict]] = {}
+        for r in self.store.read("semantic_tasks", packages=packages):
+            tasks_of.setdefault(r["package"], []).append(r)
+        ahead = 2 * pool.processes if pool else 0
+        pending: deque[tuple[str, list[ScreenContext], Future | None]] = deque()
+        for app in sorted(set(self.screens_of) | set(tasks_of)):
+            todo = self.todo(app)
+            job = pool.submit(app, todo, self.summarizer.risky_words) if pool and todo else None
+            pending.append((app, todo, job))
+            while len(pending) > ahead:
+                self.finish(*pending.popleft(), tasks_of, progress)
+        while pending:
+            self.finish(*pending.popleft(), tasks_of, progress)
+
+    def todo(self, app: str) -> list[ScreenContext]:
+        """The app's screens whose summary is not done in both stores (a lost or new vector folder redoes them)."""
+        indexed = self.vectors.values("screens", "summary_hash", [app])
+        screens = self.screens_of.get(app, [])
+        todo = [c for c in screens if not self.stored.get(c.id) == indexed.get(c.id) == self.hashes[c.id]]
+        self.report.screens_unchanged += len(screens) - len(todo)
+        return todo
+
+    def finish(self, app: str, todo: list[ScreenContext], job: Future | None, tasks_of: dict[str, list[dict]],
+               progress: Progress | None) -> None:
+        """Write the app's summaries (the pool's, or made here batch by batch), embed its tasks, publish it."""
+        if job is not None:
+            prepared, done = job.result()
+            self.report.add(done)
+            if prepared is not None:
+                write(prepared, self.store, self.vectors, self.report)
+        else:
+            for i in range(0, len(todo), self.batch_screens):
+                prepared = prepare(todo[i:i + self.batch_screens], self.embedder, self.summarizer, self.report)
+                if prepared is not None:
+                    write(prepared, self.store, self.vectors, self.report)
+        embed_tasks(self.store, self.vectors, self.embedder, tasks_of.get(app, []), [app], self.report)
+        self.publish(app)
+        self.checked += len(self.screens_of.get(app, []))
+        if progress:
+            progress("screens", self.checked, self.total)
+
+    def publish(self, app: str | None) -> None:
+        """Readers in other processes see the new vectors of `app` (a missing snapshot is written too) and of
+        anything else written since; with None, of everything written since the last publish."""
+        started = time.perf_counter()
+        publish(self.vectors, sorted(self.vectors.dirty | {app}) if app else None)
+        self.report.timed("publish", started)

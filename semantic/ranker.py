@@ -26,7 +26,7 @@ import numpy as np
 from appmem.graph.vocabulary import CONFIRM_WORDS
 from appmem.graph.vocabulary import head as head_of
 from appmem.semantic.lexical import terms
-from appmem.semantic.ranking import PARTS, RERANK, ElementIndex
+from appmem.semantic.ranking import PARTS, ElementIndex
 
 ROLES = ("input", "toggle", "tap", "long_tap", "scroll")
 FEATURES = ("total", "cosine", "gap", "place", "overlap", *(f"cos_{p}" for p in PARTS),
@@ -40,7 +40,7 @@ def features(index: ElementIndex, query: np.ndarray, text: str, head: np.ndarray
     """One row of FEATURES per candidate in `head` (element positions, base order)."""
     said = set(terms(text))
     overlap = index.overlap(text)[head]
-    cols = [total[head], best[head], total[head] - total[head[0]], np.arange(len(head)) / RERANK, overlap]
+    cols = [total[head], best[head], total[head] - total[head[0]], np.arange(len(head)) / index.config.rerank, overlap]
     cols += [index.part_cosines(query, p)[head] for p in PARTS]
     cols += [index.overlap(text, p)[head] for p in PARTS]
     label_terms = index.part_terms["label"]
@@ -96,7 +96,7 @@ def installed(home: Path | None) -> Ranker | None:
 
 def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Feature rows, labels and task numbers of the synthetic `tasks` (embedded as `vectors`) on one
-    app's index: the RERANK best by base score (stages 3 and 4 as search applies them) of each task
+    app's index: the `rerank` best (RankingConfig) by base score (stages 3 and 4 as search applies them) of each task
     whose answer is among them."""
     position = {index.payloads[s].get("element_id"): i for i, s in enumerate(index.starts.tolist())}
     xs, ys, groups = [], [], []
@@ -107,7 +107,7 @@ def examples(index: ElementIndex, vectors: list, tasks: list) -> tuple[np.ndarra
         query = np.asarray(vector, dtype=np.float32)
         query /= np.linalg.norm(query) or 1.0
         best, _, total, order = index.base(query, task.text)
-        head = order[:RERANK]
+        head = order[:index.config.rerank]
         labels = np.asarray([i in answers for i in head.tolist()], dtype=np.int8)
         if labels.any():
             xs.append(features(index, query, task.text, head, best, total))

@@ -4,27 +4,27 @@ An index holds the element vectors of some apps in memory (read once, like
 the UTG in agent/appgraph.py). A task is scored in stages:
 
 1. Base score, for every element: cosine(task, best task text of the element)
-   + LEXICAL_WEIGHT * overlap. The task texts are the element's simulated task
+   + lexical_weight * overlap (RankingConfig, appmem/planconfig.py, holds every option named here). The task texts are the element's simulated task
    and the tasks it completes (semantic/summaries.py); `overlap` is the
    IDF-weighted share of the task's known stems (semantic/lexical.py) the element has,
    sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
    idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
    carries weighs little; a word one element carries weighs most.
 2. When a learned ranker is given (semantic/ranker.py, trained on synthetic
-   tasks generated from the memory itself), the RERANK best by base score are
+   tasks generated from the memory itself), the `rerank` best by base score are
    re-ordered by the ranker's probability, over features that include the
    element's meaning parts (semantic/meaning.py: label, screen, effect rows).
    The scores keep the base scale (the re-ordered head takes the head's base
    scores, best first), so the planner's costs read them as before. Without a
    model, the base order stands.
 
-3. `FOLLOW` (on): a confirm of a screen that an element opens ranks right before the best of its
-   openers. 4. `COMMIT` (on), with `DIALOGS` (on): a confirm ranks right before the best entry of its
-   own screen and of the dialogs that screen opens. Before stages 4 and 3, `NAMED` (on): a choice
+3. `follow` (on): a confirm of a screen that an element opens ranks right before the best of its
+   openers. 4. `commit` (on), with `dialogs` (on): a confirm ranks right before the best entry of its
+   own screen and of the dialogs that screen opens. Before stages 4 and 3, `named` (on): a choice
    whose whole label the task says ranks right before the best of what opens its screen. These lifts,
-   their reasons and measurements are semantic/lifts.py; their switches are here.
+   their reasons and measurements are semantic/lifts.py; their switches are RankingConfig's.
 
-LEXICAL_WEIGHT 0.1 keeps cosine the main signal. No query or element text is
+A lexical weight of 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
 """
 from __future__ import annotations
@@ -34,20 +34,13 @@ from typing import Protocol
 
 import numpy as np
 
+from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import holders, idf, terms
 from appmem.semantic.lifts import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
-LEXICAL_WEIGHT = 0.1
-RERANK = 30  # candidates the learned ranker re-orders
-FOLLOW = True  # a confirm precedes its screen's opener (stage 3; bench/retrieval.py measures it on and off)
 FOLLOW_GAP = 1e-4  # right before what it is lifted over, after anything that beats that by more
-COMMIT = True  # a confirm precedes its own screen's best entry (stage 4; bench/retrieval.py measures it on and off)
-ENTRIES = ("input", "toggle")  # what a confirm commits (stage 4): a field's text, a choice
-NAMED = True  # a choice the task names in full precedes its opener (bench/retrieval.py measures it on and off)
-DIALOGS = True  # stage 4 also commits the entries of the dialogs a confirm's screen opens
-POOL = 2000  # candidates a plan weighs (agent/planner.py)
 PARTS = ("label", "screen", "effect")
 
 
@@ -63,12 +56,13 @@ class ElementIndex:
 
     def __init__(self, matrix: np.ndarray, payloads: list[dict], starts: np.ndarray,
                  parts: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] | None = None,
-                 ranker: Ranker | None = None):
+                 ranker: Ranker | None = None, config: RankingConfig = RankingConfig()):
         self.matrix = matrix
+        self.config = config
         self.payloads = payloads
         self.starts = starts
         self.ranker = ranker
-        self._commits: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # stage 4, per (ENTRIES, DIALOGS)
+        self._commits: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # stage 4, per (entries, dialogs)
         # part → (element positions, unit vectors, texts): each element's label / screen / effect row
         self.parts = parts or {}
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
@@ -98,7 +92,7 @@ class ElementIndex:
 
     @cached_property
     def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
-        """(choice, its label's stems, the elements that open its screen), by element position (NAMED)."""
+        """(choice, its label's stems, the elements that open its screen), by element position (`named`)."""
         return choice_pairs(self._first, self._openers)
 
     @cached_property
@@ -106,11 +100,11 @@ class ElementIndex:
         """`follows` flat (semantic/lifts.flat), for one vectorised pass per search."""
         return flat(self.follows)
 
-    def _commit_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat (semantic/lifts.commit_pairs), built once per setting of ENTRIES and DIALOGS."""
-        key = (ENTRIES, DIALOGS)
+    def _commit_arrays(self, config: RankingConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Stage 4's pairs, flat (semantic/lifts.commit_pairs), built once per setting of entries and dialogs."""
+        key = (config.entries, config.dialogs)
         if key not in self._commits:
-            self._commits[key] = commit_pairs(self._first, ENTRIES, DIALOGS)
+            self._commits[key] = commit_pairs(self._first, *key)
         return self._commits[key]
 
     def _part_docs(self, part: str) -> list[set[str]]:
@@ -121,14 +115,16 @@ class ElementIndex:
         return docs
 
     @classmethod
-    def load(cls, vectors: VectorStore, packages: list[str] | None, ranker: Ranker | None = None) -> "ElementIndex":
+    def load(cls, vectors: VectorStore, packages: list[str] | None, ranker: Ranker | None = None,
+             config: RankingConfig = RankingConfig()) -> "ElementIndex":
         """The element rows of `packages` (every app when None), read from those apps' own collections
         or snapshots only (semantic/vectors.py, semantic/snapshots.py)."""
         rows = vectors.points("elements", vectors.packages("elements") if packages is None else list(packages))
-        return cls.from_rows(rows, vectors.dim, ranker)
+        return cls.from_rows(rows, vectors.dim, ranker, config)
 
     @classmethod
-    def from_rows(cls, rows: list[tuple[list[float], dict]], dim: int, ranker: Ranker | None = None) -> "ElementIndex":
+    def from_rows(cls, rows: list[tuple[list[float], dict]], dim: int, ranker: Ranker | None = None,
+                  config: RankingConfig = RankingConfig()) -> "ElementIndex":
         key = lambda p: str(p.get("element_id") or p.get("object_id"))  # noqa: E731
         tasks = sorted([r for r in rows if not r[1].get("part")], key=lambda r: key(r[1]))
         keys = [key(p) for _, p in tasks]
@@ -141,7 +137,7 @@ class ElementIndex:
             if mine:
                 parts[part] = (np.asarray([m[0] for m in mine], dtype=np.int64), _unit([m[1] for m in mine], dim),
                                [m[2] for m in mine])
-        return cls(_unit([v for v, _ in tasks], dim), [p for _, p in tasks], starts, parts, ranker)
+        return cls(_unit([v for v, _ in tasks], dim), [p for _, p in tasks], starts, parts, ranker, config)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -171,34 +167,39 @@ class ElementIndex:
             out[where] = matrix @ query
         return out
 
-    def base(self, query: np.ndarray, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Stages 1, NAMED, 4 and 3 for a unit `query`: per element its best row's cosine, that row and its
-        score; and the elements in score order. The learned ranker trains on this order too."""
+    def base(self, query: np.ndarray, text: str, config: RankingConfig | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Stages 1, `named`, 4 and 3 for a unit `query` (options: `config`, else the index's): per element its
+        best row's cosine, that row and its score; and the elements in score order. The learned ranker trains
+        on this order too."""
+        config = config or self.config
         best, rows = self.cosines(query)
-        total = best + LEXICAL_WEIGHT * self.overlap(text)
-        if NAMED:  # each choice whose whole label the task says at least its best opener plus FOLLOW_GAP
+        total = best + config.lexical_weight * self.overlap(text)
+        if config.named:  # each choice whose whole label the task says at least its best opener plus FOLLOW_GAP
             said = set(terms(text))
             lift(total, flat([(i, by) for i, stems, by in self._choices if stems <= said]), FOLLOW_GAP)
-        if COMMIT:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
-            lift(total, self._commit_arrays(), FOLLOW_GAP)
-        if FOLLOW:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
+        if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
+            lift(total, self._commit_arrays(config), FOLLOW_GAP)
+        if config.follow:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
             lift(total, self._follow_arrays, FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
-    def search(self, vector: list[float], text: str, k: int) -> list[Hit]:
-        """The k best elements for `text` (embedded as `vector`), each with its best task row's payload."""
+    def search(self, vector: list[float], text: str, k: int, config: RankingConfig | None = None) -> list[Hit]:
+        """The k best elements for `text` (embedded as `vector`), each with its best task row's payload;
+        ranked with `config`, else with the index's options."""
         if not self.payloads:
             return []
+        config = config or self.config
         query = np.asarray(vector, dtype=np.float32)
         query = query / (np.linalg.norm(query) or 1.0)
-        best, rows, total, order = self.base(query, text)
+        best, rows, total, order = self.base(query, text, config)
         if self.ranker is not None:
             # The head in the ranker's order, keeping the base scores' scale (the planner's costs
             # and thresholds read them): the i-th of the new order gets the i-th best base score.
-            head = order[:RERANK]
+            head = order[:config.rerank]
             probability = self.ranker.score(self, query, text, head, best, total)
-            order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[RERANK:]])
-        scores = np.concatenate([np.sort(total[order[:RERANK]])[::-1], total[order[RERANK:]]])
+            order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[config.rerank:]])
+        scores = np.concatenate([np.sort(total[order[:config.rerank]])[::-1], total[order[config.rerank:]]])
         return [Hit("elements", float(s), self.payloads[rows[i]]) for s, i in zip(scores[:k], order[:k])]
 
 
@@ -209,6 +210,7 @@ def _unit(vectors: list, dim: int) -> np.ndarray:
 
 
 def search_elements(vectors: VectorStore, vector: list[float], text: str, k: int = 5,
-                    packages: list[str] | None = None, ranker: Ranker | None = None) -> list[Hit]:
+                    packages: list[str] | None = None, ranker: Ranker | None = None,
+                    config: RankingConfig = RankingConfig()) -> list[Hit]:
     """The k elements that best match task `text` (embedded as `vector`) in `packages` (all when None)."""
-    return ElementIndex.load(vectors, packages, ranker).search(vector, text, k)
+    return ElementIndex.load(vectors, packages, ranker, config).search(vector, text, k)

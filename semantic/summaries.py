@@ -17,10 +17,9 @@ is what tests and the retrieval benchmark measure. The LLM summarizer
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Iterable, Iterator, Protocol
 
 from pydantic import BaseModel, BeforeValidator, Field
 
@@ -28,7 +27,7 @@ from appmem.errors import SummaryError
 from appmem.graph.model import Element
 from appmem.graph.vocabulary import (ACTION_WORDS, BACK_WORDS, CONFIRM_WORDS, clip, head, humanize, id_words, is_risky,
                               label_of, role_of, snake)
-from appmem.semantic.contexts import ScreenContext
+from appmem.semantic.contexts import ElementFacts, ScreenContext
 
 
 # -- output: the summary schema (also the LLM's JSON schema), bounded at the edge ----------------
@@ -55,6 +54,9 @@ class Parameter(BaseModel):
     description: Text(300)
 
 
+COMPLETES = 40  # whole tasks kept per element
+
+
 class ElementSummary(BaseModel):
     element_id: str
     simulated_task: Text(400, 1)
@@ -62,7 +64,7 @@ class ElementSummary(BaseModel):
     parameter: Parameter | None = None
     # Whole tasks that end with acting on this element (a dialog's OK after choosing
     # one of its options, a form's Save after filling it), each embedded on its own.
-    completes: Upto(40, Text(400)) = Field(default_factory=list)
+    completes: Upto(COMPLETES, Text(400)) = Field(default_factory=list)
 
 
 class SubTask(BaseModel):
@@ -106,8 +108,86 @@ def field_name(e: Element) -> str:
     return label_of(e) or (humanize(e.text) if role_of(e) == "input" else "")
 
 
-def _join(items: list[str], limit: int) -> str:
-    return ", ".join([i for i in dict.fromkeys(items) if i][:limit])
+def _distinct(items: Iterable[str], limit: int) -> list[str]:
+    """The first `limit` distinct non-empty items, in order (reading no further than needed)."""
+    out: dict[str, None] = {}
+    for item in items:
+        if item and item not in out:
+            out[item] = None
+            if len(out) == limit:
+                break
+    return list(out)
+
+
+def _join(items: Iterable[str], limit: int) -> str:
+    return ", ".join(_distinct(items, limit))
+
+
+def _firsts(entries: Iterable[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+    """(owner, text) entries, each text kept at its first entry and at its first entry of another owner:
+    enough for `_distinct_but` to list, in order, the distinct texts of all owners but any one."""
+    first: dict[str, str | None] = {}
+    second: set[str] = set()
+    out = []
+    for owner, text in entries:
+        if text not in first:
+            first[text] = owner
+            out.append((owner, text))
+        elif text not in second and owner != first[text]:
+            second.add(text)
+            out.append((owner, text))
+    return out
+
+
+def _distinct_but(entries: list[tuple[str | None, str]], owner: str, limit: int) -> list[str]:
+    """The first `limit` distinct non-empty texts of `entries` (`_firsts`) not owned by `owner`."""
+    return _distinct((text for o, text in entries if o != owner), limit)
+
+
+class _Screen:
+    """One screen as its summary reads it: the context, its facts (semantic/contexts.py), and what its
+    confirming buttons list (the other elements' names, the tasks they complete), each worked out once,
+    so that a screen's summary takes time linear in its elements."""
+
+    def __init__(self, ctx: ScreenContext):
+        self.ctx = ctx
+        self.facts = ctx.facts
+        self._details: list[tuple[str | None, str]] | None = None
+        self._completions: dict[str, list[tuple[str | None, str]]] = {}
+
+    def details(self, button: Element) -> str:
+        """What a confirming button's screen holds: up to four names of its other elements."""
+        if self._details is None:
+            self._details = _firsts((f.element.id, f.head) for f in self.facts.elements if f.role != "scroll"
+                                    and f.low not in BACK_WORDS | CONFIRM_WORDS and f.head)
+        return ", ".join(_distinct_but(self._details, button.id, 4))
+
+    def completions(self, button: Element, verb: str) -> list[str]:
+        """The tasks a confirming button finishes (the first COMPLETES): one per option or switch of its
+        screen, one per input, and one for the screen's own question or title."""
+        if verb not in self._completions:
+            self._completions[verb] = _firsts(self._completion_entries(verb))
+        return _distinct_but(self._completions[verb], button.id, COMPLETES)
+
+    def _completion_entries(self, verb: str) -> Iterator[tuple[str | None, str]]:
+        name, title = self.facts.name, self.facts.title
+        if title and title.lower() not in {name.lower()} | self.facts.labels:
+            yield None, f"{title} ({name}): {verb}"
+        for f in self.facts.elements:
+            label = field_name(f.element)
+            if not label or label.lower() in BACK_WORDS:
+                continue
+            owner = f.element.id
+            if f.role == "toggle":
+                if self.facts.option_list:
+                    yield owner, f"set {name} to '{head(label)}'"
+                yield owner, f"{name}: choose '{head(label)}' and {verb}"
+            elif f.role == "tap" and " / " in label and verb == "save":
+                # a setting showing its value ("Theme / Light"): a confirm keeps it; an action (Delete,
+                # Share on a contact's page) acts on the item, and the values shown are its content
+                yield owner, f"{name}: set {head(label)} to '{label.split(' / ', 1)[1]}' and {verb}"
+            elif f.role == "input":
+                yield owner, f"{name}: enter the {label.lower()} and {verb}"
 
 
 class DeterministicSummarizer:
@@ -134,37 +214,9 @@ class DeterministicSummarizer:
                                    f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}") from exc
         return out
 
-    @staticmethod
-    def screen_name(ctx: ScreenContext) -> str:
-        """What the screen is for: its title when it has a real one (a short text that
-        is no element's label), else what leads to it, else its title or activity."""
-        title = humanize(ctx.title)
-        labels = {label_of(e).lower() for e in ctx.elements}
-        if ctx.arrivals:
-            return ctx.arrivals[0]
-        if title and len(title) <= 40 and title.lower() not in labels:
-            return title
-        if title:
-            return title
-        return humanize(re.sub(r"(Activity|Fragment)$", "", ctx.activity.rsplit(".", 1)[-1])) or "screen"
-
-    @staticmethod
-    def _is_option_list(ctx: ScreenContext) -> bool:
-        """A dialog of choices (sounds, sizes, views): most of its elements are toggles."""
-        usable = [e for e in ctx.elements if label_of(e).lower() not in BACK_WORDS]
-        toggles = [e for e in usable if role_of(e) == "toggle"]
-        return bool(ctx.arrivals) and len(toggles) >= 2 and len(toggles) >= 0.6 * len(usable)
-
-    @staticmethod
-    def _confirmed(ctx: ScreenContext) -> bool:
-        """The screen's choices take effect only with a confirming button (OK, Save)."""
-        return any(label_of(e).lower() in CONFIRM_WORDS for e in ctx.elements)
-
-    def element(self, ctx: ScreenContext, e: Element, options: bool | None = None) -> ElementSummary:
-        label = label_of(e)
-        role = role_of(e)
-        name = self.screen_name(ctx)
-        low = label.lower()
+    def _element(self, screen: _Screen, f: ElementFacts) -> ElementSummary:
+        ctx, e, name = screen.ctx, f.element, screen.facts.name
+        label, role, low = f.label, f.role, f.low
         parameter = None
         completes: list[str] = []
         if role == "input":
@@ -172,106 +224,97 @@ class DeterministicSummarizer:
             parameter = Parameter(name=snake(what), description=f"the text to type into '{what}' on {name}")
             task = f"{name}: enter the {what.lower()}"
         elif role == "toggle":
-            options = self._is_option_list(ctx) if options is None else options
-            if options and self._confirmed(ctx):
-                task = f"select '{label}' in the {name} list, then confirm"  # the confirm button sets it
-            elif options:
-                task = f"set {name} to '{label}'"
-            elif "checked" in e.flags or label.endswith(" ON"):
-                task = f"turn off (disable) '{head(label)}' in {name}"
-            else:
-                task = f"turn on (enable) '{head(label)}' in {name}"
+            task = self._toggle_task(screen, f)
         elif role == "scroll":
             task = f"scroll {name} to see more"
         elif low in BACK_WORDS:
             task = f"{low}: leave {name} without changes"
-        elif (ctx.arrivals or humanize(ctx.title)) and (low in CONFIRM_WORDS or low in ACTION_WORDS):
-            details = _join([head(label_of(o)) for o in ctx.elements if o.id != e.id and role_of(o) != "scroll"
-                             and label_of(o).lower() not in BACK_WORDS | CONFIRM_WORDS], 4)
-            title = humanize(ctx.title)
-            about = title if title and title.lower() not in (name.lower(), low) and len(title) > len(label) else ""
-            verb = "confirm" if low in CONFIRM_WORDS else low
-            task = f"{verb} {name}" + (f" ({about})" if about else "") + (f": {details}" if details else "") + \
-                f" (tap '{label}')"
+        elif (ctx.arrivals or screen.facts.title) and (low in CONFIRM_WORDS or low in ACTION_WORDS):
+            task = self._confirm_task(screen, f)
             # "save" reads as finishing a form or a choice, which is what these buttons do
-            completes = self._completions(ctx, e, name, "save" if low in CONFIRM_WORDS else low)
+            completes = screen.completions(e, "save" if low in CONFIRM_WORDS else low)
         else:
-            verb = "long press" if role == "long_tap" else "tap"
-            task = f"{label or 'unlabeled ' + e.class_name.rsplit('.', 1)[-1]} ({verb} in {name})"
-            destinations = [d for d in ctx.destinations.get(e.id, []) if d.screen_id != ctx.id]
-            if destinations:
-                d = destinations[0]
-                shown = _join([head(t) for t in d.texts if head(t).lower() != low], 4)
-                opened = head(d.title) if head(d.title).lower() != head(low) else ""
-                task += "; opens " + (opened + (": " if opened and shown else "") + shown or "another screen")
+            task = self._tap_task(screen, f)
         if role != "scroll" and low not in BACK_WORDS:
-            step = f"enter {field_name(e) or name}" if role == "input" else head(label) or task
+            step = f"enter {field_name(e) or name}" if role == "input" else f.head or task
             completes = [" › ".join([*path, step]) for path in ctx.paths] + completes
 
         return ElementSummary(element_id=e.id, simulated_task=task, risky=self.risky(ctx, e), parameter=parameter,
                               completes=list(dict.fromkeys(completes)))
 
+    @staticmethod
+    def _toggle_task(screen: _Screen, f: ElementFacts) -> str:
+        name, label = screen.facts.name, f.label
+        if screen.facts.option_list and screen.facts.confirmed:
+            return f"select '{label}' in the {name} list, then confirm"  # the confirm button sets it
+        if screen.facts.option_list:
+            return f"set {name} to '{label}'"
+        if "checked" in f.element.flags or label.endswith(" ON"):
+            return f"turn off (disable) '{f.head}' in {name}"
+        return f"turn on (enable) '{f.head}' in {name}"
+
+    @staticmethod
+    def _confirm_task(screen: _Screen, f: ElementFacts) -> str:
+        """A button that carries out its screen's purpose (OK, Delete in "Delete note?"): that purpose."""
+        name, label, low, title = screen.facts.name, f.label, f.low, screen.facts.title
+        details = screen.details(f.element)
+        about = title if title and title.lower() not in (name.lower(), low) and len(title) > len(label) else ""
+        verb = "confirm" if low in CONFIRM_WORDS else low
+        return f"{verb} {name}" + (f" ({about})" if about else "") + (f": {details}" if details else "") + \
+            f" (tap '{label}')"
+
+    @staticmethod
+    def _tap_task(screen: _Screen, f: ElementFacts) -> str:
+        """A button, a row, an item: its label and where it was seen to lead."""
+        ctx, e, name, label, low = screen.ctx, f.element, screen.facts.name, f.label, f.low
+        verb = "long press" if f.role == "long_tap" else "tap"
+        task = f"{label or 'unlabeled ' + e.class_name.rsplit('.', 1)[-1]} ({verb} in {name})"
+        destinations = [d for d in ctx.destinations.get(e.id, []) if d.screen_id != ctx.id]
+        if destinations:
+            d = destinations[0]
+            shown = _join([head(t) for t in d.texts if head(t).lower() != low], 4)
+            opened = head(d.title) if head(d.title).lower() != head(low) else ""
+            task += "; opens " + (opened + (": " if opened and shown else "") + shown or "another screen")
+        return task
+
     def risky(self, ctx: ScreenContext, e: Element) -> bool:
         """Whether acting on `e` is risky by the vocabulary (graph/vocabulary.is_risky, with `risky_words`): its
         label or id says so, or it confirms a screen that a risky action led to. An LLM's summary may add risk
         to this, never take it away (semantic/llm.py)."""
-        low = label_of(e).lower()
+        label = label_of(e)
+        low = label.lower()
         return low not in BACK_WORDS and (
-            is_risky(label_of(e), id_words(e.resource_id), extra=self.risky_words)
+            is_risky(label, id_words(e.resource_id), extra=self.risky_words)
             or (low in CONFIRM_WORDS and any(is_risky(a, extra=self.risky_words) for a in ctx.arrivals)))
 
-    def _completions(self, ctx: ScreenContext, button: Element, name: str, verb: str) -> list[str]:
-        """The tasks a confirming button finishes: one per option or switch of its
-        screen, one per input, and one for the screen's own question or title."""
-        out = []
-        title = humanize(ctx.title)
-        if title and title.lower() not in {name.lower()} | {label_of(o).lower() for o in ctx.elements}:
-            out.append(f"{title} ({name}): {verb}")
-        for o in ctx.elements:
-            label = field_name(o)
-            if o.id == button.id or not label or label.lower() in BACK_WORDS:
-                continue
-            role = role_of(o)
-            if role == "toggle":
-                if self._is_option_list(ctx):
-                    out.append(f"set {name} to '{head(label)}'")
-                out.append(f"{name}: choose '{head(label)}' and {verb}")
-            elif role == "tap" and " / " in label and verb == "save":
-                # a setting showing its value ("Theme / Light"): a confirm keeps it; an action (Delete,
-                # Share on a contact's page) acts on the item, and the values shown are its content
-                out.append(f"{name}: set {head(label)} to '{label.split(' / ', 1)[1]}' and {verb}")
-            elif role == "input":
-                out.append(f"{name}: enter the {label.lower()} and {verb}")
-        return list(dict.fromkeys(out))
-
     def screen(self, ctx: ScreenContext) -> ScreenSummary:
-        options = self._is_option_list(ctx)
-        elements = [self.element(ctx, e, options) for e in ctx.elements]
-        by_id = {e.id: e for e in ctx.elements}
-        name = self.screen_name(ctx)
+        screen = _Screen(ctx)
+        facts = screen.facts
+        elements = [self._element(screen, f) for f in facts.elements]
+        by_id = {f.element.id: f for f in facts.elements}
+        name = facts.name
         subtasks: list[SubTask] = []
         inputs = [s for s in elements if s.parameter]
         if inputs:
             subtasks.append(SubTask(name="fill_" + snake(name), description=f"{name}: fill in " + _join(
-                [label_of(by_id[s.element_id]) for s in inputs], 6),
+                [by_id[s.element_id].label for s in inputs], 6),
                 parameters=[s.parameter for s in inputs if s.parameter], elements=[s.element_id for s in inputs]))
-        if options:
-            choices = [s for s in elements if role_of(by_id[s.element_id]) == "toggle"]
+        if facts.option_list:
+            choices = [s for s in elements if by_id[s.element_id].role == "toggle"]
             subtasks.append(SubTask(name="choose_" + snake(name), description=f"choose {name}",
                                     parameters=[Parameter(name="choice", description="one of " + _join(
-                                        [label_of(by_id[s.element_id]) for s in choices], 8))],
+                                        [by_id[s.element_id].label for s in choices], 8))],
                                     elements=[s.element_id for s in choices]))
         seen = {t.name for t in subtasks}
         for s in elements:
-            e = by_id[s.element_id]
-            label = label_of(e)
-            if s.parameter or (options and role_of(e) == "toggle") or not label or label.lower() in BACK_WORDS:
+            f = by_id[s.element_id]
+            if s.parameter or (facts.option_list and f.role == "toggle") or not f.label or f.low in BACK_WORDS:
                 continue
-            sub = snake(head(label))
+            sub = snake(head(f.label))
             if sub not in seen:
                 seen.add(sub)
                 subtasks.append(SubTask(name=sub, description=s.simulated_task, elements=[s.element_id]))
-        offers = _join([head(label_of(e)) for e in ctx.elements if label_of(e).lower() not in BACK_WORDS], 8)
-        summary = name + (f" (title: {humanize(ctx.title)})" if humanize(ctx.title) and humanize(ctx.title) != name
-                          else "") + (f": offers {offers}" if offers else "")
+        offers = _join((f.head for f in facts.elements if f.low not in BACK_WORDS), 8)
+        summary = name + (f" (title: {facts.title})" if facts.title and facts.title != name else "") + \
+            (f": offers {offers}" if offers else "")
         return ScreenSummary(screen_id=ctx.id, summary=summary, subtasks=subtasks, elements=elements)

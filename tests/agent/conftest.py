@@ -1,16 +1,15 @@
 """Fixtures of the agent tests."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from appmem.planconfig import DEFAULT, PlannerConfig
 
-@pytest.fixture
-def every_rule_on(monkeypatch):
-    """Every special rule switched on. By default the rules that helped one app only are off
-    (bench/plan.py measures each leave-one-app-out; README "Rules that fit one task")."""
-    import appmem.agent.compose
-    import appmem.agent.screenwork
-    import appmem.agent.taskparse
 
-    for module in (appmem.agent.taskparse, appmem.agent.screenwork, appmem.agent.compose):
-        monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, True))
+@pytest.fixture(scope="session")
+def every_rule_on() -> PlannerConfig:
+    """The planner's options with every rule switched on (bench/plan.py measures each rule
+    leave-one-app-out; tests of a rule's mechanics plan with it on)."""
+    return replace(DEFAULT, **dict.fromkeys(PlannerConfig.rules(), True))

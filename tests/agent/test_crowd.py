@@ -2,12 +2,15 @@
 into the real graph: the effect of a twin control one app's exploration never tapped."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.crowd import lend
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import parse_task
+from appmem.planconfig import DEFAULT
 from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
 from appmem.graph.model import Step, Trace
 from appmem.ingest.contributions import count_votes
@@ -49,7 +52,7 @@ def apps(empty_graph):
     return empty_graph
 
 
-def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps, monkeypatch):
+def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps):
     import appmem.agent.compose as compose
 
     graph = lend(apps, AppGraph.load(apps, [ONE]))
@@ -61,8 +64,7 @@ def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps, mon
     composer.finish(pdf)
     assert [label(s.element) for s in composer.steps] == ["Save to PDF", "SAVE"]
     assert composer.steps[0].to_screen == picker
-    monkeypatch.setitem(compose.RULES, "crowd_twins", False)
-    composer = compose.Composer(graph, parse_task("print it to a pdf"))
+    composer = compose.Composer(graph, parse_task("print it to a pdf"), replace(DEFAULT, crowd_twins=False))
     composer.finish(pdf)
     assert [label(s.element) for s in composer.steps] == ["Save to PDF"]
 

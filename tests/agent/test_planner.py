@@ -3,6 +3,7 @@ exploration memory only (utg.yaml: no gold demonstration is in the graph)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -23,16 +24,13 @@ from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
 
 
-# These tests check the special rules' mechanics (tests/agent/conftest.py switches them all on).
-pytestmark = pytest.mark.usefixtures("every_rule_on")
-
-
+# These tests check the special rules' mechanics: the planner plans with every rule on (tests/agent/conftest.py).
 @pytest.fixture(scope="module")
 @uses(DROIDTASK_EXPLORED)
-def planner(shared_graph, settings):
+def planner(shared_graph, settings, every_rule_on):
     store = shared_graph.hold(DROIDTASK_EXPLORED)
     with summarized(store, settings, [CALENDAR, CONTACTS]) as (vectors, embedder):
-        yield Planner(store, vectors, embedder)
+        yield Planner(store, vectors, embedder, config=every_rule_on)
 
 
 def first_screen(app: str, needle: str):
@@ -64,7 +62,7 @@ def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
 def test_a_planner_on_the_read_only_snapshots_plans_the_same(planner, settings):
     """Serve workers plan from the snapshots (no Qdrant folder lock): same index, same plans, one app read."""
     reader = SnapshotVectors(settings.snapshot_path, planner.embedder.dim)
-    other = Planner(planner.store, reader, planner.embedder)
+    other = Planner(planner.store, reader, planner.embedder, config=planner.config)
     assert other.index([CALENDAR]).payloads == planner.index([CALENDAR]).payloads
     assert reader.files_read == [CALENDAR]
     for task in ("delete all events", "change the theme to dark and save it", "add a contact named Bob"):
@@ -96,32 +94,18 @@ def test_multi_goal_task_fills_chooses_and_saves(planner):
     assert plan.start["match"] == "exact"
 
 
-def test_a_second_goal_goes_on_from_where_the_first_plan_ends(planner, monkeypatch):
-    """Rules as by default: the plan to the first goal (Settings) is kept, and the task's second goal
-    ("then open the about screen") goes on from where it ends (rule `then`); without the rule it stops
-    there. A task with one goal is planned as before."""
-    import appmem.agent.compose
-    import appmem.agent.screenwork
-    import appmem.agent.taskparse
-
-    for module in (appmem.agent.taskparse, appmem.agent.screenwork):
-        monkeypatch.setattr(module, "RULES", dict.fromkeys(module.RULES, False))
-    plans = {}
-    for on in (False, True):
-        monkeypatch.setattr(appmem.agent.compose, "RULES", {**dict.fromkeys(appmem.agent.compose.RULES, False),
-                                                     "confirm_changed": True, "then": on})
-        plans[on] = {task: steps(planner.plan(task, [CONTACTS])) for task in
-                     ("open settings and then open the about screen", "show a dialpad button on the main screen")}
-    two = "open settings and then open the about screen"
-    labels = [label for _, label, _ in plans[False][two]]
-    assert "Settings" in labels and "About" not in labels, plans
-    assert plans[True][two][:len(labels)] == plans[False][two] and plans[True][two][-1][:2] == ("tap", "About"), plans
-    one = "show a dialpad button on the main screen"
-    assert plans[True][one] == plans[False][one]
+def test_a_plan_ends_at_its_goal(planner):
+    """A task with a second goal is planned to the goal the memory ranks first and ends there: nothing is
+    added after it (a step beyond the goal is one the task's first goal did not ask for)."""
+    whys = [s.why for s in planner.plan("open settings and then open the about screen", [CONTACTS]).steps]
+    moves = next(k for k, why in enumerate(whys) if why != "route")
+    assert set(whys[:moves]) == {"route"} and whys[moves:] and set(whys[moves:]) <= {"target", "value", "confirm"}
+    assert whys.count("target") <= 1 and "route" not in whys[moves:], whys
 
 
 def test_an_item_task_selects_the_named_row_as_a_slot(planner):
-    plan = plan_dict(planner.plan("Delete contact Bob", [CONTACTS], first_screen("contacts", "Delete contact Bob")))
+    start = first_screen("contacts", "Delete contact Bob")
+    plan = plan_dict(planner.plan("Delete the contact 'Bob'", [CONTACTS], start))
     item = plan["steps"][0]
     assert (item["slot"], item["input"], item["element"]["text"]) == ("item", "Bob", "Bob")
     assert item["element"]["locators"][0] == "//*[@text='Bob']"
@@ -129,11 +113,12 @@ def test_an_item_task_selects_the_named_row_as_a_slot(planner):
 
 
 def test_a_two_value_form_gets_each_value_in_the_field_it_fits(planner):
-    task = "Create a new contact Stephen Bob, mobile number 12345678900"
+    """Each value the task names is typed once, exactly as said, into the field it fits; the form is saved."""
+    task = "Create a new contact named 'Stephen', mobile number 12345678900"
     plan = plan_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
-    typed = {s["element"]["text"]: s["input"] for s in plan["steps"] if s["action"] == "input"}
-    assert typed == {"First name": "Stephen", "Surname": "Bob", "Number": "12345678900"}
-    assert plan["steps"][-1]["element"]["label"] == "Save"
+    typed = [(s["element"]["text"], s["input"]) for s in plan["steps"] if s["action"] == "input"]
+    assert typed == [("First name", "Stephen"), ("Number", "12345678900")], typed
+    assert plan["steps"][-1]["element"]["label"] == "Save" and plan["steps"][-1]["why"] == "confirm"
 
 
 def test_no_route_says_so_with_the_best_targets(planner, store):
@@ -180,19 +165,16 @@ def test_bad_requests_get_clear_errors(planner):
 
 
 @pytest.mark.parametrize("task, values, old", [
-    ("Change Bob's mobile number from '222222' to '12345678900'", [("12345678900", "new"), ("Bob", "name")],
-     ["222222"]),
-    ("Rename the note 'diary' to 'events'", [("events", "new")], ["diary"]),
-    ("Create a new contact Stephen Bob, mobile number 12345678900",
-     [("12345678900", "phone"), ("Stephen Bob", "name")], []),
+    ("Change Bob's mobile number from '222222' to '12345678900'", [("12345678900", "new")], ["222222"]),
+    ("Create a new contact Stephen Bob, mobile number 12345678900", [("12345678900", "phone")], []),
     ("set bitrate to 96 kbps", [("96 kbps", "size")], []),
     ("turn on the '7:00 am' alarm", [("7:00 am", "quoted")], []),
     ("Adjust the font size of the Notes app to 125%", [("125%", "percent")], []),
     ("create a new event named Dentist", [("Dentist", "named")], []),
     ("type 'milk', then tap 'Add item'", [("milk", "quoted")], []),  # a touched label is no text to type
 ])
-def test_task_values(task, values, old):
-    parsed = parse_task(task)
+def test_task_values(task, values, old, every_rule_on):
+    parsed = parse_task(task, every_rule_on)
     assert [(v.text, v.kind) for v in parsed.values] == values and parsed.old == old
 
 
@@ -212,9 +194,9 @@ def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(plan
     assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
 
 
-def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(planner, monkeypatch):
+def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(planner):
     """Stage 3 of semantic/ranking.py: asked for what an opener does, the confirm of the screen it opens
-    scores just above it when its own words score lower (the task ends on it); with FOLLOW off it scores
+    scores just above it when its own words score lower (the task ends on it); with `follow` off it scores
     on its own."""
     import appmem.semantic.ranking as ranking
     from appmem.graph.vocabulary import CONFIRM_WORDS
@@ -225,8 +207,9 @@ def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(p
     assert pairs and all(c["label"].strip().lower() in CONFIRM_WORDS and c["role"] == "tap" for c, _ in pairs)
 
     def scores(task, follow):
-        monkeypatch.setattr(ranking, "FOLLOW", follow)
-        return {h.payload["element_id"]: h.score for h in index.search(planner.embedder.query(task), task, len(index))}
+        config = replace(index.config, follow=follow)
+        return {h.payload["element_id"]: h.score
+                for h in index.search(planner.embedder.query(task), task, len(index), config)}
 
     raised = 0
     for confirm, openers in pairs:
@@ -239,10 +222,9 @@ def test_a_confirm_button_ranks_right_before_the_element_that_opens_its_screen(p
     assert raised
 
 
-def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
+def test_a_quoted_label_is_the_target_word_for_word(planner):
     """`tap 'LABEL'` taps the element labelled LABEL, for the uniquely labelled buttons of the app, including
     those the meaning ranking puts below look-alikes (the rule switched off, fewer do)."""
-    import appmem.agent.compose
     from appmem.agent.screenwork import label, role
 
     graph = planner.graph([CALENDAR])
@@ -250,9 +232,9 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     unique = sorted({x for x in labels if labels.count(x) == 1 and "'" not in x and any(c.isalpha() for c in x)})[:25]
     assert len(unique) >= 10
 
-    def taps_label() -> int:
+    def taps_label(config=None) -> int:
         return sum(any(s.element is not None and label(s.element) == x for s in p.steps)
-                   for x in unique for p in [planner.plan(f"tap '{x}'", [CALENDAR])])
+                   for x in unique for p in [planner.plan(f"tap '{x}'", [CALENDAR], config=config)])
 
     plans = {x: planner.plan(f"tap '{x}'", [CALENDAR]) for x in unique}
     # the named control is the whole task: nothing (a confirm, a form's work) comes after it
@@ -276,8 +258,7 @@ def test_a_quoted_label_is_the_target_word_for_word(planner, monkeypatch):
     assert planner.plan("tap 'Frobnicate the widget'", [CALENDAR]).route == "none"
     reached_ = [x for x, p in plans.items() if p.steps and label(p.steps[-1].element) == x]
     assert all(label(planner.plan(f"tap '{x}!'", [CALENDAR]).steps[-1].element) == x for x in reached_[:5])
-    monkeypatch.setitem(appmem.agent.compose.RULES, "quoted_label", False)
-    assert with_rule > taps_label()
+    assert with_rule > taps_label(replace(planner.config, quoted_label=False))
     assert with_rule >= len(unique) - 2, with_rule  # a label no route reaches from the entries stays out of reach
 
 
@@ -306,7 +287,7 @@ def test_a_quote_in_the_apps_own_case_names_only_the_element_shown_in_that_case(
     assert named and all(last_label(f"tap '{x.swapcase()}'") == x for x in named)
 
 
-def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner, monkeypatch):
+def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner):
     """compose rule `twin_effect`: one control on look-alike screens (same label, resource id and role)
     does the same thing; the exploration saw the effect on one of them only. Finishing on the other,
     the plan goes into the dialog its twin opened and confirms it when the task changed something."""
@@ -314,7 +295,7 @@ def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner
     from appmem.agent.screenwork import confirm, label, role
 
     graph = planner.graph([CONTACTS])
-    c = compose.Composer(graph, parse_task("delete it"))
+    c = compose.Composer(graph, parse_task("delete it"), planner.config)
     pairs = [(e, c.twin_opens(e)) for e in graph.elements.values() if graph.opens(e) is None and label(e)]
     pairs = [(e, opened) for e, opened in pairs if opened]
     assert pairs, "the contacts exploration has controls whose effect it saw on a twin only"
@@ -325,14 +306,13 @@ def test_a_target_never_seen_to_open_anything_opens_what_its_twin_opened(planner
                    if role(e) == "tap" and confirm(graph.screen_elements(opened), set()) is not None]
     assert with_dialog
     e, opened = with_dialog[0]
-    c = compose.Composer(graph, parse_task(f"{label(e)} it"))
+    c = compose.Composer(graph, parse_task(f"{label(e)} it"), planner.config)
     c.finish(e)
     assert c.steps[0].element.id == e.id and c.steps[0].to_screen == opened
-    monkeypatch.setitem(compose.RULES, "twin_effect", False)
-    assert compose.Composer(graph, parse_task("x")).twin_opens(e) is None
+    assert compose.Composer(graph, parse_task("x"), replace(planner.config, twin_effect=False)).twin_opens(e) is None
 
 
-def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(planner, monkeypatch):
+def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(planner):
     """screenwork rule `file_name`: the export dialog proposes a name without extension
     ("contacts_2023_…"), so the app adds ".vcf" itself: the plan types the name only. A Save-as form
     with a folder path, a name and an extension field gets the name in the name field."""
@@ -340,51 +320,46 @@ def test_a_file_name_goes_to_the_name_field_without_the_extension_the_form_adds(
     from appmem.graph.model import Element
 
     task = "export contacts to a .vcf file named 'friends.vcf'"
-    typed = lambda: [i for a, _, i in steps(planner.plan(task, [CONTACTS])) if a == "input"]  # noqa: E731
+    typed = lambda config=None: [i for a, _, i in steps(planner.plan(task, [CONTACTS], config=config))  # noqa: E731
+                                 if a == "input"]
     assert typed() == ["friends"]
     form = [Element(f"f{k}", "s", class_name="android.widget.EditText", text=text, flags=["editable"], key=f"/f{k}")
             for k, text in enumerate(("Internal/DCIM/", "pic3", "jpg"))]
     parsed = parse_task("save it as pic4.jpg")
-    fill = lambda: [(e.text, value) for e, value, _ in screenwork.fields(form, parsed, set())]  # noqa: E731
-    assert fill() == [("pic3", "pic4")]
-    monkeypatch.setitem(screenwork.RULES, "file_name", False)
-    assert typed() == ["friends.vcf"] and fill() == [("Internal/DCIM/", "pic4.jpg")]
+    fill = lambda config: [(e.text, value) for e, value, _ in screenwork.fields(form, parsed, set(), config)]  # noqa: E731
+    assert fill(planner.config) == [("pic3", "pic4")]
+    off = replace(planner.config, file_name=False)
+    assert typed(off) == ["friends.vcf"] and fill(off) == [("Internal/DCIM/", "pic4.jpg")]
 
 
-def test_the_named_folder_is_picked_before_the_dialogs_ok(planner, monkeypatch):
+def test_the_named_folder_is_picked_before_the_dialogs_ok(planner):
     """compose rules `buttons_not_rows` and `item_then_target`: AutoDroid's HTML gives a folder dialog's
     OK the rows' container and class; it is no row, so it stays a target, and the folder the task
     names, on the OK's screen, is picked first (a slot step showing the whole row)."""
-    import appmem.agent.compose as compose
-
     task = "export the events to an .ics file in the folder 'DCIM'"
     got = plan_dict(planner.plan(task, [CALENDAR]))["steps"]
     assert got[-1]["element"]["label"] == "OK" and got[-2]["slot"] == "item" and got[-2]["input"] == "DCIM"
     assert got[-2]["element"]["text"].startswith("DCIM\n")  # rule whole_row: what the row shows, as recorded
-    monkeypatch.setitem(compose.RULES, "item_then_target", False)
-    assert not any(s["slot"] == "item" for s in plan_dict(planner.plan(task, [CALENDAR]))["steps"])
+    off = replace(planner.config, item_then_target=False)
+    assert not any(s["slot"] == "item" for s in plan_dict(planner.plan(task, [CALENDAR], config=off))["steps"])
 
 
-def test_a_second_goal_beyond_the_top_targets_starts_where_the_choice_list_closes(planner, monkeypatch):
-    """compose rules `then_pool` and `sibling_effect`: "… and then show the simple event list" names a
-    control far down the ranking (the first goal dominates the task's meaning); the country row was
-    never seen tapped, so the plan goes on from where the other rows of its list led, taking no
-    other country on the way."""
-    import appmem.agent.compose as compose
-
-    task = "add the holidays of India and then show the simple event list"
+def test_a_row_never_seen_tapped_leads_where_its_list_rows_led(planner):
+    """compose rule `sibling_effect`: the country row was never seen tapped; the plan expects it to lead where
+    the other rows of its list led (a choice list closes), and takes no other country on the way."""
+    task = "add the holidays of India"
     graph = planner.graph([CALENDAR])
     plan = planner.plan(task, [CALENDAR])
-    labels = [s.element.text or s.element.content_desc for s in plan.steps]
-    assert labels[-3:] == ["India", "Change view", "Simple event list"], labels
-    india = next(s.element for s in plan.steps if s.element.text == "India")
-    rows = {e.id for e in graph.screen_elements(india.screen_id) if e.class_name == india.class_name}
-    assert [s.element.id for s in plan.steps if s.element.id in rows] == [india.id]
-    monkeypatch.setitem(compose.RULES, "then_pool", False)
-    assert [s.element.text for s in planner.plan(task, [CALENDAR]).steps][-1] == "India"
+    india = plan.steps[-1]
+    assert india.element.text == "India" and graph.opens(india.element) is None
+    rows = {e.id for e in graph.screen_elements(india.screen_id) if e.class_name == india.element.class_name}
+    assert [s.element.id for s in plan.steps if s.element.id in rows] == [india.element.id]
+    assert india.to_screen == graph.sibling_opens(india.element) != india.screen_id
+    off = replace(planner.config, sibling_effect=False)
+    assert planner.plan(task, [CALENDAR], config=off).steps[-1].to_screen != india.to_screen
 
 
-def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner, monkeypatch):
+def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_names(planner):
     """compose rule `named_way`: the route search sees only cost; among the edges from one screen to the
     same next screen the plan takes the control whose label the task says."""
     import appmem.agent.compose as compose
@@ -398,10 +373,10 @@ def test_of_controls_leading_to_the_same_screen_the_hop_takes_the_one_the_task_n
              & set(label(graph.elements[b.element_id]).lower().split())]
     assert pairs, "the contacts exploration has two controls leading from one screen to the same next one"
     a, b = pairs[0]
-    composer = compose.Composer(graph, parse_task(f"open {label(graph.elements[b.element_id])}"))
+    parsed = parse_task(f"open {label(graph.elements[b.element_id])}")
+    composer = compose.Composer(graph, parsed, planner.config)
     assert composer.named(a) == b and composer.named(b) == b
-    monkeypatch.setitem(compose.RULES, "named_way", False)
-    assert composer.named(a) == a
+    assert compose.Composer(graph, parsed, replace(planner.config, named_way=False)).named(a) == a
 
 
 def test_a_form_is_filled_top_to_bottom(planner):
@@ -422,7 +397,8 @@ def test_a_form_is_filled_top_to_bottom(planner):
     checked = 0
     for screen, inputs, toggles in forms:
         field, option = inputs[0], toggles[-1]
-        composer = Composer(graph, parse_task(f"choose {label(option)} and type 'Zed' as the {label(field)}"))
+        composer = Composer(graph, parse_task(f"choose {label(option)} and type 'Zed' as the {label(field)}"),
+                            planner.config)
         composer.work(screen)
         done = [s.element for s in composer.steps]
         if {field.id, option.id} <= {e.id for e in done}:
@@ -432,12 +408,11 @@ def test_a_form_is_filled_top_to_bottom(planner):
     assert checked
 
 
-def test_a_look_alike_screen_of_another_app_lends_the_confirm_it_lacks(planner, monkeypatch):
+def test_a_look_alike_screen_of_another_app_lends_the_confirm_it_lacks(planner):
     """compose rule `crowd_twins` (agent/crowd.py): contacts' exploration never changed a colour, so its
     "Customize colors" screen never showed the Save that calendar's did (same title, same controls).
     Calendar's Save is lent to contacts' screen, with locators that hold in any app (none by position),
     and a plan that changes the theme there commits it."""
-    import appmem.agent.compose as compose
     from appmem.agent.screenwork import label
 
     graph = planner.graph([CONTACTS])
@@ -450,15 +425,14 @@ def test_a_look_alike_screen_of_another_app_lends_the_confirm_it_lacks(planner, 
     task = "use the light theme"
     labels = [label(s.element) for s in planner.plan(task, [CONTACTS]).steps]
     assert labels[-2:] == ["Light", "Save"], labels
-    monkeypatch.setitem(compose.RULES, "crowd_twins", False)
-    assert [label(s.element) for s in planner.plan(task, [CONTACTS]).steps][-1] == "Light"
+    off = replace(planner.config, crowd_twins=False)
+    assert [label(s.element) for s in planner.plan(task, [CONTACTS], config=off).steps][-1] == "Light"
 
 
-def test_a_choice_closes_its_dialog_and_the_form_it_lands_on_commits_it(planner, monkeypatch):
+def test_a_choice_closes_its_dialog_and_the_form_it_lands_on_commits_it(planner):
     """compose rules `choice_closes` and `commit_landing`: a choice never seen taken, on a dialog without a
     confirm, closes it to where leaving the dialog went (contacts' theme list → "Customize colors"); a
     choice that closed its dialog onto a form with a confirm is committed by it (calendar's own Save)."""
-    import appmem.agent.compose as compose
     from appmem.agent.screenwork import label
 
     plan = planner.plan("use the light theme", [CONTACTS])
@@ -469,17 +443,16 @@ def test_a_choice_closes_its_dialog_and_the_form_it_lands_on_commits_it(planner,
     assert graph.screens[light.to_screen]["title"] == "Customize colors"
     labels = [label(s.element) for s in planner.plan("use the light theme", [CALENDAR]).steps]
     assert labels[-2:] == ["Light", "Save"], labels
-    monkeypatch.setitem(compose.RULES, "commit_landing", False)
-    assert [label(s.element) for s in planner.plan("use the light theme", [CALENDAR]).steps][-1] == "Light"
-    monkeypatch.setitem(compose.RULES, "choice_closes", False)
-    assert planner.plan("use the light theme", [CONTACTS]).steps[-1].to_screen == light.element.screen_id
+    off = replace(planner.config, commit_landing=False)
+    assert [label(s.element) for s in planner.plan("use the light theme", [CALENDAR], config=off).steps][-1] == "Light"
+    off = replace(off, choice_closes=False)
+    assert planner.plan("use the light theme", [CONTACTS], config=off).steps[-1].to_screen == light.element.screen_id
 
 
-def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, monkeypatch):
+def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner):
     """compose rule `named_way`: beside the cheapest route to a target, the planner tries the routes through
     a control the task names before it names the target (a dialog two controls open looks the same to
     the memory, so the cheapest way may take the other control); none passes a screen twice."""
-    import appmem.agent.compose as compose
     from appmem.agent.screenwork import label
     from appmem.agent.ways import named_taps, ways
 
@@ -504,12 +477,11 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner, mo
     target, hop, route = found
     way, goal = label(graph.elements[hop.element_id]), label(target)
     parsed = parse_task(f"{way} and then {goal}")
-    named = named_taps(graph, parsed)
+    named = named_taps(graph, parsed, planner.config)
     assert hop in named
     found = ways(graph, parsed, entry, target, route, set(), named)
     assert any(hop in w for w in found)
     for w in found:
         assert len({entry, *(e.target for e in w)}) == len(w) + 1 and w[-1].target == target.screen_id
     assert not ways(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
-    monkeypatch.setitem(compose.RULES, "named_way", False)
-    assert named_taps(graph, parsed) == []
+    assert named_taps(graph, parsed, replace(planner.config, named_way=False)) == []

@@ -37,13 +37,9 @@ ACRYLIC, CLOCK24, ADSILENCE = "anupam.acrylic", "com.chancehorizon.just24hourspl
 LAUNCHER, SETTINGS = "com.android.launcher3", "com.android.settings"
 
 
-# These tests check the special rules' mechanics (tests/agent/conftest.py switches them all on).
-pytestmark = pytest.mark.usefixtures("every_rule_on")
-
-
 @pytest.fixture(scope="module")
 @uses(RECALL)
-def memory(shared_graph, settings):
+def memory(shared_graph, settings, every_rule_on):
     store = shared_graph.hold(RECALL)
     imports = {app: read_autodroid(DROIDTASK / app, app)
                for app in ("applauncher", "calendar", "camera", "clock", "contacts", "notes")}
@@ -51,7 +47,7 @@ def memory(shared_graph, settings):
     embedder = Embedder(settings.home)
     vectors = VectorStore(client, embedder.dim, settings.snapshot_path)
     summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words))
-    planner = Planner(store, vectors, embedder)
+    planner = Planner(store, vectors, embedder, config=every_rule_on)
     yield Recall(store, vectors, embedder, planner), planner, imports
     client.close()
 
@@ -175,7 +171,7 @@ def test_recall_and_app_choice_read_the_snapshots_alike(memory, store, settings)
     recall within an app reads only that app's file."""
     recall, planner, _ = memory
     reader = SnapshotVectors(settings.snapshot_path, recall.embedder.dim)
-    mine = Recall(store, reader, recall.embedder, Planner(store, reader, recall.embedder))
+    mine = Recall(store, reader, recall.embedder, Planner(store, reader, recall.embedder, config=planner.config))
     for task in ("Delete contact Alice", "delete all the events in the Calendar app"):
         app = CONTACTS if "contact" in task else CALENDAR
         assert [m.as_dict() for m in mine.matches(task, [app])] == [m.as_dict() for m in recall.matches(task, [app])]

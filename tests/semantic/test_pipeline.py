@@ -215,3 +215,28 @@ def test_cli_search_json(loaded, settings, stack_env, embedder):
     bad = subprocess.run([sys.executable, "-m", "appmem.cli", "search", "x", "--app", "nosuchapp"], cwd=REPO,
                          env=env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "no app in the graph matches" in bad.stderr
+
+
+def test_apps_summarised_in_parallel_processes_write_what_one_process_writes(loaded, embedder, settings, tmp_path):
+    """Two apps in a pool of two processes, then the same apps in this process into another vector folder:
+    the same points (ids, payloads, vectors) and the same graph rows; the report counts both processes' work."""
+    apps = [CALENDAR, "com.simplemobiletools.contacts.pro"]
+    points, rows = {}, {}
+    for processes in (2, 1):
+        client = open_qdrant(type(settings)(**{**settings.__dict__, "home": tmp_path / str(processes)}))
+        vectors = VectorStore(client, embedder.dim)
+        try:
+            report = summarize(loaded, vectors, embedder, DeterministicSummarizer(), apps, processes=processes)
+            points[processes] = {p["object_id"]: (p, v) for v, p in vectors.points("elements", apps)}
+        finally:
+            client.close()
+        screens = loaded.read("semantic_screens", packages=apps)
+        rows[processes] = sorted(json.dumps(r, sort_keys=True) for r in screens + loaded.elements(
+            screen_ids=[s["id"] for s in screens]))
+        assert report.processes == processes and report.screens_done == report.screens > 0
+        assert report.elements_done > 0 and report.embedded_texts > 0 and not report.errors
+        assert all(report.phase_seconds[p] > 0 for p in ("contexts", "summaries", "vector_writes", "graph_writes"))
+    assert rows[1] == rows[2]
+    assert points[1].keys() == points[2].keys() and len(points[1]) > 100
+    for key, (payload, vector) in points[2].items():
+        assert payload == points[1][key][0] and vector == pytest.approx(points[1][key][1], abs=1e-5)

@@ -2,17 +2,21 @@
 calendar and contacts exploration memory, summarised, embedded with the real model."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import appmem.semantic.ranking as ranking
 from appmem.graph.vocabulary import CONFIRM_WORDS
 from appmem.ingest.autodroid import package_of
+from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import terms
 from appmem.semantic import lifts
 from appmem.semantic.ranking import ElementIndex
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
 CALENDAR, CONTACTS = package_of("calendar"), package_of("contacts")
+DEFAULT = RankingConfig()
 
 
 @pytest.fixture(scope="module")
@@ -22,28 +26,27 @@ def memory(shared_graph, settings):
         yield memory
 
 
-def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeypatch):
+def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory):
     """Asked to type into a field or make a choice, the Save or OK of its screen scores just above it
-    (the task ends on it); with COMMIT off it scores on its own words. Stage 3 is off here, so that
+    (the task ends on it); with `commit` off it scores on its own words. Stage 3 is off here, so that
     what moves is stage 4's doing; so are the dialogs' entries (their own test is below)."""
     vectors, embedder = memory
-    monkeypatch.setattr(ranking, "FOLLOW", False)
-    monkeypatch.setattr(ranking, "DIALOGS", False)
-    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    config = replace(DEFAULT, follow=False, dialogs=False)
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
     first = [index.payloads[r] for r in index.starts]
-    confirms, entries, starts = index._commit_arrays()
+    confirms, entries, starts = index._commit_arrays(config)
     assert len(confirms), "the memory has forms: a confirm and entries on one screen"
     for i in confirms.tolist():
         assert first[i]["role"] == "tap" and first[i]["label"].strip().lower() in CONFIRM_WORDS
 
     def scores(task, commit):
-        monkeypatch.setattr(ranking, "COMMIT", commit)
-        return {h.payload["element_id"]: h.score for h in index.search(embedder.query(task), task, len(index))}
+        ranked = index.search(embedder.query(task), task, len(index), replace(config, commit=commit))
+        return {h.payload["element_id"]: h.score for h in ranked}
 
     raised = 0
     for k, i in enumerate(confirms.tolist()):
         mine = entries[starts[k]:starts[k + 1] if k + 1 < len(starts) else len(entries)].tolist()
-        assert mine and all(first[f]["role"] in ranking.ENTRIES and first[f]["screen_id"] == first[i]["screen_id"]
+        assert mine and all(first[f]["role"] in config.entries and first[f]["screen_id"] == first[i]["screen_id"]
                             for f in mine)
         task = first[mine[0]]["simulated_task"]
         on, off = scores(task, True), scores(task, False)
@@ -56,34 +59,32 @@ def test_a_confirm_ranks_right_before_the_best_entry_of_its_form(memory, monkeyp
     assert raised, "some entry outranks its form's confirm on its own words"
 
 
-def scores_on_off(monkeypatch, index: ElementIndex, switch: str, vector, task: str) -> tuple[dict, dict]:
-    """Every element's score for `task` with the ranking's `switch` on, then off."""
+def scores_on_off(index: ElementIndex, switch: str, vector, task: str) -> tuple[dict, dict]:
+    """Every element's score for `task` with the ranking's `switch` on, then off (the index's other options)."""
     scores = {}
     for on in (True, False):
-        monkeypatch.setattr(ranking, switch, on)
-        scores[on] = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        ranked = index.search(vector, task, len(index), replace(index.config, **{switch: on}))
+        scores[on] = {h.payload["element_id"]: h.score for h in ranked}
     return scores[True], scores[False]
 
 
-def _pairs(index: ElementIndex) -> set[tuple[int, int]]:
-    confirms, entries, starts = index._commit_arrays()
+def _pairs(index: ElementIndex, config: RankingConfig) -> set[tuple[int, int]]:
+    confirms, entries, starts = index._commit_arrays(config)
     ends = list(starts[1:]) + [len(entries)]
     return {(c, e) for c, s, t in zip(confirms.tolist(), starts.tolist(), ends) for e in entries[s:t].tolist()}
 
 
-def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory, monkeypatch):
-    """With DIALOGS on, a form's Save also commits the entries of the dialogs its other elements open
+def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
+    """With `dialogs` on, a form's Save also commits the entries of the dialogs its other elements open
     (New Event's repetition list, Edit contact's phone type): asked for such a choice, the Save scores
     just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
     vectors, embedder = memory
-    monkeypatch.setattr(ranking, "FOLLOW", False)
-    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    config = replace(DEFAULT, follow=False, dialogs=True)
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
     first = [index.payloads[r] for r in index.starts]
-    monkeypatch.setattr(ranking, "DIALOGS", False)
-    own = _pairs(index)
-    monkeypatch.setattr(ranking, "DIALOGS", True)
-    extra = _pairs(index) - own
-    assert own <= _pairs(index) and extra, "forms whose fields open dialogs of choices"
+    own = _pairs(index, replace(config, dialogs=False))
+    extra = _pairs(index, config) - own
+    assert own <= _pairs(index, config) and extra, "forms whose fields open dialogs of choices"
     for confirm, entry in extra:
         screen = first[entry]["screen_id"]
         assert screen != first[confirm]["screen_id"]
@@ -95,38 +96,34 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory, mon
     for confirm, entry in sorted(extra)[:12]:
         task = first[entry]["simulated_task"]
         vector = embedder.query(task)
-        on, off = scores_on_off(monkeypatch, index, "DIALOGS", vector, task)
+        on, off = scores_on_off(index, "dialogs", vector, task)
         assert on[first[confirm]["element_id"]] >= on[first[entry]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
         lifted += on[first[confirm]["element_id"]] > off[first[confirm]["element_id"]] + 1e-6
-        confirms = {first[c]["element_id"] for c, _ in _pairs(index)}
+        confirms = {first[c]["element_id"] for c, _ in _pairs(index, config)}
         assert all(on[e] == pytest.approx(off[e]) for e in on if e not in confirms)
     assert lifted, "a dialog's choice outranks the form's Save on its own words"
 
 
-def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory, monkeypatch):
-    """Only what a confirm commits counts (ENTRIES): the confirm of a page with neither field nor
+def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory):
+    """Only what a confirm commits counts (`entries`): the confirm of a page with neither field nor
     choice (a question, a message) keeps its score, whatever the task (its own screen's entries:
-    DIALOGS off)."""
+    `dialogs` off)."""
     vectors, embedder = memory
-    monkeypatch.setattr(ranking, "FOLLOW", False)
-    monkeypatch.setattr(ranking, "DIALOGS", False)
-    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    config = replace(DEFAULT, follow=False, dialogs=False)
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
     first = [index.payloads[r] for r in index.starts]
-    committed = set(index._commit_arrays()[0].tolist())
-    with_entries = {p["screen_id"] for p in first if p["role"] in ranking.ENTRIES}
+    committed = set(index._commit_arrays(config)[0].tolist())
+    with_entries = {p["screen_id"] for p in first if p["role"] in config.entries}
     alone = [i for i, p in enumerate(first) if lifts.confirm(p) and p["screen_id"] not in with_entries]
     assert alone and not committed & set(alone)
     for task in {first[i]["simulated_task"] for i in alone}:
         vector = embedder.query(task)
-        monkeypatch.setattr(ranking, "COMMIT", True)
-        on = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
-        monkeypatch.setattr(ranking, "COMMIT", False)
-        off = {h.payload["element_id"]: h.score for h in index.search(vector, task, len(index))}
+        on, off = scores_on_off(index, "commit", vector, task)
         assert all(on[first[i]["element_id"]] == pytest.approx(off[first[i]["element_id"]]) for i in alone)
 
 
-def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory, monkeypatch):
-    """NAMED: asked for a choice by its whole label ("set the font size to Medium"), the choice scores just
+def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory):
+    """`named`: asked for a choice by its whole label ("set the font size to Medium"), the choice scores just
     above the element that opens its list; a choice whose label the task does not say in full, and every
     element that is neither a choice nor a confirm, keep their scores."""
     vectors, embedder = memory
@@ -139,7 +136,7 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory, m
         opener = first[openers[0]]
         task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
         vector = embedder.query(task)
-        on, off = scores_on_off(monkeypatch, index, "NAMED", vector, task)
+        on, off = scores_on_off(index, "named", vector, task)
         plain = [off[first[o]["element_id"]] for o in openers.tolist() if not lifts.confirm(first[o])]
         best_opener = max(plain, default=float("-inf"))  # a confirm's own score moves with stages 4 and 3
         assert on[first[i]["element_id"]] >= max(off[first[i]["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
