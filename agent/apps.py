@@ -33,15 +33,11 @@ POOL_HITS = 30
 
 
 @dataclass
-class AppChoice:
+class ChosenApp:
     package: str
     score: float
     by: str  # "recall" | "elements"
     ranking: list[tuple[str, float]]
-
-    def as_dict(self) -> dict:
-        return {"package": self.package, "score": round(self.score, 4), "by": self.by,
-                "ranking": [{"package": p, "score": round(s, 4)} for p, s in self.ranking[:5]]}
 
 
 def rank_packages(index: ElementIndex, embedder: Embedder, task: str, recall: Recall | None = None
@@ -109,23 +105,23 @@ def named_package(known: list[str], task: str) -> tuple[str | None, str]:
     return package, without_package(task, package)
 
 
-def choose_app(recall: Recall, task: str) -> AppChoice | None:
+def choose_app(recall: Recall, task: str) -> ChosenApp | None:
     """The app `task` is for, or None when memory holds no element at all."""
     matches = recall.matches(task)
     index = element_index(recall.vectors, recall.embedder, None,
                           recall.planner.index(None) if recall.planner is not None else None)
     ranking = rank_packages(index, recall.embedder, task, recall)
     if matches:
-        return AppChoice(matches[0].row["package"], matches[0].score, "recall", ranking)
+        return ChosenApp(matches[0].row["package"], matches[0].score, "recall", ranking)
     if not ranking:
         return None
-    return AppChoice(ranking[0][0], ranking[0][1], "elements", ranking)
+    return ChosenApp(ranking[0][0], ranking[0][1], "elements", ranking)
 
 
 SCREEN_APPS = 3  # the best apps for the task in which an agent's screen is also looked for by similarity
 
 
-def app_for_screen(recall: Recall, locate_in, task: str, parse, activity: str | None = None) -> AppChoice | None:
+def app_for_screen(recall: Recall, locate_in, task: str, parse, activity: str | None = None) -> ChosenApp | None:
     """The app of a task asked from a screen that names no app (AutoDroid HTML) without `--app`.
     The screen is looked up in every app by its exact signature (one graph read), and by similarity
     (`locate_in(package, state)`) in the SCREEN_APPS best apps for the task. Of the apps that hold
@@ -160,7 +156,7 @@ def app_for_screen(recall: Recall, locate_in, task: str, parse, activity: str | 
     order = {p: i for i, p in enumerate(ranked)}
     best = min(found, key=lambda p: (not found[p][0], -found[p][1], entry_distance(recall, p, found[p][2]),
                                      order.get(p, len(order)), p))
-    return AppChoice(best, dict(choice.ranking).get(best, 0.0), "screen", choice.ranking)
+    return ChosenApp(best, dict(choice.ranking).get(best, 0.0), "screen", choice.ranking)
 
 
 def entry_distance(recall: Recall, package: str, screen_id: str) -> float:

@@ -15,7 +15,7 @@ from typing import Any
 
 from appmem.errors import NotFound
 from appmem.formats.ui import ActionType
-from appmem.graph.model import Plan, PlanStep
+from appmem.graph.model import RoutePlan, RouteStep
 from appmem.graph.routes import load_routes
 from appmem.graph.store import GraphStore, element_of
 from appmem.graph.vocabulary import is_launcher
@@ -49,7 +49,7 @@ def best_path(store: GraphStore, source: str, target: str) -> list[dict[str, Any
     return None
 
 
-def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[PlanStep]:
+def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> list[RouteStep]:
     ids = sorted({h["element_id"] for h in hops if h.get("element_id")})
     elements = {r["id"]: (element_of(r), r["risky"]) for r in store.elements(ids=ids)} if ids else {}
     steps, screen = [], source
@@ -57,12 +57,12 @@ def hop_steps(store: GraphStore, source: str, hops: list[dict[str, Any]]) -> lis
         element, risky = elements.get(hop.get("element_id") or "", (None, False))
         action = ActionType(hop["action"])
         text = hop.get("input_template") or "" if action is ActionType.INPUT else hop.get("detail") or ""
-        steps.append(PlanStep(action, element, screen, text, risky, to_screen=hop["target"], why="route"))
+        steps.append(RouteStep(action, element, screen, text, risky, to_screen=hop["target"], why="route"))
         screen = hop["target"]
     return steps
 
 
-def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
+def switch_steps(store: GraphStore, source: str, target: str) -> list[RouteStep]:
     """Steps from screen `source` to screen `target`, across apps if need be: a stored
     path that stays on screen (an element of one app that opens the other); else HOME, the
     launcher's start_app edge into the target's app and that app's path; else a start_app
@@ -79,21 +79,21 @@ def switch_steps(store: GraphStore, source: str, target: str) -> list[PlanStep]:
     insides = {entry: best_path(store, entry, target) for entry in dict.fromkeys(r["entry"] for r in rows)}
     launches = [(launch, insides[launch["entry"]]) for launch in rows if insides[launch["entry"]] is not None]
     for launch, inside in sorted(launches, key=lambda li: (not is_launcher(li[0]["source_package"]), len(li[1]))):
-        home = [PlanStep(ActionType.HOME, None, source, to_screen=launch["source"], why="route")] \
+        home = [RouteStep(ActionType.HOME, None, source, to_screen=launch["source"], why="route")] \
             if launch["source"] != source else []
-        start = PlanStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"], why="route")
+        start = RouteStep(ActionType.START_APP, None, launch["source"], package, to_screen=launch["entry"], why="route")
         return home + [start] + hop_steps(store, launch["entry"], inside)
     for row in store.read("planner_entry_screens", packages=[package]):
         inside = best_path(store, row["screen_id"], target)
         if inside is not None:
-            start = PlanStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"], why="route")
+            start = RouteStep(ActionType.START_APP, None, source, package, to_screen=row["screen_id"], why="route")
             return [start] + hop_steps(store, row["screen_id"], inside)
     if path is not None:
         return hop_steps(store, source, path)
-    return [PlanStep(ActionType.START_APP, None, source, package, to_screen=target, why="route")]
+    return [RouteStep(ActionType.START_APP, None, source, package, to_screen=target, why="route")]
 
 
-def connect(store: GraphStore, plan: Plan, start_screen: str | None, known: dict[str, str] | None = None) -> Plan:
+def connect(store: GraphStore, plan: RoutePlan, start_screen: str | None, known: dict[str, str] | None = None) -> RoutePlan:
     """The plan from the agent's screen: steps that get from `start_screen` to where the
     plan begins are put in front (across apps if need be), and every step names its package.
     `known`: screens' packages the caller holds (a loaded AppGraph's), read from the graph if not."""
@@ -105,7 +105,7 @@ def connect(store: GraphStore, plan: Plan, start_screen: str | None, known: dict
     return plan
 
 
-def name_packages(store: GraphStore, plan: Plan, known: dict[str, str] | None = None) -> Plan:
+def name_packages(store: GraphStore, plan: RoutePlan, known: dict[str, str] | None = None) -> RoutePlan:
     """Each step's package: the app of the screen it acts on (the launcher's for a launch from it)."""
     known = dict(known or {})
     missing = [s.screen_id for s in plan.steps if not s.package and s.screen_id not in known]

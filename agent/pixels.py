@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from appmem.agent.appgraph import AppGraph
+from appmem.contract import Plan
 from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
@@ -208,11 +209,14 @@ def tap_point(graph: AppGraph, package: str, state: UIState, element: Element, o
     return [round(x * ratio), round(y * ratio)]
 
 
-def with_taps(plan: dict[str, Any], graph: AppGraph, state: UIState) -> dict[str, Any]:
-    """The plan JSON with each step's element given its `tap`: [x, y] in the screenshot's own pixels."""
-    start = (plan.get("start") or {}).get("screen_id")
-    for step in plan["steps"]:
-        element = graph.elements.get((step.get("element") or {}).get("id", ""))
-        if element is not None and step["package"] == state.package:
-            step["element"]["tap"] = tap_point(graph, state.package, state, element, step["screen_id"] == start)
-    return plan
+def with_taps(plan: Plan, graph: AppGraph, state: UIState) -> Plan:
+    """The plan with each step's element given its `tap`: [x, y] in the screenshot's own pixels."""
+    start = plan.start.screen_id if plan.start is not None else None
+    steps = []
+    for step in plan.steps:
+        element = graph.elements.get(step.element.id) if step.element is not None else None
+        if element is not None and step.package == state.package:
+            tap = tap_point(graph, state.package, state, element, step.screen_id == start)
+            step = step.model_copy(update={"element": step.element.model_copy(update={"tap": tap})})
+        steps.append(step)
+    return plan.model_copy(update={"steps": steps})

@@ -30,7 +30,7 @@ from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
-from appmem.graph.model import Element, Plan
+from appmem.graph.model import Element, RoutePlan
 from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
 from appmem.graph.store import GraphStore
@@ -118,7 +118,7 @@ class Planner:
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None,
              came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None,
-             config: PlannerConfig | None = None) -> Plan:
+             config: PlannerConfig | None = None) -> RoutePlan:
         """`came_from`: the agent's previous step ({screen_id, action, element_id, detail}): routes from its
         start weigh where actions landed after that step; `avoid`: steps (the same fields) that failed from their
         screens in the agent's run: routes leave them out (AppGraph.coming). `config`: other options than the
@@ -167,11 +167,11 @@ class Planner:
                          "label": t.label, "score": round(s, 4)}
                         for t, s in targets if best is None or t.id != best.target.id][:ALTERNATIVES]
         if best is None:
-            return Plan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
+            return RoutePlan(task, package, [], source="none", route="none", start=where, alternatives=alternatives)
         known = graph.packages_of([s.to_screen for s in best.steps if s.to_screen])
         for step in best.steps:  # where memory saw a step go, when it left the app (the runtime's outcome)
             step.to_package = known.get(step.to_screen, "")
-        return Plan(task, package, best.steps, start=where, alternatives=alternatives)
+        return RoutePlan(task, package, best.steps, start=where, alternatives=alternatives)
 
     @staticmethod
     def _goals(named_controls: list[Element] | None, targets: list[tuple[Element, float]]

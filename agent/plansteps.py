@@ -1,7 +1,7 @@
 """A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
 confidence and target screen of the recorded transition behind it), the elements they acted on, the values
 they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
-top to bottom). Each step says why it is taken (PlanStep.why: route, target, value, confirm). The rules of
+top to bottom). Each step says why it is taken (RouteStep.why: route, target, value, confirm). The rules of
 what to do on the route and at the target are agent/compose.py's."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from appmem.agent.appgraph import AppGraph
 from appmem.agent.screenwork import fields, is_confirm, label, options, role, stem_of
 from appmem.agent.taskparse import ParsedTask, coverage
 from appmem.formats.ui import ActionType
-from appmem.graph.model import Element, PlanStep
+from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
 from appmem.planconfig import DEFAULT, PlannerConfig
 
@@ -24,7 +24,7 @@ class PlanSteps:
         self.graph = graph
         self.task = task
         self.config = config
-        self.steps: list[PlanStep] = []
+        self.steps: list[RouteStep] = []
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
@@ -35,8 +35,8 @@ class PlanSteps:
         if e is not None:
             self.acted.add(e.id)
         risky = e is not None and e.id in self.graph.risky
-        step = PlanStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, why=why,
-                        layer=layer)
+        step = RouteStep(action, e, screen, text, risky, to or screen, round(confidence, 4), slot, stale, why=why,
+                         layer=layer)
         if (owner := self.graph.screens.get(screen, {}).get("package", "")) and owner not in self.graph.packages:
             step.package = owner  # a step on another app's screen the route passes (a system dialog)
         self.steps.append(step)

@@ -34,7 +34,7 @@ from appmem.agent.crossapp import connect
 from appmem.errors import AppmemError
 from appmem.agent.params import Param, align, substitute, values
 from appmem.formats.ui import ActionType
-from appmem.graph.model import Element, Plan, PlanStep, reliability
+from appmem.graph.model import Element, RoutePlan, RouteStep, reliability
 from appmem.graph.screens import xpath_literal
 from appmem.graph.store import GraphStore, element_of
 from appmem.formats.privacy import PLACEHOLDER, scrub_text
@@ -120,7 +120,7 @@ class Recall:
                 out.append(Match(row, hit.score, params))
         return sorted(out, key=lambda m: (-round(m.score, 3), -run_reliability(m.row)))
 
-    def recall(self, task: str, packages: list[str] | None = None, start_screen: str | None = None) -> Plan | None:
+    def recall(self, task: str, packages: list[str] | None = None, start_screen: str | None = None) -> RoutePlan | None:
         """The best fitting stored task's steps adapted to `task`, or None."""
         for match in self.matches(task, packages):
             plan = self.adapt(match, task)
@@ -150,12 +150,12 @@ class Recall:
         # A screen seen only under an unknown (alias) version names no versions: its first one decides.
         return version in step["versions"] if step["versions"] else step["app_version"] == version
 
-    def adapt(self, match: Match, task: str) -> Plan | None:
+    def adapt(self, match: Match, task: str) -> RoutePlan | None:
         stored = match.row["steps"]
         ids = self._current_ids(stored)
         rows = self.store.elements(ids=ids)
         elements = {r["id"]: (element_of(r), r["risky"]) for r in rows}
-        steps: list[PlanStep] = []
+        steps: list[RouteStep] = []
         carried: set[Param] = set()
         for i, (step, element_id) in enumerate(zip(stored, ids)):
             if element_id not in elements:
@@ -179,12 +179,12 @@ class Recall:
                 if typed:
                     text, slot = typed, "value"
                     carried.update(p for p in match.params if typed == p.new or typed in values(p.new))
-            steps.append(PlanStep(action, element, element.screen_id, text, risky, slot=slot))
+            steps.append(RouteStep(action, element, element.screen_id, text, risky, slot=slot))
         if carried != set(match.params):
             return None  # a parameter no step carries: this demonstration does not do the new task
         for step, after in zip(steps, steps[1:]):
             step.to_screen = after.screen_id
-        return Plan(task=task, package=match.row["package"], steps=steps, source="recall")
+        return RoutePlan(task=task, package=match.row["package"], steps=steps, source="recall")
 
     def _choose(self, element: Element, param: Param) -> Element | None:
         """The element of the same screen that shows the new value where `element` shows the old one."""
@@ -199,7 +199,7 @@ class Recall:
             return with_text(element, param.old, param.new)
         return None
 
-    def _replan(self, match: Match, task: str, done: list[PlanStep], step: dict[str, Any]) -> Plan | None:
+    def _replan(self, match: Match, task: str, done: list[RouteStep], step: dict[str, Any]) -> RoutePlan | None:
         """The recalled steps so far, then the planner's steps from the screen where an element is gone."""
         if self.planner is None:
             return None
@@ -213,7 +213,7 @@ class Recall:
         steps = done + rest.steps
         for a, b in zip(steps, steps[1:]):
             a.to_screen = a.to_screen or b.screen_id
-        plan = Plan(task=task, package=match.row["package"], steps=steps, source="recall")
+        plan = RoutePlan(task=task, package=match.row["package"], steps=steps, source="recall")
         plan.replanned_from = len(done)
         return plan
 

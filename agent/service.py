@@ -1,11 +1,23 @@
-"""The one front door: plan, locate, hints, doc and search, for the CLI, the API and the MCP server alike.
+"""The one front door: plan, locate, hints, doc, search, apps and maps, for the CLI, the API and the MCP server alike.
 
 `Service` holds the memory's clients (graph store, vector store, embedder,
-opened once and injected) and one `agent.answer.Answerer`, kept loaded: its
+opened once and injected) and one `Planner` with its `Recall`, kept loaded: their
 per-app graphs and element indexes are what make a new plan fast. Every answer
-is a `contract` model. The agent's screen is read once, here
-(`agent.locate.agent_screen`). Plans are cached per request and per
-generation of the apps the request touches (`appmem.generations`; `agent.plancache`): in process,
+is a `contract` model. The task is checked, the package it names read and the app
+resolved once, here, and so is the agent's screen (`agent.locate.agent_screen`).
+
+A plan request goes:
+1. which app: the one named (or named in the task), else the one a fitting stored task
+   or the best element names (agent/apps.py);
+2. where the agent is: a screen id, or a dumped screen located in memory (agent/locate.py);
+3. recall: a stored task that fits, adapted to the new parameters (agent/recall.py);
+4. else the planner over the memory (agent/planner.py);
+5. steps that switch apps go in front where the agent is in another app (agent/crossapp.py);
+6. the plan as agents read it (`contract.Plan`, agent/planjson.py), with hints for the agent's
+   current screen where it said where it is (agent/hints.py).
+
+Plans are cached per request and per generation of the apps the request touches
+(`appmem.generations`; `agent.plancache`): in process,
 and in Redis when one is given, so that every server worker shares them and a
 change to an app (an ingest, a contribution, a purge) retires its plans at once.
 What a worker loaded follows the generations too: when the memory-wide counter
@@ -22,19 +34,22 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from appmem.agent.apps import named_package
-from appmem.agent.answer import Answerer
-from appmem.agent.locate import agent_screen, html_reader, state_from_xml
+from appmem.agent.apps import app_for_screen, choose_app, named_package
+from appmem.agent.crossapp import connect, packages_of
+from appmem.agent.hints import hints
+from appmem.agent.locate import agent_screen, html_reader, locate, state_from_xml
 from appmem.agent.pixels import with_taps
 from appmem.agent.plancache import PlanCache
-from appmem.agent.planner import PlanningError
+from appmem.agent.planjson import agent_plan
+from appmem.agent.planner import Planner, PlanningError
+from appmem.agent.recall import Recall
 from appmem import generations
 from appmem.errors import ConfigError, InvalidInput, NotFound
 from appmem.formats.image import from_base64
 from appmem.settings import Settings
 from appmem.tracing import span
 from appmem.contract import HintsAnswer, LocateAnswer, Plan
-from appmem.graph.model import UIState
+from appmem.graph.model import RoutePlan, UIState
 from appmem.graph.store import GraphStore
 from appmem.semantic.search import one_app, resolve_app, search
 
@@ -49,7 +64,8 @@ class Service:
         self._plans = PlanCache()
         self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
         self._apps: tuple[float, list[str]] | None = None
-        self._answerer: Answerer | None = None
+        self._planner: Planner | None = None
+        self._recall: Recall | None = None
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
         self._loaded: dict[str, str] = {}  # package -> its generation then
         self.tenant = ""  # whose view this is: "" the public's, else a tenant's (`viewing`)
@@ -130,18 +146,22 @@ class Service:
     def generation(self, packages: list[str] = ()) -> str:
         return generations.current(self.redis, packages) if self.redis is not None else "0"
 
-    def answers(self) -> Answerer:
-        """The Answerer, holding nothing of an app older than the app's current generation."""
-        with self._lock:
-            if self._answerer is None:
-                self._answerer = Answerer(self.store, self.vectors, self.embedder, known=self.known)
-            answers = self._answerer
-        if self.redis is not None:
-            self._follow(answers)
-        return answers
+    def planner(self) -> Planner:
+        """The Planner, holding nothing of an app older than the app's current generation."""
+        return self._loaded_memory()[0]
 
-    def _follow(self, answers: Answerer) -> None:
-        """Drop what `answers` loaded of the apps whose generation moved since the last look. Nothing moved:
+    def _loaded_memory(self) -> tuple[Planner, Recall]:
+        with self._lock:
+            if self._planner is None or self._recall is None:
+                self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner)
+                self._recall = Recall(self.store, self.vectors, self.embedder, self._planner)
+            loaded = self._planner, self._recall
+        if self.redis is not None:
+            self._follow(loaded[0])
+        return loaded
+
+    def _follow(self, planner: Planner) -> None:
+        """Drop what `planner` loaded of the apps whose generation moved since the last look. Nothing moved:
         one Redis read. The memory-wide counter is read first: an app bumped after it is seen next time."""
         memory = generations.current(self.redis)
         if memory == self._followed:
@@ -153,26 +173,26 @@ class Service:
             changed = [p for p in set(now) | set(self._loaded) if now.get(p) != self._loaded.get(p)]
             self._loaded, self._followed = now, memory
         if changed:
-            answers.forget(changed)
+            planner.forget(changed)
 
     def forget(self) -> None:
         """Drop what was read of the memory (after it changed in this process, with no Redis to say so)."""
         with self._lock:
             self._plans.clear()
             self._apps = None
-            self._answerer = None
+            self._planner = self._recall = None
             self._followed = None
 
     def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
         """Load each app's graph and element index now, so that its first plan is a warm one;
         `stop` set ends it between two apps (the server is shutting down)."""
-        answers = self.answers()
+        planner = self.planner()
         done = []
         for package in packages or self.known():
             if stop is not None and stop.is_set():
                 break
-            answers.planner.graph([package])
-            answers.planner.index([package])
+            planner.graph([package])
+            planner.index([package])
             done.append(package)
         return done
 
@@ -183,15 +203,16 @@ class Service:
              screenshot: str | None = None) -> Plan:
         """The plan from the agent's screen (a dump, a screenshot, an id) or the app's entry; the app is found when
         not named (a screenshot's must be). `came_from`: the agent's previous step ({screen_id, action, element_id,
-        detail}), when it took one; `avoid`: steps (the same fields) that failed from their screens in the agent's
-        run. From a screenshot (base64 PNG or JPEG), each step's element also has its tap point in its pixels."""
+        detail}), when it took one (its plan's first hop is weighed after it: graph/routes.py); `avoid`: steps (the same fields) that failed from their screens in the agent's
+        run (routes leave them out). From a screenshot (base64 PNG or JPEG), each step's element also has its tap point in its pixels."""
         with span("appmem.plan", task=task, app=app or ""):
             if not task.strip():
                 raise InvalidInput("task", "the task is empty")
             avoid = avoid or None  # no steps to avoid, however sent: one cache key
             # a package the task names ("tap 'X' in org.example.app") is where to plan, not the screen's package
-            # (a system overlay, a dialog of another app)
-            app = app or named_package(self.known(), task)[0]
+            # (a system overlay, a dialog of another app); the task is planned without it
+            named, bare = named_package(self.known(), task)
+            app = app or named
             if screen_html and not (app or screen_xml):  # an HTML screen names no app: choose it first
                 app = self._app_for_html(task, screen_html, activity)
             packages = self.packages(app) if app else []
@@ -211,38 +232,75 @@ class Service:
             start: str | UIState | None = screen_id
             if screen is not None:
                 start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            out = self._from_dump(task, screen, k, came_from, avoid) if screen is not None and not app \
-                else self.answers().answer(task, app, start, k, came_from, avoid)
+            if screen is not None and not app:
+                plan = self._from_dump(task, screen, k, came_from, avoid)
+            else:
+                plan = self._answer(task, bare, packages, start, k, came_from, avoid)
             if screenshot is not None:
-                out = with_taps(out, self.answers().planner.graph([screen.package]), screen)
-            plan = Plan.model_validate(out)
+                plan = with_taps(plan, self.planner().graph([screen.package]), screen)
             self._plans.put(key, plan.model_dump_json())
             return plan
 
+    def plan_afresh(self, task: str, app: str, start: UIState | None = None) -> Plan:
+        """A plan computed now from `start` (else the app's entry), never taken from the plan cache: what the
+        planner costs and answers (bench/serve.py, bench/pixels.py)."""
+        return self._answer(task, named_package(self.known(), task)[1], self.packages(app), start)
+
+    def _answer(self, task: str, bare: str, packages: list[str], start: str | UIState | None, k: int | None = None,
+                came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
+        """The plan as agents read it: planned for `bare` (the task without a package it names) in `packages`
+        (chosen for the task when empty), with how the app was chosen and, when `start` says where the agent
+        is, hints for its screen."""
+        choice = None
+        if not packages:
+            choice = choose_app(self._loaded_memory()[1], bare)
+            if choice is None:
+                raise PlanningError("no element memory at all: run `appmem summarize` first")
+            packages = [choice.package]
+        plan = self._route(bare, packages, start, k, came_from, avoid)
+        hinted = None
+        if start is not None:
+            # Hints lead to the task's targets, which live in the plan's app: on another app's screen
+            # (a launcher, a permission page) there are none to give.
+            package = start.package if isinstance(start, UIState) else packages_of(self.store, [start]).get(start)
+            hinted = self._hints(task, package, start)["hints"] if package == plan.package else []
+        return agent_plan(plan, choice, hinted)
+
+    def _route(self, task: str, packages: list[str], start: str | UIState | None, k: int | None,
+               came_from: dict[str, str] | None, avoid: list[dict[str, str]] | None) -> RoutePlan:
+        """A stored task recalled for the task, else the planner's route; from another app's screen, the way
+        into the app in front (an observed cross-app path, else the launcher)."""
+        planner, recall = self._loaded_memory()
+        start_id = start if isinstance(start, str) or start is None else self._locate(packages[0], start)["screen_id"]
+        plan = recall.recall(task, packages, start_id)
+        if plan is not None:
+            return plan
+        here = packages_of(self.store, [start]).get(start) if isinstance(start, str) else None
+        elsewhere = here is not None and here not in packages
+        plan = planner.plan(task, packages, None if elsewhere else start, k, came_from, avoid)
+        if elsewhere and plan.route == "none":  # the app has no entry of its own: go from the start's app
+            plan = planner.plan(task, packages + [here], start, k)
+        return connect(self.store, plan, start_id, planner.graph(packages).packages_of([s.screen_id for s in plan.steps]))
+
     def _from_dump(self, task: str, screen: UIState, k: int | None,
-                   came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None
-                   ) -> dict[str, Any]:
+                   came_from: dict[str, str] | None = None, avoid: list[dict[str, str]] | None = None) -> Plan:
         """A plan from a dump when no app is named: in the app the dump shows, from where memory locates it;
         where memory knows no way to the task from there, or cannot place the dump (a launcher's home screen,
         another app the agent stands in), in the task's own app (agent/apps.py `choose_app`), from the dump
         as from elsewhere (the observed way into it)."""
-        answers = self.answers()
         try:
-            plan = answers.answer(task, screen.package, screen, k, came_from, avoid)
+            plan = self._answer(task, task, self.packages(screen.package), screen, k, came_from, avoid)
         except NotFound:  # memory holds no such app, or none of its elements (a launcher never summarised)
             plan = None
-        if plan is not None and plan["route"] != "none" and (plan["start"] or {}).get("match") != "unknown":
+        if plan is not None and plan.route != "none" and (plan.start is None or plan.start.match != "unknown"):
             return plan
-        chosen = answers.answer(task, None, self._elsewhere(screen), k)
-        return chosen if plan is None or chosen["route"] != "none" else plan
+        chosen = self._answer(task, task, [], self._elsewhere(screen), k)
+        return chosen if plan is None or chosen.route != "none" else plan
 
     def _app_for_html(self, task: str, html: str, activity: str | None) -> str:
         """The app of a task asked from an HTML screen: of the task's best apps, the first in which the
         screen is located (agent/apps.py `app_for_screen`), else the best app for the task."""
-        from appmem.agent.apps import app_for_screen
-
-        answers = self.answers()
-        choice = app_for_screen(answers.recall, answers.locate, task, html_reader(html, activity), activity)
+        choice = app_for_screen(self._loaded_memory()[1], self._locate, task, html_reader(html, activity), activity)
         if choice is None:
             raise NotFound("no element memory at all: run `appmem summarize` first")
         return choice.package
@@ -257,7 +315,7 @@ class Service:
             return None
         own = state_from_xml(xml, package, activity=activity)
         try:
-            located = self.answers().locate(package, own)
+            located = self._locate(package, own)
         except NotFound:
             return None
         return own if located["match"] == "exact" else None
@@ -266,7 +324,7 @@ class Service:
         """A screen of another app than the task's (a launcher, a permission page), as memory knows it: its
         id when located (the plan then starts with the observed way into the app), else None (the app's entry)."""
         try:
-            located = self.answers().locate(state.package, state)
+            located = self._locate(state.package, state)
         except NotFound:  # memory holds no screen of that app
             return None
         return located["screen_id"] if located["match"] != "unknown" else None
@@ -286,7 +344,7 @@ class Service:
             state = agent_screen(package, screen_xml, screen_html, activity,
                                  screenshot=from_base64(screenshot) if screenshot is not None else None)
             state = self._drawn_over(package, state, screen_xml, activity) or state
-            return LocateAnswer(package=state.package, **self.answers().locate(state.package, state))
+            return LocateAnswer(package=state.package, **self._locate(state.package, state))
 
     def hints(self, task: str, app: str | None, screen_xml: str | None = None, screen_html: str | None = None,
               activity: str | None = None, screenshot: str | None = None) -> HintsAnswer:
@@ -295,7 +353,15 @@ class Service:
         state = agent_screen(package, screen_xml, screen_html, activity,
                              screenshot=from_base64(screenshot) if screenshot is not None else None)
         state = self._drawn_over(package, state, screen_xml, activity) or state
-        return HintsAnswer.model_validate(self.answers().hints(task, state.package, state))
+        return HintsAnswer.model_validate(self._hints(task, state.package, state))
+
+    def _locate(self, package: str, state: UIState | str) -> dict[str, Any]:
+        return locate(self.store, package, state, self.planner().graph([package]))
+
+    def _hints(self, task: str, package: str, state: UIState | str) -> dict[str, Any]:
+        planner = self.planner()
+        return hints(self.store, self.vectors, self.embedder, task, package, state, planner.graph([package]),
+                     planner.index([package]))
 
     def doc(self, app: str, budget: int | None = None) -> dict[str, Any]:
         """The app document: screens, elements, effects, locators, ways in (agent/appdoc.py)."""
@@ -306,8 +372,14 @@ class Service:
     def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]:
         """Scored hits from the element, screen or task memory."""
         packages = self.packages(app) if app else None
-        index = self.answers().planner.index(packages) if kind == "element" else None
+        index = self.planner().index(packages) if kind == "element" else None
         return search(self.vectors, self.embedder, self.store, text, kind, packages, k, index)
+
+    def app_map(self, app: str) -> dict[str, Any]:
+        """The app's map: screens with thumbnails, transitions with reliability (agent/appmap.py)."""
+        from appmem.agent.appmap import app_map
+
+        return app_map(self.store, self.package(app))
 
     def apps(self) -> list[dict[str, Any]]:
         """Counts per app version for any key: a version contributors' devices claimed is named only once a

@@ -155,12 +155,11 @@ def measure(service, app_samples: list[Sample], plans: bool) -> dict[str, Any]:
     from appmem.formats.screenshot import ReaderOptions, screen_reader
 
     reader = screen_reader(ReaderOptions())
-    answers = service.answers()
     out: dict[str, Any] = {"states": 0, "located": 0, "scaled": 0, "scaled_of": 0, "dump_known": 0, "taps": 0, "plans": 0,
                            "dump_plans": 0, "found": 0, "labelled": 0, "wall": [], "cpu": [], "dump_s": [],
                            "records": [], "kinds": {k: [0, 0] for k in KINDS}}
     for s in app_samples:
-        graph = answers.planner.graph([s.package])
+        graph = service.planner().graph([s.package])
         t = time.perf_counter()
         dump_at = locate(service.store, s.package, s.dump, graph)
         out["dump_s"].append(time.perf_counter() - t)
@@ -189,8 +188,8 @@ def measure(service, app_samples: list[Sample], plans: bool) -> dict[str, Any]:
                 if not task:
                     continue
                 out["taps"] += 1
-                out["plans"] += first_step_on(answers.answer(task, s.package, reading), view)
-                out["dump_plans"] += first_step_on(answers.answer(task, s.package, s.dump), view)
+                out["plans"] += first_step_on(service.plan_afresh(task, s.package, reading).model_dump(), view)
+                out["dump_plans"] += first_step_on(service.plan_afresh(task, s.package, s.dump).model_dump(), view)
     return out
 
 

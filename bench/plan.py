@@ -54,12 +54,12 @@ from appmem.bench.common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_m
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.locate import state_from_html
-from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label
 from appmem.formats.ui import ActionType
 from appmem.graph.clients import open_graph
-from appmem.graph.model import Element, Plan, PlanStep
+from appmem.graph.model import Element, RoutePlan, RouteStep
 from appmem.graph.vocabulary import CONFIRM_WORDS, role_of
 from appmem.planconfig import PlannerConfig
 from appmem.semantic.embedder import Embedder
@@ -73,7 +73,7 @@ def load_tasks() -> dict[str, list[dict]]:
     return {app: json.loads((DROIDTASK / app / "tasks.json").read_text()) for app in DROIDTASK_APPS}
 
 
-def baseline(planner: Planner, text: str, packages: list[str], start, config: PlannerConfig) -> Plan:
+def baseline(planner: Planner, text: str, packages: list[str], start, config: PlannerConfig) -> RoutePlan:
     """Top-1 target, cheapest route, no screen work."""
     graph, package = planner.graph(packages), packages[0]
     hits = planner.index(packages).search(planner.embedder.embed([text])[0], text, 1, config.ranking)
@@ -81,10 +81,10 @@ def baseline(planner: Planner, text: str, packages: list[str], start, config: Pl
     target = graph.elements.get(hits[0].payload["element_id"]) if hits else None
     route = graph.route(origin[0], target.screen_id) if target and origin else None
     if route is None:
-        return Plan(text, package, [], route="none")
-    steps = [PlanStep(ActionType(e.action), graph.elements.get(e.element_id), e.source, e.detail) for e in route]
+        return RoutePlan(text, package, [], route="none")
+    steps = [RouteStep(ActionType(e.action), graph.elements.get(e.element_id), e.source, e.detail) for e in route]
     action = ActionType.INPUT if "editable" in target.flags else ActionType.TAP
-    return Plan(text, package, steps + [PlanStep(action, target, target.screen_id)])
+    return RoutePlan(text, package, steps + [RouteStep(action, target, target.screen_id)])
 
 
 def run_all(make_plan, tasks, packages, config: PlannerConfig) -> tuple[dict, list[float]]:
@@ -95,7 +95,7 @@ def run_all(make_plan, tasks, packages, config: PlannerConfig) -> tuple[dict, li
             began = time.perf_counter()
             plan = make_plan(task["task"], [packages[app]], start, config=config)
             times.append(1000 * (time.perf_counter() - began))
-            plans[(app, task["task_id"])] = plan_to_dict(plan)
+            plans[(app, task["task_id"])] = agent_plan(plan).model_dump()
     return plans, times
 
 

@@ -35,7 +35,7 @@ from appmem.bench.common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer
 from appmem.agent.apps import app_for_screen, choose_app, rank_packages
 from appmem.agent.locate import locate, state_from_html
 from appmem.agent.params import align
-from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner, PlanningError
 from appmem.agent.recall import Match, Recall, used_texts
 from appmem.graph.clients import open_graph
@@ -109,12 +109,12 @@ def replan(recall: Recall, planner: Planner, gold, packages) -> None:
         for t in tasks:
             plan = recall.recall(t["task"], [packages[app]])
             try:
-                base = plan_to_dict(planner.plan(t["task"], [packages[app]]))
+                base = agent_plan(planner.plan(t["task"], [packages[app]])).model_dump()
             except PlanningError:
                 base = None
             r = rows[app]
             r[0] += plan is not None
-            r[1] += success(t, plan_to_dict(plan) if plan else base)
+            r[1] += success(t, agent_plan(plan).model_dump() if plan else base)
             r[2] += success(t, base)
             r[3] += 1
     total = [sum(r[i] for r in rows.values()) for i in range(4)]
@@ -168,7 +168,7 @@ def changed_parameters(recall: Recall, store, gold, packages) -> None:
             if plan is None:
                 continue
             recalled += 1
-            steps = plan_to_dict(plan)["steps"]
+            steps = agent_plan(plan).model_dump()["steps"]
             carried += all(j < len(steps) and (case["new"].lower() in (steps[j]["input"] or "").lower() or
                                                case["new"].lower() == ((steps[j]["element"] or {}).get("label") or "").lower())
                            for j in case["steps"])
@@ -200,7 +200,7 @@ def threshold_loao(recall: Recall, store, gold, packages) -> None:
                     continue
                 cos = sum(x * y for x, y in zip(vecs[len(texts) + i], vecs[j]))
                 plan = recall.adapt(Match(row, cos, params), b["task"])
-                pairs[app].append((cos, success(b, plan_to_dict(plan) if plan else None)))
+                pairs[app].append((cos, success(b, agent_plan(plan).model_dump() if plan else None)))
 
     def accuracy(items, t):
         return sum((cos >= t) == ok for cos, ok in items) / max(1, len(items))

@@ -107,6 +107,9 @@ class ApiClient:
     def apps(self) -> list[dict[str, Any]]:
         return self._call("GET", "/v1/apps")["apps"]
 
+    def app_map(self, app: str) -> dict[str, Any]:
+        return self._call("GET", f"/apps/{app}/map.json")
+
     def screen(self, package: str, screen_id: str) -> dict[str, Any]:
         return self._call("GET", f"/v1/apps/{package}/screens/{screen_id}")
 

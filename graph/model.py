@@ -5,7 +5,7 @@ in formats/ui.py). Its content-free structure gives a `Screen` (the abstract scr
 one app version); its interactive views are `Element`s of that screen. An `Action`
 on an element moves the device to another state: a `Step` of a `Trace`. Importers (`ingest/`) and the explorer
 (`workers/`) produce Traces; the graph store turns them into `Transition`s.
-`Task`s are demonstrations; `Plan`s are what the planner answers.
+`Task`s are demonstrations; `RoutePlan`s are what the planner answers (agents read them as `contract.Plan`).
 """
 from __future__ import annotations
 
@@ -168,7 +168,9 @@ def reliability(successes: float, failures: float) -> float:
 
 
 @dataclass
-class PlanStep:
+class RouteStep:
+    """A step of a route the planner composed over memory's model (its element an `Element`); agents read it as
+    a `contract.PlanStep` (agent/planjson.py)."""
     action: ActionType
     element: Element | None
     screen_id: str
@@ -184,11 +186,15 @@ class PlanStep:
     layer: str = "public"  # whose edge backs it: the shared memory's, or the reading tenant's own ("tenant")
 
 
+PlanStep = RouteStep  # the name agent/compose.py imports
+
+
 @dataclass
-class Plan:
+class RoutePlan:
+    """The planner's plan over memory's model; agents read it as a `contract.Plan` (agent/planjson.py)."""
     task: str
     package: str
-    steps: list[PlanStep]
+    steps: list[RouteStep]
     llm_calls: int = 0
     source: str = "memory"  # memory | recall | none
     route: str = "found"  # found | none: no route from the start screen to any target

@@ -73,113 +73,164 @@ def chunk_states(trace: Trace, steps: list[Step], first: bool) -> list[UIState]:
     return [trace.states[sid] for sid in sorted(wanted) if sid in trace.states]
 
 
-def build_rows(trace: Trace, steps: list[Step], states: list[UIState],
-               written_elements: set[str] | None = None, counted_states: set[str] | None = None,
+@dataclass
+class Sent:
+    """What earlier chunks of one load already sent: element rows (not sent again) and the states whose
+    element texts were counted (not counted twice). `build_rows` reads it; the load adds each chunk's rows."""
+    elements: set[str] = field(default_factory=set)
+    counted_states: set[str] = field(default_factory=set)
+
+    def add(self, rows: ChunkRows) -> None:
+        self.elements.update(r["id"] for r in rows.elements)
+        self.counted_states.update(r["state_id"] for r in rows.states)
+
+
+def build_rows(trace: Trace, steps: list[Step], states: list[UIState], sent: Sent | None = None,
                first: bool = True) -> ChunkRows:
-    """Rows of one chunk (`first`: the trace's first). `written_elements` (element ids an earlier chunk of the
-    same load already wrote) is updated in place, and those rows are not resent;
-    likewise `counted_states`: states whose element texts an earlier chunk counted."""
-    rows = ChunkRows()
+    """Rows of one chunk (`first`: the trace's first) that writes `states` and `steps`; `sent`: what earlier
+    chunks of the same load sent (None: a load of one chunk)."""
+    chunk = _Chunk(trace, steps, sent)
+    for state in states:
+        chunk.add_state(state)
+    for step in steps:
+        chunk.add_step(step)
+    return chunk.rows(first)
+
+
+def acted_keys(steps: list[Step]) -> dict[str, set[str]]:
+    """Per state id, the structural keys of the elements the steps acted on there."""
     acted: dict[str, set[str]] = {}
-    # What the trace itself typed: a field showing it shows content, not its name ("hello" typed into
-    # the "Title" field). The field keeps a text it showed that was not typed, when it showed one.
-    typed = {s.action.text for s in trace.steps if s.action.type == ActionType.INPUT and s.action.text}
     for step in steps:
         if step.action.element_key:
             acted.setdefault(step.source_state, set()).add(step.action.element_key)
+    return acted
 
-    by_state = {state.state_id: state for state in states}
-    screens: dict[str, Screen] = {}  # by state id
-    elements: dict[str, dict[str, Element]] = {}  # by state id: key → element
-    apps: dict[str, dict] = {}
-    screen_rows: dict[str, dict] = {}
-    element_rows: dict[str, dict] = {}
-    texts: dict[str, dict[str, int]] = {}  # element id → text variant → observations
-    default_seen = trace.started or now_iso()
-    trusted = not trace.contributor  # a contribution's rows never overwrite what crawls and imports recorded
-    for state in states:
-        screen = screen_of(state, trace.package, trace.app_version)
-        screens[state.state_id] = screen
+
+def typed_texts(trace: Trace) -> set[str]:
+    """What the trace itself typed: a field showing it shows content, not its name ("hello" typed into the
+    "Title" field)."""
+    return {s.action.text for s in trace.steps if s.action.type == ActionType.INPUT and s.action.text}
+
+
+def first_own_step(trace: Trace) -> Step | None:
+    """The run's first step on one of the app's own screens: where it entered the app."""
+    return next((s for s in trace.steps if s.source_state in trace.states
+                 and trace.states[s.source_state].package == trace.package), None)
+
+
+class _Chunk:
+    """The rows of one chunk, gathered as its states (nodes) and then its steps (edges) are added."""
+
+    def __init__(self, trace: Trace, steps: list[Step], sent: Sent | None):
+        self.trace, self.steps, self.sent = trace, steps, sent
+        self.trusted = not trace.contributor  # a contribution's rows never overwrite what crawls and imports recorded
+        self.default_seen = trace.started or now_iso()
+        self.acted, self.typed, self.first_own = acted_keys(steps), typed_texts(trace), first_own_step(trace)
+        self.states: dict[str, UIState] = {}
+        self.screens: dict[str, Screen] = {}  # by state id
+        self.elements: dict[str, dict[str, Element]] = {}  # by state id: key → element
+        self.apps: dict[str, dict] = {}
+        self.screen_rows: dict[str, dict] = {}
+        self.state_rows: list[dict] = []
+        self.element_rows: dict[str, dict] = {}
+        self.texts: dict[str, dict[str, int]] = {}  # element id → text variant → observations
+        self.transitions: dict[str, Transition] = {}
+        # per edge, the concrete variants (formats/uixml.variant_id) its action went from and to, when it
+        # worked: routes condition on the variant an agent stands in (graph/variants.py)
+        self.variants: dict[str, set[str]] = {}
+        self.leads: dict[tuple[str, str, str], dict] = {}
+        self.entry_screen: str | None = None
+
+    def add_state(self, state: UIState) -> None:
+        """The state's app, screen and state rows, its elements' rows and text observations."""
+        screen = screen_of(state, self.trace.package, self.trace.app_version)
+        self.states[state.state_id], self.screens[state.state_id] = state, screen
         aid = app_id(screen.package, screen.app_version)
-        apps[aid] = {"id": aid, "package": screen.package, "version": screen.app_version, "version_code": None}
-        screen_rows[screen.id] = {
+        self.apps[aid] = {"id": aid, "package": screen.package, "version": screen.app_version, "version_code": None}
+        self.screen_rows[screen.id] = {
             "id": screen.id, "app_id": aid, "package": screen.package, "app_version": screen.app_version,
             "activity": screen.activity, "signature": screen.signature, "title": screen.title,
-            "seen": state.observed_at or default_seen, "version": screen.app_version, "trusted": trusted,
-            "contributor": trace.contributor,
+            "seen": state.observed_at or self.default_seen, "version": screen.app_version, "trusted": self.trusted,
+            "contributor": self.trace.contributor,
         }
-        rows.states.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
-                            "package": state.package, "observed_at": state.observed_at or None})
-        els = elements_of(state, screen, frozenset(acted.get(state.state_id, ())))
-        elements[state.state_id] = {e.key: e for e in els.values()}
-        if counted_states is None or state.state_id not in counted_states:
-            for e in els.values():
-                if e.text or e.content_desc:
-                    variants = texts.setdefault(e.id, {})
-                    variants[e.text or e.content_desc] = variants.get(e.text or e.content_desc, 0) + 1
-            if counted_states is not None:
-                counted_states.add(state.state_id)
-        for e in els.values():
-            if written_elements is not None and e.id in written_elements:
-                continue
-            if e.id in element_rows and e.text in typed and element_rows[e.id]["text"] not in typed:
-                continue
-            element_rows[e.id] = {
-                "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,
-                "resource_id": e.resource_id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
-                "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators, "trusted": trusted,
-                "contributor": trace.contributor,
-            }
-    own = app_id(trace.package, trace.app_version)
-    apps[own] = {"id": own, "package": trace.package, "version": trace.app_version,
-                 "version_code": trace.version_code}
-    rows.apps = list(apps.values())
-    rows.screens = list(screen_rows.values())
-    rows.elements = list(element_rows.values())
-    rows.element_texts = [{"id": eid, "texts": list(v), "counts": list(v.values()), "contributor": trace.contributor}
-                          for eid, v in texts.items()]
-    if written_elements is not None:
-        written_elements.update(element_rows)
+        self.state_rows.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
+                                "package": state.package, "observed_at": state.observed_at or None})
+        els = list(elements_of(state, screen, frozenset(self.acted.get(state.state_id, ()))).values())
+        self.elements[state.state_id] = {e.key: e for e in els}
+        if self.sent is None or state.state_id not in self.sent.counted_states:
+            self._count_texts(els)
+        for e in els:
+            self._element_row(e)
 
-    transitions: dict[str, Transition] = {}
-    # per edge, the concrete variants (formats/uixml.variant_id) its action went from and to, when it
-    # worked: routes condition on the variant an agent stands in (graph/variants.py)
-    variants: dict[str, set[str]] = {}
-    leads: dict[tuple[str, str, str], dict] = {}
-    first_own = next((s for s in trace.steps if s.source_state in trace.states
-                      and trace.states[s.source_state].package == trace.package), None)
-    for step in steps:
-        src, dst = screens.get(step.source_state), screens.get(step.target_state)
+    def _count_texts(self, elements: list[Element]) -> None:
+        for e in elements:
+            if e.text or e.content_desc:
+                variants = self.texts.setdefault(e.id, {})
+                variants[e.text or e.content_desc] = variants.get(e.text or e.content_desc, 0) + 1
+
+    def _element_row(self, e: Element) -> None:
+        """The element's row, unless an earlier chunk sent it; a field keeps a text it showed that was not
+        typed, when it showed one."""
+        if self.sent is not None and e.id in self.sent.elements:
+            return
+        if e.id in self.element_rows and e.text in self.typed and self.element_rows[e.id]["text"] not in self.typed:
+            return
+        self.element_rows[e.id] = {
+            "id": e.id, "screen_id": e.screen_id, "key": e.key, "class_name": e.class_name,
+            "resource_id": e.resource_id, "text": e.text, "content_desc": e.content_desc, "label": e.label,
+            "bounds": e.bounds.as_list(), "flags": e.flags, "locators": e.locators, "trusted": self.trusted,
+            "contributor": self.trace.contributor,
+        }
+
+    def add_step(self, step: Step) -> None:
+        """The step's observation on its UTG edge, its variants and the ETG edges it showed (added states only)."""
+        src, dst = self.screens.get(step.source_state), self.screens.get(step.target_state)
         if src is None or dst is None:
-            continue
-        if step is first_own:
-            rows.entry_screen = src.id
+            return
+        if step is self.first_own:
+            self.entry_screen = src.id
         action = step.action
-        element = elements[step.source_state].get(action.element_key) if action.element_key else None
-        seen = step.at or default_seen
-        ok = step.ok and not by_state[step.target_state].crashed
+        element = self.elements[step.source_state].get(action.element_key) if action.element_key else None
+        seen = step.at or self.default_seen
+        ok = step.ok and not self.states[step.target_state].crashed
         # A failed step counts against the edge the memory expected, when it names one.
         target = dst.id if ok or not step.expected_screen else step.expected_screen
         edge = Transition(src.id, target, action, element.id if element else "", first_seen=seen, last_seen=seen,
-                          devices=[trace.device])
-        edge = transitions.setdefault(edge.key, edge)
+                          devices=[self.trace.device])
+        edge = self.transitions.setdefault(edge.key, edge)
         edge.observe(ok, seen)
-        if ok and trusted:
-            pair = [variant_id(by_state[sid]) for sid in (step.source_state, step.target_state)]
-            variants.setdefault(edge.key, set()).add(">".join(pair))
+        if ok and self.trusted:
+            pair = [variant_id(self.states[sid]) for sid in (step.source_state, step.target_state)]
+            self.variants.setdefault(edge.key, set()).add(">".join(pair))
         if ok and element is not None and src.id != dst.id:
-            before = set(elements[step.source_state])
-            for target in elements[step.target_state].values():
-                if target.key in before:
-                    continue
-                lk = (element.id, target.id, action.type.value)
-                lead = leads.setdefault(lk, {"source": element.id, "target": target.id,
-                                             "action": action.type.value, "observations": 0})
-                lead["observations"] += 1
-    rows.transitions = [{**transition_row(t, trace.app_version), "trusted": trusted, "contributor": trace.contributor,
-                         "variants": sorted(variants.get(t.key, ()))} for t in transitions.values()]
-    rows.leads_to = [{**lead, "contributor": trace.contributor} for lead in leads.values()]
-    if trusted:  # a contribution's are votes (ingest/contributions.count_votes)
-        rows.follows = follow_rows(trace, steps, screens, first)
-    return rows
+            self._leads(step, element)
 
+    def _leads(self, step: Step, element: Element) -> None:
+        """ETG edges: from the element acted on to each element the step's target screen shows that its source
+        screen did not."""
+        before = set(self.elements[step.source_state])
+        for shown in self.elements[step.target_state].values():
+            if shown.key in before:
+                continue
+            lk = (element.id, shown.id, step.action.type.value)
+            lead = self.leads.setdefault(lk, {"source": element.id, "target": shown.id,
+                                              "action": step.action.type.value, "observations": 0})
+            lead["observations"] += 1
+
+    def rows(self, first: bool) -> ChunkRows:
+        trace = self.trace
+        own = app_id(trace.package, trace.app_version)
+        apps = {**self.apps, own: {"id": own, "package": trace.package, "version": trace.app_version,
+                                   "version_code": trace.version_code}}
+        return ChunkRows(
+            apps=list(apps.values()), screens=list(self.screen_rows.values()), states=self.state_rows,
+            elements=list(self.element_rows.values()),
+            element_texts=[{"id": eid, "texts": list(v), "counts": list(v.values()), "contributor": trace.contributor}
+                           for eid, v in self.texts.items()],
+            transitions=[{**transition_row(t, trace.app_version), "trusted": self.trusted,
+                          "contributor": trace.contributor, "variants": sorted(self.variants.get(t.key, ()))}
+                         for t in self.transitions.values()],
+            leads_to=[{**lead, "contributor": trace.contributor} for lead in self.leads.values()],
+            # a contribution's are votes (ingest/contributions.count_votes)
+            follows=follow_rows(trace, self.steps, self.screens, first) if self.trusted else [],
+            entry_screen=self.entry_screen)

@@ -12,7 +12,7 @@ from typing import Callable
 from appmem.tracing import traced
 from appmem.formats.ui import Action, ActionType, UIState
 from appmem.graph.model import Step, Task, Trace
-from appmem.graph.rows import build_rows, chunk_states, chunk_steps
+from appmem.graph.rows import Sent, build_rows, chunk_states, chunk_steps
 from appmem.graph.screens import elements_of, locators, screen_of, view_locations
 from appmem.graph.store import ChunkResult, GraphStore, task_rows
 from appmem.graph.versions import resolve_version, settle_version
@@ -71,10 +71,9 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     clean = resolve_version(store, scrub_trace(trace), quorum)
     chunks = chunk_steps(clean, chunk_size)
     report = IngestReport(trace.id, trace.package, chunks=len(chunks))
-    written_elements: set[str] = set()
-    counted_states: set[str] = set()
+    sent = Sent()
     for index, steps in enumerate(chunks):
-        report.results.append(write_chunk(store, clean, index, steps, written_elements, counted_states))
+        report.results.append(write_chunk(store, clean, index, steps, sent))
         if progress:
             progress(index + 1, len(chunks))
     settle_version(store, clean, trace.app_version, quorum)  # an import of unknown version joins the device's
@@ -86,13 +85,13 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     return report
 
 
-def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step],
-                written_elements: set[str] | None = None, counted_states: set[str] | None = None) -> ChunkResult:
+def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step], sent: Sent | None = None) -> ChunkResult:
     """Write chunk `index` of an already scrubbed trace (its `steps`, the states they
-    touch). Pass the same `written_elements` and `counted_states` sets to consecutive
-    chunks of one load so element rows are sent, and element texts counted, once."""
-    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), written_elements, counted_states,
-                      first=index == 0)
+    touch). Pass the same `sent` to consecutive chunks of one load so element rows are
+    sent, and element texts counted, once."""
+    rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), sent, first=index == 0)
+    if sent is not None:
+        sent.add(rows)
     return store.write_chunk(trace, index, rows)
 
 

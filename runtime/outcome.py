@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from appmem.formats.uixml import parse_hierarchy
+from appmem.runtime.move import Move
 from appmem.runtime.screen import LiveScreen
 
 
@@ -20,10 +21,10 @@ def outcome(before: LiveScreen, after: LiveScreen, package: str, expected: str |
     return "no_effect" if after.xml == before.xml else "missed"
 
 
-def took_effect(step: dict[str, Any], record: dict[str, Any]) -> bool:
+def took_effect(step: Move, record: dict[str, Any]) -> bool:
     """The step acted on its element, found on the screen and showing the same text (a locator may find
     another view in its place), and the screen changed without a crash."""
-    element = step.get("element")
+    element = step.element
     if element is None or record["after_xml"] == record["before_xml"] or not shows(element, record["element"]):
         return False
     return not parse_hierarchy(record["after_xml"], "", record["after_activity"]).crashed
@@ -36,7 +37,7 @@ def shows(element: dict[str, Any], view: dict[str, Any] | None) -> bool:
     return not shown or bool(shown & {((view or {}).get(k) or "").strip() for k in ("text", "content_desc")})
 
 
-def label(step: dict[str, Any]) -> str:
+def label(step: Move) -> str:
     """How a step names its element in reasons and results."""
-    element = step.get("element") or {}
-    return element.get("label") or element.get("text") or element.get("content_desc") or step.get("action", "")
+    element = step.element or {}
+    return element.get("label") or element.get("text") or element.get("content_desc") or step.action

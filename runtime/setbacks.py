@@ -13,24 +13,25 @@ from typing import Any
 from appmem.contract.requests import AVOID_MAX
 from appmem.formats.ui import Bounds
 from appmem.runtime.grounding import ground
+from appmem.runtime.move import Move
 from appmem.runtime.screen import LiveScreen
 
 StepKey = tuple[str | None, str, str]
 
 
-def step_key(here: LiveScreen, step: dict[str, Any]) -> StepKey:
+def step_key(here: LiveScreen, step: Move) -> StepKey:
     """A step as this run remembers it: where it was taken, what, on which element."""
-    element = step.get("element") or {}
-    return here.screen_id, step["action"], element.get("id") or element.get("label") or ""
+    element = step.element or {}
+    return here.screen_id, step.action, element.get("id") or element.get("label") or ""
 
 
-def came_from(step: dict[str, Any], here: LiveScreen) -> dict[str, str] | None:
+def came_from(step: Move, here: LiveScreen) -> dict[str, str] | None:
     """A step the runtime took, as memory knows it: the screen it was planned on (else the one it was taken
     on), its action and element; None for a launch or on a screen memory could not place."""
-    screen = step.get("screen_id") or here.screen_id
-    if not screen or step["action"] in ("start_app", "stop_app"):
+    screen = step.screen_id or here.screen_id
+    if not screen or step.action in ("start_app", "stop_app"):
         return None
-    return {"screen_id": screen, "action": step["action"], "element_id": (step.get("element") or {}).get("id") or "",
+    return {"screen_id": screen, "action": step.action, "element_id": (step.element or {}).get("id") or "",
             "detail": ""}
 
 
@@ -42,16 +43,16 @@ class Setbacks:
         self.views: dict[tuple[str | None, str], list[list[int]]] = {}
         self.steps: dict[StepKey, dict[str, str]] = {}  # the failed steps as a plan request's `avoid` names them
 
-    def fail(self, before: LiveScreen, step: dict[str, Any], record: dict[str, Any]) -> None:
+    def fail(self, before: LiveScreen, step: Move, record: dict[str, Any]) -> None:
         """Count a failed step; the view it acted on (when it did) is not taken for it from there again."""
         key = step_key(before, step)
         self.failed[key] += 1
         # the edge memory planned: the plan's screen (the device's may be a look-alike of it) and element
-        element_id, screen_id = (step.get("element") or {}).get("id") or "", step.get("screen_id") or before.screen_id
-        if screen_id and (element_id or not step.get("element")):
-            self.steps[key] = {"screen_id": screen_id, "action": step["action"], "element_id": element_id}
+        element_id, screen_id = (step.element or {}).get("id") or "", step.screen_id or before.screen_id
+        if screen_id and (element_id or not step.element):
+            self.steps[key] = {"screen_id": screen_id, "action": step.action, "element_id": element_id}
         if record["acted"]:
-            self.views.setdefault((before.screen_id, step["action"]), []).append(record["element"]["bounds"])
+            self.views.setdefault((before.screen_id, step.action), []).append(record["element"]["bounds"])
 
     def avoided(self, tries: int) -> list[dict[str, str]]:
         """The steps that failed `tries` times in this run, as a plan request's `avoid` names them: memory's routes
@@ -66,8 +67,8 @@ class Setbacks:
         """The element on this screen through its locator queue, past the views `action` failed on here."""
         return ground(element, here.xml, self.views.get((here.screen_id, action), ()))
 
-    def untried(self, step: dict[str, Any], here: LiveScreen) -> bool:
+    def untried(self, step: Move, here: LiveScreen) -> bool:
         """The step's locator finds a view on this screen that the step did not already fail on in this run."""
-        element, missed = step.get("element"), self.views.get((here.screen_id, step["action"]), [])
-        found = self.find(element, step["action"], here) if element is not None and missed else None
+        element, missed = step.element, self.views.get((here.screen_id, step.action), [])
+        found = self.find(element, step.action, here) if element is not None and missed else None
         return found is not None and found[0].as_list() not in missed

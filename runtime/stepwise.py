@@ -7,7 +7,7 @@ and asks for one JSON action: {"index": n, "action": "tap|input|scroll|back",
 "input": str} or {"done": true}. One call per step; the answer is validated: a
 reply that is not that JSON, or names no element of the screen, raises
 LlmReplyError (the runtime records it as a failed step with the reason, never as
-"the task is done"); only an explicit {"done": true} ends the run as done.
+"the task is done"); only an explicit {"done": true} ends the run as done (the step is None).
 The call is semantic/llmclient.py's `chat` (an overall deadline): a transient failure
 (timeout, lost connection, 429, 5xx) is tried again, at most ATTEMPTS times with
 backoff that honours Retry-After, then raises TransientError; a refusal (401,
@@ -26,6 +26,7 @@ from appmem.settings import Settings
 from appmem.formats.ui import ActionType
 from appmem.graph.vocabulary import id_words, is_risky
 from appmem.runtime.grounding import shows, view_words
+from appmem.runtime.move import Move
 from appmem.formats.uixml import parse_hierarchy
 
 SYSTEM = ("You operate an Android app for a user. Given the task, the screen's elements and hints from a memory "
@@ -42,8 +43,12 @@ class LlmReplyError(AppmemError):
     """The LLM's reply is not a valid choice of action; the message says what is wrong with it."""
 
 
-def make_llm_step(settings: Settings) -> Callable | None:
-    """The runtime's `llm_step` when an LLM is configured, else None."""
+LlmStep = Callable[[str, Any, list[dict[str, Any]]], Move | None]
+
+
+def make_llm_step(settings: Settings) -> LlmStep | None:
+    """The runtime's `llm_step` when an LLM is configured, else None. The step it gives: the LLM's next move
+    on the screen, or None when the LLM judged the task done."""
     if not settings.llm_base_url or not settings.llm_model:
         return None
     from appmem.semantic.llmclient import MalformedReply, chat, endpoint_error, open_llm, redact, retrying
@@ -51,7 +56,7 @@ def make_llm_step(settings: Settings) -> Callable | None:
     client, model = open_llm(settings)
     call = retrying(client, lambda **request: chat(client, **request), ATTEMPTS, BACKOFF_S)
 
-    def step(task: str, screen, hints: list[dict[str, Any]]) -> dict[str, Any]:
+    def step(task: str, screen, hints: list[dict[str, Any]]) -> Move | None:
         state = parse_hierarchy(screen.xml, screen.package, screen.activity)
         views = [v for v in state.views if v.interactive]
         shown = [shows(state.views, v) for v in views]
@@ -68,15 +73,15 @@ def make_llm_step(settings: Settings) -> Callable | None:
         except (MalformedReply, LlmReplyError) as exc:  # the reply may quote the key the server was sent
             raise LlmReplyError(redact(client, str(exc))) from None
         if choice is DONE:
-            return DONE
+            return None
         if choice["action"] == "back":
-            return {"action": "back", "element": None, "input": "", "risky": False}
+            return Move.back()
         action, v, text = choice["action"], views[choice["index"]], shown[choice["index"]]
         element = {"text": v.text, "content_desc": v.content_desc, "resource_id": v.resource_id,
                    "class_name": v.class_name, "bounds": v.bounds.as_list(), "label": text or v.content_desc,
                    "locators": [f"//*[@bounds='[{v.bounds.left},{v.bounds.top}][{v.bounds.right},{v.bounds.bottom}]']"]}
-        return {"action": ActionType(action).value, "element": element, "input": choice["input"],
-                "risky": is_risky(view_words(state.views, v), extra=settings.risky_words)}
+        return Move(ActionType(action).value, element, choice["input"],
+                    risky=is_risky(view_words(state.views, v), extra=settings.risky_words))
 
     return step
 

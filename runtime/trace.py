@@ -3,15 +3,29 @@ result `appmem run` prints, and that result in words."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from appmem.contract.run import VERSION_PATTERN, RunElement, RunStep, RunTrace
 from appmem.formats.ui import Bounds
 from appmem.graph.rows import now_iso
 from appmem.runtime.grounding import node_at
+from appmem.runtime.screen import LiveScreen
 
 PACKAGE = re.compile(r"[A-Za-z0-9_.]+")
 VERSION = re.compile(VERSION_PATTERN)
+
+
+@dataclass
+class RunState:
+    """Where a run got to: its app and version, the device's last screen, its re-plans and relaunches, and the
+    stored task its first recalled plan replayed."""
+    package: str = ""
+    version: str = "unknown"
+    here: LiveScreen | None = None
+    replans: int = 0
+    relaunches: int = 0
+    recalled: str | None = None
 
 
 def run_trace(steps: list[dict[str, Any]], task: str, package: str, version: str, device: str, started: str,
@@ -30,17 +44,17 @@ def run_trace(steps: list[dict[str, Any]], task: str, package: str, version: str
                     status=status, steps=run_steps, recalled_task=recalled)
 
 
-def result(status: str, reason: str, where: dict[str, Any], steps: list[dict[str, Any]],
+def result(status: str, reason: str, where: RunState, steps: list[dict[str, Any]],
            llm_failures: list[dict[str, Any]], run: RunTrace) -> dict[str, Any]:
     """The run's result: status and reason, re-plans, each step (the LLM's invalid replies among them),
     where it ended, and its trace."""
-    here = where["here"]
+    here = where.here
     shown = [{"index": s["index"], "action": s["action"], "label": (s["element"] or {}).get("text")
               or (s["element"] or {}).get("content_desc") or s["input"], "outcome": s["outcome"],
               "expected_screen": s["expected_screen"], "reached_screen": s["reached_screen"],
               **({"why": s["why"]} if s["why"] else {})} for s in steps]
-    return {"status": status, "reason": reason, "replans": where["replans"], "relaunches": where["relaunches"],
-            "package": where["package"],
+    return {"status": status, "reason": reason, "replans": where.replans, "relaunches": where.relaunches,
+            "package": where.package,
             "steps": sorted(shown + llm_failures, key=lambda s: (s["index"], s["action"] != "llm")),
             "ended": {"package": here.package, "activity": here.activity, "screen_id": here.screen_id}
             if here else None,

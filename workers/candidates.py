@@ -17,7 +17,7 @@ INPUT_TEXT = "hello"
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ActionCandidate:
     action: Action
     bounds: Bounds | None = None
     leaf: bool = False  # a tap on a non-interactive leaf view (DroidBot's last resort)
@@ -60,11 +60,11 @@ def leaf_keys(state: UIState) -> frozenset[str]:
                      if v.visible and v.enabled and not v.children and v.index in paths)
 
 
-def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[Candidate]:
+def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[ActionCandidate]:
     """Everything the explorer may do on this state: the interactive views'
     actions in view order, then taps on the other leaf views, then BACK."""
-    out: list[Candidate] = []
-    leaves: list[Candidate] = []
+    out: list[ActionCandidate] = []
+    leaves: list[ActionCandidate] = []
     by_index = {v.index: v for v in seen.state.views}
     for index, element in sorted(seen.elements.items()):
         view = by_index[index]
@@ -75,14 +75,14 @@ def candidates(seen: Seen, risky_words: tuple[str, ...]) -> list[Candidate]:
             continue
         key, b = element.key, element.bounds
         if not view.interactive:
-            leaves.append(Candidate(Action(ActionType.TAP, key), b, leaf=True, group=5))
+            leaves.append(ActionCandidate(Action(ActionType.TAP, key), b, leaf=True, group=5))
             continue
         if view.clickable or view.checkable:
-            out.append(Candidate(Action(ActionType.TAP, key), b, group=0 if view.clickable else 2))
+            out.append(ActionCandidate(Action(ActionType.TAP, key), b, group=0 if view.clickable else 2))
         if view.long_clickable:
-            out.append(Candidate(Action(ActionType.LONG_TAP, key), b, group=3))
+            out.append(ActionCandidate(Action(ActionType.LONG_TAP, key), b, group=3))
         if view.editable:
-            out.append(Candidate(Action(ActionType.INPUT, key, INPUT_TEXT), b, group=4))
+            out.append(ActionCandidate(Action(ActionType.INPUT, key, INPUT_TEXT), b, group=4))
         if view.scrollable:
-            out += [Candidate(Action(ActionType.SCROLL, key, d), b, group=1) for d in SCROLL_DIRECTIONS]
-    return out + leaves + [Candidate(Action(ActionType.BACK), group=6)]
+            out += [ActionCandidate(Action(ActionType.SCROLL, key, d), b, group=1) for d in SCROLL_DIRECTIONS]
+    return out + leaves + [ActionCandidate(Action(ActionType.BACK), group=6)]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from appmem.formats.ui import Action, ActionType, Bounds, UIState
 from appmem.graph.model import Outcome, Step, Trace
@@ -43,6 +43,28 @@ from appmem.workers.policies import Policy
 from appmem.workers.sinks import ChunkSink
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Exploration:
+    """One execution of a job so far: the trace it streams, the chunk in progress, what it saw and counted."""
+    trace: Trace
+    chunk: int  # the index of the chunk in progress
+    step_index: int  # the index of the next step in the whole trace
+    pending: list[Step] = field(default_factory=list)  # the chunk's steps so far
+    states: dict[str, UIState] = field(default_factory=dict)  # every state seen, by id
+    app_states: set[str] = field(default_factory=set)  # those outside the launcher
+    taken: int = 0  # actions taken by this execution
+    restarts: int = 0  # launches of the app
+    outside: int = 0  # steps in a row that ended outside the app
+    unchanged: int = 0  # steps in a row that left the state as it was
+    moves: dict[tuple[str, str], str] = field(default_factory=dict)  # (screen id, action signature) → where it led
+    stopped: str = "actions"  # the budget that ended it: actions or seconds
+
+    def saw(self, seen: Seen) -> None:
+        self.states[seen.state.state_id] = seen.state
+        if not is_launcher(seen.state.package):
+            self.app_states.add(seen.state.state_id)
 
 
 @dataclass
@@ -63,74 +85,73 @@ class Explorer:
         return Seen(state, screen, elements_of(state, screen, leaf_keys(state)))
 
     def run(self, seconds_spent: float = 0.0) -> ExploreResult:
-        job, started = self.job, time.monotonic()
-        tid = trace_id(job.job_id)
+        """Explore until the job's budget of actions or seconds (less `seconds_spent` by earlier executions) is
+        spent, writing each chunk as it fills; resumed after the chunks already in the graph."""
+        started = time.monotonic()
+        walk = self._resume()
+        budget = self.job.max_actions - walk.step_index
+        deadline = started + max(0.0, self.job.max_seconds - seconds_spent)
+        if walk.chunk:
+            log.info("job %s resumes at chunk %d (%d actions left)", self.job.job_id, walk.chunk, budget)
+        self.driver.perform(Action(ActionType.HOME), None)  # leave whatever the last job left on screen
+        current = self.observe(walk.trace.app_version)
+        while walk.taken < budget:
+            if time.monotonic() >= deadline:
+                walk.stopped = "seconds"
+                break
+            current = self._step(walk, current)
+            if len(walk.pending) == self.job.chunk_steps:
+                self._flush(walk)
+        if walk.pending:
+            self._flush(walk)
+        walk.trace.states = {sid: walk.states[sid] for sid in walk.app_states}
+        self.sink.settle(walk.trace)
+        return ExploreResult(job_id=self.job.job_id, trace_id=walk.trace.id, package=self.job.package,
+                             app_version=walk.trace.app_version, device=self.driver.name, actions=walk.step_index,
+                             new_actions=walk.taken, chunks=walk.chunk, states=len(walk.app_states),
+                             restarts=walk.restarts, seconds=round(time.monotonic() - started, 3), stopped=walk.stopped)
+
+    def _resume(self) -> Exploration:
+        """This execution's start: after the chunks of the job's trace already in the graph."""
+        job, tid = self.job, trace_id(self.job.job_id)
         done_chunks = self.sink.written(tid)
         chunk = max(done_chunks) + 1 if done_chunks else 0
-        step_index = chunk * job.chunk_steps
         version, code = self.driver.app_version(job.package)
         trace = Trace(id=tid, source="explorer", package=job.package, app_version=version,
                       device=self.driver.name, explorer=f"appmem-{job.policy}", started=now_iso(), ended="",
                       version_code=code)
-        budget = job.max_actions - step_index
-        deadline = started + max(0.0, job.max_seconds - seconds_spent)
-        if chunk:
-            log.info("job %s resumes at chunk %d (%d actions left)", job.job_id, chunk, budget)
-        pending: list[Step] = []
-        states: dict[str, UIState] = {}
-        app_states: set[str] = set()
-        taken = restarts = outside = unchanged = 0
-        moves: dict[tuple[str, str], str] = {}  # (screen id, action signature) → where it led in this run
-        stopped = "actions"
+        return Exploration(trace, chunk, chunk * job.chunk_steps)
 
-        def flush() -> None:
-            nonlocal chunk, pending
-            wanted = {s.source_state for s in pending} | {s.target_state for s in pending}
-            trace.states = {sid: states[sid] for sid in wanted}
-            trace.steps = pending
-            trace.ended = now_iso()
-            self.sink.write(trace, chunk, pending)
-            chunk, pending = chunk + 1, []
+    def _step(self, walk: Exploration, current: Seen) -> Seen:
+        """One action chosen on `current`, taken and judged; the screen it led to."""
+        self.alive()
+        walk.saw(current)
+        action, bounds = self.decide(current, walk.outside, walk.unchanged)
+        walk.restarts += action.type == ActionType.START_APP
+        self.driver.perform(action, bounds)
+        target = self.observe(walk.trace.app_version)
+        walk.saw(target)
+        log.debug("job %s step %d: %s %s %s -> %s %s", self.job.job_id, walk.step_index, current.state.package,
+                  current.state.state_id[:8], action.signature, target.state.package, target.state.state_id[:8])
+        walk.pending.append(self.judged(Step(walk.step_index, current.state.state_id, action, target.state.state_id,
+                                             at=target.state.observed_at), current, target, walk.moves))
+        if not is_launcher(current.state.package):
+            self.policy.record(current, action, target)
+        relaunched = action.type in (ActionType.START_APP, ActionType.STOP_APP)
+        walk.outside = 0 if target.state.package == self.job.package or relaunched else walk.outside + 1
+        walk.unchanged = walk.unchanged + 1 if target.state.state_id == current.state.state_id else 0
+        walk.step_index += 1
+        walk.taken += 1
+        return target
 
-        self.driver.perform(Action(ActionType.HOME), None)  # leave whatever the last job left on screen
-        current = self.observe(version)
-        while taken < budget:
-            if time.monotonic() >= deadline:
-                stopped = "seconds"
-                break
-            self.alive()
-            states[current.state.state_id] = current.state
-            if not is_launcher(current.state.package):
-                app_states.add(current.state.state_id)
-            action, bounds = self.decide(current, outside, unchanged)
-            restarts += action.type == ActionType.START_APP
-            self.driver.perform(action, bounds)
-            target = self.observe(version)
-            states[target.state.state_id] = target.state
-            if not is_launcher(target.state.package):
-                app_states.add(target.state.state_id)
-            log.debug("job %s step %d: %s %s %s -> %s %s", job.job_id, step_index, current.state.package, current.state.state_id[:8],
-                      action.signature, target.state.package, target.state.state_id[:8])
-            pending.append(self.judged(Step(step_index, current.state.state_id, action, target.state.state_id,
-                                            at=target.state.observed_at), current, target, moves))
-            if not is_launcher(current.state.package):
-                self.policy.record(current, action, target)
-            relaunched = action.type in (ActionType.START_APP, ActionType.STOP_APP)
-            outside = 0 if target.state.package == job.package or relaunched else outside + 1
-            unchanged = unchanged + 1 if target.state.state_id == current.state.state_id else 0
-            step_index += 1
-            taken += 1
-            current = target
-            if len(pending) == job.chunk_steps:
-                flush()
-        if pending:
-            flush()
-        trace.states = {sid: states[sid] for sid in app_states}
-        self.sink.settle(trace)
-        return ExploreResult(job_id=job.job_id, trace_id=tid, package=job.package, app_version=version,
-                             device=self.driver.name, actions=step_index, new_actions=taken, chunks=chunk,
-                             states=len(app_states), restarts=restarts,
-                             seconds=round(time.monotonic() - started, 3), stopped=stopped)
+    def _flush(self, walk: Exploration) -> None:
+        """Write the chunk in progress (its steps and the states they touch), then start the next one."""
+        wanted = {s.source_state for s in walk.pending} | {s.target_state for s in walk.pending}
+        walk.trace.states = {sid: walk.states[sid] for sid in wanted}
+        walk.trace.steps = walk.pending
+        walk.trace.ended = now_iso()
+        self.sink.write(walk.trace, walk.chunk, walk.pending)
+        walk.chunk, walk.pending = walk.chunk + 1, []
 
     def judged(self, step: Step, current: Seen, target: Seen, moves: dict[tuple[str, str], str]) -> Step:
         """The step with its outcome: a crash/ANR dialog is a crash; a tap on a clickable

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from appmem.formats.ui import Action, ActionType
-from appmem.workers.candidates import Candidate, Seen
+from appmem.workers.candidates import ActionCandidate, Seen
 
 POLICIES = ("frontier", "dfs", "random")
 
@@ -59,7 +59,7 @@ class NoKnowledge:
 class Policy(Protocol):
     name: str
 
-    def choose(self, seen: Seen, options: list[Candidate]) -> Candidate | None:
+    def choose(self, seen: Seen, options: list[ActionCandidate]) -> ActionCandidate | None:
         """The next action, or None to restart the app."""
 
     def record(self, source: Seen, action: Action, target: Seen) -> None:
@@ -75,7 +75,7 @@ class RandomPolicy:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
 
-    def choose(self, seen: Seen, options: list[Candidate]) -> Candidate | None:
+    def choose(self, seen: Seen, options: list[ActionCandidate]) -> ActionCandidate | None:
         return self.rng.choice(options)
 
     def record(self, source: Seen, action: Action, target: Seen) -> None:
@@ -150,7 +150,7 @@ class GreedyPolicy:
         return [s for s in self.options.get(state_id, []) if s not in own and s not in others
                 and (noops or not self.predicted_noop(state_id, s))]
 
-    def choose(self, seen: Seen, options: list[Candidate]) -> Candidate | None:
+    def choose(self, seen: Seen, options: list[ActionCandidate]) -> ActionCandidate | None:
         node = seen.state.state_id
         by_sig = {c.signature: c for c in options}
         self.screens[node] = seen.screen.id
@@ -178,7 +178,7 @@ class GreedyPolicy:
                 return by_sig[step]
         return self.retry(node, by_sig)
 
-    def retry(self, node: str, by_sig: dict[str, Candidate]) -> Candidate | None:
+    def retry(self, node: str, by_sig: dict[str, ActionCandidate]) -> ActionCandidate | None:
         """The effective action of this state taken the fewest times (first in order on ties),
         unless restarts are due (they took fewer turns than re-tries of it): then None."""
         taken = self.taken.get(node, Counter())
@@ -189,7 +189,7 @@ class GreedyPolicy:
             return None
         return by_sig[again]
 
-    def ordered(self, options: list[Candidate], acted: dict[str, int]) -> list[str]:
+    def ordered(self, options: list[ActionCandidate], acted: dict[str, int]) -> list[str]:
         """DroidBot's order: taps on clickable views, scrolls, long taps, typing, taps on
         other leaf views, BACK, each kind in view order. With the fleet's knowledge, what
         the shared memory never saw on this screen goes first."""
@@ -217,7 +217,7 @@ class GreedyPolicy:
                     queue.append((target, first or signature, hops + 1))
         return None, 0
 
-    def local_noop(self, node: str, fresh_only: bool, by_sig: dict[str, Candidate]) -> Candidate | None:
+    def local_noop(self, node: str, fresh_only: bool, by_sig: dict[str, ActionCandidate]) -> ActionCandidate | None:
         """An untried action of this state predicted to change nothing: one action for a chance of a
         new state, rather than a long walk to an untried one elsewhere."""
         for signature in self.untried(node, fresh_only, True):
@@ -245,7 +245,7 @@ NOOP_EVIDENCE = (3, 5)  # no-ops without a move, per feature level (most specifi
 FAR = 1  # a walk longer than this to an untried action: try this state's predicted no-ops first
 
 
-def features(seen: Seen, options: list[Candidate]) -> dict[str, tuple[tuple, ...]]:
+def features(seen: Seen, options: list[ActionCandidate]) -> dict[str, tuple[tuple, ...]]:
     """What kind of action each option is, most specific first: (action, DroidBot group, class,
     id, label), then (action, DroidBot group, class, id). A kind that never changed anything
     in several tries (NOOP_EVIDENCE, per level) on any screen is predicted to change nothing

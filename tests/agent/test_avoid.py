@@ -7,6 +7,7 @@ from appmem.agent.appgraph import AppGraph
 from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
 from appmem.graph.model import Step, Trace
 from appmem.ingest.pipeline import ingest_trace
+from appmem.runtime.move import Move
 from appmem.runtime.screen import LiveScreen
 from appmem.runtime.setbacks import Setbacks
 
@@ -49,8 +50,8 @@ def test_a_step_is_named_for_memory_to_avoid_once_it_failed_twice_as_memory_plan
     setbacks = Setbacks()
     # the device's screen was located as a look-alike of the one the plan was made on: the plan's edge is named
     here = LiveScreen(APP, ".Main", "<hierarchy/>", {"screen_id": "device-screen"})
-    step = {"screen_id": "plan-screen", "action": "tap", "element": {"id": "e1", "label": "Settings"}}
-    back = {"screen_id": "plan-screen", "action": "back", "element": None}
+    step = Move("tap", {"id": "e1", "label": "Settings"}, screen_id="plan-screen")
+    back = Move("back", screen_id="plan-screen")
     record = {"acted": False}
     setbacks.fail(here, step, record)
     setbacks.fail(here, back, record)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label, role
 from appmem.ingest.autodroid import read_autodroid
@@ -55,7 +55,7 @@ def planner(store, settings, tmp_path_factory):
 def steps(planner: Planner, task: str) -> list[tuple[str, str, str, str]]:
     """(action, label, typed text, why) of each step of the plan for `task`, from the app's entry."""
     return [(s["action"], (s["element"] or {}).get("label", ""), s["input"], s["why"])
-            for s in plan_to_dict(planner.plan(task, [PREFS]))["steps"]]
+            for s in agent_plan(planner.plan(task, [PREFS])).model_dump()["steps"]]
 
 
 def test_a_plan_for_a_settings_toggle_ends_at_the_toggle(planner):

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from appmem.agent.locate import locate, state_from_html, state_from_xml
-from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner, PlanningError
 from appmem.agent.taskparse import parse_task
 from appmem.errors import InvalidInput
@@ -39,8 +39,12 @@ def first_screen(app: str, needle: str):
     return state_from_html(task["profile"][0]["state"], package_of(app))
 
 
+def plan_dict(plan) -> dict:
+    return agent_plan(plan).model_dump()
+
+
 def steps(plan) -> list[tuple[str, str, str]]:
-    return [(s["action"], (s["element"] or {}).get("label", ""), s["input"]) for s in plan_to_dict(plan)["steps"]]
+    return [(s["action"], (s["element"] or {}).get("label", ""), s["input"]) for s in plan_dict(plan)["steps"]]
 
 
 def test_the_in_memory_index_ranks_as_the_vector_store_does(planner):
@@ -63,12 +67,12 @@ def test_a_planner_on_the_read_only_snapshots_plans_the_same(planner, settings):
     assert reader.files_read == [CALENDAR]
     for task in ("delete all events", "change the theme to dark and save it", "add a contact named Bob"):
         app = CONTACTS if "contact" in task else CALENDAR
-        assert plan_to_dict(other.plan(task, [app])) == plan_to_dict(planner.plan(task, [app]))
+        assert plan_dict(other.plan(task, [app])) == plan_dict(planner.plan(task, [app]))
     assert reader.files_read == [CALENDAR, CONTACTS]
 
 
 def test_plan_json_follows_the_contract(planner):
-    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR]))
+    plan = plan_dict(planner.plan("delete all events", [CALENDAR]))
     assert {"task", "package", "source", "route", "llm_calls", "start", "steps", "alternatives"} <= plan.keys()
     assert (plan["source"], plan["route"], plan["llm_calls"], plan["start"]["match"]) == ("memory", "found", 0, "entry")
     assert [s["element"]["label"] for s in plan["steps"]][-2:] == ["Delete all events", "YES"]
@@ -101,7 +105,7 @@ def test_a_plan_ends_at_its_goal(planner):
 
 def test_an_item_task_selects_the_named_row_as_a_slot(planner):
     start = first_screen("contacts", "Delete contact Bob")
-    plan = plan_to_dict(planner.plan("Delete the contact 'Bob'", [CONTACTS], start))
+    plan = plan_dict(planner.plan("Delete the contact 'Bob'", [CONTACTS], start))
     item = plan["steps"][0]
     assert (item["slot"], item["input"], item["element"]["text"]) == ("item", "Bob", "Bob")
     assert item["element"]["locators"][0] == "//*[@text='Bob']"
@@ -111,7 +115,7 @@ def test_an_item_task_selects_the_named_row_as_a_slot(planner):
 def test_a_two_value_form_gets_each_value_in_the_field_it_fits(planner):
     """Each value the task names is typed once, exactly as said, into the field it fits; the form is saved."""
     task = "Create a new contact named 'Stephen', mobile number 12345678900"
-    plan = plan_to_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
+    plan = plan_dict(planner.plan(task, [CONTACTS], first_screen("contacts", "Stephen Bob")))
     typed = [(s["element"]["text"], s["input"]) for s in plan["steps"] if s["action"] == "input"]
     assert typed == [("First name", "Stephen"), ("Number", "12345678900")], typed
     assert plan["steps"][-1]["element"]["label"] == "Save" and plan["steps"][-1]["why"] == "confirm"
@@ -127,7 +131,7 @@ def test_no_route_says_so_with_the_best_targets(planner, store):
     planner.forget()
     dead_end = locate(store, CALENDAR, state)
     assert dead_end["match"] == "exact"
-    plan = plan_to_dict(planner.plan("delete all events", [CALENDAR], dead_end["screen_id"]))
+    plan = plan_dict(planner.plan("delete all events", [CALENDAR], dead_end["screen_id"]))
     assert (plan["route"], plan["source"], plan["steps"]) == ("none", "none", [])
     assert plan["alternatives"] and all({"screen_id", "label", "score"} <= a.keys() for a in plan["alternatives"])
 
@@ -186,7 +190,7 @@ def test_plan_from_a_dumped_screen_without_app_chooses_the_app_then_locates(plan
     # a task both apps could do ("settings"): the screen decides
     choice = app_for_screen(recall, located, "open the settings", lambda p: state_from_html(html, p))
     assert choice.package == CONTACTS and choice.by == "screen"
-    plan = plan_to_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
+    plan = plan_dict(planner.plan("open the settings", [choice.package], state_from_html(html, CONTACTS)))
     assert plan["package"] == CONTACTS and plan["start"]["match"] in ("exact", "similar")
 
 
@@ -333,11 +337,11 @@ def test_the_named_folder_is_picked_before_the_dialogs_ok(planner):
     OK the rows' container and class; it is no row, so it stays a target, and the folder the task
     names, on the OK's screen, is picked first (a slot step showing the whole row)."""
     task = "export the events to an .ics file in the folder 'DCIM'"
-    got = plan_to_dict(planner.plan(task, [CALENDAR]))["steps"]
+    got = plan_dict(planner.plan(task, [CALENDAR]))["steps"]
     assert got[-1]["element"]["label"] == "OK" and got[-2]["slot"] == "item" and got[-2]["input"] == "DCIM"
     assert got[-2]["element"]["text"].startswith("DCIM\n")  # rule whole_row: what the row shows, as recorded
     off = replace(planner.config, item_then_target=False)
-    assert not any(s["slot"] == "item" for s in plan_to_dict(planner.plan(task, [CALENDAR], config=off))["steps"])
+    assert not any(s["slot"] == "item" for s in plan_dict(planner.plan(task, [CALENDAR], config=off))["steps"])
 
 
 def test_a_row_never_seen_tapped_leads_where_its_list_rows_led(planner):

@@ -18,8 +18,8 @@ from appmem.agent.apps import app_for_screen, choose_app
 from appmem.agent.appdoc import app_doc, token_counter
 from appmem.agent.crossapp import connect
 from appmem.agent.hints import hints
-from appmem.agent.answer import Answerer
-from appmem.agent.planjson import plan_to_dict
+from appmem.agent.planjson import agent_plan
+from appmem.agent.service import Service
 from appmem.agent.planner import Planner
 from appmem.agent.recall import Recall
 from appmem.ingest.autodroid import read_autodroid
@@ -52,14 +52,18 @@ def memory(shared_graph, settings, every_rule_on):
     client.close()
 
 
+def plan_dict(plan) -> dict:
+    return agent_plan(plan).model_dump()
+
+
 def labels(plan) -> list[str]:
-    return [(s["element"] or {}).get("label", "") for s in plan_to_dict(plan)["steps"]]
+    return [(s["element"] or {}).get("label", "") for s in plan_dict(plan)["steps"]]
 
 
 def test_a_done_task_is_recalled_with_its_steps_and_provenance(memory, store):
     recall, _, _ = memory
     plan = recall.recall("Delete contact Bob", [CONTACTS])
-    assert plan.source == "recall" and plan_to_dict(plan)["source"] == "recall"
+    assert plan.source == "recall" and plan_dict(plan)["source"] == "recall"
     assert labels(plan) == ["Bob", "Delete", "Yes"]
     assert plan.recalled["source"] == "droidtask" and plan.recalled["trace_id"] and plan.recalled["devices"] == 1
     assert all(s.package == CONTACTS and s.element.locators for s in plan.steps)
@@ -188,7 +192,7 @@ def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
     _, planner, _ = memory
     start = store.read("planner_entry_screens", packages=[ACRYLIC])[0]["screen_id"]
     target = planner.plan("open the settings", [CLOCK24])
-    plan = plan_to_dict(connect(store, target, start))
+    plan = plan_dict(connect(store, target, start))
     steps = plan["steps"]
     launch = [i for i, s in enumerate(steps) if s["action"] == "start_app"]
     assert len(launch) == 1 and steps[launch[0]]["package"] == LAUNCHER and steps[launch[0]]["input"] == CLOCK24
@@ -197,20 +201,20 @@ def test_a_plan_into_another_app_goes_through_the_launcher(memory, store):
     assert steps[0]["screen_id"] == start and all(s["to_screen"] for s in steps[:launch[0] + 1])
 
 
-def test_a_plan_follows_an_observed_edge_into_another_app(memory, store):
+def test_a_plan_follows_an_observed_edge_into_another_app(memory, store, settings):
     recall, _, _ = memory
     start = store.read("planner_entry_screens", packages=[ADSILENCE])[0]["screen_id"]
     graph = AppGraph.load(store, [ADSILENCE])
     grant = next(e for e in graph.edges[start] if e.element_id and graph.elements[e.element_id].label == "GRANT PERMISSION")
-    answers = Answerer(store, recall.vectors, recall.embedder)
-    plan = plan_to_dict(answers.plan("allow notification access", SETTINGS, start)[0])
+    service = Service(store, recall.vectors, recall.embedder, settings)
+    plan = service.plan("allow notification access", SETTINGS, screen_id=start).model_dump()
     assert [s["package"] for s in plan["steps"]][::len(plan["steps"]) - 1] == [ADSILENCE, SETTINGS]
     assert plan["steps"][0]["element"]["label"] == "GRANT PERMISSION"
     assert plan["steps"][1]["screen_id"] == grant.target
     assert not any(s["action"] in ("home", "start_app") for s in plan["steps"])
 
 
-def test_hints_say_where_each_element_of_the_current_screen_leads(memory, store):
+def test_hints_say_where_each_element_of_the_current_screen_leads(memory, store, settings):
     recall, _, imports = memory
     html = imports["calendar"].trace.states[imports["calendar"].trace.steps[0].source_state]
     out = hints(store, recall.vectors, recall.embedder, "delete all events", CALENDAR, html)
@@ -219,8 +223,9 @@ def test_hints_say_where_each_element_of_the_current_screen_leads(memory, store)
     assert first["element"] == "More options" and first["target"] == "Delete all events" and first["steps_after"] == 2
     assert first["locators"] and "More options" in first["text"]
     # A plan asked from that screen carries the same hints (AutoDroid's memory injection, with any plan).
-    answered = Answerer(store, recall.vectors, recall.embedder).answer("delete all events", CALENDAR, html)
-    assert answered["steps"] and answered["hints"][0]["text"] == first["text"]
+    answered = Service(store, recall.vectors, recall.embedder, settings).plan("delete all events", CALENDAR,
+                                                                              screen_id=out["screen_id"])
+    assert answered.steps and answered.hints[0].text == first["text"]
 
 
 def test_the_app_document_fits_its_budget_and_says_how_to_get_everywhere(memory, store, settings):

@@ -181,7 +181,7 @@ def test_cytoscape_and_the_guide_are_served(served):
 def test_thumbnails_escape_hostile_ui_text():
     import urllib.parse
 
-    from appmem.analyst.map import thumbnail
+    from appmem.agent.appmap import thumbnail
 
     svg = urllib.parse.unquote(thumbnail([{"bounds": [0, 0, 500, 100], "class_name": "android.widget.Button",
                                            "label": '<script>alert(1)</script>"&'},

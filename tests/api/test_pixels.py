@@ -17,6 +17,7 @@ from mcp import Client
 from PIL import Image
 
 from appmem import generations
+from appmem.agent.locate import locate
 from appmem.agent.service import Service
 from appmem.api.app import create_app
 from appmem.api.mcp_server import build_mcp
@@ -59,7 +60,7 @@ def dumped(service: Service):
     path = SHOT.with_name(SHOT.name.replace("screen_", "state_")).with_suffix(".json")
     state, _ = state_from_droidbot(read_json(path), str(path))
     dump = replace(state, views=shown_views(state.views), activity="", state_id="")
-    return service.answers().locate(APP, dump)
+    return locate(service.store, APP, dump, service.planner().graph([APP]))
 
 
 def test_locate_plan_and_hints_from_a_screenshot_through_the_api(api, bearer, launcher):

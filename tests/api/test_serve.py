@@ -45,13 +45,13 @@ def test_healthz_says_loading_until_every_app_is_preloaded_then_ready(memory, se
     with TestClient(create_app(settings, service), raise_server_exceptions=False) as client:
         loading = client.get("/healthz")
         assert loading.status_code == 503 and loading.json()["status"] == "loading"
-        assert service._answerer is None or not service._answerer.planner._graphs
+        assert service._planner is None or not service._planner._graphs
         service.gate.set()
         deadline = time.monotonic() + 60
         while (ready := client.get("/healthz")).status_code == 503 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert ready.status_code == 200 and ready.json()["status"] == "ready"
-        planner = service.answers().planner
+        planner = service.planner()
         assert (CALENDAR,) in planner._graphs and (CALENDAR,) in planner._indexes
 
 
@@ -67,7 +67,7 @@ def test_a_shutdown_while_loading_stops_the_preload_before_the_caller_closes_the
         assert client.get("/healthz").json()["status"] == "loading"
     assert stopping.is_set()
     assert not [t for t in threading.enumerate() if t.name == "appmem-preload"]
-    assert not service.answers().planner._graphs  # stopped before its first app
+    assert not service.planner()._graphs  # stopped before its first app
 
 
 def test_without_preload_healthz_is_ready_at_once(memory, settings):
@@ -76,7 +76,7 @@ def test_without_preload_healthz_is_ready_at_once(memory, settings):
     service = Service(memory.store, memory.vectors, memory.embedder, settings)
     with TestClient(create_app(replace(settings, preload=False), service)) as client:
         assert client.get("/healthz").json()["status"] == "ready"
-        assert service._answerer is None  # nothing was loaded before the first request
+        assert service._planner is None  # nothing was loaded before the first request
 
 
 def plan_keys(r) -> set[str]:
@@ -98,7 +98,7 @@ def test_an_ingest_retires_the_apps_cached_plans(memory, settings, stack_env, cl
     assert plan_keys(r) == keys
     # What this worker keeps loaded: the app's index, and the every-app index of app choice (no app named).
     assert client.post("/v1/plan", json={"task": TASK}, headers=headers).json()["package"] == CALENDAR
-    planner = memory.answers().planner
+    planner = memory.planner()
     index, everything = planner.index([CALENDAR]), planner.index(None)
     keys = plan_keys(r)
     before = generations.current(r, [CALENDAR])
@@ -184,7 +184,7 @@ def test_a_worker_drops_only_what_it_loaded_of_the_apps_that_changed(memory, set
     service = Service(memory.store, memory.vectors, memory.embedder, settings, r)
     service.plan("open the settings", "calendar")
     service.plan("open the settings")  # no app: chosen over every app's elements
-    planner = service.answers().planner
+    planner = service.planner()
     graph, index, everything = planner.graph([CALENDAR]), planner.index([CALENDAR]), planner.index(None)
     generations.bump(r, ["org.example.elsewhere"])  # another app changed
     service.plan("open the about screen", "calendar")

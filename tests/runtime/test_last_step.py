@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from appmem.runtime.move import Move
 from appmem.runtime.outcome import outcome, took_effect
 from appmem.runtime.screen import LiveScreen
 from appmem.twins.app import TwinApp
@@ -16,7 +17,7 @@ def test_the_last_step_is_taken_only_on_a_view_showing_its_text_and_when_the_app
     app = TwinApp.from_droidbot(DROIDBOT / "anupam.acrylic")
     first, other = list(app.states)[:2]
     before, after = hierarchy_xml(app.states[first]), hierarchy_xml(app.states[other])
-    step = {"action": "tap", "element": {"text": "About", "content_desc": "", "label": "About"}}
+    step = Move("tap", {"text": "About", "content_desc": "", "label": "About"})
 
     def record(acted_text: str, after_xml: str) -> dict:
         return {"element": {"text": acted_text, "content_desc": ""}, "before_xml": before, "after_xml": after_xml,
@@ -25,8 +26,8 @@ def test_the_last_step_is_taken_only_on_a_view_showing_its_text_and_when_the_app
     assert took_effect(step, record("About", after))
     assert not took_effect(step, record("Settings", after))  # a locator found another view in its place
     assert not took_effect(step, record("About", before))  # the screen did not change
-    assert not took_effect({"action": "back", "element": None}, record("", after))
-    unlabelled = {"action": "tap", "element": {"text": "", "content_desc": "", "label": "menu"}}
+    assert not took_effect(Move.back(), record("", after))
+    unlabelled = Move("tap", {"text": "", "content_desc": "", "label": "menu"})
     assert took_effect(unlabelled, record("", after))  # nothing to compare: the locator's view is it
 
 

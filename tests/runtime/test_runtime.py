@@ -19,6 +19,7 @@ from appmem.runtime.outbox import Outbox
 from appmem.runtime.outcome import shows
 from appmem.runtime.runtime import Runtime, planned_app
 from appmem.contract.client import ApiClient
+from appmem.contract.plan import Plan, PlanStep
 from appmem.keys import KeyStore
 from appmem.agent.service import Service
 from appmem.stack import Stack
@@ -461,11 +462,17 @@ def test_a_run_for_a_short_name_of_several_apps_goes_on_in_one_of_them():
     """`--app mutebox` with io.unseen.mutebox and org.other.mutebox in memory: the plan names both (a plan may
     span them); the run, its re-plans and its trace name one (a comma-joined package was refused)."""
     both = "io.unseen.mutebox,org.other.mutebox"
-    steps = [{"package": "com.android.launcher3"}, {"package": "org.other.mutebox"}, {"package": "org.other.mutebox"}]
-    assert planned_app({"package": both, "steps": steps}, "io.unseen.mutebox") == "org.other.mutebox"
-    assert planned_app({"package": both, "steps": []}, "org.other.mutebox") == "org.other.mutebox"
-    assert planned_app({"package": both, "steps": []}, "com.android.launcher3") == "io.unseen.mutebox"
-    assert planned_app({"package": ACRYLIC, "steps": []}, "com.android.launcher3") == ACRYLIC
+
+    def plan(package: str, *step_packages: str) -> Plan:
+        return Plan(task="mute it", package=package, source="memory", route="found", llm_calls=0, start=None,
+                    alternatives=[], steps=[PlanStep(action="tap", package=p, element=None, input="", slot=None,
+                                                     screen_id="s", to_screen="", risky=False, confidence=1.0,
+                                                     stale=False) for p in step_packages])
+    steps = ("com.android.launcher3", "org.other.mutebox", "org.other.mutebox")
+    assert planned_app(plan(both, *steps), "io.unseen.mutebox") == "org.other.mutebox"
+    assert planned_app(plan(both), "org.other.mutebox") == "org.other.mutebox"
+    assert planned_app(plan(both), "com.android.launcher3") == "io.unseen.mutebox"
+    assert planned_app(plan(ACRYLIC), "com.android.launcher3") == ACRYLIC
 
 
 def test_a_step_on_a_view_that_shows_risky_words_needs_a_confirmation_whatever_memory_says(twins, memory):
@@ -528,7 +535,7 @@ def test_a_contribution_is_ingested_and_changes_the_next_plan(server, twins, mem
 
     def fork_of(task: str) -> str | None:
         """The first screen of the task's plan where other elements lead to the same next screen."""
-        graph = memory.answers().planner.graph([ACRYLIC])
+        graph = memory.planner().graph([ACRYLIC])
         for step in memory.plan(task, ACRYLIC).model_dump()["steps"]:
             if len({e.element_id for e in graph.edges.get(step["screen_id"], []) if e.target == step["to_screen"]}) > 1:
                 return step["screen_id"]
