@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 
 from appmem.bench.common import DROIDBOT, private_stack

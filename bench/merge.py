@@ -26,7 +26,6 @@ import threading
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,

@@ -31,7 +31,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import statistics
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path

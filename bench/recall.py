@@ -27,7 +27,6 @@ import json
 import re
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 
 from appmem.bench.common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack

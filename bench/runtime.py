@@ -49,7 +49,6 @@ import contextlib
 import json
 import sys
 import time
-from pathlib import Path
 
 
 from appmem.bench.common import BenchParser, droidbot_folders, private_stack, shared_folders

@@ -216,7 +216,7 @@ class DeterministicSummarizer:
 
     def _element(self, screen: _Screen, f: ElementFacts) -> ElementSummary:
         ctx, e, name = screen.ctx, f.element, screen.facts.name
-        label, role, low = f.label, f.role, f.low
+        role, low = f.role, f.low
         parameter = None
         completes: list[str] = []
         if role == "input":
