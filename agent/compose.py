@@ -43,7 +43,7 @@ from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_te
 from appmem.agent.taskparse import ParsedTask, content_stems, coverage, said, stem
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
-from appmem.graph.model import Element, PlanStep
+from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
 from appmem.graph.vocabulary import BACK_WORDS
 from appmem.planconfig import DEFAULT, PlannerConfig
@@ -67,10 +67,10 @@ class Anchor:
 
 
 @dataclass
-class Candidate:
+class RouteCandidate:
     target: Element
     retrieval: float
-    steps: list[PlanStep]
+    steps: list[RouteStep]
     hops: list[Edge] = field(default_factory=list)
     score: float = 0.0
 
@@ -136,7 +136,7 @@ class Composer(PlanSteps):
         self._step(element, ActionType(edge.action), edge.source, text, to=edge.target,
                    confidence=edge.reliability, slot=slot, stale=edge.stale, layer=edge.layer)
 
-    def reached(self, target: Element, chosen: list[PlanStep]) -> bool:
+    def reached(self, target: Element, chosen: list[RouteStep]) -> bool:
         """The goal is done without acting on `target`: it is a field with nothing the task names left to type;
         a confirm of a screen where the screen work just chose something that the memory does not show needing
         it; or a toggle, the screen work just chose a toggle there, and the target is named less than that choice
@@ -210,7 +210,7 @@ class Composer(PlanSteps):
 
 
 def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
-            segments: list[list[Edge]], anchor: Anchor | None = None, config: PlannerConfig = DEFAULT) -> Candidate:
+            segments: list[list[Edge]], anchor: Anchor | None = None, config: PlannerConfig = DEFAULT) -> RouteCandidate:
     """A plan along `segments`: one route to `target`; or, with an anchor, the route to its row, the row
     as a slot step, and the route from the item's screen to `target` (none: the item is the goal)."""
     c = Composer(graph, task, config)
@@ -226,15 +226,15 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
     if target is None:
         c.item(anchor)
         c.steps[-1].why = "target"  # the item is the goal
-        return Candidate(anchor.row, retrieval, c.steps, hops)
+        return RouteCandidate(anchor.row, retrieval, c.steps, hops)
     if anchor is not None and config.item_then_target and anchor.row.screen_id == target.screen_id \
             and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
         c.item(anchor)
     c.finish(target)
-    return Candidate(target, retrieval, c.steps, hops)
+    return RouteCandidate(target, retrieval, c.steps, hops)
 
 
-def unasked(candidate: Candidate) -> int:
+def unasked(candidate: RouteCandidate) -> int:
     """State changes the plan makes on its way only (toggles, choices, risky taps taken as route hops): none
     is the task's own, so a route without them is preferred."""
     return sum(s.why == "route" and s.element is not None and (s.risky or role(s.element) == "toggle")
@@ -245,14 +245,14 @@ def task_stems(task: ParsedTask) -> set[str]:
     return {stem(w) for w in task.words if w not in STOPWORDS}
 
 
-def spoken(steps: list[PlanStep]) -> set[str]:
+def spoken(steps: list[RouteStep]) -> set[str]:
     """The stems a plan's steps say: their elements' labels and texts, and what they type."""
     return {s for step in steps for s in content_stems(
         " ".join((label(step.element) if step.element else "", step.element.text if step.element else "",
                   step.input)))}
 
 
-def score(candidate: Candidate, task: ParsedTask, config: PlannerConfig = DEFAULT) -> float:
+def score(candidate: RouteCandidate, task: ParsedTask, config: PlannerConfig = DEFAULT) -> float:
     cover = said(task_stems(task), spoken(candidate.steps))
     typed = " ".join(s.input for s in candidate.steps).lower()
     used = sum(stem_of(v.text, config).lower() in typed for v in task.values) / len(task.values) if task.values else 0.0

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.crowd import lend
-from appmem.agent.compose import Anchor, Candidate, compose, score
+from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
 from appmem.agent.ways import candidates, named_taps
 from appmem.agent.screenwork import confirm, fields, label, role
@@ -148,7 +148,7 @@ class Planner:
                    and not PLACEHOLDER.search(e.text + e.content_desc) and (e.screen_id, e.id) not in failed]
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e, config)}
         named = named_taps(graph, parsed, config)
-        best: Candidate | None = None
+        best: RouteCandidate | None = None
         for origin in starts:
             for target, retrieval in self._goals(named_controls, targets):
                 for candidate in candidates(graph, parsed, origin, target, retrieval, anchors, named, config):

@@ -13,7 +13,7 @@ its way (compose.unasked) are kept: a route through a state change is a last res
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.compose import Anchor, Candidate, compose, spoken, unasked
+from appmem.agent.compose import Anchor, RouteCandidate, compose, spoken, unasked
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, position
 from appmem.graph.model import Element
@@ -33,7 +33,7 @@ def named_taps(graph: AppGraph, parsed: ParsedTask, config: PlannerConfig) -> li
 
 
 def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,
-               anchors: list[Anchor], named: list[Edge], config: PlannerConfig) -> list[Candidate]:
+               anchors: list[Anchor], named: list[Edge], config: PlannerConfig) -> list[RouteCandidate]:
     out = []
     route = graph.route(origin, target.screen_id)
     if route is not None:

@@ -186,7 +186,6 @@ class RouteStep:
     layer: str = "public"  # whose edge backs it: the shared memory's, or the reading tenant's own ("tenant")
 
 
-PlanStep = RouteStep  # the name agent/compose.py imports
 
 
 @dataclass
