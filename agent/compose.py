@@ -210,7 +210,8 @@ class Composer(PlanSteps):
 
 
 def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval: float,
-            segments: list[list[Edge]], anchor: Anchor | None = None, config: PlannerConfig = DEFAULT) -> RouteCandidate:
+            segments: list[list[Edge]], anchor: Anchor | None = None,
+            config: PlannerConfig = DEFAULT) -> RouteCandidate:
     """A plan along `segments`: one route to `target`; or, with an anchor, the route to its row, the row
     as a slot step, and the route from the item's screen to `target` (none: the item is the goal)."""
     c = Composer(graph, task, config)
