@@ -129,3 +129,17 @@ def load_scorer():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def ingest_recordings(store, folders: Iterable[Path], chunk_steps: int) -> list[str]:
+    """Each DroidBot recording in `folders` ingested into `store` (its schema ensured): their packages."""
+    from appmem.ingest.droidbot import read_recording, recording_trace
+    from appmem.ingest.pipeline import ingest_trace
+
+    store.ensure_schema()
+    packages = []
+    for folder in folders:
+        trace = recording_trace(read_recording(folder))
+        ingest_trace(store, trace, chunk_steps)
+        packages.append(trace.package)
+    return packages

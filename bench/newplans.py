@@ -112,10 +112,8 @@ def cell(row: dict | None) -> str:
 
 
 def main() -> None:
-    from appmem.bench.common import BenchParser, droidbot_folders, private_stack
+    from appmem.bench.common import BenchParser, droidbot_folders, ingest_recordings, private_stack
     from appmem.graph.clients import open_graph
-    from appmem.ingest.droidbot import read_recording, recording_trace
-    from appmem.ingest.pipeline import ingest_trace
     from appmem.semantic.embedder import Embedder
     from appmem.semantic.pipeline import summarize
     from appmem.semantic.summaries import DeterministicSummarizer
@@ -135,12 +133,7 @@ def main() -> None:
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     with private_stack() as settings, tempfile.TemporaryDirectory(prefix="appmem-newplans-") as tmp:
         store = open_graph(settings)
-        store.ensure_schema()
-        packages = []
-        for folder in folders:
-            trace = recording_trace(read_recording(folder))
-            ingest_trace(store, trace, settings.ingest_chunk_steps)
-            packages.append(trace.package)
+        packages = ingest_recordings(store, folders, settings.ingest_chunk_steps)
         embedder = Embedder(settings.home)
         vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
         try:

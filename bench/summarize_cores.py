@@ -20,10 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from appmem.bench.common import BenchParser, droidbot_folders, positive_ints, private_stack, shared_folders
+from appmem.bench.common import (BenchParser, droidbot_folders, ingest_recordings, positive_ints, private_stack,
+                                 shared_folders)
 from appmem.graph.clients import open_graph
-from appmem.ingest.droidbot import read_recording, recording_trace
-from appmem.ingest.pipeline import ingest_trace
 from appmem.semantic.embedder import Embedder, cores
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
@@ -58,12 +57,7 @@ def main() -> None:
     runs: dict[int, list[dict]] = {p: [] for p in args.processes}
     with private_stack() as settings, tempfile.TemporaryDirectory(prefix="appmem-cores-") as tmp:
         store = open_graph(settings)
-        store.ensure_schema()
-        packages = []
-        for folder in folders:
-            trace = recording_trace(read_recording(folder))
-            ingest_trace(store, trace, settings.ingest_chunk_steps)
-            packages.append(trace.package)
+        packages = ingest_recordings(store, folders, settings.ingest_chunk_steps)
         try:
             warm = Path(tmp) / "warm"
             if args.warm_cache:

@@ -3,6 +3,8 @@ keys, two app twins (acrylic, adfree) and the API on a real socket (uvicorn in a
 owns the vectors). Module-scoped: a module that opens its own `Service` must find the local vector folder free."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,6 +20,7 @@ from tests.conftest import DROIDBOT, api_on_socket
 from tests.shared_data import CALENDAR_EXPLORED, uses
 from appmem.twins.adb_server import TwinServer
 from appmem.twins.device import build_fleet
+from appmem.workers.crawl import WorkerProcesses
 from appmem.workers.devices import open_redis
 
 CALENDAR = "com.simplemobiletools.calendar.pro"
@@ -105,3 +108,25 @@ def recorded_app_memory(store, settings, package: str, also: tuple[str, ...] = (
     memory.vectors.delete_packages([p for p in memory.vectors.packages() if p not in (package, *also)])
     summarize(store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [package, *also])
     return memory
+
+
+@contextmanager
+def held_memory(store, settings, package: str, **options) -> Iterator[Service]:
+    """recorded_app_memory(...) for a `with` block, closed at its end."""
+    memory = recorded_app_memory(store, settings, package, **options)
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+@contextmanager
+def api_with_ingest_worker(settings, memory: Service, stack_env, folder) -> Iterator[str]:
+    """The API on a real socket (uvicorn in a thread of this process, which owns the vectors) and one
+    Celery ingest worker process: the API's URL."""
+    with api_on_socket(settings, memory) as url:
+        workers = WorkerProcesses(1, ["ingest"], folder, env=stack_env).start()
+        try:
+            yield url
+        finally:
+            workers.stop()

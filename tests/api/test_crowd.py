@@ -28,12 +28,11 @@ from appmem.formats.ui import stable_id
 from appmem.ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
-from tests.api.conftest import ACRYLIC, ADFREE, recorded_app_memory, tarball
-from tests.conftest import DROIDBOT, REPO, api_on_socket
+from tests.api.conftest import ACRYLIC, ADFREE, api_with_ingest_worker, held_memory, tarball
+from tests.conftest import DROIDBOT, REPO
 from tests.graph.test_identity import cypher_rows
 from tests.twin_tasks import dump_screen, forged_runs, recorded_tasks, unseen_targets
 from tests.llm_server import reply_json, serve
-from appmem.workers.crawl import WorkerProcesses
 from appmem.workers.devices import open_redis
 from appmem.device.driver import DeviceDriver
 
@@ -41,9 +40,8 @@ from appmem.device.driver import DeviceDriver
 
 @pytest.fixture(scope="module")
 def memory(store, settings):
-    memory = recorded_app_memory(store, settings, ACRYLIC)
-    yield memory
-    memory.close()
+    with held_memory(store, settings, ACRYLIC) as memory:
+        yield memory
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +56,8 @@ def keys(redis_db):
 
 @pytest.fixture(scope="module")
 def server(settings, memory, stack_env, tmp_path_factory):
-    """The API on a real socket (uvicorn in a thread of this process, which owns the vectors) and one
-    Celery ingest worker process."""
-    with api_on_socket(settings, memory) as url:
-        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
         yield url
-        workers.stop()
 
 
 def key(keys, scopes: str, name: str = "crowd-test") -> str:
@@ -484,7 +478,7 @@ def test_one_keys_look_alike_package_is_not_listed_and_leaves_short_names_alone_
 
     def reads(api) -> tuple[bool, list[int]]:
         listed = squat in {a["package"] for a in api.apps()}
-        return listed, [api.http.get(f"/v1/apps/acrylic/doc").status_code,
+        return listed, [api.http.get("/v1/apps/acrylic/doc").status_code,
                         api.http.get("/apps/acrylic/map.json").status_code,
                         api.http.get("/v1/search", params={"text": "About", "app": "acrylic"}).status_code]
 

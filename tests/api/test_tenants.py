@@ -11,36 +11,23 @@ from lxml import etree
 
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
-from appmem.keys import KeyStore
 from appmem.runtime.runtime import Runtime
-from appmem.stack import Stack
-from appmem.workers.crawl import WorkerProcesses
-from appmem.workers.devices import open_redis
-from tests.api.conftest import ACRYLIC, recorded_app_memory
+from tests.api.conftest import ACRYLIC, api_with_ingest_worker, held_memory
 from tests.api.test_crowd import cli, with_new_button
-from tests.conftest import api_on_socket
 
 INHOUSE = "com.acme.inhouse"
 
 
 @pytest.fixture(scope="module")
 def memory(store, settings):
-    memory = recorded_app_memory(store, settings, ACRYLIC)
-    yield memory
-    memory.close()
-
-
-@pytest.fixture(scope="module")
-def keys(settings):
-    return KeyStore(open_redis(Stack(settings).redis_url()))
+    with held_memory(store, settings, ACRYLIC) as memory:
+        yield memory
 
 
 @pytest.fixture(scope="module")
 def server(settings, memory, stack_env, tmp_path_factory):
-    with api_on_socket(settings, memory) as url:
-        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
         yield url
-        workers.stop()
 
 
 @pytest.fixture(scope="module")

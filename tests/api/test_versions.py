@@ -10,26 +10,20 @@ import json
 import pytest
 
 from appmem.contract.client import ApiClient
-from tests.api.conftest import recorded_app_memory
-from tests.api.conftest import ACRYLIC
+from tests.api.conftest import ACRYLIC, api_with_ingest_worker, held_memory
 from tests.api.test_crowd import cli, key, real_run
-from tests.conftest import api_on_socket
-from appmem.workers.crawl import WorkerProcesses
 
 
 @pytest.fixture(scope="module")
 def memory(store, settings):
-    memory = recorded_app_memory(store, settings, ACRYLIC, as_device=False)
-    yield memory
-    memory.close()
+    with held_memory(store, settings, ACRYLIC, as_device=False) as memory:
+        yield memory
 
 
 @pytest.fixture(scope="module")
 def server(settings, memory, stack_env, tmp_path_factory):
-    with api_on_socket(settings, memory) as url:
-        workers = WorkerProcesses(1, ["ingest"], tmp_path_factory.mktemp("celery"), env=stack_env).start()
+    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
         yield url
-        workers.stop()
 
 
 def stats(env: dict) -> list[tuple]:
