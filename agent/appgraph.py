@@ -154,7 +154,7 @@ class AppGraph:
     @cached_property
     def quiet(self) -> "AppGraph":
         """This graph without the edges that change state (`changes_state`): the routes a plan prefers, that
-        reach their target without ticking a setting or taking a risky tap on the way (agent/ways.py)."""
+        reach their target without ticking a setting or taking a risky tap on the way (agent/candidate_routes.py)."""
         avoid = [{"screen_id": e.source, "action": e.action, "element_id": e.element_id, "detail": e.detail}
                  for edges in self.edges.values() for e in edges if self.changes_state(e.element_id)]
         return self.coming(None, None, avoid=avoid) if avoid else self

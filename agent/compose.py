@@ -20,7 +20,7 @@ recorded tap left the dialog needs no OK). A row never seen tapped ends where it
 led (rule `sibling_effect`). An item the task names on the target's
 screen is picked before the target (a folder, then the dialog's OK; rule `item_then_target`), and
 of the controls leading to the same next screen a hop takes the one the task names (`named_way`, which
-also makes the planner try routes through the controls the task names: agent/ways.py). A choice never
+also makes the planner try routes through the controls the task names: agent/candidate_routes.py). A choice never
 seen taken on a screen without a confirm closes it to where back led (`choice_closes`), and a choice
 that closed its dialog onto a form is committed by the form's confirm (`commit_landing`); a look-alike
 screen of another app lends its confirm and its twins' effects (`crowd_twins`, agent/crowd.py).
@@ -40,7 +40,7 @@ from appmem.agent.appgraph import AppGraph
 from appmem.agent.plansteps import GUESS, PlanSteps
 from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, stem_of, typed,
                                      wanted_state)
-from appmem.agent.taskparse import ParsedTask, content_stems, coverage, said, stem
+from appmem.agent.taskparse import ParsedTask, content_stems, coverage, stem, stems_said
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
@@ -254,7 +254,7 @@ def spoken(steps: list[RouteStep]) -> set[str]:
 
 
 def score(candidate: RouteCandidate, task: ParsedTask, config: PlannerConfig = DEFAULT) -> float:
-    cover = said(task_stems(task), spoken(candidate.steps))
+    cover = stems_said(task_stems(task), spoken(candidate.steps))
     typed = " ".join(s.input for s in candidate.steps).lower()
     used = sum(stem_of(v.text, config).lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
     reliable = sum(math.log(h.reliability) for h in candidate.hops)

@@ -44,7 +44,7 @@ def moved(e: Element, screen_id: str, package: str) -> Element:
                    locators=[swap(x) for x in e.locators if x.startswith("//")])
 
 
-def lend(store: GraphStore, graph: AppGraph) -> AppGraph:
+def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
     """`graph` with what look-alikes lend filled in: `lent` (screen id → confirms it lacks) and
     `lent_opens` (element id → the screen of this app its twin's effect maps to)."""
     own = {sid: graph.screen_elements(sid) for sid in graph.on_screen

@@ -7,7 +7,7 @@
    names is an *anchor* (a slot to select on the way), never a target.
 3. Candidates: for every start and target, the most reliable route
    (agent/appgraph.py), the routes through a control the task names, through an
-   anchor when the task names an item (agent/ways.py), with the screen work the
+   anchor when the task names an item (agent/candidate_routes.py), with the screen work the
    task asks on the way (agent/compose.py); every candidate is scored as a whole
    plan and the best one is answered. It ends at its goal: nothing follows it.
 4. No route from the start to any target: `route` "none", no steps, and the
@@ -20,10 +20,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.crowd import lend
+from appmem.agent.crowd import borrow_from_lookalikes
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
-from appmem.agent.ways import candidates, named_taps
+from appmem.agent.candidate_routes import candidates, named_taps
 from appmem.agent.screenwork import confirm, fields, label, role
 from appmem.agent.taskparse import ParsedTask, parse_task
 from appmem.errors import InvalidInput, NotFound
@@ -76,7 +76,7 @@ class Planner:
     def graph(self, packages: list[str]) -> AppGraph:
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: lend(self.store, AppGraph.load(self.store, list(key))))
+            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.load(self.store, list(key))))
         return self._graphs[key]
 
     def index(self, packages: list[str] | None) -> ElementIndex:

@@ -156,7 +156,7 @@ def position(label: str, words: list[str]) -> int:
     return next((k for k, w in enumerate(words) if any(alike(stem(w), s) for s in stems)), len(words))
 
 
-def said(task_stems: set[str], text_stems: set[str]) -> float:
+def stems_said(task_stems: set[str], text_stems: set[str]) -> float:
     """The share of the task's stems that `text_stems` say."""
     if not task_stems:
         return 0.0

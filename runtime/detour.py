@@ -11,7 +11,7 @@ from appmem.graph.vocabulary import is_risky
 from appmem.runtime.grounding import ground
 from appmem.runtime.move import Move
 from appmem.runtime.screen import LiveScreen
-from appmem.runtime.setbacks import StepKey, step_key
+from appmem.runtime.failed_steps import StepKey, step_key
 
 DETOUR_ACTIONS = ("tap", "long_tap")  # a detour takes an element that needs no input
 

@@ -29,7 +29,7 @@ and says why. Every step, failures included, goes into a run trace
 (`contract.RunTrace`) that is contributed back.
 
 This module is the re-plan loop and acting on the device; judging one step is runtime/outcome.py, what
-the run learned of its failed steps runtime/setbacks.py, another way
+the run learned of its failed steps runtime/failed_steps.py, another way
 on from a screen where a step failed runtime/detour.py, its trace and result runtime/trace.py.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ from appmem.runtime.move import Move
 from appmem.runtime.outcome import label as _label, outcome, shows, took_effect
 from appmem.runtime.screen import LiveScreen
 from appmem.runtime.detour import another_way
-from appmem.runtime.setbacks import Setbacks, came_from, step_key as _key
+from appmem.runtime.failed_steps import FailedSteps, came_from, step_key as _key
 from appmem.runtime.stepwise import LlmReplyError, LlmStep
 from appmem.runtime.grounding import drawn_package, find_text, node_at, scrollable, shown_at
 from appmem.runtime.trace import RunState, result, run_trace, trace_element
@@ -130,7 +130,7 @@ class Runtime:
         started = now_iso()
         self._where = RunState(package=app or "")
         self._budget_from = 0  # the re-plans counted before the last relaunch: each launch has max_replans
-        self._setbacks = Setbacks()
+        self._failed = FailedSteps()
         self._came: dict[str, str] | None = None  # the step just taken, as memory knows it (plan requests)
         try:
             ending = self._run(task, app)
@@ -169,7 +169,7 @@ class Runtime:
         package = where.package = planned_app(plan, fg_package)
         where.version = self._version(package)
         here = where.here = self.screen(package)
-        if here.overlaid(package) and not self._on_it(plan, here):
+        if here.overlaid(package) and not self._all_steps_on_screen(plan, here):
             here = self._dismiss(here, package)
             plan = self._replan(task, package, here)
         return Course(plan, here), package
@@ -187,13 +187,13 @@ class Runtime:
             return Ending(status, reason, stuck=self.llm_step is None)
         if len(self.steps) >= self.max_steps:
             return Ending("failed", f"stopped after --max-steps {self.max_steps}")
-        step, setbacks = moves[course.cursor], self._setbacks
+        step, failed = moves[course.cursor], self._failed
         # a step that failed from here is taken again only on another view its locator finds (a list's other row)
-        if _key(course.here, step) in setbacks.failed and not setbacks.untried(step, course.here):
-            detour = another_way(self.memory, task, package, course.here, course.plan, setbacks.avoid())
+        if _key(course.here, step) in failed.failed and not failed.untried(step, course.here):
+            detour = another_way(self.memory, task, package, course.here, course.plan, failed.avoid())
             if detour is not None:  # memory's way from here already failed in this run: go round it, then ask again
                 return self._go_round(task, package, course, detour)
-            if setbacks.failed[_key(course.here, step)] >= STEP_TRIES:
+            if failed.failed[_key(course.here, step)] >= STEP_TRIES:
                 return Ending("failed", f"step {_label(step)!r} failed {STEP_TRIES} times from this screen and "
                                         "memory knows no other way from it", stuck=True)
         return self._take(task, package, course, moves)
@@ -212,7 +212,7 @@ class Runtime:
         """Take the detour (a re-plan), then plan again from where it led."""
         if (over := self._replanned()) is not None:
             return Ending("failed", over, stuck=True)
-        self._setbacks.tried.add(_key(course.here, detour))
+        self._failed.tried.add(_key(course.here, detour))
         if self._risky(detour, course.here) and not self.confirm(detour.as_dict()):
             return Ending("stopped", f"a risky detour ({_label(detour)}) was not confirmed")
         course.here = self._act(detour, course.here, package, detour.to_screen or None)
@@ -244,11 +244,11 @@ class Runtime:
     def _recover(self, task: str, package: str, course: Course, step: Move, before: LiveScreen) -> Ending | None:
         """After a failed step (a re-plan): the step again on another view its locator finds, when its view (a
         list's row) led elsewhere and BACK returns; else a new plan from where the device is."""
-        self._setbacks.fail(before, step, self.steps[-1])
+        self._failed.fail(before, step, self.steps[-1])
         if (over := self._replanned()) is not None:
             return Ending("failed", over, stuck=True)
         here = course.here = self._dismiss(course.here, package)
-        if here.package == package and here.screen_id != before.screen_id and self._setbacks.untried(step, before) \
+        if here.package == package and here.screen_id != before.screen_id and self._failed.untried(step, before) \
                 and len(self.steps) < self.max_steps:
             here = course.here = self._act(Move.back(), here, package, before.screen_id)
             if here.screen_id == before.screen_id:
@@ -268,7 +268,7 @@ class Runtime:
         where.relaunches += 1
         where.replans += 1
         self._budget_from = where.replans
-        self._setbacks, self._came = Setbacks(), None
+        self._failed, self._came = FailedSteps(), None
         here, package = where.here, where.package
         for action in ("stop_app", "start_app"):
             here = self._act(Move.app(action, package), here, package, None)
@@ -282,7 +282,7 @@ class Runtime:
         if element is None or here.package != before.package or here.xml == before.xml \
                 or here.overlaid(following.package or here.package):
             return False
-        found = self._setbacks.find(element, following.action, here)
+        found = self._failed.find(element, following.action, here)
         return found is not None and shows(element, node_at(here.xml, found[0]))
 
     def _risky(self, step: Move, here: LiveScreen) -> bool:
@@ -290,11 +290,11 @@ class Runtime:
         shows risky words (memory names an element by its own text: a menu row's is in a text view inside)."""
         if step.risky:
             return True
-        found = self._setbacks.find(step.element, step.action, here) if step.element else None
+        found = self._failed.find(step.element, step.action, here) if step.element else None
         return found is not None and is_risky(shown_at(here.xml, found[0]), extra=self.risky_words)
 
     @staticmethod
-    def _on_it(plan: Plan, here: LiveScreen) -> bool:
+    def _all_steps_on_screen(plan: Plan, here: LiveScreen) -> bool:
         """The plan's steps are all taken on this very screen (its target is on it)."""
         return bool(plan.steps) and here.screen_id is not None and all(s.screen_id == here.screen_id for s in plan.steps)
 
@@ -325,7 +325,7 @@ class Runtime:
         if here.package != package:
             return self._replayed(self.memory.plan(task, package))
         return self._replayed(self.memory.plan(task, package, screen_xml=here.xml, activity=here.activity,
-                                               came_from=self._came, avoid=self._setbacks.avoided(STEP_TRIES)))
+                                               came_from=self._came, avoid=self._failed.avoided(STEP_TRIES)))
 
     def _replayed(self, plan: Plan) -> Plan:
         """Note the stored task a plan recalled (the first of the run): the run reports it back."""
@@ -337,7 +337,7 @@ class Runtime:
         element = step.element
         if element is None:
             return None, ""
-        found = self._setbacks.find(element, step.action, here)
+        found = self._failed.find(element, step.action, here)
         if found:
             return found[0], ""
         text = step.input if step.slot == "item" else (element.get("text") or "")

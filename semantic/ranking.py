@@ -22,7 +22,7 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    openers. 4. `commit` (on), with `dialogs` (on): a confirm ranks right before the best entry of its
    own screen and of the dialogs that screen opens. Before stages 4 and 3, `named` (on): a choice
    whose whole label the task says ranks right before the best of what opens its screen. These lifts,
-   their reasons and measurements are semantic/lifts.py; their switches are RankingConfig's.
+   their reasons and measurements are semantic/confirm_order.py; their switches are RankingConfig's.
 
 A lexical weight of 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -36,7 +36,7 @@ import numpy as np
 
 from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import holders, idf, terms
-from appmem.semantic.lifts import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
+from appmem.semantic.confirm_order import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
@@ -97,11 +97,11 @@ class ElementIndex:
 
     @cached_property
     def _follow_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`follows` flat (semantic/lifts.flat), for one vectorised pass per search."""
+        """`follows` flat (semantic/confirm_order.flat), for one vectorised pass per search."""
         return flat(self.follows)
 
     def _commit_arrays(self, config: RankingConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat (semantic/lifts.commit_pairs), built once per setting of entries and dialogs."""
+        """Stage 4's pairs, flat (semantic/confirm_order.commit_pairs), built once per setting of entries and dialogs."""
         key = (config.entries, config.dialogs)
         if key not in self._commits:
             self._commits[key] = commit_pairs(self._first, *key)

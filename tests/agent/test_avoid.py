@@ -1,6 +1,6 @@
 """A plan request's `avoid`: steps that failed from their screens in the agent's run. Routes leave them out
 (agent/appgraph.py `coming`); the runtime names a step there once it failed twice from a screen
-(runtime/setbacks.py). A small app ingested into the real graph, and the setbacks' own bookkeeping."""
+(runtime/failed_steps.py). A small app ingested into the real graph, and the failed steps' own bookkeeping."""
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
@@ -9,7 +9,7 @@ from appmem.graph.model import Step, Trace
 from appmem.ingest.pipeline import ingest_trace
 from appmem.runtime.move import Move
 from appmem.runtime.screen import LiveScreen
-from appmem.runtime.setbacks import Setbacks
+from appmem.runtime.failed_steps import FailedSteps
 
 APP = "org.example.avoid"
 
@@ -47,7 +47,7 @@ def test_routes_leave_out_the_steps_the_run_says_failed(empty_graph):
 
 
 def test_a_step_is_named_for_memory_to_avoid_once_it_failed_twice_as_memory_planned_it():
-    setbacks = Setbacks()
+    setbacks = FailedSteps()
     # the device's screen was located as a look-alike of the one the plan was made on: the plan's edge is named
     here = LiveScreen(APP, ".Main", "<hierarchy/>", {"screen_id": "device-screen"})
     step = Move("tap", {"id": "e1", "label": "Settings"}, screen_id="plan-screen")

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.crowd import lend
+from appmem.agent.crowd import borrow_from_lookalikes
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import parse_task
 from appmem.planconfig import DEFAULT
@@ -55,7 +55,7 @@ def apps(empty_graph):
 def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps):
     import appmem.agent.compose as compose
 
-    graph = lend(apps, AppGraph.load(apps, [ONE]))
+    graph = borrow_from_lookalikes(apps, AppGraph.load(apps, [ONE]))
     pdf = next(e for e in graph.elements.values() if label(e) == "Save to PDF")
     picker = next(s for s, row in graph.screens.items() if row["title"] == "Downloads" and row["package"] == ONE)
     assert graph.opens(pdf) is None and graph.lent_opens == {pdf.id: picker}
@@ -73,7 +73,7 @@ def test_screens_titled_otherwise_lend_nothing(empty_graph):
     """The same controls under another title are another screen: no effect is lent."""
     ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
     ingest_trace(empty_graph, app(ONE, "Export", "all"), chunk_size=10)
-    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    graph = borrow_from_lookalikes(empty_graph, AppGraph.load(empty_graph, [ONE]))
     assert graph.lent_opens == {} and graph.lent == {}
 
 
@@ -86,7 +86,7 @@ def test_a_look_alike_lends_the_confirm_a_screen_lacks(empty_graph):
     ingest_trace(empty_graph, Trace("crowd-one-bare", "explorer", ONE, "1", "dev", "test", "2026-01-01T00:00:00Z", "",
                                     states={"one-print": printing, "one-picker": picker},
                                     steps=[Step(0, "one-print", tap(ONE, "all"), "one-picker")]), chunk_size=10)
-    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    graph = borrow_from_lookalikes(empty_graph, AppGraph.load(empty_graph, [ONE]))
     (screen, lent), = graph.lent.items()
     assert graph.screens[screen]["title"] == "Downloads" and [label(e) for e in lent] == ["SAVE"]
     assert lent[0].resource_id == f"{ONE}:id/save" and lent[0].screen_id == screen
@@ -111,9 +111,9 @@ def test_a_tap_only_contributions_report_lends_no_effect_until_a_quorum_backs_it
 
     contribute("k0")
     contribute("k0")
-    assert lend(empty_graph, AppGraph.load(empty_graph, [ONE])).lent_opens == {}
+    assert borrow_from_lookalikes(empty_graph, AppGraph.load(empty_graph, [ONE])).lent_opens == {}
     contribute("k1")
     contribute("k2")
-    graph = lend(empty_graph, AppGraph.load(empty_graph, [ONE]))
+    graph = borrow_from_lookalikes(empty_graph, AppGraph.load(empty_graph, [ONE]))
     (pdf, picker), = graph.lent_opens.items()
     assert label(graph.elements[pdf]) == "Save to PDF" and graph.screens[picker]["title"] == "Downloads"

@@ -454,7 +454,7 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner):
     a control the task names before it names the target (a dialog two controls open looks the same to
     the memory, so the cheapest way may take the other control); none passes a screen twice."""
     from appmem.agent.screenwork import label
-    from appmem.agent.ways import named_taps, ways
+    from appmem.agent.candidate_routes import named_routes, named_taps
 
     graph = planner.graph([CONTACTS])
     entry = graph.entries[0]
@@ -479,9 +479,9 @@ def test_a_route_may_pass_the_control_the_task_names_before_its_goal(planner):
     parsed = parse_task(f"{way} and then {goal}")
     named = named_taps(graph, parsed, planner.config)
     assert hop in named
-    found = ways(graph, parsed, entry, target, route, set(), named)
+    found = named_routes(graph, parsed, entry, target, route, set(), named)
     assert any(hop in w for w in found)
     for w in found:
         assert len({entry, *(e.target for e in w)}) == len(w) + 1 and w[-1].target == target.screen_id
-    assert not ways(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
+    assert not named_routes(graph, parse_task(f"{goal} and then {way}"), entry, target, route, set(), [hop])
     assert named_taps(graph, parsed, replace(planner.config, named_way=False)) == []

@@ -11,7 +11,7 @@ from appmem.graph.vocabulary import CONFIRM_WORDS
 from appmem.ingest.autodroid import package_of
 from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import terms
-from appmem.semantic import lifts
+from appmem.semantic import confirm_order
 from appmem.semantic.ranking import ElementIndex
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
 
@@ -89,7 +89,7 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
         screen = first[entry]["screen_id"]
         assert screen != first[confirm]["screen_id"]
         assert any(screen in (p.get("leads_to") or ()) for p in first
-                   if p["screen_id"] == first[confirm]["screen_id"] and not lifts.confirm(p))
+                   if p["screen_id"] == first[confirm]["screen_id"] and not confirm_order.confirm(p))
     labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
     assert {"Daily", "Mobile", "Save"} <= labels
     lifted = 0
@@ -114,7 +114,7 @@ def test_a_confirm_of_a_screen_without_entries_is_left_alone(memory):
     first = [index.payloads[r] for r in index.starts]
     committed = set(index._commit_arrays(config)[0].tolist())
     with_entries = {p["screen_id"] for p in first if p["role"] in config.entries}
-    alone = [i for i, p in enumerate(first) if lifts.confirm(p) and p["screen_id"] not in with_entries]
+    alone = [i for i, p in enumerate(first) if confirm_order.confirm(p) and p["screen_id"] not in with_entries]
     assert alone and not committed & set(alone)
     for task in {first[i]["simulated_task"] for i in alone}:
         vector = embedder.query(task)
@@ -137,12 +137,12 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory):
         task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
         vector = embedder.query(task)
         on, off = scores_on_off(index, "named", vector, task)
-        plain = [off[first[o]["element_id"]] for o in openers.tolist() if not lifts.confirm(first[o])]
+        plain = [off[first[o]["element_id"]] for o in openers.tolist() if not confirm_order.confirm(first[o])]
         best_opener = max(plain, default=float("-inf"))  # a confirm's own score moves with stages 4 and 3
         assert on[first[i]["element_id"]] >= max(off[first[i]["element_id"]], best_opener + ranking.FOLLOW_GAP) - 1e-5
         raised += on[first[i]["element_id"]] > off[first[i]["element_id"]] + 1e-6
         said = set(terms(task))
         for j, p in enumerate(first):
-            if not lifts.confirm(p) and not (p["role"] == "toggle" and set(terms(p["label"])) <= said):
+            if not confirm_order.confirm(p) and not (p["role"] == "toggle" and set(terms(p["label"])) <= said):
                 assert on[p["element_id"]] == pytest.approx(off[p["element_id"]])
     assert raised, "some opener outranks the choice the task names"

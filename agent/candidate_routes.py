@@ -38,7 +38,7 @@ def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element
     route = graph.route(origin, target.screen_id)
     if route is not None:
         out.append(compose(graph, parsed, target, retrieval, [route], config=config))
-        routes = [route] + ways(graph, parsed, origin, target, route, spoken(out[0].steps), named)
+        routes = [route] + named_routes(graph, parsed, origin, target, route, spoken(out[0].steps), named)
         if any(graph.changes_state(e.element_id) for e in route) and (
                 calm := graph.quiet.route(origin, target.screen_id)) is not None:
             routes.append(calm)  # the cheapest route that changes nothing on its way
@@ -56,7 +56,7 @@ def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element
     return [c for c in out if unasked(c) == fewest]
 
 
-def ways(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
+def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
          named: list[Edge]) -> list[list[Edge]]:
     """Routes to `target` through a control the task names before it names the target, where the cheapest
     `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""

@@ -1,42 +1,20 @@
-"""The lifts of the one element scorer (semantic/ranking.py): rules that place an element right before
-the elements it completes, whose own words say little. Each is a pairing of an element with the
+"""Where confirms rank: the one element scorer's rules (semantic/ranking.py) that place an element right
+before the elements it completes, because its own words say little. Each rule pairs an element with the
 elements whose best score it must beat (built here from the element payloads, by position), then one
-vectorised pass per search (`lift`). Their switches (follow, commit, dialogs, named, entries) are
-fields of RankingConfig (appmem/planconfig.py), which the benches vary with dataclasses.replace.
+vectorised pass per search (`lift`) raises it just above them. Their switches (follow, commit, dialogs,
+named, entries) are fields of RankingConfig (appmem/planconfig.py); bench/retrieval.py measures each off.
 
-3. `FOLLOW` (on): a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a screen
-   that an element opens ranks right before the best of its openers, when that is above its own
-   score: the task that taps "Delete" is finished by the "Yes" of the dialog it opens, whose own
-   words say little (payload `leads_to`, written by `summarize`). No constant to fit. Measured on
-   the shared apps (bench/retrieval.py prints it off): strict R@5 70.1 -> 74.0 % (camera 73 -> 87,
-   clock 67 -> 75, no app lower). It ranked right after its opener until session 5; before it is
-   measured with NAMED below.
-
-4. `COMMIT` (on): a confirm ranks right before the best entry of its own screen (ENTRIES: a
-   field, a choice), when that is above its own score: a task that types or chooses on a form or
-   dialog ends on its Save or OK ("rename the note", "change Bob's number"), whose own words say
-   little. No constant to fit. Measured on the shared apps (bench/retrieval.py prints it off, on,
-   and with fields only; same run, summaries at semantic/7): strict R@5 74.0 -> 75.3 %, R@1
-   42.9 -> 51.9 % (fields only: 49.4 %). Every leave-one-app-out fold but notes' picks choices
-   too on the other five apps (notes' ties). bench/plan.py --no-recall: unchanged (leave-one-app-out
-   54.5 %) once a form is filled top to bottom (agent/compose.py); before that, a checklist plan
-   chose the note's type before typing its name, the other order from the gold one (53.2 %).
-   `DIALOGS` (on): a form's confirm also commits the entries of the dialogs that its screen's other
-   elements open ("create an event with daily repetition and save it" ends on New Event's Save, not
-   on "Daily" in the repetition list; a confirm's own way back opens no dialog of it). No constant.
-   Same run (bench/retrieval.py prints it off): strict R@1 51.9 -> 55.8 % (calendar, camera,
-   contacts +1 each, no task lower), R@5 unchanged (75.3 %); every leave-one-app-out fold gains on
-   the other five apps. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
-
-Before stages 4 and 3, `NAMED` (on): a choice (a toggle) whose whole label the task says ranks
-right before the best of the elements that open its screen, when they are above it ("change the
-font size to medium": "Medium", not the "Font size / Large" that opens the list); stages 4 and 3 then
-place the confirms that commit it. No constant to fit. Measured on the shared apps, same run (session
-5, bench/retrieval.py prints NAMED off): stage 3 before its opener and NAMED together, strict R@1
-55.8 -> 58.4 % (calendar +1, contacts +1, camera +1 -1), R@5 unchanged 75.3 %; each alone 57.1 %
-(stage 3 before: calendar's fold sees no gain on the other five apps; NAMED alone lifts clock's
-"1 minute" only to below its dialog's OK); together every leave-one-app-out fold gains on the other
-five. bench/plan.py --no-recall --no-loao: unchanged (58.4 %).
+- follow: a confirm button (OK, Save, Yes: graph/vocabulary.CONFIRM_WORDS) of a screen that an element
+  opens ranks right before the best of its openers: the task that taps "Delete" is finished by the "Yes"
+  of the dialog it opens (payload `leads_to`, written by `summarize`).
+- commit: a confirm ranks right before the best entry of its own screen (entries: a field, a choice): a
+  task that types or chooses on a form or dialog ends on its Save or OK.
+- dialogs: a form's confirm also commits the entries of the dialogs that its screen's other elements open
+  ("... with daily repetition and save it" ends on the form's Save, not on "Daily" in the list).
+- named: a choice (a toggle) whose whole label the task says ranks right before the best of the elements
+  that open its screen ("change the font size to medium": "Medium", not the "Font size" row that opens
+  the list); commit and follow then place the confirms that commit it.
+None has a constant to fit.
 """
 from __future__ import annotations
 

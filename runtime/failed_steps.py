@@ -35,7 +35,7 @@ def came_from(step: Move, here: LiveScreen) -> dict[str, str] | None:
             "detail": ""}
 
 
-class Setbacks:
+class FailedSteps:
     def __init__(self) -> None:
         self.failed: Counter[StepKey] = Counter()  # (screen, action, element) → failures, this run
         self.tried: set[StepKey] = set()  # detours taken in this run
