@@ -5,9 +5,13 @@ import argparse
 import sys
 import time
 import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from appmem.arguments import count, log_level, names, port, seconds
+from appmem.errors import InvalidInput
 from appmem.output import emit
 from appmem.settings import Settings
 from appmem.workers.policies import POLICIES
@@ -80,12 +84,88 @@ def run_devices(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+@dataclass
+class CrawlDevices:
+    """Where a crawl's devices are: their adb server, serials, the apps to explore and, for twins, the states
+    their recordings hold (the coverage baseline)."""
+    host: str
+    port: int
+    serials: list[str]
+    packages: list[str]
+    recorded: dict[str, int] | None = None
+
+
+@contextmanager
+def crawl_devices(args: argparse.Namespace) -> Iterator[CrawlDevices]:
+    """The devices `--twins DIR...` serves (a twin adb server, stopped at the end) or `--adb-host` lists."""
+    if args.twins:
+        from appmem.twins.adb_server import TwinServer
+        from appmem.twins.commands import twin_fleet
+        from appmem.workers.crawl import recorded_states
+
+        fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed,
+                           args.twin_replay)
+        server = TwinServer(fleet)
+        try:
+            yield CrawlDevices("127.0.0.1", server.start(), list(fleet),
+                               args.apps or list(next(iter(fleet.values())).apps),
+                               dict(recorded_states(folder) for folder in args.twins))
+        finally:
+            server.stop()
+        return
+    from appmem.device.driver import AdbServer
+
+    if not args.apps:
+        raise InvalidInput("--apps", "PKG... is required with --adb-host")
+    yield CrawlDevices(args.adb_host, args.adb_port, AdbServer(args.adb_host, args.adb_port, ADB_LIST_S).serials()[
+        :args.devices], args.apps)
+
+
+@contextmanager
+def leased_to_crawl(r, devices: CrawlDevices, queue: str) -> Iterator[None]:
+    """The devices registered in the device pool for the crawl's queue, and taken out again at the end."""
+    from appmem.workers.devices import DevicePool, DeviceRecord
+
+    pool, registered = DevicePool(r), []
+    try:
+        for serial in devices.serials:
+            registered.append(DeviceRecord(serial, devices.host, devices.port, queue))
+            pool.register(registered[-1])
+        yield
+    finally:
+        for device in registered:
+            pool.unregister(device.id)
+
+
+def crawl_jobs(settings: Settings, args: argparse.Namespace, r, store, devices: CrawlDevices) -> dict:
+    """Plan the crawl's jobs, run them on worker processes started for it, and summarise what they found."""
+    from appmem.workers.celery_app import create_app
+    from appmem.workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, summarize, wait_jobs
+
+    started = time.monotonic()
+    run_id = args.run_id or uuid.uuid4().hex[:12]
+    specs = plan_jobs(run_id, devices.packages, args.policy, args.budget, args.max_job_actions, queue=args.queue,
+                      max_seconds=args.seconds, chunk_steps=args.chunk_steps)
+    workers = WorkerProcesses(args.workers or args.devices, [args.queue], settings.run_dir).start()
+    try:
+        print(f"crawl {run_id}: {len(specs)} jobs for {len(devices.packages)} apps on {len(devices.serials)} devices, "
+              f"{workers.count} workers (logs in {settings.run_dir})", file=sys.stderr)
+        celery = create_app(settings)
+        enqueue(celery, r, specs)
+        records = wait_jobs(celery, r, run_id, args.timeout, progress_line)
+        print(file=sys.stderr)
+    finally:
+        workers.stop()
+    summary = summarize(store, records, devices.recorded, time.monotonic() - started)
+    summary.update(run_id=run_id, policy=args.policy, devices=len(devices.serials), workers=workers.count,
+                   budget=args.budget)
+    return summary
+
+
 def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.graph.clients import open_graph
     from appmem.stack import Stack
-    from appmem.workers.crawl import WorkerProcesses, enqueue, plan_jobs, progress_line, recorded_states, summarize, wait_jobs
-    from appmem.workers.celery_app import create_app
-    from appmem.workers.devices import DevicePool, DeviceRecord, open_redis
+    from appmem.workers.devices import open_redis
 
     if bool(args.twins) == bool(args.adb_host):
         print("appmem: give either --twins DIR... or --adb-host", file=sys.stderr)
@@ -94,57 +174,11 @@ def run_crawl(settings: Settings, args: argparse.Namespace) -> int:
     stack.up()
     store = open_graph(settings)
     r = open_redis(stack.redis_url())
-    server = None
-    registered: list[DeviceRecord] = []
-    workers = None
-    started = time.monotonic()
     try:
         store.ensure_schema()
-        recorded = None
-        if args.twins:
-            from appmem.twins.adb_server import TwinServer
-            from appmem.twins.commands import twin_fleet
-
-            fleet = twin_fleet(args.twins, args.devices, args.twin_profile, args.twin_version, args.twin_seed,
-                               args.twin_replay)
-            server = TwinServer(fleet)
-            host, port = "127.0.0.1", server.start()
-            serials = list(fleet)
-            recorded = dict(recorded_states(folder) for folder in args.twins)
-            packages = args.apps or list(next(iter(fleet.values())).apps)
-        else:
-            from appmem.device.driver import AdbServer
-
-            host, port = args.adb_host, args.adb_port
-            serials = AdbServer(host, port, ADB_LIST_S).serials()[:args.devices]
-            if not args.apps:
-                print("appmem: --apps PKG... is required with --adb-host", file=sys.stderr)
-                return 2
-            packages = args.apps
-        pool = DevicePool(r)
-        for serial in serials:
-            registered.append(DeviceRecord(serial, host, port, args.queue))
-            pool.register(registered[-1])
-        run_id = args.run_id or uuid.uuid4().hex[:12]
-        specs = plan_jobs(run_id, packages, args.policy, args.budget, args.max_job_actions, queue=args.queue,
-                          max_seconds=args.seconds, chunk_steps=args.chunk_steps)
-        workers = WorkerProcesses(args.workers or args.devices, [args.queue], settings.run_dir).start()
-        print(f"crawl {run_id}: {len(specs)} jobs for {len(packages)} apps on {len(serials)} devices, "
-              f"{workers.count} workers (logs in {settings.run_dir})", file=sys.stderr)
-        celery = create_app(settings)
-        enqueue(celery, r, specs)
-        records = wait_jobs(celery, r, run_id, args.timeout, progress_line)
-        print(file=sys.stderr)
-        summary = summarize(store, records, recorded, time.monotonic() - started)
-        summary.update(run_id=run_id, policy=args.policy, devices=len(serials), workers=workers.count,
-                       budget=args.budget)
+        with crawl_devices(args) as devices, leased_to_crawl(r, devices, args.queue):
+            summary = crawl_jobs(settings, args, r, store, devices)
     finally:
-        if workers is not None:
-            workers.stop()
-        for device in registered:
-            DevicePool(r).unregister(device.id)
-        if server is not None:
-            server.stop()
         r.close()
         store.driver.close()
     emit(args, summary, format_summary)

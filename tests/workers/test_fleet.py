@@ -179,3 +179,33 @@ def test_a_redis_restart_mid_crawl_loses_nothing_already_ingested(
     assert before <= set(counts["chunks"]) and sorted(counts["chunks"]) == list(range(10))
     assert counts["observations"] == 200
     assert_clean_graph(empty_graph)
+
+
+def test_the_crawl_command_runs_twins_on_its_own_workers_and_gives_its_devices_back(stack_env, redis_client):
+    """`appmem crawl --twins`: its twins served, registered on its queue, crawled by the worker processes it
+    starts, summarised as JSON; afterwards no device of its queue is left in the pool."""
+    import json
+    import subprocess
+    import sys
+
+    queue = f"cli-{uuid.uuid4().hex[:8]}"
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "crawl", "--twins", str(ACRYLIC), "--devices", "2",
+                           "--budget", "12", "--queue", queue, "--json"], capture_output=True, text=True,
+                          env=stack_env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["devices"] == 2 and summary["totals"]["failed_jobs"] == 0
+    assert summary["apps"]["anupam.acrylic"]["actions"] == 12
+    assert summary["apps"]["anupam.acrylic"]["recorded_states"] > 0
+    assert DevicePool(redis_client).devices(queue) == []
+
+
+def test_the_crawl_command_on_an_adb_server_needs_its_apps(stack_env):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "crawl", "--adb-host", "127.0.0.1", "--adb-port", "1",
+                           "--json"], capture_output=True, text=True, env=stack_env, timeout=300)
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {"error": "InvalidInput", "detail": "--apps: PKG... is required with --adb-host"}
