@@ -48,7 +48,8 @@ from pathlib import Path
 
 
 from appmem.bench import recall as recall_bench
-from appmem.bench.common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack
+from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, markdown_table,
+                                  private_stack, write_results)
 
 import appmem.agent.compose as compose
 import appmem.semantic.ranking as ranking
@@ -323,6 +324,7 @@ def main() -> int:
             store.driver.close()
     with tempfile.TemporaryDirectory(prefix="appmem-plans-") as tmp:
         result["official"] = official(tasks, plans, args.keep or Path(tmp))
+    write_plan_results(result)
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return 0
@@ -331,6 +333,31 @@ def main() -> int:
         print("== recall and app choice (bench/recall.py)")
         recall_bench.run()
     return 0
+
+
+def write_plan_results(result: dict) -> None:
+    """The headline table for the docs: success and target per app, the planner against the same-run baseline,
+    and leave-one-app-out when it ran."""
+    loao = result.get("loao", {}).get("apps", {})
+    rows = []
+    for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
+        b = result["baseline"]["apps"].get(app) if app != "all" else result["baseline"]["all"]
+        held_out = loao.get(app) if app != "all" else result.get("loao")
+        rows.append([f"**{app}**" if app == "all" else app, s["tasks"], f"{s['success']:.1%}", f"{s['target']:.1%}",
+                     f"{b['success']:.1%}", f"{b['target']:.1%}",
+                     f"{held_out['success']:.1%}" if held_out else "not run"])
+    p, b = result["planner"]["all"], result["baseline"]["all"]
+    lat, o = result["latency_ms"], result["official"]
+    table = markdown_table(["app", "tasks", "success", "target", "baseline success", "baseline target",
+                            "leave-one-app-out success"], rows)
+    table += (f"\nPlanner / baseline: success {p['success'] / max(b['success'], 1e-9):.2f}x, target "
+              f"{p['target'] / max(b['target'], 1e-9):.2f}x. Latency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms "
+              f"(baseline p50 {lat['baseline_p50']:.1f} ms). The shared scorer (`droidtask_score.py`): success "
+              f"{o['success_rate']:.1%}, target {o['target_rate']:.1%}, LLM calls {o['llm_calls']}.\n")
+    write_results("plan", table, {k: v for k, v in result.items() if k != "failures"},
+                  "top-1 retrieved target + the cheapest route to it",
+                  "DroidTask tasks planned from their first gold screen, exploration memory only (no gold "
+                  "demonstration), no LLM; strict success: the gold steps and no others, with the right values.")
 
 
 def report(result: dict) -> None:

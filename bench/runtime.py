@@ -52,7 +52,8 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, droidbot_folders, private_stack, shared_folders
+from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, private_stack, shared_folders,
+                                  write_results)
 
 import adbutils
 
@@ -201,6 +202,7 @@ def main() -> int:
         finally:
             scope.close()
             memory.close()
+    write_runtime_results(rows, modes, skipped, args.api)
     if args.json:
         print(json.dumps({"apps": rows, "without_targets": skipped, "api": args.api}, indent=1))
         return 0
@@ -214,6 +216,31 @@ def main() -> int:
 
 
 JUDGES = ("reached", "first", "tapped", "from_state")
+
+
+def write_runtime_results(rows: dict[str, dict], modes: list[str], skipped: list[str], api: bool) -> None:
+    """The docs' table: per replay mode and app, targets reached by the runtime and, in the same run, without
+    re-planning, each judge as runtime / no re-planning."""
+    table_rows = []
+    for mode in modes:
+        per_app = {p: r[mode] for p, r in rows.items() if mode in r}
+        for package, r in [*per_app.items(), ("all", None)]:
+            if r is None:
+                r = {k: {j: sum(x[k][j] for x in per_app.values()) for j in (*JUDGES, "tasks")}
+                     for k in ("runtime", "no_replan")}
+            a, b = r["runtime"], r["no_replan"]
+            name = f"**{package}**" if package == "all" else package
+            table_rows.append([mode, name, a["tasks"], *(f"{a[j]} / {b[j]}" for j in JUDGES)])
+    table = markdown_table(["replay mode", "app", "targets", *(f"{j} (runtime / no re-planning)" for j in JUDGES)],
+                           table_rows)
+    if skipped:
+        table += f"\nApps with no target (no recorded tap reachable from a non-first in-app screen): {', '.join(skipped)}.\n"
+    write_results("runtime", table, {"apps": rows, "without_targets": skipped, "api": api},
+                  "the same runs without re-planning (the first plan followed to its end)",
+                  "TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings and on the twin "
+                  f"replay mode. Plans through {'the HTTP API' if api else 'the in-process service'}. Targets: "
+                  "`tap 'LABEL' in PACKAGE` for uniquely labelled recorded taps, started on an in-app screen that "
+                  "is not the app's first.")
 
 
 def report(mode: str, rows: dict[str, dict]) -> None:
