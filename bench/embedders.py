@@ -57,7 +57,8 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, private_stack
+from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, markdown_table, private_stack,
+                                  write_results)
 import appmem.semantic.ranking as ranking
 from appmem.errors import ConfigError
 from appmem.graph.clients import open_graph
@@ -191,6 +192,26 @@ def rate(apps: dict, key: str) -> float:
     return sum(a[key] for a in apps.values()) / max(1, sum(a["tasks"] for a in apps.values()))
 
 
+def write_embedder_results(out: dict) -> None:
+    """The docs' table: per model, strict R@5 per app at the lexical weight chosen leave-one-app-out, and its cost,
+    each against MiniLM (the default) in the same run."""
+    models = out["models"]
+    base = models.get("minilm") or next(iter(models.values()))
+    rows = []
+    for name, r in models.items():
+        lo, c, b = r["loao"], r["cost"], base["cost"]
+        rows.append([name, *(f"{lo[a]['strict_5_rate']:.1%}" for a in APPS), f"{rate(lo, 'strict_5'):.1%}",
+                     f"{c['texts_per_second']} (x{c['texts_per_second'] / b['texts_per_second']:.2f})",
+                     f"{c['query_ms_p50']} ms", f"{c['summarize_s_per_app']} s"])
+    table = markdown_table(["model", *APPS, "all (strict R@5)", "texts/s (vs minilm)", "one task", "summarize per app"],
+                           rows)
+    lo = out["leave_one_app_out"]
+    table += f"\nModel and lexical weight chosen leave-one-app-out: strict R@5 {rate(lo, 'strict_5'):.1%}.\n"
+    write_results("embedders", table, out, "all-MiniLM-L6-v2 (the default model), same run",
+                  "Strict R@5 of gold DroidTask targets in the exploration memory only; weights chosen "
+                  "leave-one-app-out.")
+
+
 def show(out: dict) -> None:
     models = out["models"]
     base = models.get("minilm") or next(iter(models.values()))
@@ -246,6 +267,8 @@ def main() -> int:
             store.driver.close()
     out = {"models": results, "leave_one_app_out": choose(results) if results else {}, "skipped": skipped,
            "threads": THREADS}
+    if results:
+        write_embedder_results(out)
     if args.json:
         print(json.dumps(out, indent=1, default=str))
     else:

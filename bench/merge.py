@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,
-                    private_stack, shared_folders)
+from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, markdown_table, on_each,
+                                  private_stack, shared_folders, write_results)
 from appmem.graph.clients import open_graph
 from appmem.stack import Stack
 from appmem.graph.model import Step, Trace
@@ -256,6 +256,20 @@ def main() -> None:
     totals["update"]["kept_edges_share"] = round(totals["update"]["kept_edges"] /
                                                  max(1, totals["update"]["edges_taken_between_unchanged"]), 3)
     report["totals"] = totals
+    u = totals["update"]
+    table = markdown_table(["figure", "value"], [
+        *([f"extra screens after crawling `{p}`", f"{totals[p]['new']} on {totals[p]['imported']} imported "
+           f"(x{totals[p]['ratio']})"] for p in PROFILES),
+        ["conflicting non-data texts in a screen, DroidBot apps", json.dumps(report["conflicts_droidbot"], default=str)],
+        ["conflicting non-data texts in a screen, DroidTask apps", json.dumps(report["conflicts_droidtask"], default=str)],
+        ["after an update: unchanged screens reached that kept their node",
+         f"{u['kept_node']}/{u['unchanged_screens_reached']} ({u['kept_node_share']:.1%})"],
+        ["after an update: edges between unchanged screens already in memory",
+         f"{u['kept_edges']}/{u['edges_taken_between_unchanged']} ({u['kept_edges_share']:.1%})"],
+        ["edges stale after the update's crawl", f"{u['stale']}/{u['edges']}"]])
+    write_results("merge", table, report, "the recordings' own screens (the `recorded` profile crawl)",
+                  f"TWINS ARE SIMULATORS: profiles and updates are derived from the recordings; {args.budget} actions "
+                  "per app and crawl.")
     print(json.dumps(report, indent=2, sort_keys=True, default=sorted))
 
 

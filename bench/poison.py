@@ -43,7 +43,8 @@ from dataclasses import replace
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, droidbot_folders, free_port, private_stack
+from appmem.bench.common import (BenchParser, droidbot_folders, free_port, markdown_table, private_stack,
+                                  write_results)
 
 import adbutils
 import uvicorn
@@ -225,6 +226,14 @@ def main() -> int:
             server.should_exit = True
         finally:
             memory.close()
+    write_results("poison", markdown_table(
+        ["rule", "quorum", "forged traces", "plans changed", "recalls changed", "forged outcomes counted",
+         "the key's forged task recalled"],
+        [[label, r["quorum"], r["traces"], f"{r['changed']}/{r['plans']}", f"{r['recalls_changed']}/{r['recalls']}",
+          f"{r['outcomes_counted']}/{r['outcome_traces']}", r["recalls_of_forged_tasks"]] for label, r in rows.items()]),
+        rows, "the same memory and forged traces with a quorum of 1 (one key trusted)",
+        "TWINS ARE SIMULATORS: the forged traces carry dumps the twins render from the recordings. One key sends "
+        "forged run traces and run outcomes through the API and a real ingest worker.")
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0

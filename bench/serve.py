@@ -55,7 +55,8 @@ from collections import Counter
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, DROIDBOT, free_port, positive_ints, private_stack
+from appmem.bench.common import (BenchParser, DROIDBOT, free_port, markdown_table, positive_ints, private_stack,
+                                  write_results)
 
 import httpx
 
@@ -184,7 +185,7 @@ def cpu_cost(pgid: int, run) -> tuple[tuple, str]:
     return out, f"CPU/request: server {1000 * server / n:.1f} ms, load generator {1000 * here / n:.1f} ms"
 
 
-def http_bench(requests: int, configs: list[str]) -> None:
+def http_bench(requests: int, configs: list[str]) -> dict:
     with private_stack() as settings:
         store = open_graph(settings)
         store.ensure_schema()
@@ -242,6 +243,7 @@ def http_bench(requests: int, configs: list[str]) -> None:
                       + (f" (target x1.7: {'met' if ratio >= 1.7 else 'MISSED'})" if kind == "new" and config == "2"
                          else "")
                       + f"; p99 {1000 * results[base][kind][1]:.0f} -> {1000 * results[config][kind][1]:.0f} ms")
+    return results
 
 
 # ---- part 2: synthetic memories -------------------------------------------------------------
@@ -321,7 +323,15 @@ def main() -> int:
     parser.add_argument("--skip-synthetic", action="store_true")
     args = parser.parse_args()
     if not args.skip_http:
-        http_bench(args.requests, args.workers.split(","))
+        results = http_bench(args.requests, args.workers.split(","))
+        base = results[args.workers.split(",")[0]]
+        rows = [[config, *(f"{r[k][0]:.1f} (x{r[k][0] / base[k][0]:.2f}), p99 {1000 * r[k][1]:.0f} ms"
+                           for k in ("mixed", "new"))] for config, r in results.items()]
+        write_results("serve", markdown_table(["workers (:ONNX threads)", "mixed: req/s, p99", "new tasks: req/s, p99"],
+                                              rows), results,
+                      f"{args.workers.split(',')[0]} worker(s), the first configuration of the same run",
+                      "POST /v1/plan from 8 clients on the same machine; mixed: 9 in 10 tasks asked before; "
+                      f"{args.requests} requests (new tasks: half). Tasks from two twin apps' recorded memories.")
     if not args.skip_synthetic:
         print(f"synthetic apps: {args.screens} screens, {args.screens * ELEMENTS_PER_SCREEN} elements, "
               f"{args.transitions} transitions each")
