@@ -12,8 +12,7 @@ successes; input_ok: every gold input value typed). Failure kinds:
   wrong_input   a gold input value is not typed (counted on every task with inputs)
 Baseline, same run and memory, named for what it is ("top-1 + cheapest
 route"): the top retrieved target of the same ranking and the cheapest route
-to it, without screen work, items or whole-plan scoring. It is not an earlier
-commit's planner (the earlier docstring said so; it never was).
+to it, without screen work, items or whole-plan scoring.
 
 The planner's constants (OPTION_MIN, COVER_W, VALUE_W) are chosen
 leave-one-app-out: for each app, the grid point best on the other five apps

@@ -13,9 +13,6 @@ Reported per app: R@1, R@5, and the ceiling (held: the share of gold targets
 the exploration memory holds at all).
 Also embedding throughput (texts/s) on the elements' simulated tasks.
 
-Earlier figures in the README (Recall@5 81.8 %) had the gold demonstrations in
-memory; these do not.
-
     .venv/bin/python -m appmem.bench.retrieval [--home DIR] [--misses] [--json]
 """
 from __future__ import annotations

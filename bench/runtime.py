@@ -1,4 +1,4 @@
-"""Benchmark: `appmem run` on app twins, on the issue's targets. How often the runtime reaches them, per app.
+"""Benchmark: `appmem run` on app twins, on recorded targets. How often the runtime reaches them, per app.
 
 TWINS ARE SIMULATORS: each replays a DroidBot recording behind the real adb protocol
 (twins/), so a tap the recording never took changes nothing. Every figure here depends
@@ -14,7 +14,7 @@ runtime believed:
 - `reached` (the headline): the dump is a screen the recorded tap led to (a recorded tap that led to
   several screens at different times has them all; one that went home is reached on the twin's
   launcher, which stands for every recorded home screen);
-- `first`: only the one recorded screen the judge of two sessions ago took;
+- `first`: only the task's one recorded target screen, where `reached` takes any screen the tap led to;
 - `tapped`: reached, and the run's last step was a tap on the twin view labelled LABEL (its label as
   memory makes it, or a text it shows): a dialog button with many recorded outcomes cannot count by chance;
 - `from_state`, the strictest: tapped, and the dump is an outcome the recording reached with a tap

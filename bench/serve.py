@@ -15,7 +15,7 @@ The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 
 may name the ONNX threads of each worker (`2:2`: two workers at two threads each, the default before
 workers got their share of the cores); each line also says how the requests fell on the workers (a
 client keeps its connection, so 8 clients may land unevenly on 2 workers).
-Targets (issue 18, 2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
+Targets (2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
 throughput x1.7 from 1 to 2 workers. Several workers read the vectors from the per-app read-only
 snapshots (semantic/snapshots.py). The load generator runs on the same cores as the server: on 2
 shared cores that caps what 2 workers can add.
