@@ -337,18 +337,19 @@ def main() -> int:
 def write_plan_results(result: dict) -> None:
     """The headline table for the docs: success and target per app, the planner against the same-run baseline,
     and leave-one-app-out when it ran."""
-    loao = result.get("loao", {}).get("apps", {})
+    constants, rules = result.get("loao", {}), result.get("rules", {})
     rows = []
     for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
         b = result["baseline"]["apps"].get(app) if app != "all" else result["baseline"]["all"]
-        held_out = loao.get(app) if app != "all" else result.get("loao")
+        held = [part.get("apps" if part is constants else "held", {}).get(app) if app != "all" else part
+                for part in (constants, rules)]
         rows.append([f"**{app}**" if app == "all" else app, s["tasks"], f"{s['success']:.1%}", f"{s['target']:.1%}",
                      f"{b['success']:.1%}", f"{b['target']:.1%}",
-                     f"{held_out['success']:.1%}" if held_out else "not run"])
+                     *(f"{h['success']:.1%}" if h else "not run" for h in held)])
     p, b = result["planner"]["all"], result["baseline"]["all"]
     lat, o = result["latency_ms"], result["official"]
     table = markdown_table(["app", "tasks", "success", "target", "baseline success", "baseline target",
-                            "leave-one-app-out success"], rows)
+                            "leave-one-app-out success: constants", "leave-one-app-out success: rule switches"], rows)
     table += (f"\nPlanner / baseline: success {p['success'] / max(b['success'], 1e-9):.2f}x, target "
               f"{p['target'] / max(b['target'], 1e-9):.2f}x. Latency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms "
               f"(baseline p50 {lat['baseline_p50']:.1f} ms). The shared scorer (`droidtask_score.py`): success "

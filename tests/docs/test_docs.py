@@ -31,6 +31,9 @@ def test_the_site_builds_strict_with_the_generated_parts(tmp_path):
     for command in ("appmem plan", "appmem keys purge", "appmem ingest droidbot", "appmem run"):
         assert command in cli, command
     assert "<!-- cli-reference -->" not in cli and "--screen-xml" in cli
+    operations = (site / "operations" / "index.html").read_text(encoding="utf-8")
+    settings = re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), flags=re.M)
+    assert settings and all(name in operations for name in settings)
     benchmarks = (site / "benchmarks" / "index.html").read_text(encoding="utf-8")
     for name in BENCHES:
         measured = (REPO / "bench" / "results" / f"{name}.json").is_file()

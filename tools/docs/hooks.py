@@ -4,6 +4,7 @@
   the pydantic models (tests/contract/test_contract.py also holds the committed text equal to it, so the page
   reads right on a code host too);
 - `<!-- cli-reference -->`: every subcommand's `--help`, from `appmem.cli.build_parser()`;
+- `<!-- settings -->`: `.env.example`, every setting with its comment, as the code reads them;
 - `<!-- bench-results: NAME -->`: `bench/results/NAME.md`, the latest figures that `python -m appmem.bench.NAME`
   wrote, or "not yet measured" where it has none (figures are never written by hand).
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results"
 CLI_MARKER = "<!-- cli-reference -->"
+SETTINGS_MARKER = "<!-- settings -->"
 RESULTS_MARKER = re.compile(r"<!-- bench-results: ([a-z_]+) -->")
 WIDTH = "100"  # argparse wraps help to $COLUMNS: fixed, so the page does not depend on the terminal
 
@@ -84,6 +86,9 @@ def render_page(markdown: str, src_path: str) -> str:
         markdown = contract_section(markdown)
     if CLI_MARKER in markdown:
         markdown = markdown.replace(CLI_MARKER, cli_reference())
+    if SETTINGS_MARKER in markdown:
+        example = (REPO / ".env.example").read_text(encoding="utf-8").rstrip()
+        markdown = markdown.replace(SETTINGS_MARKER, f"```sh\n{example}\n```")
     return RESULTS_MARKER.sub(results, markdown)
 
 
