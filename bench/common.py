@@ -160,7 +160,8 @@ def machine() -> dict:
 
 
 def commit() -> str:
-    """The commit measured (with `+changes` when the work tree differs from it), or "" outside git."""
+    """The commit measured (with `+changes` when a tracked file other than a results file differs from it),
+    or "" outside git."""
     import subprocess
 
     def git(*args: str) -> str:
@@ -169,7 +170,8 @@ def commit() -> str:
         return done.stdout.strip() if done.returncode == 0 else ""
 
     head = git("rev-parse", "--short", "HEAD")
-    return f"{head}+changes" if head and git("status", "--porcelain", "--untracked-files=no") else head
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)bench/results")
+    return f"{head}+changes" if head and changed else head
 
 
 def write_results(name: str, table: str, data: object, baseline: str, notes: str = "",
