@@ -82,3 +82,32 @@ def test_a_results_file_says_when_where_against_what(tmp_path):
     shown = (tmp_path / "plan.md").read_text()
     assert record["date"] in shown and "Same-run baseline: top-1 target + cheapest route." in shown
     assert "| calendar | a\\|b |" in shown
+
+
+def load_hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO / "tools" / "docs" / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hooks_show_a_results_file_or_say_not_yet_measured_and_refuse_an_unknown_bench(tmp_path, monkeypatch):
+    hooks = load_hooks()
+    monkeypatch.setattr(hooks, "RESULTS", tmp_path)
+    assert "Not yet measured" in hooks.render_page("<!-- bench-results: twin -->", "benchmarks.md")
+    (tmp_path / "twin.md").write_text("| what | rate |\n| --- | --- |\n")
+    assert hooks.render_page("<!-- bench-results: twin -->", "benchmarks.md") == "| what | rate |\n| --- | --- |\n"
+    import pytest
+
+    with pytest.raises(ValueError, match="nosuch"):
+        hooks.render_page("<!-- bench-results: nosuch -->", "benchmarks.md")
+
+
+def test_the_contract_hook_renders_the_models_between_the_markers():
+    from appmem.contract.doc import BEGIN, END, render
+
+    hooks = load_hooks()
+    page = hooks.render_page(f"intro\n\n{BEGIN}\nan old table\n{END}\n\nafter\n", "contract.md")
+    assert page == f"intro\n\n{render().rstrip()}\n\nafter\n" and "an old table" not in page
