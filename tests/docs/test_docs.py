@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from appmem import contract
 from appmem.bench.common import markdown_table, write_results
 
@@ -99,8 +101,6 @@ def test_the_hooks_show_a_results_file_or_say_not_yet_measured_and_refuse_an_unk
     assert "Not yet measured" in hooks.render_page("<!-- bench-results: twin -->", "benchmarks.md")
     (tmp_path / "twin.md").write_text("| what | rate |\n| --- | --- |\n")
     assert hooks.render_page("<!-- bench-results: twin -->", "benchmarks.md") == "| what | rate |\n| --- | --- |\n"
-    import pytest
-
     with pytest.raises(ValueError, match="nosuch"):
         hooks.render_page("<!-- bench-results: nosuch -->", "benchmarks.md")
 
