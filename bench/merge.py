@@ -64,6 +64,13 @@ def is_state(class_name: str) -> bool:
     return class_name.endswith(("Switch", "SwitchCompat", "ToggleButton", "WebView"))
 
 
+def conflict_cell(c: dict) -> str:
+    """One `conflicts` result in words, for the results table."""
+    return (f"{c['conflicting']}/{c['elements_with_static_text']} ({c['conflicting_share']:.2%}); counting switch "
+            f"states and web pages {c['conflicting_incl_switch_states_and_web_pages']}; screens with two dialog "
+            f"titles {c['screens_with_two_dialog_titles']}")
+
+
 def conflicts(traces: list[Trace]) -> dict:
     """Elements with conflicting non-data texts within one Screen; Screens with two dialog titles."""
     texts: dict[str, set[str]] = {}
@@ -260,8 +267,8 @@ def main() -> None:
     table = markdown_table(["figure", "value"], [
         *([f"extra screens after crawling `{p}`", f"{totals[p]['new']} on {totals[p]['imported']} imported "
            f"(x{totals[p]['ratio']})"] for p in PROFILES),
-        ["conflicting non-data texts in a screen, DroidBot apps", json.dumps(report["conflicts_droidbot"], default=str)],
-        ["conflicting non-data texts in a screen, DroidTask apps", json.dumps(report["conflicts_droidtask"], default=str)],
+        *([f"elements with conflicting non-data texts in a screen, {name}", conflict_cell(report[key])]
+          for name, key in (("DroidBot apps", "conflicts_droidbot"), ("DroidTask apps", "conflicts_droidtask"))),
         ["after an update: unchanged screens reached that kept their node",
          f"{u['kept_node']}/{u['unchanged_screens_reached']} ({u['kept_node_share']:.1%})"],
         ["after an update: edges between unchanged screens already in memory",
