@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, app_count, shared_folders, private_stack
+from appmem.bench.common import BenchParser, app_count, markdown_table, private_stack, shared_folders, write_results
 
 from appmem.analyst.subgraph import read
 from appmem.graph.clients import open_graph
@@ -137,6 +137,17 @@ def main() -> None:
                                                                  / 86400, 2),
         },
     })
+    rows = [[a["package"], a["screens"], a["elements"], a["transitions"], a["nodes"], a["relationships"]] for a in per_app]
+    mean = out["mean_per_app"]
+    rows.append(["**mean**", *(mean[k] for k in ("screens", "elements", "transitions", "nodes", "relationships"))])
+    table = markdown_table(["app", "screens", "elements", "transitions", "nodes", "relationships"], rows)
+    table += "\n" + markdown_table(["at 100,000 apps", "value"], [[k.replace("_", " "), v]
+                                                                   for k, v in out["at_100k_apps"].items()])
+    table += "\n" + markdown_table(["measured", "value"], [[f"graph: {k.replace('_', ' ')}", v] for k, v in out["graph"].items()]
+                                   + [[f"vectors: {k.replace('_', ' ')}", v] for k, v in out["vectors"].items()])
+    write_results("capacity", table, out, "none (sizes and rates measured, then scaled to 100,000 apps)",
+                  "The shared DroidBot recordings (a few hundred steps per app) on a private embedded stack; Neo4j "
+                  "and Qdrant-server sizes are modelled from record sizes over the real properties.")
     if args.json:
         print(json.dumps(out, indent=2))
         return

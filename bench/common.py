@@ -143,3 +143,81 @@ def ingest_recordings(store, folders: Iterable[Path], chunk_steps: int) -> list[
         ingest_trace(store, trace, chunk_steps)
         packages.append(trace.package)
     return packages
+
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def markdown_table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> str:
+    """A GitHub/MkDocs markdown table; `|` in a cell is escaped."""
+    def line(cells: Iterable[object]) -> str:
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+    header = list(header)
+    return "\n".join([line(header), line("---" for _ in header), *(line(r) for r in rows)]) + "\n"
+
+
+def machine() -> dict:
+    """Where a figure was measured: cores, CPU model, load average (a shared machine's figures move with it)."""
+    import platform
+
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "")
+    except OSError:
+        pass
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+    return {"cores": os.cpu_count(), "cpu": model or platform.processor() or platform.machine(),
+            "load_average": [round(x, 2) for x in load], "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}"}
+
+
+def commit() -> str:
+    """The commit measured (with `+changes` when a tracked file other than a results file differs from it),
+    or "" outside git."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
+                              timeout=30)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)bench/results")
+    return f"{head}+changes" if head and changed else head
+
+
+def write_results(name: str, table: str, data: object, baseline: str, notes: str = "",
+                  directory: Path | None = None) -> Path:
+    """A bench's latest figures as `bench/results/<name>.json` and `.md`, which the docs include.
+
+    `table` is markdown; `data` the figures behind it (anything JSON takes); `baseline` names what the
+    figures were compared with in the same run ("none" for a bench that measures one thing); `notes`
+    say what the figures depend on (a simulator, the load). The files are replaced: history is git's.
+    """
+    import datetime
+    import json
+    import sys
+
+    directory = directory or RESULTS
+    directory.mkdir(parents=True, exist_ok=True)
+    record = {"bench": name, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "commit": commit(), "command": " ".join(["python -m appmem.bench." + name, *sys.argv[1:]]),
+              "machine": machine(), "baseline": baseline, "notes": notes, "table": table, "data": data}
+    (directory / f"{name}.json").write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
+    (directory / f"{name}.md").write_text(results_markdown(record), encoding="utf-8")
+    print(f"results: {directory / name}.json, .md", file=sys.stderr)
+    return directory / f"{name}.json"
+
+
+def results_markdown(record: dict) -> str:
+    """The docs' view of one results record: where and when it was measured, against what, then the table."""
+    m = record["machine"]
+    load = " / ".join(f"{x:.1f}" for x in m["load_average"])
+    lines = [f"*Measured {record['date']} at commit `{record['commit'] or 'unknown'}` on {m['cpu']} "
+             f"({m['cores']} cores, load average {load}), `{record['command']}`.*", "",
+             f"Same-run baseline: {record['baseline']}.", ""]
+    if record.get("notes"):
+        lines += [record["notes"], ""]
+    return "\n".join(lines) + "\n" + record["table"]

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, droidbot_folder, on_each, private_stack, shared_folders
+from appmem.bench.common import (BenchParser, droidbot_folder, markdown_table, on_each, private_stack, shared_folders,
+                                  write_results)
 from appmem.graph.clients import open_graph
 from appmem.settings import Settings
 from appmem.stack import Stack
@@ -222,6 +223,7 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
     store = open_graph(settings)
     store.ensure_schema()
     store.driver.close()
+    table, data = "", {}
     if not args.skip_coverage:
         rows = coverage(settings, args.apps, args.policy, args.budget, args.parallel)
         cols = ("recorded", "twin_ceiling", "droidbot_final", "droidbot_actions", "droidbot_at_half_budget",
@@ -238,11 +240,24 @@ def run(settings: Settings, args: argparse.Namespace) -> None:
               f"median {sorted(ratio)[len(ratio) // 2]:.2f}" if ratio else "")
         ceiling = [r["policy_final"] / r["twin_ceiling"] for r in rows if r["twin_ceiling"]]
         print(f"share of the twin's reachable states: mean {sum(ceiling) / len(ceiling):.2f}" if ceiling else "")
+        data["coverage"] = rows
+        table += markdown_table(["app", *cols], [[r["app"], *(r[c] for c in cols)] for r in rows])
+        table += (f"\n{args.policy} reached DroidBot's final state count within half of DroidBot's actions on "
+                  f"{len(reached)}/{len(rows)} apps" + (f"; states at {args.budget} actions against DroidBot's at the "
+                  f"same actions: median {sorted(ratio)[len(ratio) // 2]:.2f}" if ratio else "") + ".\n\n")
     if not args.skip_scaling:
         print(f"scaling ({args.policy}, {args.scale_budget} actions per app, {len(args.apps)} apps)")
-        for row in scaling(settings, args.apps, args.scale_budget, args.devices, args.policy):
+        data["scaling"] = scaling(settings, args.apps, args.scale_budget, args.devices, args.policy)
+        table += markdown_table(["devices", "wall s", "actions/s", "speed-up", "mean coverage", "failed jobs"],
+                                [[r["devices"], f"{r['wall_s']:.1f}", f"{r['actions_per_s']:.1f}", f"{r['speedup']:.2f}",
+                                  r["mean_coverage"], r["failed_jobs"]] for r in data["scaling"]])
+        for row in data["scaling"]:
             print(f"  {row['devices']} devices: {row['wall_s']:7.1f}s  {row['actions_per_s']:6.1f} actions/s  "
                   f"speedup {row['speedup']:.2f}  coverage {row['mean_coverage']}  failed {row['failed_jobs']}")
+    if data:
+        write_results("crawl", table, data, "DroidBot's own recorded run of each app (coverage); 1 device (scaling)",
+                      "TWINS ARE SIMULATORS: every coverage figure depends on the twins and on the `exact` replay "
+                      "rule; a twin can never reach more than its recording holds.")
 
 
 if __name__ == "__main__":

@@ -28,20 +28,8 @@ alone (weight 0). Leave-one-app-out model choice: per held-out app, the
 Cost, same run, same threads: texts/s on the elements' simulated tasks (what
 `summarize` embeds; the model only, no cache), the median latency of one task
 (what a plan pays), the summarize time per app, and the apps/min the model
-alone allows at the shared apps' texts per app (issue 18's build target is
->= 20 apps/min on 2 cores for the whole build).
-
-Measured 2026-11-24 (2 threads; 2 cores shared by 4 helpers, so timings are noisy; ratios same-run;
-77 tasks). Strict R@5 (R@1, lenient R@5) at the default lexical weight 0.1: minilm 63.6 % (41.6,
-70.1), mpnet 63.6 % (42.9, 71.4), e5 58.4 % (36.4, 66.2; its best weight 0.2: 59.7 %). Per app,
-minilm / mpnet: applauncher 80/60, calendar 88/88, camera 53/60, clock 67/58, contacts 43/50,
-notes 57/57. Lexical weight chosen leave-one-app-out: minilm 62.3, mpnet 62.3, e5 57.1 %; the
-(model, weight) chosen leave-one-app-out: 59.7 % (the apps disagree on which model is better).
-Cost: minilm 67.8 texts/s, one task 20 ms; mpnet 8.8 texts/s (x0.13), 398 ms (x19.8); e5 9.3
-texts/s (x0.14), 258 ms (x12.8). Summarize with a cold cache (581 model texts per app): minilm
-11.0 s/app, mpnet 87.2 s/app, e5 78 s/app. Plans with mpnet (bench/plan.py, APPMEM_EMBED_MODEL=mpnet):
-success 51.9 % as with MiniLM, target 62.3 against 61.0 %, p50 362 ms against 44 ms. MiniLM stays the default: the larger model finds the
-same share of targets at an eighth of the speed (issue 18's >= 20 apps/min is out of reach with it).
+alone allows at the shared apps' texts per app (a build of >= 20 apps/min on 2 cores is the
+target for the whole build). The figures are written to bench/results/embedders.json and .md.
 
     .venv/bin/python -m appmem.bench.embedders [--models minilm,mpnet,e5] [--home DIR] [--json]
 """
@@ -57,7 +45,8 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, private_stack
+from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS as APPS, load_scorer, markdown_table, private_stack,
+                                 write_results)
 from appmem.planconfig import RankingConfig
 from appmem.errors import ConfigError
 from appmem.graph.clients import open_graph
@@ -186,6 +175,26 @@ def rate(apps: dict, key: str) -> float:
     return sum(a[key] for a in apps.values()) / max(1, sum(a["tasks"] for a in apps.values()))
 
 
+def write_embedder_results(out: dict) -> None:
+    """The docs' table: per model, strict R@5 per app at the lexical weight chosen leave-one-app-out, and its cost,
+    each against MiniLM (the default) in the same run."""
+    models = out["models"]
+    base = models.get("minilm") or next(iter(models.values()))
+    rows = []
+    for name, r in models.items():
+        lo, c, b = r["loao"], r["cost"], base["cost"]
+        rows.append([name, *(f"{lo[a]['strict_5_rate']:.1%}" for a in APPS), f"{rate(lo, 'strict_5'):.1%}",
+                     f"{c['texts_per_second']} (x{c['texts_per_second'] / b['texts_per_second']:.2f})",
+                     f"{c['query_ms_p50']} ms", f"{c['summarize_s_per_app']} s"])
+    table = markdown_table(["model", *APPS, "all (strict R@5)", "texts/s (vs minilm)", "one task", "summarize per app"],
+                           rows)
+    lo = out["leave_one_app_out"]
+    table += f"\nModel and lexical weight chosen leave-one-app-out: strict R@5 {rate(lo, 'strict_5'):.1%}.\n"
+    write_results("embedders", table, out, "all-MiniLM-L6-v2 (the default model), same run",
+                  "Strict R@5 of gold DroidTask targets in the exploration memory only; weights chosen "
+                  "leave-one-app-out.")
+
+
 def show(out: dict) -> None:
     models = out["models"]
     base = models.get("minilm") or next(iter(models.values()))
@@ -241,6 +250,8 @@ def main() -> int:
             store.driver.close()
     out = {"models": results, "leave_one_app_out": choose(results) if results else {}, "skipped": skipped,
            "threads": THREADS}
+    if results:
+        write_embedder_results(out)
     if args.json:
         print(json.dumps(out, indent=1, default=str))
     else:

@@ -12,7 +12,7 @@ import argparse
 import time
 
 
-from appmem.bench.common import DROIDBOT, private_stack
+from appmem.bench.common import DROIDBOT, markdown_table, private_stack, write_results
 
 from appmem import cypher
 from appmem.graph.clients import open_graph
@@ -97,6 +97,17 @@ def main() -> None:
     print(f"per-row baseline on {len(subset)} apps: {base_rows} rows in {base_s:.2f}s "
           f"({base_rows / base_s:.0f} rows/s); batched on the same apps: {subset_batched_s:.2f}s")
     print(f"speed-up batched vs per-row: {base_s / subset_batched_s:.1f}x")
+    table = markdown_table(["figure", "value"], [
+        ["apps, graph", f"{len(traces)} apps: {states} states, {elements} elements, {transitions} transitions"],
+        ["parse / scrub + write / total", f"{parse_s:.2f} s / {write_s:.2f} s / {total_s:.2f} s"],
+        ["batched rate", f"{states / total_s:.0f} states/s, {transitions / total_s:.0f} transitions/s"],
+        [f"per-row baseline on {len(subset)} apps", f"{base_rows} rows in {base_s:.2f} s; batched {subset_batched_s:.2f} s"],
+        ["speed-up batched vs per-row", f"{base_s / subset_batched_s:.1f}x"]])
+    write_results("ingest", table, {"apps": len(traces), "states": states, "elements": elements,
+                                    "transitions": transitions, "parse_s": parse_s, "write_s": write_s,
+                                    "baseline_apps": len(subset), "baseline_rows": base_rows, "baseline_s": base_s,
+                                    "batched_same_apps_s": subset_batched_s},
+                  "the same recordings written one statement per row")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 
 
-from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, on_each,
-                    private_stack, shared_folders)
+from appmem.bench.common import (BenchParser, DROIDTASK, DROIDTASK_APPS, droidbot_folders, markdown_table, on_each,
+                                  private_stack, shared_folders, write_results)
 from appmem.graph.clients import open_graph
 from appmem.stack import Stack
 from appmem.graph.model import Step, Trace
@@ -61,6 +61,13 @@ def is_data(text: str, editable: bool) -> bool:
 def is_state(class_name: str) -> bool:
     """A switch's text is its ON/OFF state; a WebView's text is the page shown: counted apart."""
     return class_name.endswith(("Switch", "SwitchCompat", "ToggleButton", "WebView"))
+
+
+def conflict_cell(c: dict) -> str:
+    """One `conflicts` result in words, for the results table."""
+    return (f"{c['conflicting']}/{c['elements_with_static_text']} ({c['conflicting_share']:.2%}); counting switch "
+            f"states and web pages {c['conflicting_incl_switch_states_and_web_pages']}; screens with two dialog "
+            f"titles {c['screens_with_two_dialog_titles']}")
 
 
 def conflicts(traces: list[Trace]) -> dict:
@@ -255,6 +262,20 @@ def main() -> None:
     totals["update"]["kept_edges_share"] = round(totals["update"]["kept_edges"] /
                                                  max(1, totals["update"]["edges_taken_between_unchanged"]), 3)
     report["totals"] = totals
+    u = totals["update"]
+    table = markdown_table(["figure", "value"], [
+        *([f"extra screens after crawling `{p}`", f"{totals[p]['new']} on {totals[p]['imported']} imported "
+           f"(x{totals[p]['ratio']})"] for p in PROFILES),
+        *([f"elements with conflicting non-data texts in a screen, {name}", conflict_cell(report[key])]
+          for name, key in (("DroidBot apps", "conflicts_droidbot"), ("DroidTask apps", "conflicts_droidtask"))),
+        ["after an update: unchanged screens reached that kept their node",
+         f"{u['kept_node']}/{u['unchanged_screens_reached']} ({u['kept_node_share']:.1%})"],
+        ["after an update: edges between unchanged screens already in memory",
+         f"{u['kept_edges']}/{u['edges_taken_between_unchanged']} ({u['kept_edges_share']:.1%})"],
+        ["edges stale after the update's crawl", f"{u['stale']}/{u['edges']}"]])
+    write_results("merge", table, report, "the recordings' own screens (the `recorded` profile crawl)",
+                  f"TWINS ARE SIMULATORS: profiles and updates are derived from the recordings; {args.budget} actions "
+                  "per app and crawl.")
     print(json.dumps(report, indent=2, sort_keys=True, default=sorted))
 
 

@@ -50,7 +50,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from appmem.bench import recall as recall_bench
-from appmem.bench.common import DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, private_stack
+from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, markdown_table,
+                                 private_stack, write_results)
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.locate import state_from_html
@@ -358,6 +359,7 @@ def main() -> int:
             store.driver.close()
     with tempfile.TemporaryDirectory(prefix="appmem-plans-") as tmp:
         result["official"] = official(plans, args.keep or Path(tmp))
+    write_plan_results(result)
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return 0
@@ -366,6 +368,33 @@ def main() -> int:
         print("== recall and app choice (bench/recall.py)")
         recall_bench.run()
     return 0
+
+
+def write_plan_results(result: dict) -> None:
+    """The headline table for the docs: per app, exact (the headline), lenient, RRR and unasked state changes
+    with the default options, against the same-run baselines, and leave-one-app-out when it ran."""
+    def cell(part: dict | None) -> str:
+        return f"{part['exact']:.1%}" if part else "not run"
+
+    rows = []
+    constants, rules = result.get("loao", {}), result.get("rules", {})
+    for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
+        pick = (lambda part, key: part.get(key, {}).get(app)) if app != "all" else (lambda part, key: part or None)
+        rrr = f"{s['rrr']:.2f}" if s["rrr"] is not None else "-"
+        rows.append([f"**{app}**" if app == "all" else app, s["tasks"], f"**{s['exact']:.1%}**", f"{s['success']:.1%}",
+                     rrr, s["unasked"], cell(pick(result.get("commit", {}), "apps") if "commit" in result else None),
+                     cell(pick(result["top1"], "apps")), cell(pick(constants, "apps")), cell(pick(rules, "held"))])
+    baseline = f"commit {result['commit']['rev']}'s planner" if "commit" in result else "no earlier commit"
+    table = markdown_table(["app", "tasks", "exact", "lenient", "RRR", "unasked changes", f"exact: {baseline}",
+                            "exact: top-1 + cheapest route", "exact, leave-one-app-out: constants",
+                            "exact, leave-one-app-out: rule switches"], rows)
+    lat, o = result["latency_ms"], result["official"]
+    table += (f"\nLatency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms. The shared scorer (`droidtask_score.py`): "
+              f"exact {o['exact_rate']:.1%}, lenient {o['success_rate']:.1%}, LLM calls {o['llm_calls']}. "
+              "Lenient is for comparison only: no rule or constant is chosen by it.\n")
+    write_results("plan", table, {k: v for k, v in result.items() if k != "failures"},
+                  baseline=f"{baseline}, and the top-1 target with the cheapest route to it, on the same memory",
+                  notes="No LLM; exploration memory only (no gold demonstration in it).")
 
 
 def line(name: str, s: dict) -> str:

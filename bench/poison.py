@@ -13,7 +13,7 @@ Every forged trace is valid and accepted (checked). Then every plan is asked aga
 entry and from the device's dump of the plan's start screen (as an agent on that screen asks).
 
 Recall (a recall/trust bench: the memory holds demonstrations of the very tasks asked, on purpose):
-for up to --recall-tasks issue-17 targets per app (tests/twin_tasks.py `unseen_targets`, labels other
+for up to --recall-tasks runtime targets per app (tests/twin_tasks.py `unseen_targets`, labels other
 than the tasks above, asked as "tap 'LABEL'" with the app named) the runtime runs the task on the app's
 twin through the adb protocol from the target's start state; each done run is imported as one's own run
 twice (two equal stored tasks, as tests/api/test_crowd.py does), then summarised, and only tasks whose
@@ -43,7 +43,8 @@ from dataclasses import replace
 from pathlib import Path
 
 
-from appmem.bench.common import BenchParser, droidbot_folders, free_port, private_stack
+from appmem.bench.common import (BenchParser, droidbot_folders, free_port, markdown_table, private_stack,
+                                  write_results)
 
 import adbutils
 import uvicorn
@@ -97,7 +98,7 @@ def send_all(url: str, key: str, runs: list[dict], statuses: dict[str, int]) -> 
 
 def demonstrations(settings, memory: Service, fleet: dict, packages: list[str], per_app: int,
                    taken: set[str]) -> list[tuple]:
-    """(package, task, run) for the issue-17 targets the runtime does on the twins, each done run imported
+    """(package, task, run) for the runtime targets (`tap 'LABEL'`) the runtime does on the twins, each done run imported
     as one's own run twice: two equal stored tasks, so which one recall chooses is up to their run counts.
     Labels in `taken` (the planner's tasks above) are left out: their plans stay the planner's."""
     device = fleet["twin-0001"]
@@ -225,6 +226,14 @@ def main() -> int:
             server.should_exit = True
         finally:
             memory.close()
+    write_results("poison", markdown_table(
+        ["rule", "quorum", "forged traces", "plans changed", "recalls changed", "forged outcomes counted",
+         "the key's forged task recalled"],
+        [[label, r["quorum"], r["traces"], f"{r['changed']}/{r['plans']}", f"{r['recalls_changed']}/{r['recalls']}",
+          f"{r['outcomes_counted']}/{r['outcome_traces']}", r["recalls_of_forged_tasks"]] for label, r in rows.items()]),
+        rows, "the same memory and forged traces with a quorum of 1 (one key trusted)",
+        "TWINS ARE SIMULATORS: the forged traces carry dumps the twins render from the recordings. One key sends "
+        "forged run traces and run outcomes through the API and a real ingest worker.")
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0

@@ -29,7 +29,8 @@ import sys
 from collections import defaultdict
 
 
-from appmem.bench.common import DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, private_stack
+from appmem.bench.common import (DROIDBOT, DROIDTASK, DROIDTASK_APPS, load_scorer, markdown_table, private_stack,
+                                  write_results)
 
 from appmem.agent.apps import app_for_screen, choose_app, rank_packages
 from appmem.agent.locate import locate, state_from_html
@@ -92,17 +93,20 @@ def screen_choice(recall: Recall, gold: dict[str, list[dict]], packages: dict[st
     return out
 
 
-def print_choice(label: str, result: dict[str, tuple[int, int]]) -> None:
+def print_choice(label: str, result: dict[str, tuple[int, int]]) -> list[str]:
+    """Prints one app-choice figure; returns it as a results row (figure, all, per app)."""
     right, total = sum(r for r, _ in result.values()), sum(n for _, n in result.values())
+    per_app = ", ".join(f"{app} {r}/{n}" for app, (r, n) in result.items())
     print(f"{label}: right package {right}/{total} = {right / total:.1%} (target ≥ 90%)")
-    print("  per app: " + ", ".join(f"{app} {r}/{n}" for app, (r, n) in result.items()))
+    print("  per app: " + per_app)
+    return [label, f"{right}/{total} = {right / total:.1%}", per_app]
 
 
 def success(task: dict, plan: dict | None) -> bool:
     return bool(plan) and scorer.score_task(task, plan)["success"]
 
 
-def replan(recall: Recall, planner: Planner, gold, packages) -> None:
+def replan(recall: Recall, planner: Planner, gold, packages) -> list[str]:
     rows = defaultdict(lambda: [0, 0, 0, 0])  # recalled, recall success, baseline success, tasks
     for app, tasks in gold.items():
         for t in tasks:
@@ -120,7 +124,11 @@ def replan(recall: Recall, planner: Planner, gold, packages) -> None:
     print(f"recall success (gold texts re-planned, gold demonstrations in memory): {total[1] / total[3]:.1%} "
           f"(target ≥ 95%); recalled {total[0]}/{total[3]}; planner without recall, same memory: "
           f"{total[2] / total[3]:.1%} (ratio {total[1] / max(1, total[2]):.2f}x)")
-    print("  per app: " + ", ".join(f"{a} {r[1]}/{r[3]} (planner {r[2]})" for a, r in rows.items()))
+    per_app = ", ".join(f"{a} {r[1]}/{r[3]} (planner {r[2]})" for a, r in rows.items())
+    print("  per app: " + per_app)
+    return ["3. recall success, gold texts re-planned (baseline: the planner without recall, same memory)",
+            f"{total[1]}/{total[3]} = {total[1] / total[3]:.1%}, planner {total[2]}/{total[3]} "
+            f"({total[1] / max(1, total[2]):.2f}x)", per_app]
 
 
 def variants(store, app_package: str, exploration_inputs: list[str]) -> list[dict]:
@@ -154,7 +162,7 @@ def variants(store, app_package: str, exploration_inputs: list[str]) -> list[dic
     return out
 
 
-def changed_parameters(recall: Recall, store, gold, packages) -> None:
+def changed_parameters(recall: Recall, store, gold, packages) -> list[str]:
     totals = [0, 0, 0]
     parts = []
     for app in gold:
@@ -176,9 +184,11 @@ def changed_parameters(recall: Recall, store, gold, packages) -> None:
     print(f"recall with changed parameters: {totals[0]} variants, recalled {totals[1]}, new value in every step "
           f"that used the old one {totals[2]}/{totals[0]} = {totals[2] / max(1, totals[0]):.1%}")
     print("  per app: " + ", ".join(parts))
+    return ["4. recall with changed parameters: the new value in every step that used the old one",
+            f"{totals[2]}/{totals[0]} = {totals[2] / max(1, totals[0]):.1%} (recalled {totals[1]})", ", ".join(parts)]
 
 
-def threshold_loao(recall: Recall, store, gold, packages) -> None:
+def threshold_loao(recall: Recall, store, gold, packages) -> list[str]:
     """Pairs (stored task A, new text B) of one app whose structure aligns: label = A's adapted
     steps solve B's gold; the threshold is chosen on the other apps."""
     pairs: dict[str, list[tuple[float, bool]]] = defaultdict(list)
@@ -212,6 +222,7 @@ def threshold_loao(recall: Recall, store, gold, packages) -> None:
         chosen = best[len(best) // 2]
         parts.append(f"{app} θ={chosen} acc {accuracy(pairs[app], chosen):.0%} on {len(pairs[app])} pairs")
     print("recall threshold, leave-one-app-out: " + "; ".join(parts))
+    return ["5. recall threshold, leave-one-app-out", "", "; ".join(parts)]
 
 
 def run(distractors: bool = True) -> None:
@@ -237,23 +248,29 @@ def run(distractors: bool = True) -> None:
             summarize(store, vectors, embedder, summarizer)
             planner = Planner(store, vectors, embedder)
             recall = Recall(store, vectors, embedder, planner)
-            print_choice("1. app choice without --app, exploration memory only, baseline: the best element's app",
-                         best_element_choice(recall, gold, packages))
-            print_choice("1. app choice without --app, exploration memory only, from the task text",
-                         app_choice(recall, gold, packages))
-            print_choice("1. app choice without --app, exploration memory only, from the task and its first screen "
-                         "(HTML)", screen_choice(recall, gold, packages))
+            rows = [print_choice("1. app choice without --app, exploration memory only, baseline: the best "
+                                 "element's app", best_element_choice(recall, gold, packages)),
+                    print_choice("1. app choice without --app, exploration memory only, from the task text",
+                                 app_choice(recall, gold, packages)),
+                    print_choice("1. app choice without --app, exploration memory only, from the task and its "
+                                 "first screen (HTML)", screen_choice(recall, gold, packages))]
             for imp in imports.values():
                 ingest_trace(store, imp.demo_trace, settings.ingest_chunk_steps)
                 ingest_tasks(store, imp.tasks, imp.demo_trace)
             summarize(store, vectors, embedder, summarizer)
-            print_choice("2. app choice without --app, + gold demonstrations (recall)", app_choice(recall, gold, packages))
-            replan(recall, planner, gold, packages)
-            changed_parameters(recall, store, gold, packages)
-            threshold_loao(recall, store, gold, packages)
+            rows.append(print_choice("2. app choice without --app, + gold demonstrations (recall)",
+                                     app_choice(recall, gold, packages)))
+            rows.append(replan(recall, planner, gold, packages))
+            rows.append(changed_parameters(recall, store, gold, packages))
+            rows.append(threshold_loao(recall, store, gold, packages))
         finally:
             client.close()
             store.driver.close()
+    write_results("recall", markdown_table(["figure", "all", "per app"], rows), rows,
+                  "app choice: the best element's app; recall: the planner without recall on the same memory",
+                  "ABOUT RECALL: the gold demonstrations of the scored tasks are in the memory on purpose (parts "
+                  "2-5); part 1 is measured before they are added. Distractors: "
+                  f"{'the DroidBot apps' if distractors else 'none'}.")
 
 
 def main() -> int:

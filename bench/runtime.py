@@ -1,4 +1,4 @@
-"""Benchmark: `appmem run` on app twins, on the issue's targets. How often the runtime reaches them, per app.
+"""Benchmark: `appmem run` on app twins, on recorded targets. How often the runtime reaches them, per app.
 
 TWINS ARE SIMULATORS: each replays a DroidBot recording behind the real adb protocol
 (twins/), so a tap the recording never took changes nothing. Every figure here depends
@@ -14,7 +14,7 @@ runtime believed:
 - `reached` (the headline): the dump is a screen the recorded tap led to (a recorded tap that led to
   several screens at different times has them all; one that went home is reached on the twin's
   launcher, which stands for every recorded home screen);
-- `first`: only the one recorded screen the judge of two sessions ago took;
+- `first`: only the task's one recorded target screen, where `reached` takes any screen the tap led to;
 - `tapped`: reached, and the run's last step was a tap on the twin view labelled LABEL (its label as
   memory makes it, or a text it shows): a dialog button with many recorded outcomes cannot count by chance;
 - `from_state`, the strictest: tapped, and the dump is an outcome the recording reached with a tap
@@ -51,7 +51,8 @@ import sys
 import time
 
 
-from appmem.bench.common import BenchParser, droidbot_folders, private_stack, shared_folders
+from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, private_stack, shared_folders,
+                                  write_results)
 
 import adbutils
 
@@ -200,6 +201,7 @@ def main() -> int:
         finally:
             scope.close()
             memory.close()
+    write_runtime_results(rows, modes, skipped, args.api)
     if args.json:
         print(json.dumps({"apps": rows, "without_targets": skipped, "api": args.api}, indent=1))
         return 0
@@ -213,6 +215,31 @@ def main() -> int:
 
 
 JUDGES = ("reached", "first", "tapped", "from_state")
+
+
+def write_runtime_results(rows: dict[str, dict], modes: list[str], skipped: list[str], api: bool) -> None:
+    """The docs' table: per replay mode and app, targets reached by the runtime and, in the same run, without
+    re-planning, each judge as runtime / no re-planning."""
+    table_rows = []
+    for mode in modes:
+        per_app = {p: r[mode] for p, r in rows.items() if mode in r}
+        for package, r in [*per_app.items(), ("all", None)]:
+            if r is None:
+                r = {k: {j: sum(x[k][j] for x in per_app.values()) for j in (*JUDGES, "tasks")}
+                     for k in ("runtime", "no_replan")}
+            a, b = r["runtime"], r["no_replan"]
+            name = f"**{package}**" if package == "all" else package
+            table_rows.append([mode, name, a["tasks"], *(f"{a[j]} / {b[j]}" for j in JUDGES)])
+    table = markdown_table(["replay mode", "app", "targets", *(f"{j} (runtime / no re-planning)" for j in JUDGES)],
+                           table_rows)
+    if skipped:
+        table += f"\nApps with no target (no recorded tap reachable from a non-first in-app screen): {', '.join(skipped)}.\n"
+    write_results("runtime", table, {"apps": rows, "without_targets": skipped, "api": api},
+                  "the same runs without re-planning (the first plan followed to its end)",
+                  "TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings and on the twin "
+                  f"replay mode. Plans through {'the HTTP API' if api else 'the in-process service'}. Targets: "
+                  "`tap 'LABEL' in PACKAGE` for uniquely labelled recorded taps, started on an in-app screen that "
+                  "is not the app's first.")
 
 
 def report(mode: str, rows: dict[str, dict]) -> None:

@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import DROIDBOT, private_stack
+from appmem.bench.common import DROIDBOT, private_stack, write_results
 
 from appmem.graph.clients import open_graph
 from appmem.settings import Settings
@@ -311,22 +311,27 @@ def main() -> None:
     first = rows[0]["now"]["first_s"] if rows else 0
     print(f"\nscan baseline run up to {args.scan_up_to} apps (its probe loads every point of the memory into one "
           "process); flatness: first plan against the same run's first size")
-    print("\n| apps | first plan s (× first size) (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) "
-          "| service start s (scan) | vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) "
-          "| builder RSS MB | load 1/5/15 min |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    table = ["| apps | first plan s (× first size) (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) "
+             "| service start s (scan) | vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) "
+             "| builder RSS MB | load 1/5/15 min |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n, b, s = r["now"], r["before"] or {}, r["build"]
         ratio = n["first_s"] / first if first else 0
 
         def scan(key):
             return f" ({b[key]})" if b else " (not run)"
-        print(f"| {r['apps']} | {n['first_s']} (×{ratio:.2f}){scan('first_s')} | {n['warm_p50_ms']} / "
+        table.append(f"| {r['apps']} | {n['first_s']} (×{ratio:.2f}){scan('first_s')} | {n['warm_p50_ms']} / "
               f"{n['warm_p99_ms']}{(' (' + str(b['warm_p50_ms']) + ' / ' + str(b['warm_p99_ms']) + ')') if b else ''} "
               f"| {n['rss_mb']}{scan('rss_mb')} | {n['open_s']}{scan('open_s')} "
               f"| {r['disk_now_mb']}{(' (' + str(r['disk_before_mb']) + ')') if b else ''} | {s['apps_per_min']}, "
               f"{s['texts_per_s']} ({s['model_texts']} / {s['cached_texts']}) | {r['builder_rss_mb']} "
               f"(peak {r['builder_peak_rss_mb']}) | {' / '.join(map(str, r['load']))} |")
+    print("\n" + "\n".join(table))
+    write_results("scale", "\n".join(table) + "\n", rows,
+                  "the previous read path (one shared Qdrant collection per kind, scanned by package) up to "
+                  f"{args.scan_up_to} apps",
+                  "Apps are copies of the shared DroidBot recordings under new package names; first plan = the app's "
+                  "graph + element index + plan in a fresh service process; warm = the next plans of that app.")
 
     phases = ("ingest", "contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
     print("\nbuild steps, seconds per phase (summaries and embeddings summed over the summarize processes)\n")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import adbutils
 
+from appmem.bench.common import markdown_table, write_results
 from appmem.formats.ui import ActionType
 from appmem.twins.adb_server import TwinServer
 from appmem.twins.app import TwinApp
@@ -57,7 +58,8 @@ def walk_step(device: TwinDevice, rng: random.Random, via_shell: bool) -> None:
             device.tap(x, y)
 
 
-def bench_in_process(apps: list[TwinApp], actions: int) -> None:
+def bench_in_process(apps: list[TwinApp], actions: int) -> list[list]:
+    rows = []
     for via_shell in (False, True):
         device = TwinDevice("bench", apps)
         rng = random.Random(7)
@@ -69,6 +71,8 @@ def bench_in_process(apps: list[TwinApp], actions: int) -> None:
         seen = sum(1 for pkg, _ in device.visited if pkg in device.apps)
         print(f"in-process {'shell ' if via_shell else 'API   '}: {actions / elapsed:9.0f} actions/s "
               f"({actions} actions, {seen}/{total} recorded states visited)")
+        rows.append([f"in-process walk through the {'shell' if via_shell else 'device API'}",
+                     f"{actions / elapsed:,.0f} actions/s", f"{actions} actions, {seen}/{total} recorded states visited"])
     device = TwinDevice("bench", apps)
     rng = random.Random(7)
     start = time.perf_counter()
@@ -77,6 +81,8 @@ def bench_in_process(apps: list[TwinApp], actions: int) -> None:
         execute(device, "uiautomator dump /data/local/tmp/uidump.xml")
     elapsed = time.perf_counter() - start
     print(f"in-process tap+dump   : {actions // 10 / elapsed:9.0f} steps/s")
+    rows.append(["in-process tap + uiautomator dump", f"{actions // 10 / elapsed:,.0f} steps/s", f"{actions // 10} steps"])
+    return rows
 
 
 def raw_shell(port: int, serial: str, command: str) -> bytes:
@@ -93,7 +99,8 @@ def raw_shell(port: int, serial: str, command: str) -> bytes:
         return bytes(out)
 
 
-def bench_adb(apps: list[TwinApp], threads: int, seconds: float) -> None:
+def bench_adb(apps: list[TwinApp], threads: int, seconds: float) -> list[list]:
+    rows = []
     fleet = {f"twin-{i:04d}": TwinDevice(f"twin-{i:04d}", apps) for i in range(1, threads + 1)}
     with TwinServer(fleet) as server:
         client = adbutils.AdbClient("127.0.0.1", server.port)
@@ -116,6 +123,8 @@ def bench_adb(apps: list[TwinApp], threads: int, seconds: float) -> None:
                 t.join()
             print(f"adb {label:<26}: {sum(counts) / (time.perf_counter() - start):9.0f} /s "
                   f"({threads} threads, {threads} devices)")
+            rows.append([f"adb server protocol: {label}", f"{sum(counts) / (time.perf_counter() - start):,.0f} /s",
+                         f"{threads} threads, {threads} devices, {seconds:g} s"])
 
         package = apps[0].package
         for serial in fleet:
@@ -129,6 +138,7 @@ def bench_adb(apps: list[TwinApp], threads: int, seconds: float) -> None:
         run("adbutils click+dump", click_and_dump)
         run("raw protocol input tap", lambda s, rng: raw_shell(server.port, s,
                                                                 f"input tap {rng.randrange(1080)} {rng.randrange(1920)}"))
+    return rows
 
 
 def main() -> None:
@@ -140,8 +150,11 @@ def main() -> None:
     start = time.perf_counter()
     apps = [TwinApp.from_droidbot(folder) for folder in sorted(DROIDBOT.iterdir()) if folder.is_dir()]
     print(f"loaded {len(apps)} apps, {sum(len(a.states) for a in apps)} states in {time.perf_counter() - start:.1f}s")
-    bench_in_process(apps, args.actions)
-    bench_adb(apps, args.threads, args.seconds)
+    rows = bench_in_process(apps, args.actions) + bench_adb(apps, args.threads, args.seconds)
+    write_results("twin", markdown_table(["what", "rate", "run"], rows),
+                  {"apps": len(apps), "states": sum(len(a.states) for a in apps), "rows": rows},
+                  "none (throughput of the simulator itself)",
+                  "App twins are simulators replaying DroidBot recordings; this measures the simulator, not an app.")
 
 
 if __name__ == "__main__":

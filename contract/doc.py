@@ -1,7 +1,8 @@
-"""The README's "Contract" section, rendered from the models: `python -m appmem.contract.doc` prints it.
+"""The contract's tables, rendered from the models: `python -m appmem.contract.doc` prints them.
 
-tests/contract/test_contract.py checks that README.md holds exactly this text,
-so the documented contract is the one the code validates.
+The docs site renders them into docs/contract.md at build time (tools/docs/hooks.py), and
+tests/contract/test_contract.py checks that the committed page holds exactly this text, so the
+documented contract is the one the code validates.
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def render() -> str:
 
 
 def section(readme: str) -> str:
-    """The rendered part of README.md's Contract section, as it stands."""
+    """The rendered part of a page's contract section (between the markers), as it stands."""
     start, end = readme.find(BEGIN), readme.find(END)
     return readme[start:end + len(END)] + "\n" if start >= 0 and end > start else ""
 
