@@ -377,13 +377,14 @@ def write_plan_results(result: dict) -> None:
         return f"{part['exact']:.1%}" if part else "not run"
 
     rows = []
-    constants, rules = result.get("loao", {}), result.get("rules", {})
+    constants, rules = result.get("loao"), result.get("rules")
     for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
-        pick = (lambda part, key: part.get(key, {}).get(app)) if app != "all" else (lambda part, key: part or None)
+        scored = lambda part: (part["apps"][app] if app != "all" else part["all"]) if part else None  # noqa: E731
+        held = lambda part, key: (part[key][app] if app != "all" else part) if part else None  # noqa: E731
         rrr = f"{s['rrr']:.2f}" if s["rrr"] is not None else "-"
         rows.append([f"**{app}**" if app == "all" else app, s["tasks"], f"**{s['exact']:.1%}**", f"{s['success']:.1%}",
-                     rrr, s["unasked"], cell(pick(result.get("commit", {}), "apps") if "commit" in result else None),
-                     cell(pick(result["top1"], "apps")), cell(pick(constants, "apps")), cell(pick(rules, "held"))])
+                     rrr, s["unasked"], cell(scored(result.get("commit"))), cell(scored(result["top1"])),
+                     cell(held(constants, "apps")), cell(held(rules, "held"))])
     baseline = f"commit {result['commit']['rev']}'s planner" if "commit" in result else "no earlier commit"
     table = markdown_table(["app", "tasks", "exact", "lenient", "RRR", "unasked changes", f"exact: {baseline}",
                             "exact: top-1 + cheapest route", "exact, leave-one-app-out: constants",
