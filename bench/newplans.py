@@ -112,7 +112,8 @@ def cell(row: dict | None) -> str:
 
 
 def main() -> None:
-    from appmem.bench.common import BenchParser, droidbot_folders, ingest_recordings, private_stack
+    from appmem.bench.common import (BenchParser, droidbot_folders, ingest_recordings, markdown_table,
+                                     private_stack, write_results)
     from appmem.graph.clients import open_graph
     from appmem.semantic.embedder import Embedder
     from appmem.semantic.pipeline import summarize
@@ -149,12 +150,15 @@ def main() -> None:
             before = run_tree(tree, settings, packages, args.tasks, False)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    table = markdown_table(["app", "elements", "this checkout", args.baseline],
+                           [[p, now[p]["elements"], cell(now[p]), cell(before.get(p))] for p in packages])
     print(f"\nCPU ms per new plan: median / p90 / max (first plan), this checkout and {args.baseline} in the "
           f"same run, {args.tasks} new tasks per app\n")
-    print(f"| app | elements | this checkout | {args.baseline} |")
-    print("|---|---|---|---|")
-    for package in packages:
-        print(f"| {package} | {now[package]['elements']} | {cell(now[package])} | {cell(before.get(package))} |")
+    print(table)
+    write_results("newplans", table, {"now": {p: now[p] for p in packages},
+                                      "baseline": {p: before.get(p) for p in packages}},
+                  f"the planner of {args.baseline} (a temporary git worktree) on the same memory",
+                  f"CPU ms per new plan: median / p90 / max (first plan), {args.tasks} new tasks per app")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
     if args.profile:
         print("\n" + now["profile"])
