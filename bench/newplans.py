@@ -112,8 +112,7 @@ def cell(row: dict | None) -> str:
 
 
 def main() -> None:
-    from appmem.bench.common import (BenchParser, droidbot_folders, ingest_recordings, markdown_table,
-                                     private_stack, write_results)
+    from appmem.bench.common import BenchParser, droidbot_folders, ingest_recordings, private_stack
     from appmem.graph.clients import open_graph
     from appmem.semantic.embedder import Embedder
     from appmem.semantic.pipeline import summarize
@@ -150,6 +149,8 @@ def main() -> None:
             before = run_tree(tree, settings, packages, args.tasks, False)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
+
     table = markdown_table(["app", "elements", "this checkout", args.baseline],
                            [[p, now[p]["elements"], cell(now[p]), cell(before.get(p))] for p in packages])
     print(f"\nCPU ms per new plan: median / p90 / max (first plan), this checkout and {args.baseline} in the "

@@ -163,7 +163,7 @@ def table_rows(now: list[dict], base: dict[int, dict]) -> list[list[str]]:
 
 
 def main() -> None:
-    from appmem.bench.common import BenchParser, markdown_table, positive_ints, write_results
+    from appmem.bench.common import BenchParser, positive_ints
 
     parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=positive_ints, default=[10, 30, 100, 300, 1000, 2000])
@@ -184,6 +184,8 @@ def main() -> None:
             before = run_tree(tree, [n for n in args.sizes if n <= args.baseline_up_to], args.repeat)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
+
     base = {r["n"]: r for r in before}
     rows = table_rows(now, base)
     table = markdown_table(["elements", "contexts", "summaries", "meaning", "total", "total × the smallest",
