@@ -22,7 +22,7 @@ def service(request: Request):
     return request.app.state.services.service.viewing(request.state.key.tenant)
 
 
-@router.post("/plan", response_model=Plan, summary="a shortcut plan for a task (README: Contract)")
+@router.post("/plan", response_model=Plan, summary="a shortcut plan for a task (docs/contract.md)")
 def plan(body: PlanRequest, request: Request, _=Depends(require("plan"))) -> Plan:
     out = service(request).plan(body.task, body.app, body.screen_id, body.screen_xml, body.screen_html, body.activity,
                                 came_from=body.came_from.model_dump() if body.came_from else None,

@@ -149,12 +149,17 @@ def main() -> None:
             before = run_tree(tree, settings, packages, args.tasks, False)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
+
+    table = markdown_table(["app", "elements", "this checkout", args.baseline],
+                           [[p, now[p]["elements"], cell(now[p]), cell(before.get(p))] for p in packages])
     print(f"\nCPU ms per new plan: median / p90 / max (first plan), this checkout and {args.baseline} in the "
           f"same run, {args.tasks} new tasks per app\n")
-    print(f"| app | elements | this checkout | {args.baseline} |")
-    print("|---|---|---|---|")
-    for package in packages:
-        print(f"| {package} | {now[package]['elements']} | {cell(now[package])} | {cell(before.get(package))} |")
+    print(table)
+    write_results("newplans", table, {"now": {p: now[p] for p in packages},
+                                      "baseline": {p: before.get(p) for p in packages}},
+                  f"the planner of {args.baseline} (a temporary git worktree) on the same memory",
+                  f"CPU ms per new plan: median / p90 / max (first plan), {args.tasks} new tasks per app")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
     if args.profile:
         print("\n" + now["profile"])

@@ -36,7 +36,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from appmem.bench.common import BenchParser, droidbot_folders, positive_ints, private_stack, shared_folders
+from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, positive_ints, private_stack,
+                                 shared_folders, write_results)
 
 TOUCHED = re.compile(r"^TouchEvent\(state=\w+, view=(\w+)")
 KINDS = ("dialog", "list", "form", "little text", "other")
@@ -251,6 +252,17 @@ def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
             "kinds": kinds, "latency": latency, "loao": chosen}
 
 
+def results_table(result: dict[str, Any], plans: bool) -> str:
+    """Per app: locate (full size, 720 wide), plans from pixels and from the dump, text read, and locate with
+    the weights the other apps chose."""
+    rows = [[app, ratio(r["located"], r["dump_known"]), ratio(r["scaled"], r["scaled_of"]),
+             ratio(r["plans"], r["taps"]) if plans else "-", ratio(r["dump_plans"], r["taps"]) if plans else "-",
+             ratio(r["found"], r["labelled"]), ratio(result["loao"][app]["located"], r["dump_known"])]
+            for app, r in result["per_app"].items()]
+    return markdown_table(["app", "locate (pixels vs dump)", "720 wide", "plan (pixels)", "plan (dump)",
+                           "text read", "locate, weights chosen leave-one-app-out"], rows)
+
+
 def scales(folders: list[Path], per_app: int, sides: list[int]) -> None:
     """Text found and CPU time per screenshot at each detection size."""
     from appmem.formats.screenshot import ReaderOptions, ScreenReader
@@ -304,6 +316,11 @@ def main() -> int:
             result = report(per_app, not args.no_plans)
         finally:
             service.close()
+    write_results("pixels", results_table(result, not args.no_plans), result,
+                  "the same screens located and planned from their view trees read as uiautomator dumps",
+                  f"{args.per_app} screenshots sampled per app; the recordings' screenshots (no twin); latency "
+                  f"(s, wall p50/p99): {result['latency']['pixels_wall_p50']}/{result['latency']['pixels_wall_p99']}, "
+                  f"the dump path {result['latency']['dump_p50']}/{result['latency']['dump_p99']}")
     if args.json:
         print(json.dumps(result, indent=1))
     return 0

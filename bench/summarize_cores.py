@@ -20,8 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from appmem.bench.common import (BenchParser, droidbot_folders, ingest_recordings, positive_ints, private_stack,
-                                 shared_folders)
+from appmem.bench.common import (BenchParser, droidbot_folders, ingest_recordings, markdown_table, positive_ints,
+                                 private_stack, shared_folders, write_results)
 from appmem.graph.clients import open_graph
 from appmem.semantic.embedder import Embedder, cores
 from appmem.semantic.pipeline import summarize
@@ -77,15 +77,19 @@ def main() -> None:
         finally:
             store.driver.close()
     base = statistics.median(r["seconds"] for r in runs[args.processes[0]])
-    print(f"\n{len(packages)} apps ({len(folders)} recordings), median of {args.rounds} rounds, against "
-          f"{args.processes[0]} process(es), embedding cache {'warm' if args.warm_cache else 'empty'} at each start\n")
-    print("| processes | seconds | apps/min | texts/s | speed-up | load average (runs) |")
-    print("|---|---|---|---|---|---|")
-    for processes, rows in runs.items():
-        seconds = statistics.median(r["seconds"] for r in rows)
-        texts = statistics.median(r["texts"] for r in rows)
-        print(f"| {processes} | {seconds:.1f} | {60 * len(packages) / seconds:.1f} | {texts / seconds:.0f} | "
-              f"{base / seconds:.2f}× | {', '.join(format(r['load'], '.1f') for r in rows)} |")
+    rows = []
+    for processes, done in runs.items():
+        seconds = statistics.median(r["seconds"] for r in done)
+        texts = statistics.median(r["texts"] for r in done)
+        rows.append([processes, f"{seconds:.1f}", f"{60 * len(packages) / seconds:.1f}", f"{texts / seconds:.0f}",
+                     f"{base / seconds:.2f}×", ", ".join(format(r["load"], ".1f") for r in done)])
+    table = markdown_table(["processes", "seconds", "apps/min", "texts/s", "speed-up", "load average (runs)"], rows)
+    what = (f"{len(packages)} apps ({len(folders)} recordings), median of {args.rounds} rounds, embedding cache "
+            f"{'warm' if args.warm_cache else 'empty'} at each start")
+    print(f"\n{what}, against {args.processes[0]} process(es)\n")
+    print(table)
+    write_results("summarize_cores", table, {"apps": packages, "runs": runs},
+                  f"appmem summarize with {args.processes[0]} process(es) on the same memory", what)
     sys.stdout.flush()
 
 

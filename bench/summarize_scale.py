@@ -146,6 +146,22 @@ def per_element(row: dict, phase: str) -> float:
     return 1e6 * row[phase] / row["elements"]
 
 
+def table_rows(now: list[dict], base: dict[int, dict]) -> list[list[str]]:
+    """Per size: µs per element of each phase (the baseline's in brackets), the total, its growth, same output."""
+    phases = ("contexts", "summaries", "meaning")
+    first = sum(per_element(now[0], p) for p in phases)
+    rows = []
+    for r in now:
+        b = base.get(r["n"])
+        cells = [f"{per_element(r, p):.1f}" + (f" ({per_element(b, p):.1f})" if b else "") for p in phases]
+        total = sum(per_element(r, p) for p in phases)
+        old = sum(per_element(b, p) for p in phases) if b else None
+        rows.append([r["elements"], *cells, f"{total:.1f}" + (f" ({old:.1f}, {old / total:.1f}× faster)"
+                                                               if old else " (not run)"),
+                     f"×{total / first:.2f}", "yes" if b and b["digest"] == r["digest"] else "NO" if b else "-"])
+    return rows
+
+
 def main() -> None:
     from appmem.bench.common import BenchParser, positive_ints
 
@@ -168,21 +184,18 @@ def main() -> None:
             before = run_tree(tree, [n for n in args.sizes if n <= args.baseline_up_to], args.repeat)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
+
     base = {r["n"]: r for r in before}
+    rows = table_rows(now, base)
+    table = markdown_table(["elements", "contexts", "summaries", "meaning", "total", "total × the smallest",
+                            "same output"], rows)
     print(f"\nµs per element, this checkout ({args.baseline} in brackets, measured in the same run)\n")
-    print("| elements | contexts | summaries | meaning | total | total × the smallest | same output |")
-    print("|---|---|---|---|---|---|---|")
-    first = sum(per_element(now[0], p) for p in ("contexts", "summaries", "meaning"))
-    for r in now:
-        b = base.get(r["n"])
-        cells = []
-        for phase in ("contexts", "summaries", "meaning"):
-            cells.append(f"{per_element(r, phase):.1f}" + (f" ({per_element(b, phase):.1f})" if b else ""))
-        total = sum(per_element(r, p) for p in ("contexts", "summaries", "meaning"))
-        old = sum(per_element(b, p) for p in ("contexts", "summaries", "meaning")) if b else None
-        print(f"| {r['elements']} | {' | '.join(cells)} | {total:.1f}" + (f" ({old:.1f}, {old / total:.1f}× faster)"
-              if old else " (not run)") + f" | ×{total / first:.2f} | "
-              + ("yes" if b and b["digest"] == r["digest"] else "NO" if b else "-") + " |")
+    print(table)
+    write_results("summarize_scale", table, {"now": now, "baseline": before},
+                  f"the summarizer of {args.baseline} (a temporary git worktree) on the same synthetic screens, "
+                  f"up to {args.baseline_up_to} elements",
+                  f"µs of CPU per element, best of {args.repeat}; {args.baseline}'s figures in brackets")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

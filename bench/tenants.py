@@ -29,7 +29,7 @@ import sys
 import time
 
 from appmem.agent.service import Service
-from appmem.bench.common import BenchParser, droidbot_folders, private_stack
+from appmem.bench.common import BenchParser, droidbot_folders, markdown_table, private_stack, write_results
 from appmem.contract.run import RunTrace
 from appmem.ingest.contributions import count_votes
 from appmem.ingest.droidbot import read_recording, recording_trace
@@ -81,6 +81,10 @@ def main() -> int:
             report = run_bench(memory, settings, args)
         finally:
             memory.close()
+    write_results("tenants", results_table(report), report, "an untenanted key's service on the same stores, "
+                  "alternated with the tenant's view",
+                  f"{args.tenants} tenants of {args.keys} key(s), median of {args.rounds} rounds; both sides cold; "
+                  "twins are simulators (they render the layers' dumps)")
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -92,6 +96,17 @@ def main() -> int:
               f"(target <= {TARGET}): {'met' if report['met'] else 'MISSED'}")
         print(f"tenant layers (per tenant): {report['layer']}")
     return 0 if report["met"] else 1
+
+
+def results_table(report: dict) -> str:
+    """Per app and overall: first and warm plans' median ms, untenanted and tenant, their ratio, the target."""
+    rows = [[p, f"{r['first_ms']['untenanted']:.1f}", f"{r['first_ms']['tenant']:.1f}", f"{r['first_ratio']:.2f}x",
+             f"{r['warm_ms']['untenanted']:.1f}", f"{r['warm_ms']['tenant']:.1f}", f"{r['warm_ratio']:.2f}x"]
+            for p, r in report["apps"].items()]
+    rows.append(["overall (median)", "", "", f"{report['first_ratio']:.2f}x", "", "", f"{report['warm_ratio']:.2f}x"
+                 + f" (target <= {TARGET}: {'met' if report['met'] else 'MISSED'})"])
+    return markdown_table(["app", "first plan ms, untenanted", "tenant", "ratio", "warm plan ms, untenanted",
+                           "tenant", "ratio"], rows)
 
 
 def run_bench(memory: Service, settings, args) -> dict:

@@ -4,8 +4,8 @@ Everything that crosses the API, the MCP server, the Python client or the CLI's
 `--json` output is one of these models: a `Plan` of `PlanStep`s, a
 `LocateAnswer`, `Hint`s, a `RunTrace` of `RunStep`s reported back, and a
 `ContributionStatus`. This package imports nothing of appmem's but pydantic,
-so every layer may use it. README.md's "Contract" section lists these fields
-(tests/test_contract.py checks it).
+so every layer may use it. docs/contract.md lists these fields
+(tests/contract/test_contract.py checks it).
 """
 from appmem.contract.backend import MemoryBackend
 from appmem.contract.contributions import Accepted, ContributionStatus

@@ -30,7 +30,7 @@ class ScreenInput(Strict):
 class CameFrom(Strict):
     """The agent's previous step, as its plan gave it: the plan's first hop is weighed after it.
 
-    Where an action lands can depend on where the app came from (BACK, "navigate up"): README, "Routes"."""
+    Where an action lands can depend on where the app came from (BACK, "navigate up"): docs/planning.md, "Routes"."""
 
     screen_id: str = Field(min_length=1, max_length=200, description="the screen the step started on (its screen_id)")
     action: Action = Field(description="the step's action")

@@ -21,7 +21,7 @@ from typing import Any
 from appmem.graph.follows import Group, pseudo_share
 
 # P(an action does anything from a variant it was never recorded acting from | it worked from other variants
-# of the screen); chosen leave-one-app-out over the shared twin apps in both replay modes (README: the exact
+# of the screen); chosen leave-one-app-out over the shared twin apps in both replay modes (docs/planning.md, Routes: the exact
 # twin ignores such an action, the similar twin does what a like state recorded: a device lies between)
 UNSEEN = 0.2
 

@@ -54,7 +54,7 @@ def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[s
 
 
 def crowd_reliability(edge: Mapping[str, Any]) -> float:
-    """appmem.graph.model.reliability over contributor-weighted counts (README: "The graph model")."""
+    """appmem.graph.model.reliability over contributor-weighted counts (docs/concepts.md: "Outcomes and reliability")."""
     return reliability(*weighted_counts(edge))
 
 

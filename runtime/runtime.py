@@ -103,7 +103,7 @@ class Runtime:
     memory: MemoryBackend
     confirm: Callable[[dict[str, Any]], bool]
     max_steps: int = 30
-    max_replans: int = 8  # chosen leave-one-app-out over the twin apps from 4, 8, 16 (README, bench/runtime.py)
+    max_replans: int = 8  # chosen leave-one-app-out over the twin apps from 4, 8, 16 (docs/service.md, bench/runtime.py)
     relaunches: int = 1  # restarts of a stuck run's app (`_relaunch`), chosen leave-one-app-out from 0, 1, 2
     llm_step: LlmStep | None = None
     risky_words: tuple[str, ...] = ()  # added to the vocabulary's (Settings.risky_words)
