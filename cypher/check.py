@@ -79,7 +79,7 @@ class Report:
 
 
 def default_files() -> list[Path]:
-    return sorted(Path(str(p)) for p in resources.files("cypher").iterdir() if p.name.endswith(".cypher"))
+    return sorted(Path(str(p)) for p in resources.files("appmem.cypher").iterdir() if p.name.endswith(".cypher"))
 
 
 def required_version(path: Path, text: str) -> list[tuple[tuple[int, int], str]]:

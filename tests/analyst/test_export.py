@@ -36,7 +36,7 @@ def fill(store):
 
 def appmem(stack_env, *args):
     done = subprocess.run([sys.executable, "-m", "appmem.cli", *args], capture_output=True, text=True, cwd=REPO,
-                          env={**stack_env, "PYTHONPATH": str(REPO)})
+                          env=stack_env)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -97,5 +97,5 @@ def test_unknown_app_is_a_clear_error(store, stack_env, tmp_path):
     empty(store)
     done = subprocess.run([sys.executable, "-m", "appmem.cli", "export", "--app", "no.such.app", "--format",
                            "cypher", "--out", str(tmp_path / "x.cypher")], capture_output=True, text=True,
-                          cwd=REPO, env={**stack_env, "PYTHONPATH": str(REPO)})
+                          cwd=REPO, env=stack_env)
     assert done.returncode == 2 and "no app 'no.such.app'" in done.stderr and "Traceback" not in done.stderr

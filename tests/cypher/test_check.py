@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from appmem.cypher.check import check
 REPO = Path(__file__).resolve().parents[2]
 
 
-def appmem(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+def appmem(*args: str, cwd: Path = Path(tempfile.gettempdir())) -> subprocess.CompletedProcess:
+    """The CLI as installed: run outside the repository, so no code folder is importable by its bare name."""
     return subprocess.run([sys.executable, "-m", "appmem.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/local/bin:/usr/bin:/bin"})
+                          env={"PATH": "/usr/local/bin:/usr/bin:/bin"})  # appmem as installed: no repository path
 
 
 def test_every_statement_parses_and_needs_at_most_the_pinned_neo4j():
