@@ -32,7 +32,7 @@ def served(shared_graph):
     store = shared_graph.hold(LAUNCHER_RECORDING)
     trace = recording_trace(read_recording(DROIDBOT / APP))
     app = FastAPI()
-    app.include_router(map_router(lambda: store, require_test_key))
+    app.include_router(map_router(lambda key: store, require_test_key))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
