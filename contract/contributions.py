@@ -13,7 +13,10 @@ class Accepted(BaseModel):
 
 class ContributionStatus(BaseModel):
     trace_id: str = Field(description="the contribution's id")
-    status: Literal["pending", "done", "failed"] = Field(description="pending, done, or failed with a reason")
+    status: Literal["pending", "done", "failed", "dead"] = Field(
+        description="pending, done, failed with a reason (what it holds cannot be ingested), or dead: the memory "
+                    "could not ingest it (its stores stayed away through every retry); it is kept, and the "
+                    "operator queues it again")
     kind: str = Field(description="run, droidbot or correction")
-    reason: str = Field("", description="why it failed")
+    reason: str = Field("", description="why it failed or is held")
     report: dict[str, Any] | None = Field(None, description="what the ingest stored")
