@@ -79,7 +79,7 @@ def register_tenants(sub: argparse._SubParsersAction) -> None:
 
 
 def register_contributions(sub: argparse._SubParsersAction) -> None:
-    from appmem.ingest.backlog import STATUSES
+    from appmem.contract.contributions import STATUSES
 
     contributions = sub.add_parser("contributions", help="contributions waiting, held (dead letters), done or failed; "
                                                          "`requeue` queues dead letters again")

@@ -30,6 +30,7 @@ from appmem.api.auth import require
 from appmem.errors import AppmemError, InputFormatError
 from appmem.settings import Settings
 from appmem.contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
+from appmem.contract.contributions import STATUSES
 from appmem.ingest import backlog
 from appmem.ingest.contributions import scrub_run
 from appmem.ingest.purge import purge_contributor
@@ -141,7 +142,7 @@ def post_correction(body: CorrectionRequest, request: Request, _=Depends(require
 
 
 @router.get("/contributions", summary="contributions Redis holds, by status: dead letters by default (scope admin)")
-def list_contributions(request: Request, status: str = Query("dead", pattern="^(pending|dead|done|failed|all)$"),
+def list_contributions(request: Request, status: str = Query("dead", pattern=f"^({'|'.join(STATUSES)}|all)$"),
                        _=Depends(require("admin"))) -> dict:
     rows = backlog.listing(request.app.state.services.contributions.r, None if status == "all" else status)
     return {"status": status, "count": len(rows), "contributions": rows}

@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 
 FIRST_DELAY_S = 1.0
 SEND_GRACE_S = 60.0  # a contribution still marked `sending` this long after it was parked was never queued
-STATUSES = ("pending", "dead", "done", "failed")
 # what a broker client raises once its own retries are spent (the broker is Redis)
 SEND_ERRORS = (kombu.exceptions.OperationalError, redis.RedisError, OSError)
 
@@ -51,8 +50,7 @@ return 1
 
 def queue(board: Contributions, send: Send, kind: str, contributor: str, body: bytes) -> str:
     """Park the contribution and queue its ingest; its id. TransientError (nothing kept) when it cannot be queued."""
-    cid = board.create(kind, contributor, body)
-    board.r.hset(PREFIX + cid, "sending", f"{time.time():.3f}")
+    cid = board.create(kind, contributor, body, sending=True)
     try:
         send(cid)
     except SEND_ERRORS as exc:

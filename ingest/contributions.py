@@ -130,11 +130,14 @@ class Contributions:
     def __init__(self, r: redis.Redis):
         self.r = r
 
-    def create(self, kind: str, contributor: str, body: bytes) -> str:
+    def create(self, kind: str, contributor: str, body: bytes, sending: bool = False) -> str:
+        """A new pending contribution, its body parked; `sending`: marked as being queued (ingest/backlog.py)."""
         cid = secrets.token_hex(12)
+        now = f"{time.time():.3f}"
         pipe = self.r.pipeline()
         pipe.hset(PREFIX + cid, mapping={"kind": kind, "contributor": contributor, "status": "pending", "reason": "",
-                                         "queued": f"{time.time():.3f}"})  # retries count their age from it
+                                         "queued": now,  # retries count their age from it
+                                         **({"sending": now} if sending else {})})
         pipe.set(PREFIX + cid + ":body", base64.b64encode(body).decode("ascii"))  # kept until it ends
         pipe.sadd(PENDING + contributor, cid)
         pipe.sadd(PREFIX + "by:" + contributor, cid)

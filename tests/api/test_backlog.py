@@ -113,3 +113,26 @@ def test_an_admin_key_lists_dead_letters_and_queues_them_again(client, made_keys
     assert redis_db.exists(PREFIX + cid + ":body") and not redis_db.sismember(DEAD, cid)
     assert redis_db.hget(PREFIX + cid, "deliveries") is None  # queued as new
     assert client.post("/v1/contributions/requeue", json={"ids": ["x:body"]}, headers=admin).status_code == 422
+
+
+def test_a_contribution_parked_but_never_queued_is_queued_by_the_reaper(made_keys, redis_db, settings):
+    """The API parked it and could neither queue nor withdraw it (Redis went away between the two): the reaper
+    of every ingest worker queues it once its `sending` mark is SEND_GRACE_S old, and only then."""
+    from appmem.ingest.backlog import SEND_GRACE_S, sender
+    from appmem.workers.ingest_owner import reap_orphans
+
+    record, _ = made_keys("never-queued", "contribute")
+    cid = Contributions(redis_db).create("run", record.id, b"{}", sending=True)
+    url = Stack(settings).redis_url()
+    celery = Celery("reaper-test", broker=url, backend=url)
+    try:
+        assert cid not in reap_orphans(redis_db, sender(celery))  # within its grace: the API may still queue it
+        queued = redis_db.llen(INGEST_QUEUE)
+        sent_at = float(redis_db.hget(PREFIX + cid, "sending"))
+        redis_db.hset(PREFIX + cid, "sending", f"{sent_at - SEND_GRACE_S - 1:.3f}")  # as SEND_GRACE_S later
+        reaped = reap_orphans(redis_db, sender(celery))
+        assert cid in reaped and redis_db.hget(PREFIX + cid, "sending") is None
+        assert redis_db.llen(INGEST_QUEUE) == queued + len(reaped)
+        assert cid not in reap_orphans(redis_db, sender(celery))  # queued once
+    finally:
+        celery.close()
