@@ -101,11 +101,11 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
 
 
 def _purge_parked(r: redis.Redis, key_id: str) -> int:
-    """Delete the key's parked bodies; its pending contributions end `failed` (never pending forever)."""
+    """Delete the key's parked bodies; its pending and dead contributions end `failed` (never pending forever)."""
     board = Contributions(r)
     ids = list(r.smembers(PREFIX + "by:" + key_id))
     for cid in ids:
-        if r.hget(PREFIX + cid, "status") == "pending":
+        if r.hget(PREFIX + cid, "status") in ("pending", "dead"):  # a dead letter, held for a re-queue, too
             board.finish(cid, reason=PURGED)  # an ingest under way sees it and stops
         r.delete(PREFIX + cid + ":body")
     r.delete(PENDING + key_id, PREFIX + "by:" + key_id)
