@@ -309,7 +309,9 @@ def commit_plans(rev: str, tasks) -> tuple[str, dict]:
             archive.extractall(root, filter="tar")
         (Path(tmp) / "shared").symlink_to(SHARED)
         out = Path(tmp) / "plans"
-        subprocess.run([sys.executable, "-m", "appmem.bench.plan", "--no-loao", "--no-recall", "--json", "--keep",
+        # its own same-run baseline would need a repository its extracted tree is not: none, where it has the option
+        own = ["--baseline", "none"] if "--baseline" in (root / "bench" / "plan.py").read_text() else []
+        subprocess.run([sys.executable, "-m", "appmem.bench.plan", "--no-loao", "--no-recall", "--json", *own, "--keep",
                         str(out)], cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=True,
                        stdout=subprocess.DEVNULL)
         return commit, read_plans(tasks, out)
@@ -390,12 +392,22 @@ def write_plan_results(result: dict) -> None:
                             "exact: top-1 + cheapest route", "exact, leave-one-app-out: constants",
                             "exact, leave-one-app-out: rule switches"], rows)
     lat, o = result["latency_ms"], result["official"]
+    table += gap_line(result)
     table += (f"\nLatency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms. The shared scorer (`droidtask_score.py`): "
               f"exact {o['exact_rate']:.1%}, lenient {o['success_rate']:.1%}, LLM calls {o['llm_calls']}. "
               "Lenient is for comparison only: no rule or constant is chosen by it.\n")
     write_results("plan", table, {k: v for k, v in result.items() if k != "failures"},
                   baseline=f"{baseline}, and the top-1 target with the cheapest route to it, on the same memory",
                   notes="No LLM; exploration memory only (no gold demonstration in it).")
+
+
+def gap_line(result: dict) -> str:
+    """Leave-one-app-out against the defaults, in points of exact (what a constant or rule chosen on the other
+    apps loses on the held-out one); empty when leave-one-app-out did not run."""
+    default = result["planner"]["all"]["exact"]
+    parts = [f"{name} {100 * (result[key]['exact'] - default):+.1f} points" for key, name in
+             (("loao", "constants"), ("rules", "rule switches")) if key in result]
+    return f"\nExact, leave-one-app-out minus the defaults: {', '.join(parts)}.\n" if parts else ""
 
 
 def line(name: str, s: dict) -> str:
@@ -437,6 +449,8 @@ def report(result: dict, default: PlannerConfig) -> None:
         print(f"  {app:<12} {s['after_target']}")
     if "rules" in result:
         rule_report(result["rules"], default)
+    if gap := gap_line(result).strip():
+        print(gap)
     if "failures" in result:
         failure_report(result["failures"])
     o = result["official"]
