@@ -23,7 +23,8 @@ and the cheapest route to it, without screen work) on this run's memory.
 Options are one frozen PlannerConfig (appmem/planconfig.py); variants are made with
 dataclasses.replace and passed to Planner.plan, nothing else changes. Leave-one-app-out:
 for each app, the grid point (GRID) best on the other five apps (exact, then fewer unasked
-state changes; the defaults on ties) is scored on it; the rule table flips each rule of the defaults
+state changes; the defaults on ties) is scored on it, and so, on its own, for the element ranking's
+constant (RANKING_GRID: RankingConfig.lexical_weight); the rule table flips each rule of the defaults
 and each fold keeps a rule's default state unless the flipped state is better on the other
 five apps by the same order; the held-out app is planned with its fold's rules. The LOAO
 figures are the honest ones; the defaults' figures are printed too.
@@ -68,6 +69,7 @@ from appmem.semantic.vectors import VectorStore, open_qdrant
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = {"option_min": (0.6, 0.75, 1.0), "cover_w": (0.0, 0.15, 0.3, 0.6), "value_w": (0.0, 0.3, 0.6)}
+RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3)}  # the ranking's constant (RankingConfig), on its own
 
 
 def load_tasks() -> dict[str, list[dict]]:
@@ -188,6 +190,20 @@ def loao(measure, default: PlannerConfig) -> dict:
     for app in DROIDTASK_APPS:  # on a tie the defaults stay
         chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
         held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
+    return {"apps": held, **pooled(held)}
+
+
+def loao_ranking(measure, default: PlannerConfig) -> dict:
+    """Leave-one-app-out over RANKING_GRID (the element ranking's constants, the planner's at their defaults):
+    per held-out app, the value best on the other five apps by `order`."""
+    points = list(itertools.product(*RANKING_GRID.values()))
+    results = {values: measure(replace(default, ranking=replace(default.ranking, **dict(zip(RANKING_GRID, values)))))
+               for values in points}
+    shipped = tuple(getattr(default.ranking, name) for name in RANKING_GRID)
+    held = {}
+    for app in DROIDTASK_APPS:  # on a tie the defaults stay
+        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
+        held[app] = {"constants": dict(zip(RANKING_GRID, chosen)), **results[chosen][app]}
     return {"apps": held, **pooled(held)}
 
 
@@ -355,6 +371,7 @@ def main() -> int:
             result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder, graphs, default)
             if not args.no_loao:
                 result["loao"] = loao(measure, default)
+                result["loao_ranking"] = loao_ranking(measure, default)
                 result["rules"] = rule_table(measure, default)
         finally:
             client.close()
@@ -406,7 +423,8 @@ def gap_line(result: dict) -> str:
     apps loses on the held-out one); empty when leave-one-app-out did not run."""
     default = result["planner"]["all"]["exact"]
     parts = [f"{name} {100 * (result[key]['exact'] - default):+.1f} points" for key, name in
-             (("loao", "constants"), ("rules", "rule switches")) if key in result]
+             (("loao", "constants"), ("loao_ranking", "the ranking's constants (RANKING_GRID)"),
+              ("rules", "rule switches")) if key in result]
     return f"\nExact, leave-one-app-out minus the defaults: {', '.join(parts)}.\n" if parts else ""
 
 
@@ -440,6 +458,13 @@ def report(result: dict, default: PlannerConfig) -> None:
     if "loao" in result:
         lo = result["loao"]
         print("== leave-one-app-out constants (each app planned with the constants best on the other five)")
+        print(HEAD + "  constants")
+        for app, s in lo["apps"].items():
+            print(line(app, s) + f"  {s['constants']}")
+        print(line("all", lo))
+    if "loao_ranking" in result:
+        lo = result["loao_ranking"]
+        print("== leave-one-app-out ranking constants (each app ranked with the values best on the other five)")
         print(HEAD + "  constants")
         for app, s in lo["apps"].items():
             print(line(app, s) + f"  {s['constants']}")
