@@ -174,7 +174,7 @@ class AppGraph:
         avoided = {(a.get("screen_id", ""), a.get("action", ""), a.get("element_id") or "", a.get("detail") or "")
                    for a in avoid or ()}
         if avoided and any(e.group in avoided for edges in self.edges.values() for e in edges):
-            graph = copy.copy(self)  # routes searched afresh without them
+            graph = self._copy()  # routes searched afresh without them
             graph.routes = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in avoided),
                                      self.routes.follows, self.routes.variants)
             return graph.coming(came_from, start, variant)
@@ -187,8 +187,16 @@ class AppGraph:
         variant = variant if self.routes.variants.knows(variant) else ""
         if not by and not variant:
             return self
-        graph = copy.copy(self)
+        graph = self._copy()
         graph.came_to, graph.came_by, graph.variant = start, by, variant
+        return graph
+
+    def _copy(self) -> "AppGraph":
+        """A copy sharing what is loaded, for other routes: what was derived from this graph's routes (`quiet`)
+        is derived afresh from the copy's, so a plan's quiet routes leave out what it avoids and weigh where its
+        agent stands too."""
+        graph = copy.copy(self)
+        graph.__dict__.pop("quiet", None)
         return graph
 
     def route(self, start: str, target: str) -> list[Edge] | None:

@@ -8,12 +8,13 @@ those over the row of an item the task names; and the way through the item's row
 when the target lies beyond the item's screen; when the cheapest route ticks a toggle or
 takes a risky tap on its way, also the cheapest route that does not (AppGraph.quiet). No
 route passes a screen twice. Of a target's candidates, those whose route changes least on
-its way (compose.unasked) are kept: a route through a state change is a last resort.
+its way (compose.unasked) are kept: a route through a state change is a last resort, taken
+where memory shows the quieter routes far less likely to land (`quietest`).
 """
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.compose import Anchor, RouteCandidate, compose, spoken, unasked
+from appmem.agent.compose import Anchor, RouteCandidate, compose, lands, spoken, unasked
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, position
 from appmem.graph.model import Element
@@ -51,9 +52,23 @@ def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element
         from_row = graph.route(anchor.opens, target.screen_id)
         if to_row is not None and from_row is not None:
             out.append(compose(graph, parsed, target, retrieval, [to_row, from_row], anchor, config))
-    # a route that changes nothing on its way is preferred: one through a toggle or risky tap is a last resort
-    fewest = min((unasked(c) for c in out), default=0)
-    return [c for c in out if unasked(c) == fewest]
+    return quietest(out, config)
+
+
+def quietest(out: list[RouteCandidate], config: PlannerConfig) -> list[RouteCandidate]:
+    """The candidates whose routes change least on their way (`unasked`): a route through a toggle or a risky tap
+    is a last resort. A quiet route that memory shows far less likely to land (`lands`) than one through a change
+    is no way round: its hops mostly land elsewhere (screens memory cannot tell apart by the state the change
+    sets, such as an app's language). A route with more changes is kept when it is likelier to land than every
+    quieter one by `change_odds` (PlannerConfig; ln odds) per extra change; then the quietest of those."""
+    while out:
+        fewest = min(unasked(c) for c in out)
+        surest = max(lands(c) for c in out if unasked(c) == fewest)
+        likelier = [c for c in out if lands(c) - config.change_odds * (unasked(c) - fewest) > surest]
+        if not likelier:
+            return [c for c in out if unasked(c) == fewest]
+        out = likelier
+    return out
 
 
 def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],

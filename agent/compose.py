@@ -246,6 +246,12 @@ def unasked(candidate: RouteCandidate) -> int:
                for s in candidate.steps)  # AppGraph.changes_state, for a step
 
 
+def lands(candidate: RouteCandidate) -> float:
+    """ln P(every hop of the candidate's route lands where the plan expects it): the product of the hops'
+    landing (reliability × share of their action's recorded outcomes, graph/routes.py)."""
+    return sum(math.log(h.landing) for h in candidate.hops)
+
+
 def task_stems(task: ParsedTask) -> set[str]:
     return {stem(w) for w in task.words if w not in STOPWORDS}
 

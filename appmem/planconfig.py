@@ -35,6 +35,9 @@ class PlannerConfig:
     value_w: float = 0.0  # weight of the share of task values it types or selects
     step_cost: float = 0.03  # cost per step
     rel_w: float = 0.05  # weight of ln(product of the hops' reliabilities)
+    # ln odds by which a route must be likelier to land, per state change on its way, to be kept over a quieter
+    # one (agent/candidate_routes.py `quietest`): e, as the route cost weighs a hop (graph/routes.py HOP)
+    change_odds: float = 1.0
     # rules (agent/compose.py)
     confirm_evidence: bool = True  # a changed dialog or form is confirmed only where memory shows it is needed
     quoted_label: bool = True  # "tap 'X'": the element labelled exactly X is a target

@@ -25,6 +25,12 @@ Twin replay modes (twins/replay.py), both in the same run: `exact` (DroidBot's s
 round-robin over an input's recorded targets) and `similar` (the same widget on a like screen
 of the same activity; the outcomes recorded after the most similar previous state first).
 
+Held to the standard of exact plans (runtime/needless.py), per app and in all: the actions a run took that
+its first plan and the task did not need (retries, re-plans, detours, BACKs, relaunches), the state changes
+among them (a tap on a toggle or choice, by the vocabulary's role of the view acted on, or on a view showing
+risky words, the vocabulary's risky words with Settings.risky_words), and apart, the first plan's own state
+changes on its way (a last resort the planner marks as a route step) that the run took.
+
 Every run's trace is also checked against the trace contract (ingest/run.py, what the API
 validates): `refused` counts traces the importer would refuse (the target is 0).
 
@@ -56,6 +62,7 @@ from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, 
 
 import adbutils
 
+from appmem.runtime.needless import needless
 from appmem.runtime.runtime import Runtime
 from appmem.agent.service import Service
 from appmem.ingest.droidbot import read_recording, recording_trace
@@ -109,10 +116,27 @@ class SimulatorWatch:
         self.taps = []
 
 
+class FirstPlan:
+    """The memory a run plans with, keeping the first plan it answers: what the run's needless actions are
+    counted against (runtime/needless.py)."""
+
+    def __init__(self, memory):
+        self.memory, self.plan_ = memory, None
+
+    def plan(self, *args, **kwargs):
+        answered = self.memory.plan(*args, **kwargs)
+        self.plan_ = self.plan_ or answered
+        return answered
+
+    def __getattr__(self, name):
+        return getattr(self.memory, name)
+
+
 def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_replans: int,
-              relaunches: int = Runtime.relaunches) -> dict:
+              relaunches: int = Runtime.relaunches, risky_words: tuple[str, ...] = ()) -> dict:
     """`memory`: the local service, or an API client (`--api`)."""
     hits, first, tapped, strict, steps, seconds, refused, misses = 0, 0, 0, 0, 0, 0.0, [], []
+    extra, changes, route_changes, unneeded = 0, 0, 0, []
     device = fleet[SERIAL]
     watch = SimulatorWatch(device)
     for task in tasks:
@@ -120,10 +144,17 @@ def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_rep
         device.goto(app.package, task["start"])
         watch.reset()
         driver = DeviceDriver(adbutils.AdbClient("127.0.0.1", server.port).device(SERIAL), SERIAL)
-        runtime = Runtime(driver, memory, lambda step: True, max_replans=max_replans, relaunches=relaunches)
+        planned = FirstPlan(memory)
+        runtime = Runtime(driver, planned, lambda step: True, max_replans=max_replans, relaunches=relaunches)
         start = time.perf_counter()
         result = runtime.run(task["task"], None)
         seconds += time.perf_counter() - start
+        beyond = needless(planned.plan_, runtime.steps, risky_words)
+        extra, changes = extra + len(beyond.actions), changes + len(beyond.changes)
+        route_changes += len(beyond.route_changes)
+        if beyond.changes or beyond.route_changes:
+            unneeded.append({"label": task["label"], "needless": len(beyond.actions), "changes": beyond.changes,
+                             "route_changes": beyond.route_changes})
         package, activity, xml = driver.dump()
         ended = dump_screen(xml, activity, package, app.version) if package != LAUNCHER_PACKAGE else LAUNCHER_STATE
         hit = reached(task, package, activity, xml, app.version)
@@ -148,6 +179,7 @@ def run_tasks(server: TwinServer, fleet, memory, app, tasks: list[dict], max_rep
                                      for s in result["steps"]]})
     return {"reached": hits, "first": first, "tapped": tapped, "from_state": strict, "tasks": len(tasks), "steps": steps, "seconds": round(seconds, 1),
             "refused": refused, "misses": misses,
+            "needless": extra, "needless_changes": changes, "route_changes": route_changes, "changed": unneeded,
             "simulator_misses": sum(m["simulator"] for m in misses),
             "passed_target": sum(m["passed_target"] for m in misses)}
 
@@ -196,8 +228,9 @@ def main() -> int:
                             continue
                         rows.setdefault(package, {})[mode] = {
                             "runtime": run_tasks(server, fleet, backend, app, tasks, Runtime.max_replans,
-                                                 args.relaunches),
-                            "no_replan": run_tasks(server, fleet, backend, app, tasks, 0)}
+                                                 args.relaunches, settings.risky_words),
+                            "no_replan": run_tasks(server, fleet, backend, app, tasks, 0,
+                                                   risky_words=settings.risky_words)}
         finally:
             scope.close()
             memory.close()
@@ -215,6 +248,9 @@ def main() -> int:
 
 
 JUDGES = ("reached", "first", "tapped", "from_state")
+# runtime/needless.py: actions beyond the run's first plan, the state changes among them, the plan's own
+NEEDLESS = {"needless": "needless actions", "needless_changes": "of them state changes",
+            "route_changes": "state changes on the plan's route"}
 
 
 def write_runtime_results(rows: dict[str, dict], modes: list[str], skipped: list[str], api: bool) -> None:
@@ -225,13 +261,13 @@ def write_runtime_results(rows: dict[str, dict], modes: list[str], skipped: list
         per_app = {p: r[mode] for p, r in rows.items() if mode in r}
         for package, r in [*per_app.items(), ("all", None)]:
             if r is None:
-                r = {k: {j: sum(x[k][j] for x in per_app.values()) for j in (*JUDGES, "tasks")}
+                r = {k: {j: sum(x[k][j] for x in per_app.values()) for j in (*JUDGES, *NEEDLESS, "tasks")}
                      for k in ("runtime", "no_replan")}
             a, b = r["runtime"], r["no_replan"]
             name = f"**{package}**" if package == "all" else package
-            table_rows.append([mode, name, a["tasks"], *(f"{a[j]} / {b[j]}" for j in JUDGES)])
-    table = markdown_table(["replay mode", "app", "targets", *(f"{j} (runtime / no re-planning)" for j in JUDGES)],
-                           table_rows)
+            table_rows.append([mode, name, a["tasks"], *(f"{a[j]} / {b[j]}" for j in (*JUDGES, *NEEDLESS))])
+    table = markdown_table(["replay mode", "app", "targets", *(f"{j} (runtime / no re-planning)" for j in JUDGES),
+                            *(f"{n} (runtime / no re-planning)" for n in NEEDLESS.values())], table_rows)
     if skipped:
         table += f"\nApps with no target (no recorded tap reachable from a non-first in-app screen): {', '.join(skipped)}.\n"
     write_results("runtime", table, {"apps": rows, "without_targets": skipped, "api": api},
@@ -239,19 +275,25 @@ def write_runtime_results(rows: dict[str, dict], modes: list[str], skipped: list
                   "TWINS ARE SIMULATORS: these figures depend on replayed DroidBot recordings and on the twin "
                   f"replay mode. Plans through {'the HTTP API' if api else 'the in-process service'}. Targets: "
                   "`tap 'LABEL' in PACKAGE` for uniquely labelled recorded taps, started on an in-app screen that "
-                  "is not the app's first.")
+                  "is not the app's first. Needless actions: what a run took beyond the steps of the first plan it "
+                  "got (retries, re-plans, detours, BACKs, relaunches); of them state changes: taps on a toggle or "
+                  "choice, or on a view showing risky words; state changes on the plan's route: the first plan's "
+                  "own (a last resort) that the run took.")
 
 
 def report(mode: str, rows: dict[str, dict]) -> None:
     """One replay mode's table: per app, each judge for the runtime and (after /) no re-planning, then each
     runtime miss with its trail."""
     print(f"\n== twin replay mode: {mode}  (each judge: runtime / no re-planning)")
-    print(f"{'app':<36} {'tasks':>5} " + " ".join(f"{j:>11}" for j in JUDGES) + f" {'refused':>8} {'sim. misses':>12} {'s/task':>7}")
+    print(f"{'app':<36} {'tasks':>5} " + " ".join(f"{j:>11}" for j in JUDGES) + f" {'refused':>8} {'sim. misses':>12} {'s/task':>7}"
+          + " " + " ".join(f"{j:>16}" for j in NEEDLESS))
     for package, r in rows.items():
         a, b = r["runtime"], r["no_replan"]
         print(f"{package:<36} {a['tasks']:>5} " + " ".join(f"{a[j]:>5} / {b[j]:<3}" for j in JUDGES)
               + f" {len(a['refused']) + len(b['refused']):>8} {a['simulator_misses']:>6}/{len(a['misses']):<5} "
-              f"{a['seconds'] / a['tasks']:>7.1f}")
+              f"{a['seconds'] / a['tasks']:>7.1f} " + " ".join(f"{a[j]:>10} / {b[j]:<3}" for j in NEEDLESS))
+        for c in a["changed"]:
+            print(f"    state changes beyond the plan {c['label']!r}: {c['changes']}; on its route: {c['route_changes']}")
         for m in a["misses"]:
             print(f"    miss {m['label']!r}: {m['status']} {'(twin simulator) ' if m['simulator'] else ''}"
                   f"{'(passed the target, plan went on) ' if m['passed_target'] else ''}{m['reason']}")
@@ -269,7 +311,9 @@ def report(mode: str, rows: dict[str, dict]) -> None:
           f"({reached_ / max(total['reached', 'no_replan'], 1):.2f}x); "
           + "; ".join(f"{j}: {total[j, 'runtime']}/{n} (no re-planning {total[j, 'no_replan']}/{n})" for j in JUDGES[1:])
           + f"; traces refused: {refused}; misses from the twin simulator: {sim}/{n - reached_}; "
-          f"misses that passed the target and went on: {passed}")
+          f"misses that passed the target and went on: {passed}; "
+          + "; ".join(f"{label}: {sum(r['runtime'][j] for r in rows.values())} (no re-planning "
+                      f"{sum(r['no_replan'][j] for r in rows.values())})" for j, label in NEEDLESS.items()))
 
 
 if __name__ == "__main__":
