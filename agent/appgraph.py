@@ -19,6 +19,7 @@ from appmem.agent.screenwork import is_confirm, label, role
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
+from appmem.graph.vocabulary import BACK_WORDS
 from appmem.graph.votes import usable
 from appmem.semantic.contexts import ScreenRow, TransitionRow
 
@@ -150,6 +151,17 @@ class AppGraph:
         for e in self.elements.values():
             out.setdefault((label(e), e.resource_id, role(e)), []).append(e)
         return out
+
+    def taps(self) -> list[tuple[Edge, str]]:
+        """The taps that lead to another screen on a control that is no back button, with the control's label:
+        read once per set of routes (a copy of the graph that avoids steps has routes of its own)."""
+        kept = self.__dict__.get("_taps")
+        if kept is None or kept[0] is not self.routes:
+            found = [(edge, label(e)) for edges in self.edges.values() for edge in edges
+                     if edge.action == "tap" and edge.target != edge.source and (e := self.elements.get(edge.element_id))
+                     and label(e).lower() not in BACK_WORDS]
+            kept = self.__dict__["_taps"] = (self.routes, found)
+        return kept[1]
 
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""
