@@ -132,7 +132,7 @@ def cell(row: dict | None) -> str:
 
 
 def main() -> None:
-    from appmem.bench.common import BenchParser, commit_tree, droidbot_folders, private_stack
+    from appmem.bench.common import BenchParser, droidbot_folders
 
     parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apps", type=droidbot_folders, help="DroidBot folders (default: the 4 heaviest shared)")
@@ -144,6 +144,7 @@ def main() -> None:
     if args.measure:
         print(json.dumps(measure(args.measure.split(","), args.tasks, args.profile)))
         return
+    from appmem.bench.common import commit_tree, private_stack  # not in `--measure` runs: a baseline lacks them
     folders = args.apps or heaviest(HEAVY)
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     with private_stack() as settings:
