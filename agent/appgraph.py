@@ -207,9 +207,8 @@ class AppGraph:
         avoided = {(a.get("screen_id", ""), a.get("action", ""), a.get("element_id") or "", a.get("detail") or "")
                    for a in avoid or ()}
         if avoided and any(e.group in avoided for edges in self.edges.values() for e in edges):
-            graph = copy.copy(self)  # routes searched afresh without them
-            graph.routes = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in avoided),
-                                     self.routes.follows, self.routes.variants)
+            graph = copy.copy(self)  # routes searched afresh without them (the hop costs kept)
+            graph.routes = self.routes.without(frozenset(avoided))
             return graph.coming(came_from, start, variant)
         if not start:
             return self

@@ -120,6 +120,8 @@ class Routes:
     # search from every start expands the same states, so each is costed once (a variant's, rare, each time)
     _hops_of: dict[tuple[str, str], list[tuple[Edge, float, State]]] = field(default_factory=dict)
     _acting: dict[tuple[str, str], list[Edge]] | None = None  # (screen, element id) → its edges, built once
+    # the routes these are `without` some actions of: their kept hop costs are these routes' less those actions'
+    _within: "tuple[Routes, frozenset] | None" = None
 
     @classmethod
     def of(cls, edges: Iterable[Edge], follows: Follows | None = None, variants: Variants | None = None) -> "Routes":
@@ -127,6 +129,14 @@ class Routes:
         for e in edges:
             out.setdefault(e.source, []).append(e)
         return cls(out, follows or Follows(), variants or Variants())
+
+    def without(self, groups: frozenset) -> "Routes":
+        """These routes less the edges of these actions (Edge.group), with the same order-2 and variant outcomes:
+        a hop's cost does not depend on the other edges, so what these routes costed is kept for them too."""
+        out = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in groups), self.follows,
+                        self.variants)
+        out._within = (self, groups)
+        return out
 
     def acting(self, screen: str, element_id: str) -> list[Edge]:
         """The edges leaving `screen` by acting on the element, in the order they leave it."""
@@ -213,7 +223,10 @@ class Routes:
             return [(edge, *self._step(state, edge)) for edge in self.edges.get(state[0], ())]
         hops = self._hops_of.get(state[:2])
         if hops is None:
-            hops = self._hops_of[state[:2]] = [(edge, *self._step(state, edge)) for edge in self.edges.get(state[0], ())]
+            kept = self._within[0]._hops_of.get(state[:2]) if self._within else None
+            hops = self._hops_of[state[:2]] = (
+                [h for h in kept if h[0].group not in self._within[1]] if kept is not None
+                else [(edge, *self._step(state, edge)) for edge in self.edges.get(state[0], ())])
         return hops
 
     @staticmethod

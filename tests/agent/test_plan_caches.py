@@ -1,7 +1,8 @@
 """What a loaded graph keeps between plans changes no plan, on the heaviest shared recording (activitylauncher,
-974 elements): the route search's hop costs kept per (screen, edge came by) route as a search costing every hop
-anew does, and a planner that served many plans (its routes searched, screens and elements read) answers each
-task as a planner that plans it first, from the app's entry and from where an agent came, with steps it avoids."""
+974 elements): the route search's hop costs kept per (screen, edge came by) route as a search costing every
+hop anew does, also in routes that leave some actions out (which keep the full routes' costs); and a planner
+that served many plans (its routes searched, screens and elements read) answers each task as a planner that
+plans it first, from the app's entry and from where an agent came, with steps it avoids."""
 from __future__ import annotations
 
 import heapq
@@ -56,6 +57,23 @@ def test_kept_hop_costs_route_as_costing_each_hop_anew(memory):
         expected = searched_anew(routes, start)
         assert {t: routes.cost(start, t) for t in expected} == expected
         assert {t: walked(routes, start, routes.route(start, t)) for t in expected} == expected
+
+
+def test_routes_without_some_actions_keep_their_hop_costs_and_route_as_routes_built_without_them(memory):
+    store, _, _ = memory
+    routes = AppGraph.load(store, [LAUNCHER]).routes
+    edges = [e for out in routes.edges.values() for e in out]
+    avoided = frozenset(e.group for e in edges[::9])
+    for start in sorted(routes.edges)[::3]:  # hop costs kept by the full routes first
+        routes.cost(start, start)
+        routes.reached(start)
+    derived = routes.without(avoided)
+    built = Routes.of((e for e in edges if e.group not in avoided), routes.follows, routes.variants)
+    assert sum(len(out) for out in derived.edges.values()) < len(edges)
+    for start in sorted(routes.edges):
+        expected = searched_anew(built, start)
+        assert {t: derived.cost(start, t) for t in expected} == expected
+        assert {t: derived.route(start, t) for t in expected} == {t: built.route(start, t) for t in expected}
 
 
 def walked(routes: Routes, start: str, hops) -> float:
