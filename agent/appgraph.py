@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from appmem.agent.screenwork import label, role
+from appmem.agent.screenwork import is_confirm, label, role
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
+from appmem.graph.vocabulary import BACK_WORDS
 from appmem.graph.votes import usable
 from appmem.semantic.contexts import ScreenRow, TransitionRow
 
@@ -31,6 +32,16 @@ def token(e: Element) -> str:
     first = (e.content_desc or e.text).strip().split("\n", 1)[0].strip().lower()
     static = "" if DATA.search(first) or len(first) > LABEL_MAX or "editable" in e.flags else first
     return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
+
+
+@dataclass(frozen=True)
+class ScreenKinds:
+    """What a plan's screen work reads of a screen's elements (agent/plansteps.py), read once per loaded graph:
+    its toggles and its inputs (in key order), and whether it is a form (it has a confirm button)."""
+
+    toggles: list[Element]
+    inputs: list[Element]
+    form: bool
 
 
 def likeliest(edges: Iterable[Edge]) -> str | None:
@@ -60,6 +71,8 @@ class AppGraph:
     # (screen id, element id) of actions seen to leave their screen in place (a choice in a dialog that stays
     # open, a field typed): no route takes them, but they show what a confirm is needed for (agent/compose.py)
     stays: set[tuple[str, str]] = field(default_factory=set)
+    # screen id → its ScreenKinds, filled as plans read screens (a copy of the graph shares it: same elements)
+    kinds: dict[str, ScreenKinds] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -105,6 +118,15 @@ class AppGraph:
     def screen_elements(self, screen_id: str) -> list[Element]:
         return [self.elements[i] for i in self.on_screen.get(screen_id, ())]
 
+    def screen_kinds(self, screen_id: str) -> ScreenKinds:
+        found = self.kinds.get(screen_id)
+        if found is None:
+            elements = self.screen_elements(screen_id)
+            found = self.kinds[screen_id] = ScreenKinds(
+                [e for e in elements if role(e) == "toggle"], [e for e in elements if role(e) == "input"],
+                any(is_confirm(e) and role(e) == "tap" for e in elements))
+        return found
+
     @cached_property
     def screen_tokens(self) -> dict[str, frozenset[str]]:
         """Screen id → its elements' tokens (screens with elements); a loaded graph does not change."""
@@ -130,9 +152,20 @@ class AppGraph:
             out.setdefault((label(e), e.resource_id, role(e)), []).append(e)
         return out
 
+    def taps(self) -> list[tuple[Edge, str]]:
+        """The taps that lead to another screen on a control that is no back button, with the control's label:
+        read once per set of routes (a copy of the graph that avoids steps has routes of its own)."""
+        kept = self.__dict__.get("_taps")
+        if kept is None or kept[0] is not self.routes:
+            found = [(edge, label(e)) for edges in self.edges.values() for edge in edges
+                     if edge.action == "tap" and edge.target != edge.source and (e := self.elements.get(edge.element_id))
+                     and label(e).lower() not in BACK_WORDS]
+            kept = self.__dict__["_taps"] = (self.routes, found)
+        return kept[1]
+
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""
-        return likeliest(e for e in self.edges.get(element.screen_id, ()) if e.element_id == element.id)
+        return likeliest(self.routes.acting(element.screen_id, element.id))
 
     def sibling_opens(self, row: Element, skip: Callable[[Element], bool] = lambda e: False) -> str | None:
         """Where the rows next to `row` (same container, same class, no description; none that `skip`
@@ -174,9 +207,8 @@ class AppGraph:
         avoided = {(a.get("screen_id", ""), a.get("action", ""), a.get("element_id") or "", a.get("detail") or "")
                    for a in avoid or ()}
         if avoided and any(e.group in avoided for edges in self.edges.values() for e in edges):
-            graph = self._copy()  # routes searched afresh without them
-            graph.routes = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in avoided),
-                                     self.routes.follows, self.routes.variants)
+            graph = self._copy()  # routes searched afresh without them (the hop costs kept)
+            graph.routes = self.routes.without(frozenset(avoided))
             return graph.coming(came_from, start, variant)
         if not start:
             return self

@@ -19,7 +19,6 @@ from appmem.agent.screenwork import label
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, position
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge
-from appmem.graph.vocabulary import BACK_WORDS
 from appmem.planconfig import PlannerConfig
 
 
@@ -28,9 +27,7 @@ def named_taps(graph: AppGraph, parsed: ParsedTask, config: PlannerConfig) -> li
     another screen; none when rule `named_way` is off."""
     if not config.named_way:
         return []
-    return [edge for edges in graph.edges.values() for edge in edges
-            if edge.action == "tap" and edge.target != edge.source and (e := graph.elements.get(edge.element_id))
-            and label(e).lower() not in BACK_WORDS and coverage(label(e), parsed.words) >= config.option_min]
+    return [edge for edge, name in graph.taps() if coverage(name, parsed.words) >= config.option_min]
 
 
 def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,

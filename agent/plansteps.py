@@ -6,7 +6,7 @@ what to do on the route and at the target are agent/compose.py's."""
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.screenwork import fields, is_confirm, label, options, role, stem_of
+from appmem.agent.screenwork import fields, label, options, stem_of
 from appmem.agent.taskparse import ParsedTask, coverage
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
@@ -42,7 +42,7 @@ class PlanSteps:
         self.steps.append(step)
 
     def _edge(self, e: Element) -> Edge | None:
-        out = [x for x in self.graph.edges.get(e.screen_id, ()) if x.element_id == e.id]
+        out = self.graph.routes.acting(e.screen_id, e.id)
         return max(out, key=lambda x: (x.reliability, x.successes)) if out else None
 
     def _act(self, e: Element, text: str = "", slot: str | None = None, why: str = "target") -> None:
@@ -59,11 +59,11 @@ class PlanSteps:
     def work(self, screen: str, leave_by: str = "", form: bool = True) -> int:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.
         A screen the plan only passes through (`form` False) gets only the fields the task names."""
-        elements = self.graph.screen_elements(screen)
+        kinds = self.graph.screen_kinds(screen)  # its toggles and inputs: options and fields read no others
         before = len(self.steps)
         chosen: list[tuple[Element, str, str | None]] = [
-            (e, "", None) for e in options(elements, self.task, self.acted | {leave_by}, self.config)]
-        for e, value, slot in fields(elements, self.task, self.values, self.config):
+            (e, "", None) for e in options(kinds.toggles, self.task, self.acted | {leave_by}, self.config)]
+        for e, value, slot in fields(kinds.inputs, self.task, self.values, self.config):
             named = coverage(label(e), self.task.words) >= OPTION_MIN_FIELD
             if e.id != leave_by and value and (named or (form and value not in self.reserved)):
                 self.values.add(value)
@@ -75,4 +75,4 @@ class PlanSteps:
 
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""
-        return any(is_confirm(e) and role(e) == "tap" for e in self.graph.screen_elements(screen))
+        return self.graph.screen_kinds(screen).form

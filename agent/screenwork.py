@@ -56,7 +56,12 @@ def _read(class_name: str, resource_id: str, text: str, content_desc: str, flags
 
 
 def reading(e: Element) -> Reading:
-    return _read(e.class_name, e.resource_id, e.text, e.content_desc, tuple(e.flags))
+    """Kept on the element after its first reading: a plan reads each element's label and role many times, and
+    elements are never changed once made (dataclasses.replace makes another, read afresh)."""
+    found = e.__dict__.get("_reading")
+    if found is None:
+        found = e.__dict__["_reading"] = _read(e.class_name, e.resource_id, e.text, e.content_desc, tuple(e.flags))
+    return found
 
 
 def label(e: Element) -> str:
@@ -74,7 +79,12 @@ def is_confirm(e: Element) -> bool:
 
 def said_by(text: str, task: ParsedTask) -> frozenset[str]:
     """The content stems of `text` that the task says."""
-    words = {stem(w) for w in task.words}
+    return _said_by(text, tuple(task.words))
+
+
+@lru_cache(maxsize=65536)
+def _said_by(text: str, task_words: tuple[str, ...]) -> frozenset[str]:
+    words = {stem(w) for w in task_words}
     return frozenset(s for s in content_stems(text) if any(alike(s, w) for w in words))
 
 

@@ -152,6 +152,11 @@ def _coverage(label: str, words: tuple[str, ...]) -> float:
 
 def position(label: str, words: list[str]) -> int:
     """Where the task first says a word of `label` (an index into `words`; len(words): nowhere)."""
+    return _position(label, tuple(words))
+
+
+@lru_cache(maxsize=65536)
+def _position(label: str, words: tuple[str, ...]) -> int:
     stems = content_stems(label)
     return next((k for k, w in enumerate(words) if any(alike(stem(w), s) for s in stems)), len(words))
 

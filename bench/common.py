@@ -103,6 +103,22 @@ def private_stack(home: Path | None = None) -> Iterator[Settings]:
             stack.down()
 
 
+@contextmanager
+def commit_tree(repo: Path, rev: str) -> Iterator[Path]:
+    """Commit `rev` of `repo` checked out into a temporary git worktree (a same-run baseline's code), removed
+    afterwards."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="appmem-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), rev],
+                       check=True, capture_output=True, text=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)], capture_output=True)
+
+
 def exploration_memory(store, vectors, embedder, settings: Settings) -> dict[str, str]:
     """The six DroidTask apps' AutoDroid exploration memory (utg.yaml only: no gold demonstration)
     imported and summarised (skipped when the graph already holds it) → {app: package}."""

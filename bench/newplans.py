@@ -20,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +31,27 @@ def heaviest(count: int) -> list[Path]:
     from appmem.bench.common import shared_folders
 
     return sorted(shared_folders(), key=lambda f: -sum(1 for _ in (f / "states").glob("*.json")))[:count]
+
+
+def build_memory(settings, folders: list[Path]) -> list[str]:
+    """The recordings ingested and summarised (the deterministic summarizer) into the stack: their packages."""
+    from appmem.bench.common import ingest_recordings
+    from appmem.graph.clients import open_graph
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.pipeline import summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
+    from appmem.semantic.vectors import VectorStore, open_qdrant
+
+    store = open_graph(settings)
+    packages = ingest_recordings(store, folders, settings.ingest_chunk_steps)
+    embedder = Embedder(settings.home)
+    vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
+    try:
+        summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
+    finally:
+        vectors.client.close()
+        store.driver.close()
+    return packages
 
 
 def measure(packages: list[str], tasks: int, profile: bool) -> dict:
@@ -112,12 +132,7 @@ def cell(row: dict | None) -> str:
 
 
 def main() -> None:
-    from appmem.bench.common import BenchParser, droidbot_folders, ingest_recordings, private_stack
-    from appmem.graph.clients import open_graph
-    from appmem.semantic.embedder import Embedder
-    from appmem.semantic.pipeline import summarize
-    from appmem.semantic.summaries import DeterministicSummarizer
-    from appmem.semantic.vectors import VectorStore, open_qdrant
+    from appmem.bench.common import BenchParser, droidbot_folders
 
     parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apps", type=droidbot_folders, help="DroidBot folders (default: the 4 heaviest shared)")
@@ -129,26 +144,14 @@ def main() -> None:
     if args.measure:
         print(json.dumps(measure(args.measure.split(","), args.tasks, args.profile)))
         return
+    from appmem.bench.common import commit_tree, private_stack  # not in `--measure` runs: a baseline lacks them
     folders = args.apps or heaviest(HEAVY)
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
-    with private_stack() as settings, tempfile.TemporaryDirectory(prefix="appmem-newplans-") as tmp:
-        store = open_graph(settings)
-        packages = ingest_recordings(store, folders, settings.ingest_chunk_steps)
-        embedder = Embedder(settings.home)
-        vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
-        try:
-            summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
-        finally:
-            vectors.client.close()
-            store.driver.close()
+    with private_stack() as settings:
+        packages = build_memory(settings, folders)
         now = run_tree(ROOT, settings, packages, args.tasks, args.profile)
-        tree = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.baseline],
-                       check=True, capture_output=True, text=True)
-        try:
+        with commit_tree(ROOT, args.baseline) as tree:
             before = run_tree(tree, settings, packages, args.tasks, False)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
     from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
 
     table = markdown_table(["app", "elements", "this checkout", args.baseline],

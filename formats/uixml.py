@@ -121,7 +121,8 @@ def content_state_id(activity: str, views: list[View]) -> str:
 
 
 def shown_views(views: list[View]) -> list[View]:
-    """The views a uiautomator dump holds: the visible ones under visible parents, children lists cut to those."""
+    """The views a uiautomator dump holds: the visible ones under visible parents, children lists cut to those
+    (a view whose children are all shown is itself in the list, not a copy: views are not changed once read)."""
     by_index = {v.index: v for v in views}
     keep: set[int] = set()
     todo = [v for v in views if (v.parent < 0 or v.parent not in by_index) and v.visible]
@@ -129,7 +130,8 @@ def shown_views(views: list[View]) -> list[View]:
         view = todo.pop()
         keep.add(view.index)
         todo.extend(by_index[c] for c in view.children if c in by_index and by_index[c].visible and c not in keep)
-    return [replace(v, children=[c for c in v.children if c in keep]) for v in views if v.index in keep]
+    return [v if keep.issuperset(v.children) else replace(v, children=[c for c in v.children if c in keep])
+            for v in views if v.index in keep]
 
 
 def shown_state_id(state: UIState) -> str:

@@ -116,6 +116,12 @@ class Routes:
     follows: Follows = field(default_factory=Follows)  # what actions did after which edge (graph/follows.py)
     variants: Variants = field(default_factory=Variants)  # what actions did from which variant (graph/variants.py)
     _from: dict[State, tuple[dict[str, float], dict[str, Edge], dict[str, list[Edge]]]] = field(default_factory=dict)
+    # (screen, edge key came by) → (edge, its cost, the state it leads to) for the edges leaving the screen: every
+    # search from every start expands the same states, so each is costed once (a variant's, rare, each time)
+    _hops_of: dict[tuple[str, str], list[tuple[Edge, float, State]]] = field(default_factory=dict)
+    _acting: dict[tuple[str, str], list[Edge]] | None = None  # (screen, element id) → its edges, built once
+    # the routes these are `without` some actions of: their kept hop costs are these routes' less those actions'
+    _within: "tuple[Routes, frozenset] | None" = None
 
     @classmethod
     def of(cls, edges: Iterable[Edge], follows: Follows | None = None, variants: Variants | None = None) -> "Routes":
@@ -123,6 +129,23 @@ class Routes:
         for e in edges:
             out.setdefault(e.source, []).append(e)
         return cls(out, follows or Follows(), variants or Variants())
+
+    def without(self, groups: frozenset) -> "Routes":
+        """These routes less the edges of these actions (Edge.group), with the same order-2 and variant outcomes:
+        a hop's cost does not depend on the other edges, so what these routes costed is kept for them too."""
+        out = Routes.of((e for edges in self.edges.values() for e in edges if e.group not in groups), self.follows,
+                        self.variants)
+        out._within = (self, groups)
+        return out
+
+    def acting(self, screen: str, element_id: str) -> list[Edge]:
+        """The edges leaving `screen` by acting on the element, in the order they leave it."""
+        if self._acting is None:
+            self._acting = {}
+            for edges in self.edges.values():
+                for e in edges:
+                    self._acting.setdefault((e.source, e.element_id), []).append(e)
+        return self._acting.get((screen, element_id), [])
 
     def route(self, start: str, target: str, came_by: str = "", variant: str = "") -> list[Edge] | None:
         """The cheapest route from `start` to `target` ([] when they are the same screen), None if none;
@@ -185,8 +208,7 @@ class Routes:
             if screen not in best:
                 best[screen] = d
                 routes[screen] = self._unwind(state, via)
-            for edge in self.edges.get(screen, ()):
-                cost, nxt = self._step(state, edge)
+            for edge, cost, nxt in self._hops(state):
                 nd = d + cost
                 if nd < dist.get(nxt, math.inf) - 1e-12:
                     dist[nxt] = nd
@@ -194,6 +216,18 @@ class Routes:
                     heapq.heappush(queue, (nd, nxt))
         del best[start[0]], routes[start[0]]
         return best, {s: hops[-1] for s, hops in routes.items()}, routes
+
+    def _hops(self, state: State) -> Iterable[tuple[Edge, float, State]]:
+        """(edge, its cost, the state it leads to) for each edge leaving `state`'s screen."""
+        if state[2]:
+            return [(edge, *self._step(state, edge)) for edge in self.edges.get(state[0], ())]
+        hops = self._hops_of.get(state[:2])
+        if hops is None:
+            kept = self._within[0]._hops_of.get(state[:2]) if self._within else None
+            hops = self._hops_of[state[:2]] = (
+                [h for h in kept if h[0].group not in self._within[1]] if kept is not None
+                else [(edge, *self._step(state, edge)) for edge in self.edges.get(state[0], ())])
+        return hops
 
     @staticmethod
     def _unwind(state: State, via: dict[State, tuple[State, Edge]]) -> list[Edge]:

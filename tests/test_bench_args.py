@@ -13,7 +13,8 @@ from appmem.bench.common import droidbot_folders, shared_app_names
 REPO = Path(__file__).resolve().parents[1]
 BAD_APPS = {"runtime": "activitylauncher", "poison": "activitylauncher", "merge": "activitylauncher",
             "crawl": "activitylauncher", "capacity": "99", "serve": "10,many",
-            "summarize_cores": "activitylauncher", "newplans": "activitylauncher"}
+            "summarize_cores": "activitylauncher", "newplans": "activitylauncher",
+            "serveheavy": "activitylauncher"}
 
 
 @pytest.mark.parametrize("bench", sorted(BAD_APPS))

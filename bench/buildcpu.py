@@ -1,0 +1,162 @@
+"""Benchmark: where building memory of heavy apps spends its time, in CPU seconds, against another commit.
+
+Copies of the heaviest shared recordings (`--apps`, default the four with the most states, taken in turn
+`--copies` times) are renamed to new packages (tests/shared_data.copy_recording, in a temporary folder) and
+built as a new user would: ingest, then `summarize` (the deterministic summarizer, one process), on a private
+stack with an empty vector cache. Per phase it measures the wall seconds, the CPU seconds of the builder
+process (the embedding model's threads included) and of the stack's servers (ArcadeDB, redis: what the graph
+writes cost the database). CPU seconds do not depend on what else runs on the machine's cores, wall seconds
+do; apps per CPU minute is the rate one free core would build at. The same build runs with another commit's
+code (`--baseline`, default main, a temporary git worktree), in the same run, on its own stack.
+
+    python -m appmem.bench.buildcpu [--apps NAME,...] [--copies 4] [--baseline main]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = 4
+PHASES = ("contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
+
+
+def servers_cpu() -> float:
+    """CPU seconds (user + system) of this process's descendants so far (the private stack's servers)."""
+    procs = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # it ended meanwhile
+            continue
+        procs[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))  # ppid, utime + stime
+    mine, grown = {os.getpid()}, True
+    while grown:
+        grown = False
+        for pid, (parent, _) in procs.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                grown = True
+    return sum(procs[p][1] for p in mine - {os.getpid()}) / os.sysconf("SC_CLK_TCK")
+
+
+def clocks() -> tuple[float, float, float]:
+    return time.perf_counter(), time.process_time(), servers_cpu()
+
+
+def spent(since: tuple[float, float, float]) -> dict:
+    now = clocks()
+    return {"wall_s": round(now[0] - since[0], 2), "builder_cpu_s": round(now[1] - since[1], 2),
+            "servers_cpu_s": round(now[2] - since[2], 2)}
+
+
+def measure(folders: list[Path]) -> dict:
+    """In this process, with this tree's code: the copies built on a private stack, timed per phase."""
+    from appmem.bench.common import private_stack
+    from appmem.graph.clients import open_graph
+    from appmem.ingest.droidbot import read_recording, recording_trace
+    from appmem.ingest.pipeline import ingest_trace
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.pipeline import summarize
+    from appmem.semantic.summaries import DeterministicSummarizer
+    from appmem.semantic.vectors import VectorStore, open_qdrant
+
+    with private_stack() as settings:
+        store = open_graph(settings)
+        store.ensure_schema()
+        embedder = Embedder(settings.home)
+        vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
+        try:
+            started = clocks()
+            packages = []
+            for folder in folders:
+                trace = recording_trace(read_recording(folder))
+                ingest_trace(store, trace, settings.ingest_chunk_steps)
+                packages.append(trace.package)
+            ingest = spent(started)
+            started = clocks()
+            report = summarize(store, vectors, embedder, DeterministicSummarizer(settings.risky_words), packages)
+            summarized = spent(started)
+        finally:
+            vectors.client.close()
+            store.driver.close()
+    return {"apps": len(folders), "ingest": ingest, "summarize": summarized,
+            "phases": report.as_dict()["phase_seconds"], "model_texts": report.model_texts}
+
+
+def run_tree(tree: Path, folders: list[Path]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    command = [sys.executable, "-P", str(Path(__file__).resolve()), "--measure", ",".join(map(str, folders))]
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=3600)
+    if done.returncode:
+        raise RuntimeError(f"building with {tree}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def rates(r: dict) -> dict:
+    wall = r["ingest"]["wall_s"] + r["summarize"]["wall_s"]
+    cpu = sum(r[p]["builder_cpu_s"] + r[p]["servers_cpu_s"] for p in ("ingest", "summarize"))
+    return {"apps_per_min": 60 * r["apps"] / wall, "apps_per_cpu_min": 60 * r["apps"] / cpu, "cpu_s": cpu}
+
+
+def table(now: dict, before: dict, baseline: str) -> str:
+    from appmem.bench.common import markdown_table
+
+    def cpu(r: dict, part: str) -> str:
+        return f"{r[part]['builder_cpu_s']:.1f} + {r[part]['servers_cpu_s']:.1f} ({r[part]['wall_s']:.0f} wall)"
+
+    rows = [["ingest: builder + servers CPU s (wall s)", cpu(now, "ingest"), cpu(before, "ingest")],
+            ["summarize: builder + servers CPU s (wall s)", cpu(now, "summarize"), cpu(before, "summarize")]]
+    rows += [[f"summarize phase {p.replace('_', ' ')}: wall s", now["phases"].get(p, 0.0), before["phases"].get(p, 0.0)]
+             for p in PHASES]
+    a, b = rates(now), rates(before)
+    rows += [["CPU s in all", f"{a['cpu_s']:.1f} (x{b['cpu_s'] / a['cpu_s']:.2f} less)", f"{b['cpu_s']:.1f}"],
+             ["apps per CPU minute", f"{a['apps_per_cpu_min']:.1f}", f"{b['apps_per_cpu_min']:.1f}"],
+             ["apps/min (wall, shared cores)", f"{a['apps_per_min']:.1f}", f"{b['apps_per_min']:.1f}"]]
+    return markdown_table(["", "this checkout", baseline], rows)
+
+
+def main() -> None:
+    from appmem.bench.common import BenchParser, droidbot_folders
+
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=droidbot_folders, help="DroidBot folders (default: the 4 heaviest shared)")
+    parser.add_argument("--copies", type=int, default=4, help="renamed copies built (the apps taken in turn)")
+    parser.add_argument("--baseline", default="main")
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure([Path(p) for p in args.measure.split(",")])))
+        return
+    from appmem.bench.common import commit_tree, write_results  # not in `--measure` runs: a baseline lacks them
+    from appmem.bench.newplans import heaviest
+    from tests.shared_data import copy_recording
+
+    sources = args.apps or heaviest(HEAVY)
+    print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
+    with tempfile.TemporaryDirectory(prefix="appmem-buildcpu-") as tmp:
+        folders = []
+        for i in range(args.copies):
+            source = sources[i % len(sources)]
+            folders.append(copy_recording(source, Path(tmp) / f"copy{i}", f"buildcpu{i:03d}.{source.name}"))
+        now = run_tree(ROOT, folders)
+        with commit_tree(ROOT, args.baseline) as tree:
+            before = run_tree(tree, folders)
+    out = table(now, before, args.baseline)
+    print(f"\n{out}")
+    write_results("buildcpu", out, {"now": now, "baseline": before},
+                  f"the build of {args.baseline} (a temporary git worktree) on the same copies, its own stack",
+                  f"{args.copies} renamed copies of {', '.join(s.name for s in sources)}; ingest, then summarize "
+                  "(deterministic, 1 process), empty vector cache. CPU seconds: the builder process (the model's "
+                  "threads included) + the stack's servers (ArcadeDB, redis).")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

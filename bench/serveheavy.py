@@ -1,0 +1,175 @@
+"""Benchmark: POST /v1/plan on the heaviest shared apps, new and repeated tasks mixed, against another commit.
+
+The recordings (`--apps`, default the four with the most states: activitylauncher, achie, onelist, accapp)
+are ingested and summarised into a private stack once. Then `appmem serve --workers 1` runs on that memory
+with this checkout's code, and again with another commit's (`--baseline`, default main, checked out into a
+temporary git worktree), the plan cache emptied before each. Against each server, from `--clients` threads:
+  new     -- `--new` requests, each a task text never asked (planned from scratch): req/s, p50, p99, and
+             the server's CPU ms per request, which is the CPU of a new plan served (it does not depend
+             on how many cores the machine has or what else runs on them);
+  mixed   -- `--requests` requests as agents send them: one in `--new-every` a task never asked, the others
+             a task asked before (which the shared plan cache answers); req/s, p50, p99, CPU ms per request.
+Task texts are each app's simulated element tasks from its vector snapshot (no benchmark text), dealt in
+one seeded order, the same for both servers. The load generator runs on the same cores as the server.
+
+    python -m appmem.bench.serveheavy [--apps NAME,...] [--requests 400] [--new 80] [--baseline main]
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = 4
+CLIENTS = 8
+
+
+def task_texts(settings, packages: list[str], seed: int) -> list[tuple[str, str]]:
+    """(package, text) of every distinct simulated element task of the apps, in a seeded order."""
+    from appmem.semantic.embedder import Embedder
+    from appmem.semantic.snapshots import SnapshotVectors
+
+    vectors = SnapshotVectors(settings.snapshot_path, Embedder(settings.home).dim)
+    out = sorted({(package, p.get("simulated_task") or p["text"]) for package in packages
+                  for _, p in vectors.points("elements", [package])})
+    random.Random(seed).shuffle(out)
+    return out
+
+
+def workload(texts: list[tuple[str, str]], new: int, requests: int, new_every: int, seed: int
+             ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the new-task load, the mixed load): the new load's texts are asked before the mixed load, which
+    repeats them and asks one text in `new_every` that no load asked yet."""
+    if len(texts) < new + requests // new_every:
+        raise SystemExit(f"the apps' memory holds {len(texts)} distinct tasks: fewer than --new + "
+                         "--requests / --new-every")
+    rng = random.Random(seed)
+    fresh, asked = texts[new:], list(texts[:new])
+    mixed = []
+    for i in range(requests):
+        mixed.append(fresh.pop(0) if i % new_every == 0 else rng.choice(asked))
+        asked.append(mixed[-1])
+    return texts[:new], mixed
+
+
+def send(url: str, key: str, load: list[tuple[str, str]], clients: int) -> tuple[list[float], float, int]:
+    """Each (package, text) of `load` as POST /v1/plan, from `clients` threads: latencies, seconds, errors."""
+    import httpx
+
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    items = iter(load)
+
+    def client() -> None:
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+            for package, text in items:
+                t0 = time.perf_counter()
+                r = http.post("/v1/plan", json={"task": text, "app": package})
+                with lock:
+                    latencies.append(time.perf_counter() - t0)
+                    errors[0] += r.status_code != 200
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, time.perf_counter() - started, errors[0]
+
+
+def figures(latencies: list[float], seconds: float, errors: int, cpu: float) -> dict:
+    from appmem.bench.serve import pct
+
+    return {"requests": len(latencies), "req_s": len(latencies) / seconds, "p50_ms": 1000 * statistics.median(latencies),
+            "p99_ms": 1000 * pct(latencies, 99), "cpu_ms": 1000 * cpu / len(latencies), "errors": errors}
+
+
+def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, str]]], packages: list[str]) -> dict:
+    """Each load against `appmem serve` run from `tree` (its code) on the memory, the plan cache emptied first."""
+    from appmem.bench.common import free_port
+    from appmem.bench.serve import group_cpu, wait_ready
+    from appmem.stack import Stack
+    from appmem.workers.devices import open_redis
+
+    redis = open_redis(Stack(settings).redis_url())
+    for found in redis.scan_iter("appmem:plan:*"):
+        redis.delete(found)
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(tree), "APPMEM_HOME": str(settings.home),
+           "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
+           "APPMEM_ARCADEDB_HTTP_PORT": str(settings.arcadedb_http_port), "APPMEM_REDIS_PORT": str(settings.redis_port)}
+    server = subprocess.Popen([sys.executable, "-P", "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "1"],
+                              env=env, cwd=tree, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, server, 1)
+        send(url, key, [(p, f"open {p}") for p in packages], 1)  # each app's graph and index loaded
+        out = {}
+        for name, load in loads.items():
+            cpu = group_cpu(server.pid)
+            latencies, seconds, errors = send(url, key, load, CLIENTS)
+            out[name] = figures(latencies, seconds, errors, group_cpu(server.pid) - cpu)
+        return out
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+def cell(f: dict, base: dict | None = None) -> str:
+    ratio = f" (x{f['req_s'] / base['req_s']:.2f})" if base else ""
+    return (f"{f['req_s']:.1f} req/s{ratio}, p50 {f['p50_ms']:.0f} / p99 {f['p99_ms']:.0f} ms, "
+            f"CPU {f['cpu_ms']:.1f} ms/request" + (f", {f['errors']} errors" if f["errors"] else ""))
+
+
+def main() -> None:
+    from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, private_stack, commit_tree,
+                                     write_results)
+    from appmem.bench.newplans import build_memory, heaviest
+    from appmem.keys import KeyStore
+    from appmem.stack import Stack
+    from appmem.workers.devices import open_redis
+
+    parser = BenchParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=droidbot_folders, help="DroidBot folders (default: the 4 heaviest shared)")
+    parser.add_argument("--requests", type=int, default=400, help="requests of the mixed load")
+    parser.add_argument("--new", type=int, default=80, help="requests of the new-task load")
+    parser.add_argument("--new-every", type=int, default=10, help="one request in this many of the mixed load is new")
+    parser.add_argument("--baseline", default="main")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    folders = args.apps or heaviest(HEAVY)
+    print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
+    with private_stack() as settings:
+        packages = build_memory(settings, folders)
+        new, mixed = workload(task_texts(settings, packages, args.seed), args.new, args.requests, args.new_every,
+                              args.seed)
+        _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=1_000_000)
+        loads = {"new": new, "mixed": mixed}
+        now = serve_tree(ROOT, settings, key, loads, packages)
+        with commit_tree(ROOT, args.baseline) as tree:
+            before = serve_tree(tree, settings, key, loads, packages)
+    rows = [[name, cell(now[name], before[name]), cell(before[name])] for name in loads]
+    table = markdown_table(["load", "this checkout", args.baseline], rows)
+    ratio = before["new"]["cpu_ms"] / now["new"]["cpu_ms"]
+    table += (f"\nCPU per new plan served: {now['new']['cpu_ms']:.1f} ms against {before['new']['cpu_ms']:.1f} ms "
+              f"({args.baseline}): x{ratio:.2f} less.\n")
+    print(f"\n{table}")
+    write_results("serveheavy", table, {"now": now, "baseline": before, "packages": packages},
+                  f"`appmem serve` of {args.baseline} (a temporary git worktree) on the same memory and loads",
+                  f"POST /v1/plan from {CLIENTS} clients on the same machine, 1 worker; new: {args.new} tasks never "
+                  f"asked; mixed: {args.requests} requests, one in {args.new_every} new, the others asked before. "
+                  f"Apps: {', '.join(packages)}.")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
