@@ -8,9 +8,10 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from appmem.generations import PLAN_PREFIX
+
 PLAN_CACHE = 4096  # plans kept in process
 PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
-PLAN_PREFIX = "appmem:plan:"
 
 
 class PlanCache:

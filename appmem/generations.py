@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the one-shot CLI holds no Redis client: it does not import 
 
 PREFIX = "appmem:generation:"
 ALL = "*"
+PLAN_PREFIX = "appmem:plan:"  # the plans kept in Redis under keys that name generations (agent/plancache.py)
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,19 @@ def bump(r: redis.Redis, packages: Iterable[str]) -> None:
     for package in {*packages, ALL}:
         pipe.incr(PREFIX + package)
     pipe.execute()
+
+
+def drop_plans(r: redis.Redis) -> int:
+    """Delete every plan kept in Redis (a purge: a plan kept under an older generation is never served, but
+    it may show what the purged key backed until it expires); how many."""
+    dropped = 0
+    batch: list[str] = []
+    for key in r.scan_iter(PLAN_PREFIX + "*", count=1000):
+        batch.append(key)
+        if len(batch) == 1000:
+            dropped += r.delete(*batch)
+            batch = []
+    return dropped + (r.delete(*batch) if batch else 0)
 
 
 def counters(r: redis.Redis, packages: Iterable[str] = ()) -> list[tuple[str, str]]:

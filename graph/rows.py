@@ -56,6 +56,13 @@ def transition_row(t: Transition, version: str) -> dict:
             "first_seen": t.first_seen, "last_seen": t.last_seen, "device": t.devices[0], "version": version}
 
 
+def vote_rows(contributor: str, transitions: list[dict]) -> list[dict]:
+    """merge_votes rows from a chunk's transition rows (key, successes, failures): one Vote per edge and
+    contributor (graph/votes.py), whatever trace and chunk adds to it."""
+    return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "successes": t["successes"],
+             "failures": t["failures"]} for t in transitions]
+
+
 def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
     """Split a trace's steps into chunks; a trace with no steps is one empty chunk."""
     if not trace.steps:
