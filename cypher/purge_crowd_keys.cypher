@@ -1,11 +1,12 @@
 // purge_crowd_keys: take one contributor off the provenance lists of screens, elements, edges and
 // app-to-screen links (HAS_SCREEN) that only contributions reported (purge_crowd_* then delete those
-// nobody is left behind). Each kind in its own subquery: a contributor with none of one kind still
+// nobody is left behind), and its version claims off screens (judged again: crowd_trust_screens). Each kind in its own subquery: a contributor with none of one kind still
 // leaves the others.
 CALL () {
   MATCH (s:Screen)
   WHERE $contributor IN coalesce(s.crowd_keys, [])
-  SET s.crowd_keys = [k IN s.crowd_keys WHERE k <> $contributor]
+  SET s.crowd_keys = [k IN s.crowd_keys WHERE k <> $contributor],
+      s.crowd_versions = [c IN coalesce(s.crowd_versions, []) WHERE NOT c STARTS WITH $contributor + ' ']
   RETURN count(s) AS screens
 }
 CALL () {

@@ -227,8 +227,9 @@ class _Chunk:
     def rows(self, first: bool) -> ChunkRows:
         trace = self.trace
         own = app_id(trace.package, trace.app_version)
+        # a contribution's versionCode is its sender's word: it never reorders the versions crawls saw (refresh_stale)
         apps = {**self.apps, own: {"id": own, "package": trace.package, "version": trace.app_version,
-                                   "version_code": trace.version_code}}
+                                   "version_code": trace.version_code if self.trusted else None}}
         return ChunkRows(
             apps=list(apps.values()), screens=list(self.screen_rows.values()), states=self.state_rows,
             elements=list(self.element_rows.values()),

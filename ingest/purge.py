@@ -11,7 +11,8 @@
       added (kept under its key id by merge_element_texts / merge_leads_to)
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
-    → its voice on screens, elements, edges and app-to-screen links, judged again
+    → its voice on screens, elements, edges and app-to-screen links, and its version claims, judged
+      again (staleness too)
     → those that only contributions reported and no other contributor backs, then the apps left with nothing
     → the vectors of what went and of what is no longer trusted; the plans kept in Redis
 
@@ -148,10 +149,13 @@ def _take_tasks(tx: Transaction, contributor: str, quorum: int) -> dict[str, int
 
 
 def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:
-    """The key off the lists of who reported what only contributions report; its apps judged again (fewer
-    contributors: what they alone backed is held out again)."""
+    """The key off the lists of who reported what only contributions report, and its version claims off
+    screens; its apps judged again (fewer contributors: what they alone backed is held out again, the versions
+    they alone agreed on count no more) and their edges' staleness with them."""
     tx.write("purge_crowd_keys", contributor=contributor)
     judge_crowd(tx, packages, quorum)
+    for package in packages:  # the versions a quorum agreed an edge was seen in may be fewer now
+        tx.write("refresh_stale", package=package)
 
 
 def _delete_unbacked(tx: Transaction, contributor: str) -> dict[str, int]:
