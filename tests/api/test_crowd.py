@@ -690,7 +690,8 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
 
     fleet, _ = twins
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
-    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) RETURN j.contributor AS c")  # noqa: E731
+    journal = lambda who: cypher_rows(memory.store, "MATCH (j:PurgeJournal {contributor: $c}) "  # noqa: E731
+                                                    "RETURN j.tasks AS tasks", c=who)
     run = real_run(twins, memory, "tap About")["run"]
     plan = memory.plan("tap About", ACRYLIC).model_dump()
     before = counts()
@@ -709,18 +710,22 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
         with pytest.raises(Stopped):
             purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum, memory.vectors,
                               after_step=stop_after(point))
-        assert journals() == [{"c": record.id}], point  # stopped: the journal waits for the purge's end
+        assert len(journal(record.contributor)) == 1, point  # stopped: the journal waits for the purge's end
         with ApiClient(server, key(keys, "admin", "stopped-purger")) as api:
             r = api.http.delete(f"/v1/contributors/{record.id}")
         assert r.status_code == 200 and r.json()["vectors"] == "deleted", r.text
         assert counts() == before, point
-        assert journals() == []
+        assert journal(record.contributor) == []
+        # nothing of its reports is left in Redis: not in its contributions' status, nor as a task's result
+        assert all(Contributions(redis_db).status(r["trace_id"])["report"] is None for r in reports)
+        kept = " ".join(redis_db.get(k) or "" for k in redis_db.scan_iter("celery-task-meta-*"))
+        assert not any(r["report"]["graph_trace_id"] in kept for r in reports)
 
 
 def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(
         twins, memory, keys, redis_db, settings):
-    """A run ingested chunk by chunk (one step each) that fails after its second chunk: the chunks written
-    carry its votes, so a purge takes its raw counts and its device's pseudonym off every edge."""
+    """A run ingested chunk by chunk (one step each) that fails after its first chunk: the chunk written
+    carries its votes, so a purge takes its raw counts and its device's pseudonym off every edge."""
     from appmem.contract.run import RunTrace
     from appmem.ingest.contributions import pseudonym
     from appmem.ingest.purge import purge_contributor
@@ -729,8 +734,8 @@ def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(
     class Failed(Exception):
         pass
 
-    def fail_after_two(done: int, _chunks: int) -> None:
-        if done == 2:
+    def fail_after_one(done: int, _chunks: int) -> None:
+        if done == 1:
             raise Failed
 
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
@@ -739,11 +744,12 @@ def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(
     before, devices_before = counts(), devices()
     record, _ = keys.create("failed-mid-ingest", "contribute", 10)
     run = real_run(twins, memory, "tap About")["run"]
-    assert len(run["steps"]) > 2
+    tapped = next(s for s in run["steps"] if s["action"] == "tap")  # an edge leaving one of the app's screens
     device = pseudonym(redis_db, f"{record.contributor}:{run['device']}")  # as the worker names it
-    trace = RunTrace.model_validate({**run, "started": "2027-09-01T00:00:00Z", "device": device})
+    trace = RunTrace.model_validate({**run, "started": "2027-09-01T00:00:00Z", "device": device,
+                                     "steps": [{**tapped, "index": 0}, {**tapped, "index": 1}]})
     with pytest.raises(Failed):
-        ingest_run(memory.store, trace, record.contributor, 1, settings.trust_quorum, fail_after_two)
+        ingest_run(memory.store, trace, record.contributor, 1, settings.trust_quorum, fail_after_one)
     assert counts()["observations"] > before["observations"] and device in devices()
     purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum, memory.vectors)
     assert counts() == before and devices() == devices_before
@@ -759,7 +765,8 @@ def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a
     from appmem.ingest.purge import purge_contributor
 
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
-    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) RETURN j.contributor AS c")  # noqa: E731
+    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
+                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
     before = counts()
     run = real_run(twins, memory, "tap About")["run"]
     about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
