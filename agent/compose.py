@@ -140,7 +140,9 @@ class Composer(PlanSteps):
         """The goal is done without acting on `target`: it is a field with nothing the task names left to type;
         a confirm of a screen where the screen work just chose something that the memory does not show needing
         it; or a toggle, the screen work just chose a toggle there, and the target is named less than that choice
-        or is already as the task wants it (a choice already made): the choice is the task's."""
+        or is already as the task wants it (a choice already made): the choice is the task's; or a toggle the
+        memory shows already as the task wants it, on a screen the plan fills (a note's kind, checked by default):
+        a tap would undo it."""
         if role(target) == "input":
             return not self.unused()
         if is_confirm(target):
@@ -149,6 +151,8 @@ class Composer(PlanSteps):
             return False
         share = coverage(label(target), self.task.words)
         wanted = wanted_state(self.task, self.config)
+        if ("checked" in target.flags) == wanted and chosen:
+            return True  # the choice the memory shows made, on a form the plan fills: left alone
         made = [s for s in chosen if s.element is not None and role(s.element) == "toggle"]
         return bool(made) and (("checked" in target.flags) == wanted
                                or any(coverage(label(s.element), self.task.words) > share for s in made))

@@ -1,6 +1,12 @@
-"""Plans kept by request: in process (the newest PLAN_CACHE), and in Redis when one is given, so that every
-server worker shares them. A key names the request and the generations of the apps it touches
-(`agent.service`), so a kept plan is never stale: a change to an app moves its generation and with it the key.
+"""Plans kept by request: in process, and in Redis when one is given, so that every server worker shares them.
+A key names the request and the generations of the apps it touches (`agent.service`), so a kept plan is never
+stale: a change to an app moves its generation and with it the key.
+
+Both are bounded by `budget` bytes (APPMEM_PLAN_CACHE_MB): in process, the least recently used plans go
+first; in Redis, which also holds the API keys, the ingest queue and the parked contributions (none of which
+may be evicted, so Redis runs with no eviction policy), the oldest plans go first: each plan is listed with
+its size in PLAN_INDEX and PLAN_BYTES counts them, in one script, so what the plans take never passes the
+budget. A plan that expired (PLAN_TTL_S) still counts until it leaves the list: the count only errs high.
 """
 from __future__ import annotations
 
@@ -8,17 +14,38 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from appmem.generations import PLAN_PREFIX
+from appmem.generations import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX
 
-PLAN_CACHE = 4096  # plans kept in process
 PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
+
+# keep: one plan stored and listed, then the oldest dropped until the plans fit the budget
+_KEEP = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local size = string.len(ARGV[1]) + string.len(KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('RPUSH', KEYS[2], size .. ' ' .. KEYS[1])
+local total = redis.call('INCRBY', KEYS[3], size)
+while total > tonumber(ARGV[3]) do
+  local oldest = redis.call('LPOP', KEYS[2])
+  if not oldest then
+    redis.call('SET', KEYS[3], 0)
+    break
+  end
+  local space = string.find(oldest, ' ', 1, true)
+  redis.call('DEL', string.sub(oldest, space + 1))
+  total = redis.call('DECRBY', KEYS[3], tonumber(string.sub(oldest, 1, space - 1)))
+end
+return 1
+"""
 
 
 class PlanCache:
-    def __init__(self, redis: Any = None) -> None:
+    def __init__(self, redis: Any = None, budget: int = 64 << 20) -> None:
         self.redis = redis
+        self.budget = budget
         self._lock = threading.Lock()
         self._plans: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
 
     def get(self, key: str) -> str | None:
         """The plan (JSON) kept for this key, in process or else in Redis."""
@@ -26,23 +53,36 @@ class PlanCache:
             if key in self._plans:
                 self._plans.move_to_end(key)
                 return self._plans[key]
-        found = self.redis.get(PLAN_PREFIX + key) if self.redis is not None else None
+        found = self.redis.get(PLAN_PREFIX + key) if self.redis is not None and self.budget else None
         if found is not None:
             self._remember(key, found)
         return found
 
     def put(self, key: str, plan_json: str) -> None:
         self._remember(key, plan_json)
-        if self.redis is not None:
-            self.redis.set(PLAN_PREFIX + key, plan_json, ex=PLAN_TTL_S)
+        if self.redis is not None and self.budget:
+            self.redis.eval(_KEEP, 3, PLAN_PREFIX + key, PLAN_INDEX, PLAN_BYTES, plan_json, PLAN_TTL_S, self.budget)
 
     def clear(self) -> None:
         """Forget the plans kept in process (Redis's keys name generations: they retire by themselves)."""
         with self._lock:
             self._plans.clear()
+            self._bytes = 0
+
+    @property
+    def size(self) -> int:
+        """The bytes the plans kept in process take (their text and keys)."""
+        return self._bytes
 
     def _remember(self, key: str, plan_json: str) -> None:
+        size = len(key) + len(plan_json)
+        if size > self.budget:
+            return
         with self._lock:
+            if key in self._plans:
+                self._bytes -= len(key) + len(self._plans.pop(key))
             self._plans[key] = plan_json
-            while len(self._plans) > PLAN_CACHE:
-                self._plans.popitem(last=False)
+            self._bytes += size
+            while self._bytes > self.budget:
+                old, text = self._plans.popitem(last=False)
+                self._bytes -= len(old) + len(text)

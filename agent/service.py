@@ -19,7 +19,8 @@ A plan request goes:
 Plans are cached per request and per generation of the apps the request touches
 (`appmem.generations`; `agent.plancache`): in process,
 and in Redis when one is given, so that every server worker shares them and a
-change to an app (an ingest, a contribution, a purge) retires its plans at once.
+change to an app (an ingest, a contribution, a purge) retires its plans at once;
+each within APPMEM_PLAN_CACHE_MB.
 What a worker loaded follows the generations too: when the memory-wide counter
 moved (one Redis read per planned request), the apps whose counters moved are
 dropped (their graphs, their indexes, the every-app index of app choice) and
@@ -61,7 +62,7 @@ class Service:
     def __init__(self, store: GraphStore, vectors: Any, embedder: Any, settings: Settings, redis: Any = None):
         self.store, self.vectors, self.embedder, self.settings = store, vectors, embedder, settings
         self._lock = threading.Lock()
-        self._plans = PlanCache()
+        self._plans = PlanCache(budget=settings.plan_cache_mb << 20)
         self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
         self._apps: tuple[float, list[str]] | None = None
         self._planner: Planner | None = None

@@ -1,4 +1,5 @@
-"""CLI for analysts: `appmem export` (GraphML, neo4j-admin CSV, Cypher UNWIND scripts)."""
+"""CLI for analysts: `appmem export` (GraphML, neo4j-admin CSV, Cypher UNWIND scripts): what every reader reads,
+or the whole graph (`--every`)."""
 from __future__ import annotations
 
 import argparse
@@ -18,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--format", choices=FORMATS, required=True)
     export.add_argument("--out", type=Path, required=True,
                         help="file (graphml, cypher) or folder (csv: a file per label and type, and import.sh)")
+    export.add_argument("--every", action="store_true",
+                        help="the whole graph, with what no quorum backs and the crowd's bookkeeping (the operator's "
+                             "backup); default: what the trust predicate admits, as every reader reads it")
     export.add_argument("--json", action="store_true")
     export.set_defaults(handler=run_export)
 
@@ -29,7 +33,7 @@ def run_export(settings: Settings, args: argparse.Namespace) -> int:
 
     store = open_graph(settings)
     try:
-        sub = read(store, None if args.all else args.app)
+        sub = read(store, None if args.all else args.app, args.every)
     finally:
         store.driver.close()
     result = export(sub, args.format, args.out)

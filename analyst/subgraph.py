@@ -23,6 +23,8 @@ from appmem.graph.store import GraphStore, translated_errors
 
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500
+# Properties that name contributors (their key ids): written only in an export of the whole graph (--every).
+CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -36,24 +38,31 @@ class Subgraph:
         return {props["id"]: labels[0] for labels, props in self.nodes}
 
 
-def read(store: GraphStore, package: str | None) -> Subgraph:
-    """One package's memory (see cypher/export_app_nodes.cypher), or all of it."""
+def read(store: GraphStore, package: str | None, every: bool = False) -> Subgraph:
+    """One package's memory (see cypher/export_app_nodes.cypher), or all of it: what the trust predicate admits
+    (what every reader may read, without the contributors' key ids: CROWD_BOOKKEEPING), or `every` node and
+    relationship with the crowd's bookkeeping (the operator's whole graph)."""
     if package is None:
-        nodes = store.read("export_all_nodes")
-        rels = store.read("export_all_relationships")
+        nodes = store.read("export_all_nodes", every=every)
+        rels = store.read("export_all_relationships", every=every)
     else:
-        nodes = store.read("export_app_nodes", package=package)
+        nodes = store.read("export_app_nodes", package=package, every=every)
         if not nodes:
-            raise NotFound(f"--app: no app {package!r} in the graph")
-        rels = store.read("export_relationships_among", ids=[n["props"]["id"] for n in nodes])
+            raise NotFound(f"--app: no app {package!r} in the graph" + ("" if every else " that every reader reads "
+                                                                          "(--every: the whole graph)"))
+        rels = store.read("export_relationships_among", ids=[n["props"]["id"] for n in nodes], every=every)
     sub = Subgraph()
     for n in nodes:
         if "id" not in n["props"] or not n["labels"]:
             raise InputFormatError("graph", f"a node without an id or label cannot be exported: {n['labels']}")
-        sub.nodes.append((tuple(n["labels"]), n["props"]))
+        props = n["props"] if every else {k: v for k, v in n["props"].items() if k not in CROWD_BOOKKEEPING}
+        sub.nodes.append((tuple(n["labels"]), props))
+    exported = {(props["id"], labels[0]) for labels, props in sub.nodes}
     for r in rels:
-        sub.relationships.append((r["type"], r["start"], r["start_labels"][0], r["end"], r["end_labels"][0],
-                                  r["props"]))
+        if (r["start"], r["start_labels"][0]) in exported and (r["end"], r["end_labels"][0]) in exported:
+            props = r["props"] if every else {k: v for k, v in r["props"].items() if k not in CROWD_BOOKKEEPING}
+            sub.relationships.append((r["type"], r["start"], r["start_labels"][0], r["end"], r["end_labels"][0],
+                                      props))
     sub.nodes.sort(key=lambda n: (n[0], n[1]["id"]))
     sub.relationships.sort(key=lambda r: (r[0], r[1], r[3], json.dumps(r[5], sort_keys=True, default=str)))
     return sub

@@ -31,11 +31,13 @@ def authenticate(request: Request, creds: HTTPAuthorizationCredentials | None) -
     return key
 
 
-def require(scope: str):
-    """A dependency that admits live keys holding `scope` (or admin)."""
+def require(scope: str, *others: str):
+    """A dependency that admits live keys holding `scope` (or one of `others`, or admin)."""
+    scopes = (scope, *others, "admin")
+
     def check(request: Request, creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> ApiKey:
         key = authenticate(request, creds)
-        if scope not in key.scopes and "admin" not in key.scopes:
-            raise HTTPException(403, f"this key lacks the {scope!r} scope")
+        if not any(s in key.scopes for s in scopes):
+            raise HTTPException(403, f"this key lacks the {' or '.join(map(repr, scopes[:-1]))} scope")
         return key
     return check

@@ -1,4 +1,5 @@
-"""CLI: `appmem serve`, `appmem keys create|list|revoke|purge`, `appmem tenants list|show|share|purge`, `appmem mcp`."""
+"""CLI: `appmem serve`, `appmem keys create|list|revoke|purge`, `appmem tenants list|show|share|purge`,
+`appmem contributions [requeue]`, `appmem mcp`."""
 from __future__ import annotations
 
 import argparse
@@ -48,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     purge.set_defaults(handler=run_keys_purge)
 
     register_tenants(sub)
+    register_contributions(sub)
 
     mcp = sub.add_parser("mcp", help="the MCP server over stdio: local stores, or a proxy to an API server")
     mcp.add_argument("--server", help="API base URL (default: answer from the local stores)")
@@ -74,6 +76,65 @@ def register_tenants(sub: argparse._SubParsersAction) -> None:
         if action is not listing:
             action.add_argument("tenant")
         action.add_argument("--json", action="store_true")
+
+
+def register_contributions(sub: argparse._SubParsersAction) -> None:
+    from appmem.contract.contributions import STATUSES
+
+    contributions = sub.add_parser("contributions", help="contributions waiting, held (dead letters), done or failed; "
+                                                         "`requeue` queues dead letters again")
+    contributions.add_argument("--status", choices=(*STATUSES, "all"), default="dead",
+                               help="which to list (default: dead, the ones held with their bodies)")
+    contributions.add_argument("--json", action="store_true")
+    contributions.set_defaults(handler=run_contributions)
+    actions = contributions.add_subparsers(dest="action")
+    requeue = actions.add_parser("requeue", help="queue dead letters again: those named, or --all")
+    requeue.add_argument("ids", nargs="*", metavar="ID")
+    requeue.add_argument("--all", action="store_true", help="every dead letter")
+    requeue.add_argument("--json", action="store_true")
+    requeue.set_defaults(handler=run_contributions_requeue)
+
+
+def run_contributions(settings: Settings, args: argparse.Namespace) -> int:
+    from appmem.ingest.backlog import listing
+
+    rows = listing(_keystore(settings).r, None if args.status == "all" else args.status)
+    none = "no contributions" if args.status == "all" else f"no {args.status} contributions"
+    emit(args, rows, lambda rs: "\n".join(
+        f"{r['trace_id']}  {r['status']:7}  {r['kind']:10}  key={r['contributor']}  age={_age(r['age_s'])}  "
+        f"deliveries={r['deliveries']} retries={r['retries']}" + (f"  {r['reason']}" if r["reason"] else "")
+        for r in rs) or none)
+    return 0
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f}{unit}"
+    return f"{seconds:.0f}s"
+
+
+def run_contributions_requeue(settings: Settings, args: argparse.Namespace) -> int:
+    from celery import Celery
+
+    from appmem.errors import InvalidInput
+    from appmem.ingest.backlog import requeue, sender
+    from appmem.stack import Stack
+
+    if bool(args.ids) == args.all:
+        raise InvalidInput("requeue", "name the dead letters to queue again (their ids), or --all")
+    url = Stack(settings).redis_url()
+    celery = Celery("appmem-cli", broker=url, backend=url)
+    celery.conf.update(task_serializer="json", accept_content=["json"])
+    try:
+        result = requeue(_keystore(settings).r, sender(celery), None if args.all else args.ids)
+    finally:
+        celery.close()
+    emit(args, result, lambda r: f"{len(r['requeued'])} queued again"
+         + (f"; not dead letters: {', '.join(r['not_dead'])}" if r["not_dead"] else ""))
+    return 1 if result["not_dead"] else 0
 
 
 def _keystore(settings: Settings):

@@ -4,9 +4,13 @@ their status.
 Bodies are validated and scrubbed off the event loop (a worker thread: parsing a
 large body must not stall other requests), parked in Redis and queued to the
 Celery ingest task (ingest/contributions.py); the answer is 202 with the
-contribution's id and where to poll its status. A malformed or hostile body is a
-422 naming the problem, never a 500. Per-key quotas (per minute, per UTC day,
-waiting for a worker; settings `contrib_*`) each answer 429 with Retry-After.
+contribution's id and where to poll its status (the key that sent it polls it:
+`contribute` or `correct`). A queue that cannot be reached is a 503 with
+Retry-After, nothing kept (ingest/backlog.py), never a 202. A malformed or hostile
+body is a 422 naming the problem, never a 500. Per-key quotas (per minute, per UTC
+day, waiting for a worker; settings `contrib_*`) each answer 429 with Retry-After.
+Dead letters (contributions held with their bodies) are listed and queued again
+by an `admin` key (`/v1/contributions`), as `appmem contributions` does.
 """
 from __future__ import annotations
 
@@ -15,17 +19,20 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Depends, HTTPException, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
+from pydantic import StringConstraints
 
 from appmem.api.auth import require
 from appmem.errors import AppmemError, InputFormatError
 from appmem.settings import Settings
 from appmem.contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
-from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK, scrub_run
+from appmem.contract.contributions import STATUSES
+from appmem.ingest import backlog
+from appmem.ingest.contributions import scrub_run
 from appmem.ingest.purge import purge_contributor
 from appmem.ingest.tarball import clean_archive
 from appmem.graph.rows import now_iso
@@ -33,6 +40,7 @@ from appmem.graph.store import GraphStore
 from appmem.ingest.run import require_app, run_trace, validate_run
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
+ContributionId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$")]
 TRACE_BODY = {"requestBody": {"required": True, "content": {
     "application/json": {"schema": RunTrace.model_json_schema(ref_template="#/components/schemas/{model}")},
     "application/gzip": {"schema": {"type": "string", "format": "binary",
@@ -64,8 +72,7 @@ def _quota(request: Request) -> None:
 def _queue(request: Request, kind: str, body: bytes) -> JSONResponse:
     services = request.app.state.services
     key = request.state.key
-    cid = services.contributions.create(kind, key.id, body)
-    services.celery.send_task(INGEST_TASK, args=[cid], queue=INGEST_QUEUE)
+    cid = backlog.queue(services.contributions, backlog.sender(services.celery), kind, key.id, body)
     services.metrics.contributions.labels(kind).inc()
     accepted = Accepted(trace_id=cid, status_url=str(request.url_for("trace_status", trace_id=cid).path))
     return JSONResponse(accepted.model_dump(), status_code=202)
@@ -111,9 +118,9 @@ async def post_trace(request: Request, _=Depends(require("contribute"))) -> JSON
 
 
 @router.get("/traces/{trace_id}", name="trace_status", response_model=ContributionStatus,
-            summary="a contribution's status: pending, done or failed with a reason")
+            summary="a contribution's status: pending, done, failed with a reason, or dead (held for a re-queue)")
 def trace_status(request: Request, trace_id: str = Path(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$"),
-                 _=Depends(require("contribute"))) -> ContributionStatus:
+                 _=Depends(require("contribute", "correct"))) -> ContributionStatus:
     found = request.app.state.services.contributions.status(trace_id)
     key = request.state.key
     if found is None or (found.get("contributor") != key.id and "admin" not in key.scopes):
@@ -132,6 +139,20 @@ def post_correction(body: CorrectionRequest, request: Request, _=Depends(require
                    started=now, ended=now, status="done", steps=[step])
     checked = functools.partial(_checked_run, request.app.state.services.service.store)
     return _accept(request, "correction", checked, run.model_dump_json().encode())
+
+
+@router.get("/contributions", summary="contributions Redis holds, by status: dead letters by default (scope admin)")
+def list_contributions(request: Request, status: str = Query("dead", pattern=f"^({'|'.join(STATUSES)}|all)$"),
+                       _=Depends(require("admin"))) -> dict:
+    rows = backlog.listing(request.app.state.services.contributions.r, None if status == "all" else status)
+    return {"status": status, "count": len(rows), "contributions": rows}
+
+
+@router.post("/contributions/requeue", summary="queue dead letters again: those named, or every one (scope admin)")
+def requeue_contributions(request: Request, ids: list[ContributionId] | None = Body(None, embed=True, max_length=10_000),
+                          _=Depends(require("admin"))) -> dict:
+    services = request.app.state.services
+    return backlog.requeue(services.contributions.r, backlog.sender(services.celery), ids)
 
 
 @router.delete("/contributors/{key_id}", summary="remove every observation a key contributed, then revoke it "

@@ -23,6 +23,18 @@ def _int(env: dict[str, str], name: str, default: int) -> int:
         raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
 
 
+def _bounded(env: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    value = _int(env, name, default)
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+# A retry waits in the broker as an unacknowledged message: below its visibility timeout (workers/celery_app.py,
+# one hour), or the broker would deliver it a second time while it waits.
+MAX_RETRY_DELAY_S = 3000
+
+
 @dataclass(frozen=True)
 class Settings:
     home: Path
@@ -50,6 +62,9 @@ class Settings:
     contrib_per_minute: int = 30  # contributions per key per minute
     contrib_per_day: int = 2000  # contributions per key per UTC day
     contrib_pending: int = 50  # contributions of one key waiting for a worker
+    ingest_retry_max_age_s: int = 7 * 24 * 3600  # a contribution meeting a store outage is retried this long
+    ingest_retry_max_delay_s: int = 600  # the longest wait between two of its retries (the delay doubles up to it)
+    plan_cache_mb: int = 64  # plans kept in Redis (shared) and in each server process, at most
     server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
     server_key: str | None = None  # the API key for `server`
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
@@ -95,6 +110,9 @@ class Settings:
             contrib_per_minute=_int(env, "APPMEM_CONTRIB_PER_MINUTE", 30),
             contrib_per_day=_int(env, "APPMEM_CONTRIB_PER_DAY", 2000),
             contrib_pending=_int(env, "APPMEM_CONTRIB_PENDING", 50),
+            ingest_retry_max_age_s=_bounded(env, "APPMEM_INGEST_RETRY_MAX_AGE_S", 7 * 24 * 3600, 1, 365 * 24 * 3600),
+            ingest_retry_max_delay_s=_bounded(env, "APPMEM_INGEST_RETRY_MAX_DELAY_S", 600, 1, MAX_RETRY_DELAY_S),
+            plan_cache_mb=_bounded(env, "APPMEM_PLAN_CACHE_MB", 64, 0, 1 << 20),
             server=env.get("APPMEM_SERVER") or None,
             server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
             workers=_int(env, "APPMEM_WORKERS", 0),

@@ -79,11 +79,11 @@ def main() -> None:
         ingest_s = time.perf_counter() - started
         per_app = []
         for row in store.stats():
-            sub = read(store, row["package"])
+            sub = read(store, row["package"], every=True)
             per_app.append({"package": row["package"], "screens": row["screens"], "elements": row["elements"],
                             "transitions": row["transitions"], "states": row["states"],
                             "nodes": len(sub.nodes), "relationships": len(sub.relationships)})
-        everything = read(store, None)
+        everything = read(store, None, every=True)
         nodes, rels = len(everything.nodes), len(everything.relationships)
         neo_nodes = neo4j_bytes([p for _, p in everything.nodes], NEO4J["node"])
         neo_rels = neo4j_bytes([p for *_, p in everything.relationships], NEO4J["rel"])

@@ -23,7 +23,8 @@ and the cheapest route to it, without screen work) on this run's memory.
 Options are one frozen PlannerConfig (appmem/planconfig.py); variants are made with
 dataclasses.replace and passed to Planner.plan, nothing else changes. Leave-one-app-out:
 for each app, the grid point (GRID) best on the other five apps (exact, then fewer unasked
-state changes; the defaults on ties) is scored on it; the rule table flips each rule of the defaults
+state changes; the defaults on ties) is scored on it, and so, on its own, for the element ranking's
+constant (RANKING_GRID: RankingConfig.lexical_weight); the rule table flips each rule of the defaults
 and each fold keeps a rule's default state unless the flipped state is better on the other
 five apps by the same order; the held-out app is planned with its fold's rules. The LOAO
 figures are the honest ones; the defaults' figures are printed too.
@@ -68,6 +69,7 @@ from appmem.semantic.vectors import VectorStore, open_qdrant
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = {"option_min": (0.6, 0.75, 1.0), "cover_w": (0.0, 0.15, 0.3, 0.6), "value_w": (0.0, 0.3, 0.6)}
+RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3)}  # the ranking's constant (RankingConfig), on its own
 
 
 def load_tasks() -> dict[str, list[dict]]:
@@ -191,6 +193,20 @@ def loao(measure, default: PlannerConfig) -> dict:
     return {"apps": held, **pooled(held)}
 
 
+def loao_ranking(measure, default: PlannerConfig) -> dict:
+    """Leave-one-app-out over RANKING_GRID (the element ranking's constants, the planner's at their defaults):
+    per held-out app, the value best on the other five apps by `order`."""
+    points = list(itertools.product(*RANKING_GRID.values()))
+    results = {values: measure(replace(default, ranking=replace(default.ranking, **dict(zip(RANKING_GRID, values)))))
+               for values in points}
+    shipped = tuple(getattr(default.ranking, name) for name in RANKING_GRID)
+    held = {}
+    for app in DROIDTASK_APPS:  # on a tie the defaults stay
+        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
+        held[app] = {"constants": dict(zip(RANKING_GRID, chosen)), **results[chosen][app]}
+    return {"apps": held, **pooled(held)}
+
+
 def rule_table(measure, default: PlannerConfig) -> dict:
     """Each rule of `default` flipped, per app; then leave-one-app-out: each fold keeps a rule's default
     state unless the flipped state is better on the other five apps (`order`), and the held-out app is
@@ -309,7 +325,9 @@ def commit_plans(rev: str, tasks) -> tuple[str, dict]:
             archive.extractall(root, filter="tar")
         (Path(tmp) / "shared").symlink_to(SHARED)
         out = Path(tmp) / "plans"
-        subprocess.run([sys.executable, "-m", "appmem.bench.plan", "--no-loao", "--no-recall", "--json", "--keep",
+        # its own same-run baseline would need a repository its extracted tree is not: none, where it has the option
+        own = ["--baseline", "none"] if "--baseline" in (root / "bench" / "plan.py").read_text() else []
+        subprocess.run([sys.executable, "-m", "appmem.bench.plan", "--no-loao", "--no-recall", "--json", *own, "--keep",
                         str(out)], cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=True,
                        stdout=subprocess.DEVNULL)
         return commit, read_plans(tasks, out)
@@ -353,6 +371,7 @@ def main() -> int:
             result["ranker"] = with_ranker(scorer, tasks, packages, planner, store, vectors, embedder, graphs, default)
             if not args.no_loao:
                 result["loao"] = loao(measure, default)
+                result["loao_ranking"] = loao_ranking(measure, default)
                 result["rules"] = rule_table(measure, default)
         finally:
             client.close()
@@ -390,12 +409,23 @@ def write_plan_results(result: dict) -> None:
                             "exact: top-1 + cheapest route", "exact, leave-one-app-out: constants",
                             "exact, leave-one-app-out: rule switches"], rows)
     lat, o = result["latency_ms"], result["official"]
+    table += gap_line(result)
     table += (f"\nLatency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms. The shared scorer (`droidtask_score.py`): "
               f"exact {o['exact_rate']:.1%}, lenient {o['success_rate']:.1%}, LLM calls {o['llm_calls']}. "
               "Lenient is for comparison only: no rule or constant is chosen by it.\n")
     write_results("plan", table, {k: v for k, v in result.items() if k != "failures"},
                   baseline=f"{baseline}, and the top-1 target with the cheapest route to it, on the same memory",
                   notes="No LLM; exploration memory only (no gold demonstration in it).")
+
+
+def gap_line(result: dict) -> str:
+    """Leave-one-app-out against the defaults, in points of exact (what a constant or rule chosen on the other
+    apps loses on the held-out one); empty when leave-one-app-out did not run."""
+    default = result["planner"]["all"]["exact"]
+    parts = [f"{name} {100 * (result[key]['exact'] - default):+.1f} points" for key, name in
+             (("loao", "constants"), ("loao_ranking", "the ranking's constants (RANKING_GRID)"),
+              ("rules", "rule switches")) if key in result]
+    return f"\nExact, leave-one-app-out minus the defaults: {', '.join(parts)}.\n" if parts else ""
 
 
 def line(name: str, s: dict) -> str:
@@ -432,11 +462,20 @@ def report(result: dict, default: PlannerConfig) -> None:
         for app, s in lo["apps"].items():
             print(line(app, s) + f"  {s['constants']}")
         print(line("all", lo))
+    if "loao_ranking" in result:
+        lo = result["loao_ranking"]
+        print("== leave-one-app-out ranking constants (each app ranked with the values best on the other five)")
+        print(HEAD + "  constants")
+        for app, s in lo["apps"].items():
+            print(line(app, s) + f"  {s['constants']}")
+        print(line("all", lo))
     print("== tasks that reach the target but are not lenient successes, by kind (default options)")
     for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
         print(f"  {app:<12} {s['after_target']}")
     if "rules" in result:
         rule_report(result["rules"], default)
+    if gap := gap_line(result).strip():
+        print(gap)
     if "failures" in result:
         failure_report(result["failures"])
     o = result["official"]

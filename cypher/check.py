@@ -8,10 +8,16 @@ lacks (Graph Data Science and Enterprise-only procedures are removed from the
 package's Neo4j 5 catalogue). The check also derives the oldest Neo4j 5 release
 that can run every statement, from the newest syntax the statements use; the
 compose file pins a release at least that new (tests/cypher/test_check.py).
+
+Parsing is slow (about 0.2 s a statement file), so each file's findings are kept in a cache folder
+(`$XDG_CACHE_HOME/appmem/cypher-check`, else `~/.cache/...`), keyed by the file's text, the grammar's
+installed version and the excluded catalogue: a file is parsed again only when one of them changes.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -116,13 +122,58 @@ def _shown(path: str) -> str:
 
 
 def _lint(texts: dict[str, str]) -> list[tuple[str, dict]]:
-    node = shutil.which("node")
-    script = TOOLS / "cypher_check.cjs"
-    if node is None or not (TOOLS / "node_modules" / "@neo4j-cypher" / "language-support").is_dir():
+    """(path, diagnostic) of every file: from the cache where the same text was parsed by the same grammar,
+    the rest parsed now, in one node process, and cached."""
+    grammar = _grammar_version()
+    keys = {path: _cache_key(grammar, text) for path, text in texts.items()}
+    found = {path: _cached(key) for path, key in keys.items()}
+    missing = {path: texts[path] for path, diags in found.items() if diags is None}
+    if missing:
+        for path, diags in _parse(missing).items():
+            found[path] = diags
+            _store(keys[path], diags)
+    return [(path, d) for path, diags in found.items() for d in diags]
+
+
+def _grammar_version() -> str:
+    package = TOOLS / "node_modules" / "@neo4j-cypher" / "language-support" / "package.json"
+    if shutil.which("node") is None or not package.is_file():
         raise ConfigError("the Cypher grammar is not installed: run scripts/setup (needs node and npm)")
+    return json.loads(package.read_text())["version"]
+
+
+def _cache_key(grammar: str, text: str) -> str:
+    material = json.dumps([grammar, NOT_IN_COMMUNITY, (TOOLS / "cypher_check.cjs").read_text(), text])
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "appmem" / "cypher-check"
+
+
+def _cached(key: str) -> list[dict] | None:
+    try:
+        return json.loads((_cache_dir() / f"{key}.json").read_text())
+    except (OSError, ValueError):  # not cached yet, or a file cut short by a concurrent writer
+        return None
+
+
+def _store(key: str, diagnostics: list[dict]) -> None:
+    folder = _cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"{key}.{os.getpid()}.tmp"
+        partial.write_text(json.dumps(diagnostics))
+        partial.replace(folder / f"{key}.json")
+    except OSError:  # a read-only home: the check still answers, it only parses again next time
+        pass
+
+
+def _parse(texts: dict[str, str]) -> dict[str, list[dict]]:
     request = {"files": [{"path": p, "text": t} for p, t in texts.items()], "exclude_prefixes": NOT_IN_COMMUNITY}
-    done = subprocess.run([node, str(script)], input=json.dumps(request), capture_output=True, text=True,
-                          cwd=TOOLS, timeout=300)
+    # bounded so that a wedged node cannot hang the CLI, generous for a loaded machine (0.2 s a file idle)
+    done = subprocess.run([shutil.which("node"), str(TOOLS / "cypher_check.cjs")], input=json.dumps(request),
+                          capture_output=True, text=True, cwd=TOOLS, timeout=60 + 30 * len(texts))
     if done.returncode != 0:
         raise ConfigError(f"the Cypher grammar check failed to run: {done.stderr.strip()[-500:]}")
-    return [(r["path"], d) for r in json.loads(done.stdout)["results"] for d in r["diagnostics"]]
+    return {r["path"]: r["diagnostics"] for r in json.loads(done.stdout)["results"]}

@@ -1,18 +1,22 @@
 """Contributions from devices: run traces, DroidBot folders (tar.gz) and corrections, queued then ingested.
 
-The API validates and scrubs a contribution, parks its body in Redis (with a
-TTL) under a new id, sets its status `pending` and queues the Celery task
+The API validates and scrubs a contribution, parks its body in Redis under a
+new id, sets its status `pending` and queues the Celery task
 `appmem.ingest_contribution` with the id. The task (`ingest_contribution`
 here) writes it into the graph like any import, as observations only (merges
 add counts, nothing is deleted or overwritten), each chunk with the
 contributor's votes on the edges it touched (graph/votes.py) in its own
-transaction, and sets the status `done` with a report or `failed` with a reason.
+transaction, and sets the status `done` with a report or `failed` with a reason. A body is kept until its
+contribution is done, failed for what it holds, or purged: one the memory could
+not ingest (its stores stayed away through the retries, a worker kept dying on
+it, an internal error) is held `dead` with its body, for the operator to queue
+again (ingest/backlog.py). A status that ended is kept STATUS_TTL_S.
 
 Tarballs are read defensively and parked cleaned and scrubbed (ingest/tarball.py).
 
 The worker never leaves a contribution `pending`: a bad body fails with the
 reason whatever the error, a contribution delivered more than MAX_DELIVERIES
-times (a worker killed while ingesting it: late acks redeliver it) fails, and
+times (a worker killed while ingesting it: late acks redeliver it) is held dead, and
 one whose key was revoked (or purged) is dropped. A purge fails its key's pending
 contributions first thing: the worker looks after each chunk and after its last
 write, and one purged while it was being ingested stops, the purge is run again
@@ -31,6 +35,7 @@ import json
 import logging
 import secrets
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from collections.abc import Callable
@@ -55,20 +60,32 @@ from appmem.ingest.tarball import unpack
 log = logging.getLogger(__name__)
 
 PREFIX = "appmem:contrib:"
-BODY_TTL_S = 24 * 3600
-STATUS_TTL_S = 30 * 24 * 3600
+STATUS_TTL_S = 30 * 24 * 3600  # a status kept after it ended (done or failed)
 MAX_DELIVERIES = 3
 MAX_RUN_BYTES = 64 * 1024 * 1024  # a parked run trace's JSON (the API's body limit is lower)
 PENDING = "appmem:contrib:pending:"  # + key id: a set of that key's pending contributions (quotas, purge)
+DEAD = "appmem:contrib:dead"  # the set of dead letters: contributions held with their bodies (ingest/backlog.py)
 PSEUDONYM_KEY = "appmem:contrib:pseudonym-key"
 INGEST_TASK = "appmem.ingest_contribution"
 INGEST_QUEUE = "ingest"
 PURGED = "purged with its contributor"
 
-# finish: the status is written only while it is pending (a purge or a failure is never overwritten)
+# finish: the status is written only while it is pending or dead (a purge or a failure is never overwritten),
+# then kept STATUS_TTL_S
 _FINISH = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'pending' and status ~= 'dead' then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+# hold: only a pending contribution becomes a dead letter (listed in DEAD, out of its key's pending set)
+_HOLD = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HSET', KEYS[1], 'status', 'dead', 'reason', ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('SREM', KEYS[3], ARGV[2])
 return 1
 """
 
@@ -112,12 +129,15 @@ class Contributions:
     def __init__(self, r: redis.Redis):
         self.r = r
 
-    def create(self, kind: str, contributor: str, body: bytes) -> str:
+    def create(self, kind: str, contributor: str, body: bytes, sending: bool = False) -> str:
+        """A new pending contribution, its body parked; `sending`: marked as being queued (ingest/backlog.py)."""
         cid = secrets.token_hex(12)
+        now = f"{time.time():.3f}"
         pipe = self.r.pipeline()
-        pipe.hset(PREFIX + cid, mapping={"kind": kind, "contributor": contributor, "status": "pending", "reason": ""})
-        pipe.expire(PREFIX + cid, STATUS_TTL_S)
-        pipe.set(PREFIX + cid + ":body", base64.b64encode(body).decode("ascii"), ex=BODY_TTL_S)
+        pipe.hset(PREFIX + cid, mapping={"kind": kind, "contributor": contributor, "status": "pending", "reason": "",
+                                         "queued": now,  # retries count their age from it
+                                         **({"sending": now} if sending else {})})
+        pipe.set(PREFIX + cid + ":body", base64.b64encode(body).decode("ascii"))  # kept until it ends
         pipe.sadd(PENDING + contributor, cid)
         pipe.sadd(PREFIX + "by:" + contributor, cid)
         pipe.execute()
@@ -156,17 +176,25 @@ class Contributions:
                 "contributor": data["contributor"]}
 
     def finish(self, cid: str, report: dict | None = None, reason: str = "") -> bool:
-        """End a pending contribution `done` (with its report) or `failed` (with the reason); False when its
-        status had already ended (a purge failed it while it was ingested: that stays)."""
+        """End a pending (or dead) contribution `done` (with its report) or `failed` (with the reason), its body
+        deleted; False when its status had already ended (a purge failed it while it was ingested: that stays)."""
         mapping = {"status": "failed" if reason else "done", "reason": reason}
         if report is not None:
             mapping["report"] = json.dumps(report)
         contributor = self.r.hget(PREFIX + cid, "contributor") or ""
         pipe = self.r.pipeline()
-        pipe.eval(_FINISH, 1, PREFIX + cid, *[item for pair in mapping.items() for item in pair])
+        pipe.eval(_FINISH, 1, PREFIX + cid, STATUS_TTL_S, *[item for pair in mapping.items() for item in pair])
         pipe.delete(PREFIX + cid + ":body")
         pipe.srem(PENDING + contributor, cid)
+        pipe.srem(DEAD, cid)
         return bool(pipe.execute()[0])
+
+    def hold(self, cid: str, reason: str) -> bool:
+        """A pending contribution the memory could not ingest, held `dead` with its body (no longer waiting:
+        out of its key's quota) until the operator queues it again (ingest/backlog.py); False when it was
+        not pending."""
+        contributor = self.r.hget(PREFIX + cid, "contributor") or ""
+        return bool(self.r.eval(_HOLD, 3, PREFIX + cid, DEAD, PENDING + contributor, reason, cid))
 
 
 def pseudonym(r: redis.Redis, device: str) -> str:
@@ -191,7 +219,9 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
     if parked is None:
         return _fail(board, cid, "its body expired or was purged before a worker took it")
     if (deliveries := board.delivered(cid, retry)) > MAX_DELIVERIES:
-        return _fail(board, cid, f"given up after {deliveries - 1} deliveries (a worker died ingesting it)")
+        reason = f"held after {deliveries - 1} deliveries (a worker died ingesting it)"
+        board.hold(cid, reason)
+        return {"status": "dead", "reason": reason}
     key = KeyStore(r).get(info["contributor"])
     if key is None or key.revoked:
         return _fail(board, cid, "dropped: its key was revoked")

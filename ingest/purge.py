@@ -185,12 +185,12 @@ def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages
 
 
 def _purge_parked(r: redis.Redis, key_id: str) -> int:
-    """Delete the key's parked bodies and its contributions' reports (their status stays); its pending
+    """Delete the key's parked bodies and its contributions' reports (their status stays); its pending and dead
     contributions end `failed` (never pending forever)."""
     board = Contributions(r)
     ids = list(r.smembers(PREFIX + "by:" + key_id))
     for cid in ids:
-        if r.hget(PREFIX + cid, "status") == "pending":
+        if r.hget(PREFIX + cid, "status") in ("pending", "dead"):  # a dead letter, held for a re-queue, too
             board.finish(cid, reason=PURGED)  # an ingest under way sees it and stops
         r.delete(PREFIX + cid + ":body")
         r.hdel(PREFIX + cid, "report")  # what the key's traces held (trace ids, steps kept out)

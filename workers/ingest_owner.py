@@ -8,7 +8,9 @@ broker's visibility timeout (1 h); instead, the main process of every worker
 that consumes the `ingest` queue looks every REAP_EVERY_S for pending
 contributions that a worker took and whose owner lease expired, and queues each
 once again (`reap_orphans`). A redelivery counts: a contribution whose worker
-keeps dying fails after MAX_DELIVERIES (ingest/contributions.py).
+keeps dying is held dead after MAX_DELIVERIES (ingest/contributions.py). The
+same round queues a contribution the API parked but could not queue nor withdraw
+(ingest/backlog.py `unsent`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from collections.abc import Callable
 import redis
 
 from appmem.errors import TransientError
+from appmem.ingest.backlog import unsent
 from appmem.ingest.contributions import PENDING, PREFIX
 from appmem.workers.devices import Heartbeat, acquire
 
@@ -50,11 +53,18 @@ def owned(r: redis.Redis, holder: str, cid: str, ingest: Callable[[], dict]) -> 
 
 
 def reap_orphans(r: redis.Redis, send: Callable[[str], None]) -> list[str]:
-    """Queue again every pending contribution a worker took and no live worker owns (once per delivery)."""
+    """Queue again every pending contribution a worker took and no live worker owns (once per delivery), and
+    every one the API parked and never queued."""
     out = []
     for pending in r.scan_iter(match=PENDING + "*"):
         for cid in r.smembers(pending):
             status, deliveries, requeued = r.hmget(PREFIX + cid, "status", "deliveries", "requeued")
+            if status == "pending" and unsent(r, cid):
+                log.warning("contribution %s was parked and never queued; queued now", cid)
+                send(cid)
+                r.hdel(PREFIX + cid, "sending")
+                out.append(cid)
+                continue
             if status != "pending" or not deliveries or deliveries == requeued or r.exists(owner_key(cid)):
                 continue
             log.warning("contribution %s lost its worker (delivery %s); queued again", cid, deliveries)

@@ -99,3 +99,35 @@ def test_unknown_app_is_a_clear_error(store, stack_env, tmp_path):
                            "cypher", "--out", str(tmp_path / "x.cypher")], capture_output=True, text=True,
                           cwd=REPO, env=stack_env)
     assert done.returncode == 2 and "no app 'no.such.app'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_export_holds_what_every_reader_reads_and_with_every_the_whole_graph(store, stack_env, tmp_path):
+    """One key's run of an app no recording holds, showing words of its own: not in the export (it holds
+    what the trust predicate admits, cypher/__init__.py), nor the key's id; `--every` holds both, and the
+    recorded apps are in either."""
+    import json as _json
+
+    from appmem.ingest.run import ingest_run, validate_run
+    from tests.api.test_hostile import shown_run
+
+    before = fill(store)
+    run = _json.loads(_json.dumps(shown_run(task="tap Quokka")).replace('text=\\"OK\\"', 'text=\\"Quokka lantern\\"'))
+    assert "Quokka lantern" in run["steps"][0]["before_xml"]
+    ingest_run(store, validate_run(run, "run"), "one-key-0123", 200, 3)
+    public, whole = tmp_path / "public.graphml", tmp_path / "whole.graphml"
+    appmem(stack_env, "export", "--all", "--format", "graphml", "--out", str(public))
+    appmem(stack_env, "export", "--all", "--every", "--format", "graphml", "--out", str(whole))
+    text, every = public.read_text(), whole.read_text()
+    assert "Quokka" not in text and "one-key-0123" not in text and ">a.b<" not in text
+    assert "Quokka" in every and "one-key-0123" in every and ">a.b<" in every
+    for shown in (public, whole):
+        sub = read_graphml(shown)
+        empty(store)
+        load(store, sub)
+        assert [r for r in store.stats() if r["package"] in APPS] == before  # the recorded apps, whole
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "export", "--app", "a.b", "--format", "cypher",
+                           "--out", str(tmp_path / "x.cypher")], capture_output=True, text=True, cwd=REPO,
+                          env=stack_env)
+    assert done.returncode == 2 and "no app 'a.b'" in done.stderr and "--every" in done.stderr
+    appmem(stack_env, "export", "--app", "a.b", "--every", "--format", "cypher", "--out", str(tmp_path / "x.cypher"))
+    assert "Quokka" in (tmp_path / "x.cypher").read_text()

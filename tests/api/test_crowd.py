@@ -259,7 +259,7 @@ def test_bad_bodies_are_422_never_500(server, keys):
             assert r.status_code == 422, (r.status_code, r.text[:200])
 
 
-def test_the_worker_fails_bad_parked_bodies_redeliveries_and_revoked_keys_with_a_reason(
+def test_the_worker_fails_bad_parked_bodies_and_revoked_keys_and_holds_redeliveries_with_a_reason(
         store, redis_db, keys, settings):
     board = Contributions(redis_db)
     never = lambda key_id: pytest.fail(f"purged {key_id}: no key here is revoked mid-ingest")  # noqa: E731
@@ -272,13 +272,16 @@ def test_the_worker_fails_bad_parked_bodies_redeliveries_and_revoked_keys_with_a
     assert ingest_contribution(store, redis_db, tar, never)["status"] == "failed"
     again = board.create("run", live.id, b"{}")
     redis_db.hset(PREFIX + again, "deliveries", MAX_DELIVERIES)
-    assert "deliveries" in ingest_contribution(store, redis_db, again, never)["reason"]
+    assert ingest_contribution(store, redis_db, again, never)["status"] == "dead"  # held with its body
+    assert "deliveries" in board.status(again)["reason"] and redis_db.exists(PREFIX + again + ":body")
     revoked = keys.create("revoked-test", "contribute")[0]
     queued = board.create("run", revoked.id, b"{}")
     keys.revoke(revoked.id)
     assert "revoked" in ingest_contribution(store, redis_db, queued, never)["reason"]
-    assert all(board.status(c)["status"] == "failed" for c in (deep, tar, again, queued))
+    assert all(board.status(c)["status"] == "failed" for c in (deep, tar, queued))
     assert board.pending(live.id) == 0
+    assert board.finish(again, reason="a dead letter the operator gave up on") and board.status(again)["status"] == "failed"
+    assert not redis_db.exists(PREFIX + again + ":body")
 
 
 def in_one_window(period: int, send):

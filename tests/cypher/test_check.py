@@ -53,3 +53,16 @@ def test_procedures_and_functions_missing_from_community_with_apoc_are_flagged(t
     assert any(line == 1 and "gds.pageRank.stream" in m for line, m in errors), errors
     assert any(line == 2 and "no.such.fn" in m for line, m in errors), errors
     assert not any("apoc.text.join" in m for _, m in errors), errors
+
+
+def test_findings_are_cached_by_text_so_an_edited_file_is_parsed_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    f = tmp_path / "edited.cypher"
+    f.write_text("MATCH (s:Screen {id: $id})\nRETURN s.title\n")
+    assert check([f]).errors == []
+    cached = list((tmp_path / "cache" / "appmem" / "cypher-check").glob("*.json"))
+    assert len(cached) == 1 and json.loads(cached[0].read_text()) == []
+    f.write_text("MATCH (s:Screen {id: $id})\nRETRUN s.title\n")
+    first = check([f]).errors[0]
+    assert first.line == 2 and "Invalid input 'RETRUN'" in first.message, first
+    assert check([f]).errors and len(list(cached[0].parent.glob("*.json"))) == 2

@@ -1,6 +1,6 @@
 """Contributions against real Celery ingest workers: a key purged while its contribution is being ingested
 leaves nothing and stays failed; a contribution whose whole worker was killed is ingested by the next worker
-(workers/ingest_owner.py), within the redelivery limit.
+(workers/ingest_owner.py), within the redelivery limit, and held dead past it.
 
 The waits bound what the product bounds: a worker taking a queued contribution, the next worker taking over one
 whose owner died (its lease, LEASE_TTL_S, then a reaper round, REAP_EVERY_S). The length of an ingest is the
@@ -129,13 +129,14 @@ def test_a_contribution_whose_worker_was_killed_is_ingested_by_the_next_one_with
     assert board.status(cid)["report"]["graph_trace_id"] == trace
     assert len(store.read("explore_progress", trace_id=trace)[0]["chunks"]) == board.status(cid)["report"]["chunks"]
     assert redis_client.hget(PREFIX + cid, "deliveries") == "2"
-    # one whose worker dies on its last allowed delivery is given up: failed, never left pending
+    # one whose worker dies on its last allowed delivery is held dead with its body, never left pending
     spent_key, spent = contribute(settings, redis_client, body, "worker-killed-again")
     wait(lambda: redis_client.exists(owner_key(spent)), WORKER_START_S, "a worker takes the second contribution")
     second.kill(0)
     redis_client.hset(PREFIX + spent, "deliveries", MAX_DELIVERIES)
     workers()
     wait(lambda: board.status(spent)["status"] != "pending", TAKEOVER_S, "the second contribution ends")
-    assert board.status(spent)["status"] == "failed" and "given up" in board.status(spent)["reason"]
+    assert board.status(spent)["status"] == "dead" and "deliveries" in board.status(spent)["reason"]
+    assert redis_client.exists(PREFIX + spent + ":body")
     for key in (key_id, spent_key):
         purge_contributor(store, redis_client, key, settings.trust_quorum)
