@@ -14,10 +14,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from appmem.generations import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX
+
 PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
-PLAN_PREFIX = "appmem:plan:"
-PLAN_INDEX = "appmem:plans:index"  # "<bytes> <key>" of every plan kept, oldest first
-PLAN_BYTES = "appmem:plans:bytes"  # what the listed plans take
 
 # keep: one plan stored and listed, then the oldest dropped until the plans fit the budget
 _KEEP = """

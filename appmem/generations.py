@@ -16,6 +16,23 @@ if TYPE_CHECKING:  # the one-shot CLI holds no Redis client: it does not import 
 
 PREFIX = "appmem:generation:"
 ALL = "*"
+# the plans kept in Redis under keys that name generations (agent/plancache.py)
+PLAN_PREFIX = "appmem:plan:"
+PLAN_INDEX = "appmem:plans:index"  # "<bytes> <key>" of every plan kept, oldest first
+PLAN_BYTES = "appmem:plans:bytes"  # what the listed plans take
+DROP_BATCH = 1000  # plans dropped per script call (Redis serves nobody else while one runs)
+
+# drop: up to ARGV[1] of the listed plans deleted and unlisted, their bytes uncounted; how many are left
+_DROP = """
+for _ = 1, tonumber(ARGV[1]) do
+  local oldest = redis.call('LPOP', KEYS[1])
+  if not oldest then break end
+  local space = string.find(oldest, ' ', 1, true)
+  redis.call('DEL', string.sub(oldest, space + 1))
+  redis.call('DECRBY', KEYS[2], tonumber(string.sub(oldest, 1, space - 1)))
+end
+return redis.call('LLEN', KEYS[1])
+"""
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +42,13 @@ def bump(r: redis.Redis, packages: Iterable[str]) -> None:
     for package in {*packages, ALL}:
         pipe.incr(PREFIX + package)
     pipe.execute()
+
+
+def drop_plans(r: redis.Redis) -> None:
+    """Delete every plan kept in Redis, as agent/plancache.py lists them (a purge: a plan kept under an older
+    generation is never served, but it may show what the purged key backed until it expires)."""
+    while r.eval(_DROP, 2, PLAN_INDEX, PLAN_BYTES, DROP_BATCH):
+        pass
 
 
 def counters(r: redis.Redis, packages: Iterable[str] = ()) -> list[tuple[str, str]]:

@@ -51,7 +51,7 @@ def contribute(store, run: dict, contributor: str, quorum: int) -> None:
     _, imported = ingest_run(store, RunTrace.model_validate(run), contributor, 200, quorum)
     if imported.task is not None:
         store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
-    count_votes(store, imported.trace, contributor, 1.0, quorum)
+    count_votes(store, imported.trace, contributor, quorum)
 
 
 def timed(call) -> float:

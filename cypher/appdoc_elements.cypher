@@ -2,7 +2,8 @@
 // opens (screens other than its own) and how often that was seen: the app document. Only what the
 // trust predicate admits (cypher/__init__.py): one key's screens, elements and edges reach no document.
 MATCH (s:Screen {package: $package})-[:HAS_ELEMENT]->(e:Element)
-WHERE ($version IN coalesce(s.versions, []) OR s.app_version = $version) AND trusted(s) AND trusted(e)
+WHERE ($version IN coalesce(s.versions, []) + coalesce(s.agreed_versions, []) OR s.app_version = $version)
+  AND trusted(s) AND trusted(e)
 OPTIONAL MATCH (s)-[t:TRANSITION {element_id: e.id}]->(d:Screen)
 WHERE d.id <> s.id AND trusted(t) AND trusted(d)
 RETURN s.id AS screen_id, s.title AS title, s.summary AS summary, e.id AS element_id, e.label AS label,

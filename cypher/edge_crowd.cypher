@@ -8,6 +8,8 @@
 // public never sees them) and per tenant in `tenant_counts` ("TENANT/ successes failures", one per key);
 // a tenant's shared voice (`shared` votes, ingest/tenants.py) is one public voice whose raw counts are
 // already its keys'.
+// `agreed_versions`: the versions (claims "KEY version": merge_transitions) that $quorum public contributors
+// saw the edge in, which count beside the `versions` crawls and imports saw (refresh_stale).
 UNWIND $rows AS r
 MATCH (:Screen {id: r.source})-[t:TRANSITION {key: r.key}]->(:Screen {id: r.target})
 MATCH (w:Vote {edge: r.key})
@@ -18,6 +20,12 @@ WITH t, sum(CASE WHEN public THEN w.weight * toFloat(w.successes) / (w.successes
      count(DISTINCT CASE WHEN public THEN w.contributor END) AS voters,
      [x IN collect(CASE WHEN NOT public THEN split(w.contributor, '/')[0] + '/ ' + toString(w.successes) + ' '
                                            + toString(w.failures) END) WHERE x IS NOT NULL] AS private
+WITH t, ws, wf, cs, cf, voters, private,
+     [c IN coalesce(t.crowd_versions, []) WHERE NOT split(c, ' ')[0] CONTAINS '/'
+      | substring(c, size(split(c, ' ')[0]) + 1)] AS claimed
 SET t.crowd_successes = ws, t.crowd_failures = wf, t.contributed_successes = cs, t.contributed_failures = cf,
-    t.contributors = voters, t.crowd_trusted = voters >= $quorum, t.tenant_counts = private
+    t.contributors = voters, t.crowd_trusted = voters >= $quorum, t.tenant_counts = private,
+    t.agreed_versions = reduce(out = [], v IN claimed |
+                               CASE WHEN v IN out OR size([w IN claimed WHERE w = v]) < $quorum THEN out
+                                    ELSE out + v END)
 RETURN count(t) AS edges

@@ -6,19 +6,27 @@
 // a crowd-only screen (a purge deletes one that has none left). A HAS_SCREEN link keeps the same
 // provenance: one only contributions made (a foreign app's screen their dumps showed, under an App
 // node they created) goes with its last contributor (purge_crowd_app_screens).
+// A contribution never changes `versions`, `first_seen` or `last_seen`: the version it reports is its
+// claim "KEY version" in `crowd_versions`, counted once a quorum agrees (crowd_trust_screens'
+// `agreed_versions`); its times are its sender's word.
 UNWIND $rows AS r
 MATCH (a:App {id: r.app_id})
 MERGE (s:Screen {id: r.id})
 ON CREATE SET s.package = r.package, s.app_version = r.app_version, s.activity = r.activity,
-              s.signature = r.signature, s.first_seen = datetime(r.seen), s.last_seen = datetime(r.seen),
-              s.versions = [], s.title = r.title, s.crowd_only = NOT r.trusted
+              s.signature = r.signature, s.versions = [], s.title = r.title, s.crowd_only = NOT r.trusted
+WITH a, s, r, r.contributor + ' ' + r.version AS claim
 SET s.title = CASE WHEN r.trusted THEN r.title ELSE s.title END,
     s.crowd_only = coalesce(s.crowd_only, false) AND NOT r.trusted,
     s.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(s.crowd_keys, []) THEN coalesce(s.crowd_keys, [])
                      ELSE coalesce(s.crowd_keys, []) + r.contributor END,
-    s.versions = CASE WHEN r.version = '' OR r.version IN s.versions THEN s.versions ELSE s.versions + r.version END,
-    s.first_seen = CASE WHEN datetime(r.seen) < s.first_seen THEN datetime(r.seen) ELSE s.first_seen END,
-    s.last_seen = CASE WHEN datetime(r.seen) > s.last_seen THEN datetime(r.seen) ELSE s.last_seen END
+    s.versions = CASE WHEN NOT r.trusted OR r.version = '' OR r.version IN s.versions THEN s.versions
+                      ELSE s.versions + r.version END,
+    s.crowd_versions = CASE WHEN r.trusted OR r.version = '' OR claim IN coalesce(s.crowd_versions, [])
+                            THEN s.crowd_versions ELSE coalesce(s.crowd_versions, []) + claim END,
+    s.first_seen = CASE WHEN r.trusted AND (s.first_seen IS NULL OR datetime(r.seen) < s.first_seen)
+                        THEN datetime(r.seen) ELSE s.first_seen END,
+    s.last_seen = CASE WHEN r.trusted AND (s.last_seen IS NULL OR datetime(r.seen) > s.last_seen)
+                       THEN datetime(r.seen) ELSE s.last_seen END
 MERGE (a)-[h:HAS_SCREEN]->(s)
 ON CREATE SET h.crowd_only = NOT r.trusted
 SET h.crowd_only = coalesce(h.crowd_only, false) AND NOT r.trusted,

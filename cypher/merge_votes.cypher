@@ -1,11 +1,8 @@
-// merge_votes: per-contributor counts on UTG edges, once per contributed trace (the
-// Trace's `voted` flag makes a repeated delivery a no-op). A Vote holds one
-// contributor's successes and failures on one edge; `weight` is its trust
-// (corrections weigh more than runs). Returns the votes written.
-MATCH (tr:Trace {id: $trace_id})
-WHERE tr.voted IS NULL
-SET tr.voted = true, tr.contributor = $contributor
-WITH tr
+// merge_votes: per-contributor counts on UTG edges, written with each chunk of a contributed trace in
+// the chunk's own transaction (graph/store.py write_chunk: a chunk is written once, so is its vote). A
+// Vote holds exactly what one contributor's chunks added to one edge's successes and failures, so a
+// purge subtracts exactly that (purge_edge_counts); `weight` is its trust (corrections weigh more than
+// runs; the first trace's). Returns the votes written.
 UNWIND $rows AS r
 MERGE (v:Vote {id: r.id})
 ON CREATE SET v.edge = r.key, v.contributor = $contributor, v.successes = 0, v.failures = 0, v.weight = $weight

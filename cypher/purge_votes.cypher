@@ -1,4 +1,5 @@
-// purge_votes: delete one contributor's votes (after purge_edge_counts took them off the edges).
+// purge_votes: delete one contributor's votes, in the transaction of purge_edge_counts, which took them
+// off the edges (ingest/purge.py): a purge run again finds none to subtract twice.
 MATCH (v:Vote {contributor: $contributor})
 DETACH DELETE v
 RETURN count(*) AS deleted

@@ -15,5 +15,5 @@ RETURN k.id AS id, k.description AS description, k.package AS package, k.source 
                       label: e.label, text: st.text, content_desc: st.content_desc,
                       locators: st.locators,
                       screen_id: s.id, package: s.package, app_version: s.app_version, signature: s.signature,
-                      versions: coalesce(s.versions, [])})
+                      versions: coalesce(s.versions, []) + coalesce(s.agreed_versions, [])})
         WHERE x.element_id IS NOT NULL] AS steps

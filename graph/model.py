@@ -105,6 +105,7 @@ class Trace:
     steps: list[Step] = field(default_factory=list)
     version_code: int | None = None  # the device-reported versionCode, when known (orders versions)
     contributor: str = ""  # the API key id of a contribution; "" for a crawl, an import or one's own run
+    weight: float = 1.0  # a contribution's voice on the edges it counts (graph/votes.py: a correction weighs more)
     # the steps in the order they happened, when `steps` are not (a DroidBot UTG lists each distinct event once):
     # what graph/follows.py counts order-2 outcomes over
     history: list[Step] = field(default_factory=list)

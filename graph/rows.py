@@ -56,6 +56,13 @@ def transition_row(t: Transition, version: str) -> dict:
             "first_seen": t.first_seen, "last_seen": t.last_seen, "device": t.devices[0], "version": version}
 
 
+def vote_rows(contributor: str, transitions: list[dict]) -> list[dict]:
+    """merge_votes rows from a chunk's transition rows (key, successes, failures): one Vote per edge and
+    contributor (graph/votes.py), whatever trace and chunk adds to it."""
+    return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "successes": t["successes"],
+             "failures": t["failures"]} for t in transitions]
+
+
 def chunk_steps(trace: Trace, size: int) -> list[list[Step]]:
     """Split a trace's steps into chunks; a trace with no steps is one empty chunk."""
     if not trace.steps:
@@ -220,8 +227,9 @@ class _Chunk:
     def rows(self, first: bool) -> ChunkRows:
         trace = self.trace
         own = app_id(trace.package, trace.app_version)
+        # a contribution's versionCode is its sender's word: it never reorders the versions crawls saw (refresh_stale)
         apps = {**self.apps, own: {"id": own, "package": trace.package, "version": trace.app_version,
-                                   "version_code": trace.version_code}}
+                                   "version_code": trace.version_code if self.trusted else None}}
         return ChunkRows(
             apps=list(apps.values()), screens=list(self.screen_rows.values()), states=self.state_rows,
             elements=list(self.element_rows.values()),

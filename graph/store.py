@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import neo4j
 from neo4j.exceptions import ConstraintError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError as NeoTransient
@@ -19,7 +19,7 @@ from appmem import cypher
 from appmem.errors import Conflict, GraphError, TransientError
 from appmem.formats.ui import Bounds
 from appmem.graph.model import Element, Task, Trace
-from appmem.graph.rows import ChunkRows, app_id
+from appmem.graph.rows import ChunkRows, app_id, vote_rows
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,25 @@ class Viewer:
 
 
 PUBLIC = Viewer()
+T = TypeVar("T")
+
+
+class Transaction:
+    """Named statements run in one open write transaction (`GraphStore.atomic`): a step of several statements
+    that commits whole or not at all. Reads and writes as a GraphStore does, so the functions that take a
+    store take it too."""
+
+    def __init__(self, tx: neo4j.ManagedTransaction, viewer: Viewer):
+        self.tx, self.viewer = tx, viewer
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return self.write(name, **params)
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        query = cypher.load(name)
+        if "$viewer" in query:
+            params = {"viewer": self.viewer.prefix, "viewer_quorum": self.viewer.quorum, **params}
+        return [r.data() for r in self.tx.run(query, params)]
 
 
 class GraphStore:
@@ -101,6 +120,13 @@ class GraphStore:
                     return session.execute_read(work)
                 return session.execute_write(work)
 
+    def atomic(self, what: str, work: Callable[[Transaction], T]) -> T:
+        """`work(tx)` in one write transaction: every statement it runs commits together, or none does
+        (`what` names it in errors). `work` may be run again by the driver's retry: it must only write."""
+        with translated_errors(what):
+            with self.driver.session(database=self.database) as session:
+                return session.execute_write(lambda tx: work(Transaction(tx, self.viewer)))
+
     def run_text(self, query: str, **params: Any) -> None:
         """One statement of a multi-statement file (`cypher.statements`), written."""
         with translated_errors("graph statement"):
@@ -121,8 +147,11 @@ class GraphStore:
                 session.run(cypher.load("all_packages")).consume()
 
     # -- traces ----------------------------------------------------------------------------
-    def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows) -> ChunkResult:
-        """Write one chunk of a trace atomically; a chunk already written is skipped."""
+    def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows, quorum: int = 3) -> ChunkResult:
+        """Write one chunk of a trace atomically; a chunk already written is skipped. A contribution's chunk
+        also records its contributor's votes on the edges it counted, folded onto them (`quorum`:
+        APPMEM_TRUST_QUORUM), in the same transaction: whatever befalls the rest of the contribution, a purge
+        finds every count it added."""
 
         def work(tx: neo4j.ManagedTransaction) -> bool:
             if tx.run(cypher.load("chunk_seen"), trace_id=trace.id, chunk=chunk).single()["seen"]:
@@ -136,6 +165,10 @@ class GraphStore:
             for name, batch_rows in rows.batches():
                 for i in range(0, len(batch_rows), BATCH):
                     tx.run(cypher.load(name), rows=batch_rows[i:i + BATCH], trace_id=trace.id).consume()
+            if trace.contributor and rows.transitions:
+                tx.run(cypher.load("merge_votes"), contributor=trace.contributor, weight=trace.weight,
+                       rows=vote_rows(trace.contributor, rows.transitions)).consume()
+                tx.run(cypher.load("edge_crowd"), rows=rows.transitions, quorum=quorum).consume()
             tx.run(cypher.load("refresh_stale"), package=trace.package).consume()
             tx.run(cypher.load("mark_chunk"), trace_id=trace.id, chunk=chunk).consume()
             return True

@@ -15,7 +15,10 @@ traces move, the alias is recorded): `stats` shows one row per real version.
 
 A contribution's device reports a version too, but one key must not re-version
 what imports recorded: its claim is kept, and a quorum of contributors names the
-version (graph/version_claims.py).
+version (graph/version_claims.py). An alias a contribution used is never recorded
+on a version (its next contribution under it is matched by its screens again), and
+the version it saw a screen or an edge in is a claim beside the `versions` crawls
+and imports saw (cypher/merge_screens.cypher, merge_transitions.cypher).
 """
 from __future__ import annotations
 
@@ -61,7 +64,8 @@ def resolve_version(store: GraphStore, trace: Trace, quorum: int) -> Trace:
     known = [r for r in rows if not is_alias(r["version"]) and (r["trusted"] or trace.contributor)]
     best = best_match(known, own)
     if best is not None:
-        store.write("version_add_alias", package=trace.package, version=best["version"], alias=trace.app_version)
+        if not trace.contributor:  # a contribution's alias is its word: matched by its screens each time
+            store.write("version_add_alias", package=trace.package, version=best["version"], alias=trace.app_version)
         return replace(trace, app_version=best["version"], version_code=best["version_code"])
     crowd = best_match([r for r in rows if not r["trusted"] and not is_alias(r["version"])], own)
     if crowd is None or trace.contributor:

@@ -56,11 +56,3 @@ def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[s
 def crowd_reliability(edge: Mapping[str, Any]) -> float:
     """appmem.graph.model.reliability over contributor-weighted counts (docs/concepts.md: "Outcomes and reliability")."""
     return reliability(*weighted_counts(edge))
-
-
-def vote_rows(trace_id: str, contributor: str, transitions: list[dict]) -> list[dict]:
-    """merge_votes rows from a chunk's transition rows (key, source, target, successes, failures)."""
-    from appmem.formats.ui import stable_id
-
-    return [{"id": stable_id("vote", t["key"], contributor), "key": t["key"], "source": t["source"],
-             "target": t["target"], "successes": t["successes"], "failures": t["failures"]} for t in transitions]

@@ -4,9 +4,9 @@ The API validates and scrubs a contribution, parks its body in Redis under a
 new id, sets its status `pending` and queues the Celery task
 `appmem.ingest_contribution` with the id. The task (`ingest_contribution`
 here) writes it into the graph like any import, as observations only (merges
-add counts, nothing is deleted or overwritten), then records the
-contributor's votes on the edges it touched (graph/votes.py), and sets the
-status `done` with a report or `failed` with a reason. A body is kept until its
+add counts, nothing is deleted or overwritten), each chunk with the
+contributor's votes on the edges it touched (graph/votes.py) in its own
+transaction, and sets the status `done` with a report or `failed` with a reason. A body is kept until its
 contribution is done, failed for what it holds, or purged: one the memory could
 not ingest (its stores stayed away through the retries, a worker kept dying on
 it, an internal error) is held `dead` with its body, for the operator to queue
@@ -49,9 +49,8 @@ from appmem.errors import AppmemError, InputFormatError, TransientError
 from appmem.contract.run import RunTrace
 from appmem.graph.model import Trace
 from appmem.graph.follows import follow_rows
-from appmem.graph.rows import build_rows
 from appmem.graph.store import GraphStore
-from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd, vote_rows
+from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd
 from appmem.ingest.pipeline import ingest_trace, scrub_trace
 from appmem.formats.privacy import scrub_text
 from appmem.formats.ui import clean_text, view_text
@@ -276,23 +275,19 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
         run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
-        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum, check)
+        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum, check, weight)
         trace = imported.trace
         if imported.task is not None:
             store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
-    count_votes(store, trace, contributor, weight, quorum)
+    count_votes(store, trace, contributor, quorum)
     check()
     return {**report, "graph_trace_id": trace.id, "package": trace.package}
 
 
-def count_votes(store: GraphStore, trace: Trace, contributor: str, weight: float, quorum: int) -> None:
-    """The contributor's votes on the edges of its ingested `trace`, folded onto them (each key once; an
-    edge only contributions report is trusted at `quorum` keys), then its screens and elements judged."""
+def count_votes(store: GraphStore, trace: Trace, contributor: str, quorum: int) -> None:
+    """After the contributor's ingested `trace` (whose chunks recorded its votes on the edges: graph/store.py
+    write_chunk): its voice on order-2 outcomes, then its screens and elements judged (an edge, screen or
+    element only contributions report is trusted at `quorum` keys)."""
     clean = scrub_trace(trace)
-    rows = build_rows(clean, clean.steps, list(clean.states.values())).transitions
-    votes = store.write("merge_votes", trace_id=trace.id, contributor=contributor, weight=weight,
-                        rows=vote_rows(trace.id, contributor, rows))
-    if votes and votes[0]["votes"]:
-        store.write("edge_crowd", rows=rows, quorum=quorum)
     store.write("follow_votes", rows=follow_rows(clean, clean.steps, {}), contributor=contributor, quorum=quorum)
     judge_crowd(store, [trace.package], quorum)

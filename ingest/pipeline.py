@@ -73,7 +73,7 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     report = IngestReport(trace.id, trace.package, chunks=len(chunks))
     sent = Sent()
     for index, steps in enumerate(chunks):
-        report.results.append(write_chunk(store, clean, index, steps, sent))
+        report.results.append(write_chunk(store, clean, index, steps, sent, quorum))
         if progress:
             progress(index + 1, len(chunks))
     settle_version(store, clean, trace.app_version, quorum)  # an import of unknown version joins the device's
@@ -85,14 +85,15 @@ def ingest_trace(store: GraphStore, trace: Trace, chunk_size: int, progress: Pro
     return report
 
 
-def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step], sent: Sent | None = None) -> ChunkResult:
+def write_chunk(store: GraphStore, trace: Trace, index: int, steps: list[Step], sent: Sent | None = None,
+                quorum: int = 3) -> ChunkResult:
     """Write chunk `index` of an already scrubbed trace (its `steps`, the states they
     touch). Pass the same `sent` to consecutive chunks of one load so element rows are
-    sent, and element texts counted, once."""
+    sent, and element texts counted, once; a contribution's votes are folded at `quorum`."""
     rows = build_rows(trace, steps, chunk_states(trace, steps, first=index == 0), sent, first=index == 0)
     if sent is not None:
         sent.add(rows)
-    return store.write_chunk(trace, index, rows)
+    return store.write_chunk(trace, index, rows, quorum)
 
 
 def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int:

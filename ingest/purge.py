@@ -1,27 +1,41 @@
 """Remove a contributor: every observation its key contributed, then the key itself.
 
     revoke the key (its queued contributions are dropped by the worker from now on)
-    → its parked bodies and pending contributions (Redis)
-    → its votes, taken off the edges' counts first; the crowd counts folded again;
-      its voice on order-2 outcomes (graph/follows.py), and the pairs only it reported
-    → its traces and the states only they saw; its tasks (and their vectors)
+    → its parked bodies and pending contributions; the reports of its contributions (Redis)
+    → its votes, taken off the edges' counts (and its device pseudonyms off their lists), the crowd
+      counts folded again
+    → its voice on order-2 outcomes (graph/follows.py), and the pairs only it reported
+    → its traces and the states only they saw; its tasks
     → its run outcomes of stored tasks (and those of its tasks), the tasks' counts recounted
     → the element text variants and element-to-element LEADS_TO observations it
       added (kept under its key id by merge_element_texts / merge_leads_to)
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
-    → screens, elements, edges and app-to-screen links that only contributions
-      reported and no other contributor backs (their vectors too), then the apps
-      left with nothing
+    → its voice on screens, elements, edges and app-to-screen links, and its version claims, judged
+      again (staleness too)
+    → those that only contributions reported and no other contributor backs, then the apps left with nothing
+    → the vectors of what went and of what is no longer trusted; the plans kept in Redis
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
+
+A purge cannot half-happen. Each step above is one transaction that finds its
+work in the graph (what is still under the key), so a purge stopped anywhere and
+run again redoes only what was not done and subtracts nothing twice. What a step
+deletes that has vectors (tasks, elements, screens) and what later steps need
+once the traces are gone (the key's devices and apps) are written to the key's
+journal (a `PurgeJournal` node) in the same transaction: the vectors to delete
+are found there and in the graph, never from what is left. The journal goes
+once the vectors are deleted; a purge by a process that may not write them
+keeps it for the next.
+
 Purges of one key run one at a time (a Redis lock): a worker that finds its
 contribution purged while it ingests it runs the purge again once it has stopped
 writing (ingest/contributions.py), after the one under way.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -29,84 +43,156 @@ import redis
 from appmem import generations
 from appmem.errors import TransientError
 from appmem.keys import KeyStore
-from appmem.graph.store import GraphStore
+from appmem.graph.store import GraphStore, Transaction
 from appmem.graph.version_claims import rejudge_after_purge
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.contributions import PENDING, PREFIX, PURGED, Contributions
 
 
 LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it
+AfterStep = Callable[[str], None]  # called with a step's name once it committed
 
 
-def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None) -> dict[str, Any]:
-    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them."""
+def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None,
+                      after_step: AfterStep | None = None) -> dict[str, Any]:
+    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them;
+    `after_step(name)` is called after each step commits (a test stops the purge there)."""
     try:
         with r.lock(PREFIX + "purge:" + key_id, timeout=LOCK_S, blocking_timeout=LOCK_S):
-            return _purge(store, r, key_id, quorum, vectors)
+            return _purge(store, r, key_id, quorum, vectors, after_step)
     except redis.exceptions.LockError:
         raise TransientError(f"another purge of key {key_id} held its lock for {LOCK_S} s") from None
 
 
-def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors) -> dict[str, Any]:
+def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors,
+           after_step: AfterStep | None) -> dict[str, Any]:
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    report.update(purge_observations(store, r, key.contributor, quorum, vectors))
+    report.update(purge_observations(store, r, key.contributor, quorum, vectors, after_step))
     return report
 
 
-def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quorum: int, vectors) -> dict[str, Any]:
+def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quorum: int, vectors,
+                       after_step: AfterStep | None = None) -> dict[str, Any]:
     """Take back every observation the graph keeps under `contributor` (a key's contributor id, or a tenant's
     shared voice: ingest/tenants.py), with their vectors; the apps' cached plans dropped."""
-    report: dict[str, Any] = {}
+    steps = _Steps(store, contributor, after_step)
     own = store.read("purge_devices", contributor=contributor)[0]
-    edges = store.write("purge_edge_counts", contributor=contributor, devices=own["devices"])
-    report["votes"] = store.write("purge_votes", contributor=contributor)[0]["deleted"]
-    if edges:
-        store.write("purge_edge_reset", keys=[e["key"] for e in edges])
-        store.write("edge_crowd", rows=edges, quorum=quorum)
-    report["follows_deleted"] = store.write("purge_follows", contributor=contributor, quorum=quorum)[0]["deleted"]
-    traces = store.write("purge_traces", contributor=contributor)
+    backed = [row["package"] for row in store.read("contributor_packages", contributor=contributor)]
+    journal = steps.run("journal", lambda tx: _journal(tx, contributor, own["devices"], own["packages"] + backed))
+    packages = journal["packages"]
+    report: dict[str, Any] = {}
+    report.update(steps.run("votes", lambda tx: _take_votes(tx, contributor, journal["devices"], quorum)))
+    report["follows_deleted"] = steps.run("follows", lambda tx: tx.write(
+        "purge_follows", contributor=contributor, quorum=quorum)[0]["deleted"])
+    traces = steps.run("traces", lambda tx: tx.write("purge_traces", contributor=contributor))
     report["traces"] = traces[0]["traces"] if traces else 0
     report["states"] = traces[0]["states"] if traces else 0
-    tasks = store.write("purge_tasks", contributor=contributor)[0]["ids"]
-    store.write("task_crowd_all", quorum=quorum)
-    runs = store.write("task_run_purge", contributor=contributor, tasks=tasks)[0]
-    if runs["ids"]:
-        store.write("task_run_counts", ids=runs["ids"], quorum=quorum)
-    report["task_runs"] = runs["deleted"]
-    report["elements_texts_restored"] = store.write("purge_element_texts", contributor=contributor)[0]["elements"]
-    report["leads_to_deleted"] = store.write("purge_leads_to", contributor=contributor)[0]["deleted"]
-    report["versions_judged"] = rejudge_after_purge(store, contributor, quorum)  # its reported versions, taken back
-    packages = sorted(set(own["packages"]) | {r["package"] for r in store.read("contributor_packages",
-                                                                               contributor=contributor)})
-    store.write("purge_crowd_keys", contributor=contributor)
-    judge_crowd(store, packages, quorum)  # fewer contributors: what they alone backed is held out again
-    report["edges"] = store.write("purge_crowd_edges")[0]["deleted"]
-    elements = store.write("purge_crowd_elements")[0]["ids"]
-    screens = store.write("purge_crowd_screens")[0]["ids"]
-    store.write("purge_crowd_app_screens")
-    report["apps"] = store.write("purge_orphan_apps")[0]["deleted"]
-    report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
-    if vectors is not None:
-        vectors.delete("tasks", tasks)
-        vectors.delete("elements", elements)
-        vectors.delete_screens("screens", screens)
-        report["vectors"] = "deleted"
-    else:
-        report["vectors"] = ("not touched: another process owns the local vector store (summarize, the ingest "
-                             "worker); purge again when it is free")
+    report.update(steps.run("tasks", lambda tx: _take_tasks(tx, contributor, quorum)))
+    report["elements_texts_restored"] = steps.run("texts", lambda tx: tx.write(
+        "purge_element_texts", contributor=contributor)[0]["elements"])
+    report["leads_to_deleted"] = steps.run("leads_to", lambda tx: tx.write(
+        "purge_leads_to", contributor=contributor)[0]["deleted"])
+    report["versions_judged"] = steps.run("versions", lambda tx: rejudge_after_purge(tx, contributor, quorum))
+    steps.run("voices", lambda tx: _take_voices(tx, contributor, packages, quorum))
+    report.update(steps.run("unbacked", lambda tx: _delete_unbacked(tx, contributor)))
+    report["vectors"] = _delete_vectors(store, steps, contributor, packages, vectors)
     generations.bump(r, packages)  # plans cached by every server process are stale now
+    generations.drop_plans(r)  # and the plans kept in Redis (which may show what the key backed) go
     return report
+
+
+class _Steps:
+    """The purge's steps, each one transaction (graph/store.py `atomic`) that finds its own work in the graph:
+    run again after a stop, a step redoes only what is left."""
+
+    def __init__(self, store: GraphStore, contributor: str, after_step: AfterStep | None):
+        self.store, self.contributor, self.after_step = store, contributor, after_step
+
+    def run(self, name: str, work: Callable[[Transaction], Any]) -> Any:
+        done = self.store.atomic(f"purge of {self.contributor}: step {name!r}", work)
+        if self.after_step is not None:
+            self.after_step(name)
+        return done
+
+
+def _journal(tx: Transaction, contributor: str, devices: list[str] = (), packages: list[str] = (),
+             **deleted: list[str]) -> dict[str, list[str]]:
+    """The key's journal with these entries added (the key's devices and apps, ids deleted: tasks, elements,
+    screens); what it holds now."""
+    lists = {"devices": devices, "packages": packages, "tasks": [], "elements": [], "screens": [], **deleted}
+    return tx.write("purge_journal", contributor=contributor, **{k: sorted(set(v)) for k, v in lists.items()})[0]
+
+
+def _take_votes(tx: Transaction, contributor: str, devices: list[str], quorum: int) -> dict[str, int]:
+    """The key's votes taken off the edges' counts and deleted in one go (a second run finds none), the edges'
+    crowd counts folded again."""
+    edges = tx.write("purge_edge_counts", contributor=contributor, devices=devices)
+    deleted = tx.write("purge_votes", contributor=contributor)[0]["deleted"]
+    if edges:
+        tx.write("purge_edge_reset", keys=[e["key"] for e in edges])
+        tx.write("edge_crowd", rows=edges, quorum=quorum)
+    return {"votes": deleted, "edge_counts_restored": len(edges)}
+
+
+def _take_tasks(tx: Transaction, contributor: str, quorum: int) -> dict[str, int]:
+    """The key's demonstrations (their ids journaled), its run outcomes and every outcome of a task of the key
+    (one the journal names: deleted by this run or an earlier one), the counts recounted."""
+    ids = tx.write("purge_tasks", contributor=contributor)[0]["ids"]
+    journal = _journal(tx, contributor, tasks=ids)
+    tx.write("task_crowd_all", quorum=quorum)
+    runs = tx.write("task_run_purge", contributor=contributor, tasks=journal["tasks"])[0]
+    if runs["ids"]:
+        tx.write("task_run_counts", ids=runs["ids"], quorum=quorum)
+    return {"tasks": len(ids), "task_runs": runs["deleted"]}
+
+
+def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:
+    """The key off the lists of who reported what only contributions report, and its version claims off
+    screens; its apps judged again (fewer contributors: what they alone backed is held out again, the versions
+    they alone agreed on count no more) and their edges' staleness with them."""
+    tx.write("purge_crowd_keys", contributor=contributor)
+    judge_crowd(tx, packages, quorum)
+    for package in packages:  # the versions a quorum agreed an edge was seen in may be fewer now
+        tx.write("refresh_stale", package=package)
+
+
+def _delete_unbacked(tx: Transaction, contributor: str) -> dict[str, int]:
+    """What only contributions reported and nobody backs any more, the ids of what has vectors journaled."""
+    edges = tx.write("purge_crowd_edges")[0]["deleted"]
+    elements = tx.write("purge_crowd_elements")[0]["ids"]
+    screens = tx.write("purge_crowd_screens")[0]["ids"]
+    tx.write("purge_crowd_app_screens")
+    apps = tx.write("purge_orphan_apps")[0]["deleted"]
+    _journal(tx, contributor, elements=elements, screens=screens)
+    return {"edges": edges, "elements": len(elements), "screens": len(screens), "apps": apps}
+
+
+def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages: list[str], vectors) -> str:
+    """Delete the vectors of what the journal says went (this run or an earlier one) and of what the graph no
+    longer trusts in the key's apps, then the journal; without `vectors`, the journal waits for the next purge."""
+    if vectors is None:
+        return ("not touched: another process owns the local vector store (summarize, the ingest worker); "
+                "purge again when it is free")
+    journal = store.atomic("reading a purge journal", lambda tx: _journal(tx, contributor))
+    held_out = store.read("purge_untrusted_ids", packages=packages)[0]
+    vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
+    vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
+    vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
+    steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
+    return "deleted"
 
 
 def _purge_parked(r: redis.Redis, key_id: str) -> int:
-    """Delete the key's parked bodies; its pending and dead contributions end `failed` (never pending forever)."""
+    """Delete the key's parked bodies and its contributions' reports (their status stays); its pending and dead
+    contributions end `failed` (never pending forever)."""
     board = Contributions(r)
     ids = list(r.smembers(PREFIX + "by:" + key_id))
     for cid in ids:
         if r.hget(PREFIX + cid, "status") in ("pending", "dead"):  # a dead letter, held for a re-queue, too
             board.finish(cid, reason=PURGED)  # an ingest under way sees it and stops
         r.delete(PREFIX + cid + ":body")
+        r.hdel(PREFIX + cid, "report")  # what the key's traces held (trace ids, steps kept out)
     r.delete(PENDING + key_id, PREFIX + "by:" + key_id)
     return len(ids)

@@ -90,15 +90,17 @@ def require_app(store, run: RunTrace) -> None:
 
 
 def ingest_run(store, run: RunTrace, contributor: str, chunk_steps: int, quorum: int,
-               progress=None) -> tuple[dict, RunImport]:
+               progress=None, weight: float = 1.0) -> tuple[dict, RunImport]:
     """Write a run into the graph: its trace, its Task when done, failures on the edges it missed, its
     outcome for the stored task it replayed. `contributor`: the API key id, or "local" (one's own run);
     `quorum`: APPMEM_TRUST_QUORUM; `progress(done, chunks)` after each chunk written (it may raise to
-    stop). Returns the report and what was imported."""
+    stop); `weight`: the contributor's voice on the edges (graph/votes.py). Returns the report and what was
+    imported."""
     from appmem.ingest.pipeline import ingest_tasks, ingest_trace
 
     require_app(store, run)
     imported = run_trace(run, contributor)
+    imported.trace.weight = weight
     report = ingest_trace(store, imported.trace, chunk_steps, progress, quorum).as_dict()
     if imported.task is not None:
         ingest_tasks(store, [imported.task], imported.trace)

@@ -42,6 +42,9 @@ def create_app(settings: Settings) -> Celery:
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
+        # no caller reads a task's result (a contribution's status is its hash in Redis, whose report a purge
+        # deletes; a crawl's is in the graph): kept, the ingest's would hold a purged key's reports for days
+        task_ignore_result=True,
         result_expires=7 * 24 * 3600,
         result_backend_always_retry=True,
         result_backend_max_retries=10,

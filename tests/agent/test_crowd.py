@@ -105,7 +105,7 @@ def test_a_tap_only_contributions_report_lends_no_effect_until_a_quorum_backs_it
                       run.states, run.steps[:1], contributor=key)
         keys.append(key)
         ingest_trace(empty_graph, trace, chunk_size=10, quorum=3)
-        count_votes(empty_graph, trace, key, 1.0, quorum=3)  # as the ingest worker does (ingest/contributions.py)
+        count_votes(empty_graph, trace, key, quorum=3)  # as the ingest worker does (ingest/contributions.py)
 
     keys: list[str] = []
 

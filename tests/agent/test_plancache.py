@@ -49,3 +49,20 @@ def test_a_budget_of_zero_keeps_no_plan(redis_client):
     cache = PlanCache(redis_client, 0)
     cache.put("key", plan(0))
     assert cache.get("key") is None and not list(redis_client.scan_iter(PLAN_PREFIX + "*"))
+
+
+def test_dropping_the_plans_deletes_every_plan_and_its_listing_and_nothing_else(redis_client):
+    """What a purge does (ingest/purge.py): more plans than one script call drops, all gone, the budget's count
+    with them, so later plans are counted from zero."""
+    from appmem import generations
+
+    redis_client.set("appmem:apikey:someone", "a key's record")
+    cache = PlanCache(redis_client, 10 * generations.DROP_BATCH * len(plan(0)))
+    for n in range(generations.DROP_BATCH + 5):
+        cache.put(f"key-{n}", plan(n))
+    generations.drop_plans(redis_client)
+    assert not list(redis_client.scan_iter(PLAN_PREFIX + "*")) and redis_client.llen(PLAN_INDEX) == 0
+    assert int(redis_client.get(PLAN_BYTES) or 0) == 0
+    assert redis_client.get("appmem:apikey:someone") == "a key's record"
+    cache.put("after", plan(0))
+    assert int(redis_client.get(PLAN_BYTES)) == kept_bytes(redis_client)

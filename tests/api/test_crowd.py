@@ -421,6 +421,66 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
             assert api.http.delete(f"/v1/contributors/{backer.id}").status_code == 200
 
 
+class Stopped(Exception):
+    """A purge stopped between two of its steps (as a process killed there would stop it)."""
+
+
+def stop_after(point: str):
+    """A purge's `after_step` that stops it once step `point` committed."""
+    def after(step: str) -> None:
+        if step == point:
+            raise Stopped(step)
+    return after
+
+
+PURGE_STEPS = ("journal", "votes", "follows", "traces", "tasks", "texts", "leads_to", "versions", "voices",
+               "unbacked")
+
+
+def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a_stop(
+        server, twins, memory, keys, redis_db, settings):
+    """A screen (and a control leading to it) that three keys reported, summarised and embedded; two keys
+    purged by a process that may not write the vectors (the ingest worker), the third purged and stopped
+    right after the screen was deleted: its points are still in the vectors, found by nothing in the graph.
+    Run again, the purge deletes them from its journal, and the journals go once purges with the vectors
+    ran; the graph counts are those before. (Before the forged shortcuts' test: a quorum backs one of those,
+    and "tap About" takes it from then on.)"""
+    from appmem.ingest.purge import purge_contributor
+
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
+                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
+    before = counts()
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    step = with_new_button(about, "Platypus quiver")
+    step["after_xml"] = with_new_screen(step["after_xml"], "Echidna carnival")
+    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
+    backers = [keys.create(f"embedded-{n}", "contribute", 1000) for n in range(3)]
+    for n, (_, secret) in enumerate(backers):
+        with ApiClient(server, secret) as api:
+            body = {**run, "task": "tap Platypus quiver", "steps": [step], "started": f"2027-10-0{n + 1}T00:00:00Z"}
+            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
+    assert forged_screen in points()
+    for record, _ in backers[1:]:  # as the ingest worker purges: the vectors are not its to write
+        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
+            "not touched")
+    assert forged_screen in points()
+    last = backers[0][0]
+    with pytest.raises(Stopped):
+        purge_contributor(memory.store, redis_db, last.id, settings.trust_quorum, memory.vectors,
+                          after_step=stop_after("unbacked"))
+    assert not cypher_rows(memory.store, "MATCH (s:Screen {id: $id}) RETURN s.id AS id", id=forged_screen)
+    assert forged_screen in points()  # deleted from the graph, its points left: what a stop here leaves
+    with ApiClient(server, key(keys, "admin", "journal-purger")) as api:
+        for record, _ in backers:
+            assert api.http.delete(f"/v1/contributors/{record.id}").json()["vectors"] == "deleted"
+    assert forged_screen not in points()
+    assert journals() == [] and counts() == before
+
+
 def another_tap(step: dict) -> dict:
     """The step re-written to tap another clickable view of its dump, as the dump shows it: another way."""
     root = etree.fromstring(step["before_xml"].encode())
@@ -666,6 +726,81 @@ def test_a_purge_restores_the_graph_counts_exactly(server, twins, memory, keys, 
         assert api.http.get("/v1/apps").status_code == 401
     unknown = cli(["keys", "purge", "no-such-key", "--json"], stack_env)  # a script reads the error on stdout
     assert unknown.returncode == 2 and "no-such-key" in json.loads(unknown.stdout)["detail"], unknown.stdout
+
+
+def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_counts_exactly(
+        server, twins, memory, keys, redis_db, settings):
+    """A key's runs (a demonstration, an outcome of it, forged shortcuts and failures, a version of its own);
+    its purge stopped after each step in turn (a new key each time), then run again through the API: the
+    graph counts are those before the key existed, and no journal is left (nothing subtracted twice)."""
+    from appmem.ingest.purge import purge_contributor
+
+    fleet, _ = twins
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journal = lambda who: cypher_rows(memory.store, "MATCH (j:PurgeJournal {contributor: $c}) "  # noqa: E731
+                                                    "RETURN j.tasks AS tasks", c=who)
+    run = real_run(twins, memory, "tap About")["run"]
+    plan = memory.plan("tap About", ACRYLIC).model_dump()
+    before = counts()
+    for n, point in enumerate(PURGE_STEPS):
+        record, secret = keys.create(f"stopped-{point}", "contribute", 1000)
+        at = lambda minute: f"2027-08-{n + 1:02d}T00:{minute:02d}:00Z"  # noqa: E731
+        with ApiClient(server, secret) as api:
+            sent = [{**run, "started": at(0)}, {**run, "started": at(1), "app_version": "9.9"}]
+            sent += [{**r, "started": at(2 + i)}
+                     for i, r in enumerate(forged_runs(fleet["twin-0001"], plan, "tap About", at(0), resent=False))]
+            reports = [api.wait_trace(api.contribute(body).trace_id, 60).model_dump() for body in sent]
+            assert {r["status"] for r in reports} == {"done"}, reports
+            replayed = {**run, "started": at(59), "recalled_task": reports[0]["report"]["task"]}
+            assert api.wait_trace(api.contribute(replayed).trace_id, 60).model_dump()["status"] == "done"
+        assert counts() != before
+        with pytest.raises(Stopped):
+            purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum, memory.vectors,
+                              after_step=stop_after(point))
+        assert len(journal(record.contributor)) == 1, point  # stopped: the journal waits for the purge's end
+        with ApiClient(server, key(keys, "admin", "stopped-purger")) as api:
+            r = api.http.delete(f"/v1/contributors/{record.id}")
+        assert r.status_code == 200 and r.json()["vectors"] == "deleted", r.text
+        assert counts() == before, point
+        assert journal(record.contributor) == []
+        # nothing of its reports is left in Redis: not in its contributions' status, nor as a task's result
+        assert all(Contributions(redis_db).status(r["trace_id"])["report"] is None for r in reports)
+        kept = " ".join(redis_db.get(k) or "" for k in redis_db.scan_iter("celery-task-meta-*"))
+        assert not any(r["report"]["graph_trace_id"] in kept for r in reports)
+        assert plan_shape(memory.plan("tap About", ACRYLIC).model_dump()) == plan_shape(plan), point
+
+
+def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(
+        twins, memory, keys, redis_db, settings):
+    """A run ingested chunk by chunk (one step each) that fails after its first chunk: the chunk written
+    carries its votes, so a purge takes its raw counts and its device's pseudonym off every edge."""
+    from appmem.contract.run import RunTrace
+    from appmem.ingest.contributions import pseudonym
+    from appmem.ingest.purge import purge_contributor
+    from appmem.ingest.run import ingest_run
+
+    class Failed(Exception):
+        pass
+
+    def fail_after_one(done: int, _chunks: int) -> None:
+        if done == 1:
+            raise Failed
+
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    devices = lambda: {d for row in memory.store.read("transition_devices", package=ACRYLIC)  # noqa: E731
+                       for d in row["devices"]}
+    before, devices_before = counts(), devices()
+    record, _ = keys.create("failed-mid-ingest", "contribute", 10)
+    run = real_run(twins, memory, "tap About")["run"]
+    tapped = next(s for s in run["steps"] if s["action"] == "tap")  # an edge leaving one of the app's screens
+    device = pseudonym(redis_db, f"{record.contributor}:{run['device']}")  # as the worker names it
+    trace = RunTrace.model_validate({**run, "started": "2027-09-01T00:00:00Z", "device": device,
+                                     "steps": [{**tapped, "index": 0}, {**tapped, "index": 1}]})
+    with pytest.raises(Failed):
+        ingest_run(memory.store, trace, record.contributor, 1, settings.trust_quorum, fail_after_one)
+    assert counts()["observations"] > before["observations"] and device in devices()
+    purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum, memory.vectors)
+    assert counts() == before and devices() == devices_before
 
 
 def test_a_purge_takes_back_the_app_node_a_keys_dump_of_another_apps_screen_made(
