@@ -5,7 +5,8 @@
 only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
 a job that fails for good is marked failed on the job board with its error.
 `ingest_contribution(contribution_id)` ingests one contribution the API parked
-(queue `ingest`; same retry rule), owning it while it runs; a worker consuming
+(queue `ingest`; same retry rule), owning it while it runs (a run's screenshots located by
+agent/pixelruns.py, the OCR models loaded once per worker process); a worker consuming
 `ingest` re-queues contributions whose owner died (workers/ingest_owner.py). One that
 fails for good gets a reason naming the kind of failure, not the error's text (`failure_reason`).
 """
@@ -17,6 +18,7 @@ import logging
 from celery import Task
 from celery.signals import worker_ready
 
+from appmem.agent.pixelruns import PixelFinder
 from appmem.errors import TransientError
 from appmem.ingest import contributions
 from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK
@@ -73,7 +75,7 @@ def ingest_contribution(self, contribution_id: str) -> dict:
     purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum)
     return owned(c.r, c.holder, contribution_id, functools.partial(
         contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
-        settings.trust_quorum, retry=bool(self.request.retries)))
+        settings.trust_quorum, retry=bool(self.request.retries), find=PixelFinder(c.store)))
 
 
 @worker_ready.connect
