@@ -55,8 +55,8 @@ class ReaderOptions:
     times its height from its start; `min_score`: OCR lines below it are dropped; `threads`: ONNX threads
     (0: the cores)."""
 
-    detect_side: int = 960
-    line_ratio: float = 12.0
+    detect_side: int = 640
+    line_ratio: float = 8.0
     min_score: float = 0.5
     threads: int = 0
 
