@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from appmem.agent.appgraph import AppGraph
 from appmem.contract import Plan
-from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, text_views
+from appmem.formats.screenshot import BLOCK_CLASS, normal, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
@@ -132,7 +134,7 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
     known = texts.known(list(lines.values()))
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
-    blocks = [v.bounds for v in state.views if v.class_name == BLOCK_CLASS]
+    blocks = np.array([v.bounds.as_list() for v in state.views if v.class_name == BLOCK_CLASS], dtype=float)
     scored = []
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
@@ -171,16 +173,24 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
     return hits, used
 
 
-def layout(boxes: list[Bounds], blocks: list[Bounds], ratio: float) -> float:
-    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines."""
-    if not boxes:
+def layout(boxes: list[Bounds], blocks: np.ndarray, ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines
+    (`blocks`: their [left, top, right, bottom] rows, the screenshot's pixels)."""
+    if not boxes or not len(blocks):
         return 0.0
-    seen = 0
-    for box in boxes:
-        scaled = Bounds(round(box.left * ratio), round(box.top * ratio), round(box.right * ratio),
-                        round(box.bottom * ratio))
-        seen += any(overlap(scaled, block) >= SAME_BOX for block in blocks)
-    return seen / len(boxes)
+    mine = np.rint(np.array([b.as_list() for b in boxes], dtype=float) * ratio)
+    left = np.maximum(mine[:, None, 0], blocks[None, :, 0])
+    top = np.maximum(mine[:, None, 1], blocks[None, :, 1])
+    right = np.minimum(mine[:, None, 2], blocks[None, :, 2])
+    bottom = np.minimum(mine[:, None, 3], blocks[None, :, 3])
+    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
+    union = areas(mine)[:, None] + areas(blocks)[None, :] - inter
+    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return float((iou >= SAME_BOX).any(axis=1).mean())
+
+
+def areas(boxes: np.ndarray) -> np.ndarray:
+    return (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
 
 
 def covered(parts: list[Bounds], lines: list[View], ratio: float) -> float:

@@ -298,4 +298,5 @@ def same_text(read: str, shown: str, least: float = 0.8) -> bool:
         return False
     if a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))):
         return True
-    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= least
+    matcher = SequenceMatcher(None, a, b, autojunk=False)  # the cheap upper bounds first: most pairs fail them
+    return matcher.real_quick_ratio() >= least and matcher.quick_ratio() >= least and matcher.ratio() >= least
