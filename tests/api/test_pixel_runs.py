@@ -91,13 +91,18 @@ def test_a_shortcut_seen_only_in_screenshots_needs_a_quorum_of_keys(server, memo
     def shortcut() -> list[dict]:
         return [e for e in edges(memory, canvas, eraser) if e["element_id"] not in recorded]
 
-    for n in range(settings.trust_quorum):
-        with ApiClient(server, key(keys, "contribute", f"pixel-witness-{n}")) as api:
+    witnesses = [keys.create(f"pixel-witness-{n}", "contribute", 1000) for n in range(settings.trust_quorum)]
+    for n, (_, secret) in enumerate(witnesses):
+        with ApiClient(server, secret) as api:
             status = api.wait_trace(api.contribute(run).trace_id, 180).model_dump()
         assert status["status"] == "done" and status["report"]["pixel_steps"] == 1, status
         found = shortcut()
         assert len(found) == 1 and found[0]["crowd_only"]
         assert found[0]["crowd_trusted"] == (n + 1 >= settings.trust_quorum) == found[0]["trusted"]
+    # a purge of one witness takes its vote back: short of a quorum again
+    with ApiClient(server, key(keys, "admin")) as api:
+        assert api.http.delete(f"/v1/contributors/{witnesses[0][0].id}").status_code == 200
+    assert all(not e["trusted"] for e in shortcut())
 
 
 def test_a_screenshot_of_no_remembered_screen_or_a_tap_on_nothing_is_kept_out_with_its_reason(
