@@ -2,17 +2,21 @@
 memory's elements in the screenshot's own pixels.
 
 A reading has no classes, ids or structure, only text lines and boxes, so the match is on what memory
-remembers a person would see: each screen's element texts (with the bounds they had) and its title. The
-screenshot is scaled to memory's coordinates by width (`scale`: a 720-wide phone's screenshot reads as
-the 1080-wide device the memory was recorded on; a taller screen shows more below). Every text line of
-the screenshot that reads like a text somewhere in the app (the app's vocabulary) is evidence: a screen
-scores the Jaccard similarity of what it remembers and those lines, a remembered text found where it was
-remembered counting in full, found elsewhere (a list scrolled) counting `place_lost`, and the
-lines inside its elements' extent that matched none of them counting against it (a dialog's
-extent leaves out the screen it is drawn over). The layout adds what text cannot tell (screens with
-little text, one screen in several languages): the share of the screen's element boxes that a block
-of the screenshot outlines, weighted `layout_w`. At least `similar_min` is `similar` (pixels
-never give an `exact` match: no signature can be read from them); below, `unknown`.
+remembers a person would see: each screen's element texts (with the bounds they had) and its title,
+compared by their `shape` (normalised, each digit read as 0: a clock, a count or a date changes, where
+and how it is written does not). The screenshot is scaled to memory's coordinates by width (`scale`: a
+720-wide phone's screenshot reads as the 1080-wide device the memory was recorded on; a taller screen
+shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the
+app's vocabulary) is evidence: a screen scores the Jaccard similarity of what it remembers and those
+lines, a remembered text found where it was remembered counting in full, found elsewhere (a list
+scrolled) counting `place_lost`, and every such line that matched none of its texts counting against
+it (the reader keeps only a dimmed screen's dialog, so what is left is all the screen). The layout adds
+what text cannot tell (screens with little text, one screen in several languages), from the memory's
+remembered bounds: the share of the screen's element boxes that a block of the screenshot outlines,
+weighted `layout_w`, and the share of the screenshot's text lines that lie in one of its element boxes
+(a list's rows hold its lines; a screen whose elements are elsewhere does not explain them), weighted
+`cover_w`. At least `similar_min` is `similar` (pixels never give an `exact` match: no signature can be
+read from them); below, `unknown`.
 """
 from __future__ import annotations
 
@@ -20,9 +24,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from appmem.agent.appgraph import AppGraph
 from appmem.contract import Plan
-from appmem.formats.screenshot import BLOCK_CLASS, normal, overlap, same_text, text_views
+from appmem.formats.screenshot import BLOCK_CLASS, normal, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
@@ -30,6 +36,7 @@ SAME_BOX = 0.6  # intersection over union at which a block outlines an element
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
 CANDIDATES = 5
+PART_MAX = 0.5  # an element box covering more of the screen (a scrolling pane, a root) explains no line
 DP_WIDTH = 360
 DEFAULT_WIDTH = 1080
 
@@ -39,6 +46,7 @@ class PixelMatch:
     """How a reading is weighed against a screen (bench/pixels.py chooses them leave-one-app-out)."""
 
     layout_w: float = 0.5  # how much the layout (element boxes outlined in the picture) adds to the texts' score
+    cover_w: float = 0.5  # how much the share of text lines inside the screen's element boxes adds
     place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
     similar_min: float = 0.2  # the least score that is `similar`
 
@@ -57,22 +65,21 @@ class AppTexts:
     def __init__(self, graph: AppGraph, package: str):
         self.package = package
         self.screens: dict[str, list[Remembered]] = {}
-        self.extents: dict[str, Bounds | None] = {}
         self.boxes: dict[str, list[Bounds]] = {}  # each screen's element boxes, one per place
-        near = NEAR_DP * self.width_of(graph, package) / DP_WIDTH
         for sid, row in graph.screens.items():
             if row.get("package") != package or not row.get("signature"):
                 continue
-            shown = [Remembered(normal(e.text.split("\n", 1)[0]), e.bounds) for e in graph.screen_elements(sid)
+            shown = [Remembered(shape(e.text.split("\n", 1)[0]), e.bounds) for e in graph.screen_elements(sid)
                      if shows(e)]
-            title = normal(row.get("title") or "")
+            title = shape(row.get("title") or "")
             if title and all(r.text != title for r in shown):
                 shown.append(Remembered(title, None))
             self.screens[sid] = shown
-            self.extents[sid] = extent(graph.screen_elements(sid), near)
             self.boxes[sid] = sorted({e.bounds for e in graph.screen_elements(sid) if e.bounds.area},
                                      key=lambda b: b.as_list())
         self.width = self.width_of(graph, package)
+        whole = self.width * max((b.bottom for boxes in self.boxes.values() for b in boxes), default=self.width)
+        self.parts = {sid: [b for b in boxes if b.area <= PART_MAX * whole] for sid, boxes in self.boxes.items()}
 
     @staticmethod
     def width_of(graph: AppGraph, package: str) -> int:
@@ -88,25 +95,22 @@ class AppTexts:
         """Each line of the reading (by view index) → the app's texts it reads as (lines reading none left out)."""
         out = {}
         for line in lines:
-            read = {t for t in self.vocabulary if same_text(line.text, t)}
+            seen = shape(line.text)
+            read = {t for t in self.vocabulary if same_text(seen, t)}
             if read:
                 out[line.index] = read
         return out
+
+
+def shape(text: str) -> str:
+    """A text as compared across OCR and memory: normalised, each digit read as 0."""
+    return "".join("0" if c.isdigit() else c for c in normal(text))
 
 
 def shows(e: Element) -> bool:
     """Whether an element's text tells its screen: not what was typed into a field, not a long text (content)."""
     first = normal(e.text.split("\n", 1)[0])
     return bool(first) and len(first) <= TEXT_MAX and not {"editable", "password"} & set(e.flags)
-
-
-def extent(elements: list[Element], near: float) -> Bounds | None:
-    """Where a screen's elements lie, with a margin (a dialog's box; None when none has a box)."""
-    boxes = [e.bounds for e in elements if e.bounds.area]
-    if not boxes:
-        return None
-    return Bounds(int(min(b.left for b in boxes) - near), int(min(b.top for b in boxes) - near),
-                  int(max(b.right for b in boxes) + near), int(max(b.bottom for b in boxes) + near))
 
 
 def app_texts(graph: AppGraph, package: str) -> AppTexts:
@@ -130,16 +134,16 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
     known = texts.known(list(lines.values()))
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
-    blocks = [v.bounds for v in state.views if v.class_name == BLOCK_CLASS]
+    blocks = np.array([v.bounds.as_list() for v in state.views if v.class_name == BLOCK_CLASS], dtype=float)
     scored = []
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
             continue
         hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights.place_lost)
-        area = texts.extents[sid]
-        against = [i for i in set(known) - used if area is None or inside(lines[i].bounds, area, ratio)]
-        text = hits / max(1, len(shown) + len(against))
-        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)) / (1 + weights.layout_w)
+        text = hits / max(1, len(shown) + len(set(known) - used))
+        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)
+                 + weights.cover_w * covered(texts.parts[sid], list(lines.values()), ratio)) \
+            / (1 + weights.layout_w + weights.cover_w)
         scored.append((round(score, 4), sid))
     if not scored:
         return {"screen_id": None, "match": "unknown", "score": 0.0, "candidates": []}
@@ -169,16 +173,31 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
     return hits, used
 
 
-def layout(boxes: list[Bounds], blocks: list[Bounds], ratio: float) -> float:
-    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines."""
-    if not boxes:
+def layout(boxes: list[Bounds], blocks: np.ndarray, ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines
+    (`blocks`: their [left, top, right, bottom] rows, the screenshot's pixels)."""
+    if not boxes or not len(blocks):
         return 0.0
-    seen = 0
-    for box in boxes:
-        scaled = Bounds(round(box.left * ratio), round(box.top * ratio), round(box.right * ratio),
-                        round(box.bottom * ratio))
-        seen += any(overlap(scaled, block) >= SAME_BOX for block in blocks)
-    return seen / len(boxes)
+    mine = np.rint(np.array([b.as_list() for b in boxes], dtype=float) * ratio)
+    left = np.maximum(mine[:, None, 0], blocks[None, :, 0])
+    top = np.maximum(mine[:, None, 1], blocks[None, :, 1])
+    right = np.minimum(mine[:, None, 2], blocks[None, :, 2])
+    bottom = np.minimum(mine[:, None, 3], blocks[None, :, 3])
+    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
+    union = areas(mine)[:, None] + areas(blocks)[None, :] - inter
+    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return float((iou >= SAME_BOX).any(axis=1).mean())
+
+
+def areas(boxes: np.ndarray) -> np.ndarray:
+    return (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
+
+
+def covered(parts: list[Bounds], lines: list[View], ratio: float) -> float:
+    """The share of the reading's text lines that lie in one of a screen's element boxes (memory pixels)."""
+    if not lines:
+        return 0.0
+    return sum(any(inside(line.bounds, box, ratio) for box in parts) for line in lines) / len(lines)
 
 
 def inside(line: Bounds, area: Bounds, ratio: float) -> bool:

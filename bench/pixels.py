@@ -13,8 +13,10 @@ beside `state_<time>.json`), so for a sample of each app's states:
            the same asked from the dump is the baseline;
   read     the share of labelled controls (interactive views whose own or first descendant's text is shown)
            whose text an OCR line reads with its centre inside the text's box;
-  latency  reading plus locating one screenshot, p50/p99 (wall and CPU seconds; the machine's other load
-           shows in the wall figure), against locating the dump.
+  latency  POST /v1/locate with the screenshot through the API (the whole app in a test client: auth,
+           JSON, base64, reading, locating), p50/p99 wall seconds, against the same moment's view tree
+           sent as a uiautomator dump (rendered by twins/render.py); and in process, reading plus locating
+           one screenshot (wall and CPU seconds; the machine's other load shows in the wall figure).
 agent/pixels.py's weights (PixelMatch) are then chosen leave-one-app-out over a small grid, the readings
 reused, and each app's agreement is given with the weights the other apps chose. Locate agreement is
 also given by kind of screen: dialogs (the root is not the whole screen), lists
@@ -199,14 +201,16 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
     # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen)
-    grid = list(dict.fromkeys([PixelMatch()] + [PixelMatch(layout_w=w, place_lost=p) for w in (0.0, 0.25, 0.5, 1.0)
+    grid = list(dict.fromkeys([PixelMatch()] + [PixelMatch(layout_w=w, cover_w=c, place_lost=p)
+                                                for w in (0.0, 0.25, 0.5, 1.0) for c in (0.0, 0.25, 0.5, 1.0)
                                                 for p in (0.25, 0.5, 1.0)]))
     agree = {app: [sum(locate_pixels(g, pkg, reading, weights)["screen_id"] == dump for g, pkg, reading, dump
                        in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
     for app in per_app:
         best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app), -i))
-        out[app] = {"layout_w": grid[best].layout_w, "place_lost": grid[best].place_lost, "located": agree[app][best]}
+        out[app] = {"layout_w": grid[best].layout_w, "cover_w": grid[best].cover_w, "place_lost": grid[best].place_lost,
+                    "located": agree[app][best]}
     return out
 
 
@@ -219,6 +223,10 @@ def first_step_on(plan: dict[str, Any], view) -> bool:
 
 def ratio(a: int, b: int) -> str:
     return f"{a}/{b} = {a / b:.2f}" if b else "-"
+
+
+def kinds_line(kinds: dict[str, list[int]]) -> str:
+    return "locate by kind of screen: " + "; ".join(f"{k} {ratio(*kinds[k])}" for k in KINDS)
 
 
 def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
@@ -237,11 +245,11 @@ def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
     print(f"{'all':36} {ratio(total['located'], total['dump_known']):>16} {ratio(total['scaled'], total['scaled_of']):>16} "
           f"{ratio(total['plans'], total['taps']) if plans else '-':>16} {ratio(total['dump_plans'], total['taps']) if plans else '-':>16} "
           f"{ratio(total['found'], total['labelled']):>18}")
-    print("locate by kind of screen: " + "; ".join(f"{k} {ratio(*kinds[k])}" for k in KINDS))
+    print(kinds_line(kinds))
     chosen = loao(per_app)
     print("locate with agent/pixels.py's weights chosen leave-one-app-out: " + "; ".join(
-        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} (layout_w {c['layout_w']}, place_lost "
-        f"{c['place_lost']})" for app, c in chosen.items())
+        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} (layout_w {c['layout_w']}, cover_w {c['cover_w']}, "
+        f"place_lost {c['place_lost']})" for app, c in chosen.items())
         + f"; all {ratio(sum(c['located'] for c in chosen.values()), total['dump_known'])}")
     latency = {"pixels_wall_p50": percentile(total["wall"], .5), "pixels_wall_p99": percentile(total["wall"], .99),
                "pixels_cpu_p50": percentile(total["cpu"], .5), "pixels_cpu_p99": percentile(total["cpu"], .99),
@@ -250,6 +258,37 @@ def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
           "{pixels_cpu_p50} p99 {pixels_cpu_p99}; the dump path (baseline): p50 {dump_p50} p99 {dump_p99}".format(**latency))
     return {"per_app": {a: {k: v for k, v in r.items() if not isinstance(v, list)} for a, r in per_app.items()},
             "kinds": kinds, "latency": latency, "loao": chosen}
+
+
+def api_latency(settings, service, all_samples: list[Sample]) -> dict[str, float]:
+    """Wall seconds of POST /v1/locate through the API: each sample's screenshot, and its view tree as a dump."""
+    import base64
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    from appmem.api.app import create_app
+    from appmem.keys import KeyStore
+    from appmem.stack import Stack
+    from appmem.twins.render import hierarchy_xml
+    from appmem.workers.devices import open_redis
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the figures
+    _, secret = KeyStore(open_redis(Stack(settings).redis_url())).create("bench-pixels", "plan", 0)
+    auth = {"Authorization": f"Bearer {secret}"}
+    shots, dumps = [], []
+    with TestClient(create_app(settings, service)) as client:
+        for s in all_samples:
+            bodies = ((shots, {"app": s.package, "screenshot": base64.b64encode(s.jpeg).decode("ascii")}),
+                      (dumps, {"app": s.package, "screen_xml": hierarchy_xml(s.dump)}))
+            for times, body in bodies:
+                t = time.perf_counter()
+                answer = client.post("/v1/locate", headers=auth, json=body)
+                times.append(time.perf_counter() - t)
+                if answer.status_code != 200:
+                    raise RuntimeError(f"/v1/locate answered {answer.status_code}: {answer.text[:300]}")
+    return {"api_p50": percentile(shots, .5), "api_p99": percentile(shots, .99),
+            "api_dump_p50": percentile(dumps, .5), "api_dump_p99": percentile(dumps, .99)}
 
 
 def results_table(result: dict[str, Any], plans: bool) -> str:
@@ -309,18 +348,25 @@ def main() -> int:
                 ingest_trace(service.store, recording_trace(read_recording(folder)), settings.ingest_chunk_steps)
             if not args.no_plans:
                 summarize(service.store, service.vectors, service.embedder, DeterministicSummarizer(settings.risky_words))
-            per_app = {}
+            per_app, taken = {}, []
             for folder in folders:
-                per_app[folder.name] = measure(service, samples(folder, args.per_app), not args.no_plans)
+                taken.extend(app_samples := samples(folder, args.per_app))
+                per_app[folder.name] = measure(service, app_samples, not args.no_plans)
                 print(f"  {folder.name}: done", flush=True)
             result = report(per_app, not args.no_plans)
+            result["latency"].update(api_latency(settings, service, taken))
+            print("latency through the API, POST /v1/locate (s, wall): screenshot p50 {api_p50} p99 {api_p99}; the "
+                  "dump (baseline) p50 {api_dump_p50} p99 {api_dump_p99}".format(**result["latency"]), flush=True)
         finally:
             service.close()
     write_results("pixels", results_table(result, not args.no_plans), result,
                   "the same screens located and planned from their view trees read as uiautomator dumps",
-                  f"{args.per_app} screenshots sampled per app; the recordings' screenshots (no twin); latency "
-                  f"(s, wall p50/p99): {result['latency']['pixels_wall_p50']}/{result['latency']['pixels_wall_p99']}, "
-                  f"the dump path {result['latency']['dump_p50']}/{result['latency']['dump_p99']}")
+                  f"{args.per_app} screenshots sampled per app; the recordings' screenshots (no twin); latency of "
+                  f"POST /v1/locate through the API (s, wall p50/p99): a screenshot "
+                  f"{result['latency']['api_p50']}/{result['latency']['api_p99']}, the dump "
+                  f"{result['latency']['api_dump_p50']}/{result['latency']['api_dump_p99']}; in process, reading and "
+                  f"locating (s, CPU p50/p99) {result['latency']['pixels_cpu_p50']}/{result['latency']['pixels_cpu_p99']}"
+                  f"; {kinds_line(result['kinds'])}")
     if args.json:
         print(json.dumps(result, indent=1))
     return 0

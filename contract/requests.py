@@ -5,11 +5,9 @@ from pydantic import Field
 
 from appmem.contract.base import Strict
 from appmem.contract.plan import Action
-from appmem.contract.run import VERSION_PATTERN, RunAction, RunElement
+from appmem.contract.run import SCREENSHOT_MAX, VERSION_PATTERN, RunAction, RunElement
 
 SCREEN_MAX = 1_500_000
-SCREENSHOT_BYTES = 12 * 1024 * 1024  # a phone's screenshot is well under 5 MB as PNG (1440×3200, busy content)
-SCREENSHOT_MAX = 4 * -(-SCREENSHOT_BYTES // 3)  # its characters as base64
 AVOID_MAX = 64  # failed steps one plan request may name
 TASK_MAX = 2000  # characters of a task (and of a search text)
 APP_MAX = 300  # characters of a package or short app name

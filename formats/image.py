@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from appmem.contract.requests import SCREENSHOT_BYTES as MAX_BYTES, SCREENSHOT_MAX as BASE64_MAX
+from appmem.contract.run import SCREENSHOT_BYTES as MAX_BYTES, SCREENSHOT_MAX as BASE64_MAX
 from appmem.errors import InputFormatError
 
 MAX_PIXELS = 4096 * 4096  # a tablet's screen fits with room; 100k×100k (a bomb) does not

@@ -12,18 +12,21 @@ is bright): only what is inside it is read. What is not the app is left out too:
 status bar (clock, icons: 24 dp) and its navigation bar (48 dp). A dp is the width over 360, the narrowest
 common phone (a wider phone's bars are then read a little taller, which only drops a margin of the app).
 
-Text detection runs on the screenshot scaled to `ReaderOptions.detect_side` on its long side; recognition
-reads each line from the full-resolution picture. `bench/pixels.py --scales` measures the trade-off: on one
-screenshot of each shared app, detection at 640, 960 and 1280 pixels found the same labelled controls (28
-of 31) at the same CPU time per screenshot (p50 3.1–3.2 s on two cores shared with a load of ~18; on a
-quieter run, 1.5 s at 640): recognition, not detection, is the cost. 960 is kept: no measured cost over 640,
-and a margin for small print on denser screens.
+Text detection runs on the app's area scaled to `ReaderOptions.detect_side` on its long side (RapidOCR's
+own sizing is bypassed: for a phone's screenshot it always detects at 2000 pixels, whatever it is
+asked); recognition reads each line from the full-resolution picture, cut to `line_ratio` times its
+height (the start of a long line tells what it is; the rest would only widen every line recognised
+with it). ONNX Runtime's threads do not spin while they wait: on two busy cores spinning doubled the CPU
+time. `bench/pixels.py --scales` measures what the detection size costs and finds; its figures are in
+docs/benchmarks.md ("Screenshots only").
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+
 import numpy as np
 
 from appmem.formats.image import decode_image
@@ -48,11 +51,14 @@ EDGE_WIDTH = 540  # the edge map is computed at this width (widgets are large; s
 @dataclass(frozen=True)
 class ReaderOptions:
     """How a screenshot is read. `detect_side`: the long side, in pixels, that text detection scales the
-    screenshot to (measured by bench/pixels.py --scales); `min_score`: OCR lines below it are dropped."""
+    app's area to (measured by bench/pixels.py --scales); `line_ratio`: a line is recognised up to this many
+    times its height from its start; `min_score`: OCR lines below it are dropped; `threads`: ONNX threads
+    (0: the cores)."""
 
-    detect_side: int = 960
+    detect_side: int = 640
+    line_ratio: float = 8.0
     min_score: float = 0.5
-    threads: int = 0  # ONNX threads (0: the cores)
+    threads: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,11 +74,15 @@ class ScreenReader:
 
     def __init__(self, options: ReaderOptions = ReaderOptions()):
         from rapidocr_onnxruntime import RapidOCR  # the models load here, from the wheel's own files
+        from rapidocr_onnxruntime.main import DEFAULT_CFG_PATH
+        from rapidocr_onnxruntime.utils import read_yaml, update_model_path
 
-        threads = {"intra_op_num_threads": options.threads} if options.threads else {}
         self.options = options
-        self._ocr = RapidOCR(det_limit_side_len=options.detect_side, det_limit_type="max", use_cls=False,
-                             print_verbose=False, **threads)
+        self._ocr = RapidOCR(use_cls=False, print_verbose=False)
+        models = update_model_path(read_yaml(DEFAULT_CFG_PATH))
+        threads = options.threads or os.cpu_count() or 1
+        self._ocr.text_det.infer.session = quiet_session(models["Det"]["model_path"], threads)
+        self._ocr.text_rec.session.session = quiet_session(models["Rec"]["model_path"], threads)
         self._lock = threading.Lock()
 
     def read(self, data: bytes, package: str, activity: str = "", where: str = "screenshot") -> UIState:
@@ -82,7 +92,7 @@ class ScreenReader:
     def read_pixels(self, rgb: np.ndarray, package: str, activity: str = "") -> UIState:
         height, width = rgb.shape[:2]
         top, bottom = app_area(rgb)
-        lines = [line for line in self.text_lines(rgb[:bottom]) if top <= line.box.center[1] < bottom]
+        lines = self.text_lines(rgb, top, bottom)
         boxes = widget_boxes(rgb, top, bottom)
         dialog = dialog_box(rgb, top, bottom)
         if dialog is not None:  # what the dimmed screen behind a dialog shows is not the screen
@@ -90,17 +100,60 @@ class ScreenReader:
             boxes = [(box, score) for box, score in boxes if dialog.contains(*box.center)] + [(dialog, 1.0)]
         return ui_state(package, activity, width, height, lines, boxes)
 
-    def text_lines(self, rgb: np.ndarray) -> list[TextLine]:
-        bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    def text_lines(self, rgb: np.ndarray, top: int, bottom: int) -> list[TextLine]:
+        """The text lines of rows top..bottom (the app's area), in the screenshot's pixels."""
+        bgr = np.ascontiguousarray(rgb[top:bottom, :, ::-1])
         with self._lock:
-            found, _ = self._ocr(bgr, use_cls=False)
+            quads = self.detect(bgr)
+            if not len(quads):
+                return []
+            quads = self._ocr.sorted_boxes(quads)
+            crops = self._ocr.get_crop_img_list(bgr, quads)
+            longest = [max(1, round(c.shape[0] * self.options.line_ratio)) for c in crops]
+            read, _ = self._ocr.text_rec([c[:, :most] for c, most in zip(crops, longest)])
         out = []
-        for points, text, score in found or ():
-            xs, ys = [p[0] for p in points], [p[1] for p in points]
-            if float(score) >= self.options.min_score and str(text).strip():
-                out.append(TextLine(Bounds(int(min(xs)), int(min(ys)), int(max(xs) + 0.5), int(max(ys) + 0.5)),
-                                    str(text).strip(), round(float(score), 4)))
+        for quad, crop, most, (text, score) in zip(quads, crops, longest, read):
+            text = str(text).strip()
+            if crop.shape[1] > most:  # cut: its last character may be half a glyph
+                text = text[:-1].rstrip()
+            xs, ys = quad[:, 0], quad[:, 1]
+            if float(score) >= self.options.min_score and text:
+                out.append(TextLine(Bounds(int(xs.min()), top + int(ys.min()), int(xs.max() + 0.5),
+                                           top + int(ys.max() + 0.5)), text, round(float(score), 4)))
         return out
+
+    def detect(self, bgr: np.ndarray) -> np.ndarray:
+        """Text line quadrilaterals (n × 4 × 2, the picture's pixels), detected at `detect_side`."""
+        import cv2
+        from rapidocr_onnxruntime.ch_ppocr_det.utils import DetPreProcess
+
+        det = self._ocr.text_det
+        height, width = bgr.shape[:2]
+        ratio = min(1.0, self.options.detect_side / max(height, width))
+        h, w = (max(32, round(height * ratio / 32) * 32), max(32, round(width * ratio / 32) * 32))  # the net's stride
+        small = cv2.resize(bgr, (w, h), interpolation=cv2.INTER_AREA)
+        scores = det.infer(DetPreProcess(max(h, w), "max", det.mean, det.std)(small))[0]
+        quads, _ = det.postprocess_op(scores, (h, w))
+        quads = det.filter_tag_det_res(quads, (h, w))
+        if not len(quads):
+            return quads
+        quads = quads.astype(np.float32)
+        quads[..., 0] *= width / w
+        quads[..., 1] *= height / h
+        return quads
+
+
+def quiet_session(model: str, threads: int):
+    """An ONNX session of `model` on `threads` threads that sleep while they wait instead of spinning."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.enable_cpu_mem_arena = False
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
 
 
 @lru_cache(maxsize=4)
@@ -245,4 +298,5 @@ def same_text(read: str, shown: str, least: float = 0.8) -> bool:
         return False
     if a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))):
         return True
-    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= least
+    matcher = SequenceMatcher(None, a, b, autojunk=False)  # the cheap upper bounds first: most pairs fail them
+    return matcher.real_quick_ratio() >= least and matcher.quick_ratio() >= least and matcher.ratio() >= least

@@ -42,6 +42,8 @@ def follow_rows(trace: Trace, steps: list[Step], screens: Mapping[str, Screen], 
     def screen(state_id: str) -> Screen | None:
         if state_id not in known and state_id in trace.states:
             known[state_id] = screen_of(trace.states[state_id], trace.package, trace.app_version)
+        elif state_id not in known and state_id in trace.located:
+            known[state_id] = trace.located[state_id].screen
         return known.get(state_id)
 
     rows: dict[str, dict[str, Any]] = {}
@@ -65,6 +67,8 @@ def follow_rows(trace: Trace, steps: list[Step], screens: Mapping[str, Screen], 
 
 
 def _worked(trace: Trace, step: Step) -> bool:
+    if step.target_state in trace.located:  # seen in a screenshot: its outcome is the agent's word
+        return step.ok
     target = trace.states.get(step.target_state)
     return step.ok and target is not None and not target.crashed
 

@@ -90,6 +90,16 @@ class Step:
 
 
 @dataclass
+class LocatedScreen:
+    """A remembered screen a step was seen on only in pixels (a screenshot located among the app's screens),
+    with the remembered elements the run acted on there, by key: the step refers to memory's own screen and
+    elements, and writes neither (a screenshot shows no structure to store)."""
+
+    screen: Screen
+    elements: dict[str, Element] = field(default_factory=dict)
+
+
+@dataclass
 class Trace:
     """Provenance of a run (exploration, import, agent run) and what it observed."""
 
@@ -109,6 +119,8 @@ class Trace:
     # the steps in the order they happened, when `steps` are not (a DroidBot UTG lists each distinct event once):
     # what graph/follows.py counts order-2 outcomes over
     history: list[Step] = field(default_factory=list)
+    # the states of steps seen in screenshots, by state id ("pixels:" + the screen's id): not in `states`
+    located: dict[str, LocatedScreen] = field(default_factory=dict)
 
 
 @dataclass

@@ -147,6 +147,8 @@ class _Chunk:
         self.variants: dict[str, set[str]] = {}
         self.leads: dict[tuple[str, str, str], dict] = {}
         self.entry_screen: str | None = None
+        for sid, found in trace.located.items():  # steps seen in screenshots: memory's own screens, not written
+            self.screens[sid], self.elements[sid] = found.screen, dict(found.elements)
 
     def add_state(self, state: UIState) -> None:
         """The state's app, screen and state rows, its elements' rows and text observations."""
@@ -199,17 +201,19 @@ class _Chunk:
         action = step.action
         element = self.elements[step.source_state].get(action.element_key) if action.element_key else None
         seen = step.at or self.default_seen
-        ok = step.ok and not self.states[step.target_state].crashed
+        after = self.states.get(step.target_state)  # None: seen in a screenshot (no view tells a crash)
+        ok = step.ok and not (after is not None and after.crashed)
         # A failed step counts against the edge the memory expected, when it names one.
         target = dst.id if ok or not step.expected_screen else step.expected_screen
         edge = Transition(src.id, target, action, element.id if element else "", first_seen=seen, last_seen=seen,
                           devices=[self.trace.device])
         edge = self.transitions.setdefault(edge.key, edge)
         edge.observe(ok, seen)
-        if ok and self.trusted:
+        pixels = step.source_state in self.trace.located or step.target_state in self.trace.located
+        if ok and self.trusted and not pixels:
             pair = [variant_id(self.states[sid]) for sid in (step.source_state, step.target_state)]
             self.variants.setdefault(edge.key, set()).add(">".join(pair))
-        if ok and element is not None and src.id != dst.id:
+        if ok and element is not None and src.id != dst.id and not pixels:  # a screenshot shows no elements
             self._leads(step, element)
 
     def _leads(self, step: Step, element: Element) -> None:

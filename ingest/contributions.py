@@ -54,7 +54,7 @@ from appmem.graph.votes import CORRECTION_WEIGHT, judge_crowd
 from appmem.ingest.pipeline import ingest_trace, scrub_trace
 from appmem.formats.privacy import scrub_text
 from appmem.formats.ui import clean_text, view_text
-from appmem.ingest.run import ingest_run, validate_run
+from appmem.ingest.run import ScreenFinder, ingest_run, validate_run
 from appmem.ingest.tarball import unpack
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,9 @@ def scrub_xml(xml: str) -> str:
 
 def scrub_run(run: RunTrace) -> RunTrace:
     """The run with its task, typed inputs, element texts and dumps cleaned of invisible characters
-    (formats/ui.py) and scrubbed before it is stored anywhere."""
+    (formats/ui.py) and scrubbed before it is stored anywhere. Screenshots cannot be scrubbed: they are
+    parked only until the worker has located them, and the graph keeps only which remembered screen and
+    element they showed."""
     steps = []
     for step in run.steps:
         element = step.element.model_copy(update={"text": scrub_text(view_text(step.element.text)),
@@ -119,7 +121,8 @@ def scrub_run(run: RunTrace) -> RunTrace:
             if step.element else None
         steps.append(step.model_copy(update={
             "input": scrub_text(clean_text(step.input), typed=True) if step.action == "input" else step.input,
-            "element": element, "before_xml": scrub_xml(step.before_xml), "after_xml": scrub_xml(step.after_xml)}))
+            "element": element, "before_xml": scrub_xml(step.before_xml) if step.before_xml else "",
+            "after_xml": scrub_xml(step.after_xml) if step.after_xml else ""}))
     return run.model_copy(update={"task": scrub_text(clean_text(run.task)), "steps": steps})
 
 
@@ -205,12 +208,13 @@ def pseudonym(r: redis.Redis, device: str) -> str:
 
 
 def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Callable[[str], object],
-                        chunk_steps: int = 200, quorum: int = 3, retry: bool = False) -> dict:
+                        chunk_steps: int = 200, quorum: int = 3, retry: bool = False,
+                        find: ScreenFinder | None = None) -> dict:
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
     for bad input (a transient graph error is raised, for the task's bounded retry). `purge(key_id)`
     takes back a contributor's observations (ingest/purge.py): run when the contribution is purged
     while it is ingested. `retry`: the task's own retry after a transient error, which does not count towards
-    MAX_DELIVERIES (`Contributions.delivered`)."""
+    MAX_DELIVERIES (`Contributions.delivered`). `find` locates a run's screenshots (ingest/run.py)."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
@@ -232,7 +236,7 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
 
     try:
         body = base64.b64decode(parked)
-        report = _ingest(store, r, info["kind"], key.contributor, body, chunk_steps, quorum, stop_if_purged)
+        report = _ingest(store, r, info["kind"], key.contributor, body, chunk_steps, quorum, stop_if_purged, find)
     except ContributionPurged:
         log.warning("contribution %s was purged while ingested: its key's purge runs again", cid)
         purge(info["contributor"])  # after this ingest's last write: nothing it wrote is left
@@ -255,7 +259,7 @@ def _fail(board: Contributions, cid: str, reason: str) -> dict:
 
 
 def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body: bytes, chunk_steps: int,
-            quorum: int, check: Callable[..., None]) -> dict:
+            quorum: int, check: Callable[..., None], find: ScreenFinder | None = None) -> dict:
     weight = CORRECTION_WEIGHT if kind == "correction" else 1.0
     if kind == "droidbot":
         from appmem.ingest.droidbot import read_recording, recording_trace
@@ -275,7 +279,7 @@ def _ingest(store: GraphStore, r: redis.Redis, kind: str, contributor: str, body
         store.ensure_schema()
         run = validate_run(json.loads(body), "contribution")
         run = run.model_copy(update={"device": pseudonym(r, f"{contributor}:{run.device}")})
-        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum, check, weight)
+        report, imported = ingest_run(store, run, contributor, chunk_steps, quorum, check, weight=weight, find=find)
         trace = imported.trace
         if imported.task is not None:
             store.write("task_crowd", task_id=imported.task.id, quorum=quorum)

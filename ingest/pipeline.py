@@ -107,6 +107,12 @@ def ingest_tasks(store: GraphStore, tasks: list[Task], demo_trace: Trace) -> int
     for task in tasks:
         for step in task.steps:
             state = demo_trace.states.get(step.state_id)
+            found = demo_trace.located.get(step.state_id)
+            element = found.elements.get(step.action.element_key) if found is not None else None
+            if element is not None:  # seen in a screenshot: memory's own element, as memory saw it
+                element_ids[(step.state_id, element.key)] = element.id
+                seen.setdefault((step.state_id, element.key), {"text": element.text, "content_desc": element.content_desc,
+                                                               "locators": element.locators})
             if state is not None and step.action.element_key:
                 screen = screen_of(state, demo_trace.package, demo_trace.app_version)
                 key = step.action.element_key

@@ -5,7 +5,8 @@
 only (LeaseError included), at most `MAX_RETRIES` times with exponential backoff;
 a job that fails for good is marked failed on the job board with its error.
 `ingest_contribution(contribution_id)` ingests one contribution the API parked
-(queue `ingest`), owning it while it runs; a worker consuming `ingest` re-queues
+(queue `ingest`), owning it while it runs (a run's screenshots located by agent/pixelruns.py,
+the OCR models loaded once per worker process); a worker consuming `ingest` re-queues
 contributions whose owner died (workers/ingest_owner.py). It is retried on
 TransientError for as long as the contribution is younger than
 `ingest_retry_max_age_s`, each wait longer, up to `ingest_retry_max_delay_s`
@@ -22,6 +23,7 @@ import logging
 from celery import Task
 from celery.signals import worker_ready
 
+from appmem.agent.pixelruns import PixelFinder
 from appmem.errors import TransientError
 from appmem.ingest import backlog, contributions
 from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK
@@ -87,7 +89,7 @@ def ingest_contribution(self, contribution_id: str) -> dict:
     try:
         return owned(c.r, c.holder, contribution_id, functools.partial(
             contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
-            settings.trust_quorum, retry=bool(self.request.retries)))
+            settings.trust_quorum, retry=bool(self.request.retries), find=PixelFinder(c.store)))
     except TransientError as exc:
         delay = backlog.retry_delay(self.request.retries, backlog.age(c.r, contribution_id),
                                     settings.ingest_retry_max_age_s, settings.ingest_retry_max_delay_s)

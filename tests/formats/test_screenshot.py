@@ -62,9 +62,11 @@ def test_a_good_image_decodes_to_its_pixels():
 
 # Three screenshots of each of four apps (dialogs, lists, forms among them), evenly spread over each recording.
 APPS = ("anupam.acrylic", "bluepie.ad_silence", "org.ligi.ajsha", "ru.ikkui.achie")
-# Measured on these 12 (bench/pixels.py's read share): 63 of the 81 labelled controls (0.78) are found; the
-# floor leaves room for another ONNX runtime's rounding, not for a reader that reads less.
-FOUND_FLOOR = 0.75
+# Measured on these 12 (bench/pixels.py's read share): 52 of the 81 labelled controls (0.64) are found with
+# detection at 640 pixels and lines recognised up to 8 times their height (58 at 960 and 12, 62 at 2000, for
+# 1.4 and 3.4 times the CPU time; locating agrees as often); the floor leaves room for another ONNX runtime's
+# rounding, not for a reader that reads less.
+FOUND_FLOOR = 0.6
 
 
 def shots() -> list[Path]:
