@@ -117,13 +117,18 @@ def load(url: str, key: str, tasks: list[dict], clients: int, requests: int, uni
                     errors[0] += r.status_code != 200
                     shares[r.headers.get("x-appmem-worker")] += 1
 
+    return latencies, run_clients(client, clients), errors[0]
+
+
+def run_clients(client, clients: int) -> float:
+    """Seconds for `clients` threads, each running `client` to its end."""
     threads = [threading.Thread(target=client) for _ in range(clients)]
     started = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return latencies, time.perf_counter() - started, errors[0]
+    return time.perf_counter() - started
 
 
 def start_server(settings, port: int, workers: int, threads: int = 0) -> subprocess.Popen:

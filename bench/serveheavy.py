@@ -77,13 +77,9 @@ def send(url: str, key: str, load: list[tuple[str, str]], clients: int) -> tuple
                     latencies.append(time.perf_counter() - t0)
                     errors[0] += r.status_code != 200
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return latencies, time.perf_counter() - started, errors[0]
+    from appmem.bench.serve import run_clients
+
+    return latencies, run_clients(client, clients), errors[0]
 
 
 def figures(latencies: list[float], seconds: float, errors: int, cpu: float) -> dict:
