@@ -51,23 +51,25 @@ def timed(call) -> tuple[float | None, BaseException | None]:
     return box.get("seconds"), box.get("raised")
 
 
-def test_every_call_to_a_device_that_stopped_answering_fails_within_its_timeout(hung):
-    area = Bounds(0, 0, 1080, 1920)
-    calls = {
-        "ping": hung.ping,
-        "app_version": lambda: hung.app_version(ACRYLIC),
-        "foreground": hung.foreground,
-        "dump": hung.dump,
-        "observe": hung.observe,
-        "tap": lambda: hung.perform(Action(ActionType.TAP, element_key="x"), area),
-        "home": lambda: hung.perform(Action(ActionType.HOME), None),
-        "start_app": lambda: hung.perform(Action(ActionType.START_APP, text=ACRYLIC), None),
-        "stop_app": lambda: hung.perform(Action(ActionType.STOP_APP, text=ACRYLIC), None),
-    }
-    for name, call in calls.items():
-        touched = hung.touched
-        seconds, raised = timed(call)
-        assert seconds is not None, f"{name} still waits on the device after {BOUND_S:.1f} s"
-        assert isinstance(raised, DeviceError) and SERIAL in str(raised), (name, raised)
-        assert TIMEOUT_S * 0.9 <= seconds < BOUND_S, (name, seconds)  # it waited for the device, then gave up
-        assert hung.touched == touched  # no answer: the lease heartbeat must not see it as alive
+AREA = Bounds(0, 0, 1080, 1920)
+CALLS = {
+    "ping": lambda d: d.ping(),
+    "app_version": lambda d: d.app_version(ACRYLIC),
+    "foreground": lambda d: d.foreground(),
+    "dump": lambda d: d.dump(),
+    "observe": lambda d: d.observe(),
+    "tap": lambda d: d.perform(Action(ActionType.TAP, element_key="x"), AREA),
+    "home": lambda d: d.perform(Action(ActionType.HOME), None),
+    "start_app": lambda d: d.perform(Action(ActionType.START_APP, text=ACRYLIC), None),
+    "stop_app": lambda d: d.perform(Action(ActionType.STOP_APP, text=ACRYLIC), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))  # one test each: the waits run on every test process at once
+def test_every_call_to_a_device_that_stopped_answering_fails_within_its_timeout(hung, name):
+    touched = hung.touched
+    seconds, raised = timed(lambda: CALLS[name](hung))
+    assert seconds is not None, f"{name} still waits on the device after {BOUND_S:.1f} s"
+    assert isinstance(raised, DeviceError) and SERIAL in str(raised), (name, raised)
+    assert TIMEOUT_S * 0.9 <= seconds < BOUND_S, (name, seconds)  # it waited for the device, then gave up
+    assert hung.touched == touched  # no answer: the lease heartbeat must not see it as alive
