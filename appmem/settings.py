@@ -70,6 +70,7 @@ class Settings:
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
     model_threads: int = 0  # ONNX threads of each serve worker (0: its share of the cores)
     preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
+    device_timeout_s: int = 10  # `appmem run`: the longest one exchange with the adb server and device waits
     health_timeout_s: int = 3  # /healthz waits this long for the stores together before calling one failing
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
     embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
@@ -118,6 +119,7 @@ class Settings:
             workers=_int(env, "APPMEM_WORKERS", 0),
             model_threads=_int(env, "APPMEM_MODEL_THREADS", 0),
             preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
+            device_timeout_s=_bounded(env, "APPMEM_DEVICE_TIMEOUT_S", 10, 1, 600),
             health_timeout_s=max(1, _int(env, "APPMEM_HEALTH_TIMEOUT_S", 3)),
             tracing=env.get("APPMEM_TRACING") or None,
             embed_model=(env.get("APPMEM_EMBED_MODEL") or "minilm").strip().lower(),

@@ -102,7 +102,7 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
 
     with contextlib.ExitStack() as held:
         try:
-            serial = args.serial or only_serial(args.adb_host, args.adb_port)
+            serial = args.serial or only_serial(args.adb_host, args.adb_port, settings.device_timeout_s)
             held.enter_context(device_lock(settings.home, args.adb_host, args.adb_port, serial))
             memory = open_backend(settings, args.server, args.key)
         except AppmemError as exc:  # no device or several, the device in use by another run, no key, a bad store
@@ -110,15 +110,16 @@ def run_run(settings: Settings, args: argparse.Namespace) -> int:
                 raise
             emit(args, {"status": "failed", "reason": f"{type(exc).__name__}: {exc}", "steps": []})
             return 2
-        return _run_with(settings, args, open_driver(args.adb_host, args.adb_port, serial), memory)
+        return _run_with(settings, args, open_driver(args.adb_host, args.adb_port, serial, settings.device_timeout_s),
+                         memory)
 
 
-def only_serial(host: str, port: int) -> str:
+def only_serial(host: str, port: int, timeout_s: float) -> str:
     """The serial of the one device the adb server lists, as `adb` takes it without -s; a DeviceError naming
     what it lists when that is no device or several."""
-    from appmem.device.driver import TIMEOUT_S, AdbServer
+    from appmem.device.driver import AdbServer
 
-    serials = AdbServer(host, port, TIMEOUT_S).serials()
+    serials = AdbServer(host, port, timeout_s).serials()
     if len(serials) != 1:
         listed = ", ".join(serials) if serials else "no device"
         raise DeviceError(f"adb server {host}:{port} lists {listed}: pass --serial")
