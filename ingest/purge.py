@@ -70,6 +70,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["traces"] = traces[0]["traces"] if traces else 0
     report["states"] = traces[0]["states"] if traces else 0
     tasks = store.write("purge_tasks", contributor=contributor)[0]["ids"]
+    unshared = store.write("purge_task_voice", contributor=contributor)[0]["ids"]  # a tenant's shared voice
     store.write("task_crowd_all", quorum=quorum)
     runs = store.write("task_run_purge", contributor=contributor, tasks=tasks)[0]
     if runs["ids"]:
@@ -87,9 +88,9 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     screens = store.write("purge_crowd_screens")[0]["ids"]
     store.write("purge_crowd_app_screens")
     report["apps"] = store.write("purge_orphan_apps")[0]["deleted"]
-    report.update(tasks=len(tasks), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
+    report.update(tasks=len(tasks), tasks_unshared=len(unshared), elements=len(elements), screens=len(screens), edge_counts_restored=len(edges))
     if vectors is not None:
-        vectors.delete("tasks", tasks)
+        vectors.delete("tasks", tasks + unshared)
         vectors.delete("elements", elements)
         vectors.delete_screens("screens", screens)
         report["vectors"] = "deleted"
