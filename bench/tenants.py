@@ -60,6 +60,13 @@ def timed(call) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def phases(service: Service, package: str) -> dict[str, float]:
+    """Where a first plan's loading goes, on a service that loaded nothing yet: the app's graph (and what
+    look-alikes lend), then its element index (a tenant's view: with its own elements embedded)."""
+    planner = service.planner()
+    return {"graph": timed(lambda: planner.graph([package])), "index": timed(lambda: planner.index([package]))}
+
+
 def measure(service: Service, package: str, tasks: list[str]) -> tuple[float, list[float]]:
     """(first plan ms, warm plans ms) of `tasks` in `package` on a service that loaded nothing yet."""
     first = timed(lambda: service.plan(tasks[0], package))
@@ -95,6 +102,8 @@ def main() -> int:
         print(f"overall: first plan {report['first_ratio']:.2f}x, warm plans {report['warm_ratio']:.2f}x "
               f"(target <= {TARGET}): {'met' if report['met'] else 'MISSED'}")
         print(f"tenant layers (per tenant): {report['layer']}")
+        for package, row in report["apps"].items():
+            print(f"{package}: loading, untenanted / tenant: {row['load_ms']}; elements read {row['elements']}")
     return 0 if report["met"] else 1
 
 
@@ -105,8 +114,14 @@ def results_table(report: dict) -> str:
             for p, r in report["apps"].items()]
     rows.append(["overall (median)", "", "", f"{report['first_ratio']:.2f}x", "", "", f"{report['warm_ratio']:.2f}x"
                  + f" (target <= {TARGET}: {'met' if report['met'] else 'MISSED'})"])
-    return markdown_table(["app", "first plan ms, untenanted", "tenant", "ratio", "warm plan ms, untenanted",
-                           "tenant", "ratio"], rows)
+    table = markdown_table(["app", "first plan ms, untenanted", "tenant", "ratio", "warm plan ms, untenanted",
+                            "tenant", "ratio"], rows)
+    loads = [[p, f"{r['elements']['untenanted']} / {r['elements']['tenant']:.0f}",
+              f"{r['load_ms']['untenanted']['graph']:.1f} / {r['load_ms']['tenant']['graph']:.1f}",
+              f"{r['load_ms']['untenanted']['index']:.1f} / {r['load_ms']['tenant']['index']:.1f}"]
+             for p, r in report["apps"].items()]
+    return table + "\nWhere a first plan's loading goes (median ms, untenanted / tenant):\n\n" + markdown_table(
+        ["app", "elements read", "graph (and look-alikes)", "element index (tenant: with its own embedded)"], loads)
 
 
 def run_bench(memory: Service, settings, args) -> dict:
@@ -147,12 +162,19 @@ def run_bench(memory: Service, settings, args) -> dict:
                     first, warm = measure(service, p, tasks[p])
                     side["first"].append(first)
                     side["warm"] += warm
+        loads = {"untenanted": [phases(fresh(), p) for _ in tenants],
+                 "tenant": [phases(fresh().viewing(t), p) for t in tenants]}
         med = {name: {k: statistics.median(v) for k, v in side.items()} for name, side in
                (("untenanted", public), ("tenant", tenant))}
         apps[p] = {"first_ms": {k: v["first"] for k, v in med.items()},
                    "warm_ms": {k: v["warm"] for k, v in med.items()},
                    "first_ratio": med["tenant"]["first"] / med["untenanted"]["first"],
-                   "warm_ratio": med["tenant"]["warm"] / med["untenanted"]["warm"], "tasks": len(tasks[p])}
+                   "warm_ratio": med["tenant"]["warm"] / med["untenanted"]["warm"], "tasks": len(tasks[p]),
+                   "load_ms": {side: {phase: statistics.median(row[phase] for row in rows) for phase in rows[0]}
+                               for side, rows in loads.items()},
+                   "elements": {"untenanted": len(fresh().planner().graph([p]).elements),
+                                "tenant": statistics.median(len(fresh().viewing(t).planner().graph([p]).elements)
+                                                            for t in tenants)}}
     first = statistics.median([a["first_ratio"] for a in apps.values()])
     warm = statistics.median([a["warm_ratio"] for a in apps.values()])
     size = {k: statistics.median([row[k] for row in layers]) for k in layers[0] if k != "apps"} if layers else {}
