@@ -330,6 +330,13 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, 
     # the shared collections hold nothing of it: the public's vectors never meet the tenant's words
     assert memory.vectors.packages("elements").count(INHOUSE) == 0
     assert not any(task in json.dumps(p) for _, p in memory.vectors.points("tasks", memory.vectors.packages("tasks")))
+    # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
+    # in its view alone (agent/crowd.py)
+    titles = sorted({s["title"] for s in memory.planner().graph([ACRYLIC]).screens.values() if s.get("title")})
+    lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
+                  for reader, store in (("own", memory.store.viewing("hooli", 1)), ("public", memory.store),
+                                        ("other", memory.store.viewing("piedpiper", 1)))}
+    assert INHOUSE in lookalikes["own"] and INHOUSE not in lookalikes["public"] | lookalikes["other"], lookalikes
     for outsider in (other, public):
         unseen = vector_reads(server, outsider, task, first, last, last_xml)
         assert not any(v for k, v in unseen.items() if k not in ("mcp", "resources")), unseen
