@@ -7,6 +7,10 @@ tests/twin_tasks.py `forged_runs` makes of the task's plan: a one-tap shortcut n
 failed run of the real route, and the route's screens sent again as its own (screens, elements and
 edges only that tenant backs). The app twins render the dumps: TWINS ARE SIMULATORS.
 Tasks: built from the recorded graph (tests/twin_tasks.py `recorded_tasks`), up to --tasks per app.
+The layers' runs carry other task texts than the measured tasks ("TENANT run N"), so both sides' plans
+are the planner's: what is compared is planning over a layered memory. With --recalled they carry the
+measured tasks' texts: a tenant's view then recalls its own demonstrations (agent/recall.py), which the
+untenanted side has none of, and the two sides answer by different means.
 
 Measured, alternating an untenanted key's service and a tenant's view (agent/service.py `viewing`), each
 fresh (nothing loaded) and over the same stores:
@@ -80,6 +84,8 @@ def main() -> int:
     parser.add_argument("--tenants", type=int, default=20)
     parser.add_argument("--keys", type=int, default=1, help="keys per tenant (each reports the layer's runs)")
     parser.add_argument("--rounds", type=int, default=3, help="measurements per tenant and app")
+    parser.add_argument("--recalled", action="store_true",
+                        help="the layers' runs carry the measured tasks' texts (a tenant's plans are recalled)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with private_stack() as settings:
@@ -88,9 +94,12 @@ def main() -> int:
             report = run_bench(memory, settings, args)
         finally:
             memory.close()
-    write_results("tenants", results_table(report), report, "an untenanted key's service on the same stores, "
+    write_results("tenants_recalled" if args.recalled else "tenants", results_table(report), report, "an untenanted key's service on the same stores, "
                   "alternated with the tenant's view",
                   f"{args.tenants} tenants of {args.keys} key(s), median of {args.rounds} rounds; both sides cold; "
+                  + ("the layers' runs carry the measured tasks' texts (a tenant's plans are recalled from its own "
+                     "demonstrations); " if args.recalled else "the layers' runs carry other task texts (both sides "
+                                                                 "plan by the planner); ") +
                   "twins are simulators (they render the layers' dumps)")
     if args.json:
         print(json.dumps(report, indent=2))
@@ -145,7 +154,8 @@ def run_bench(memory: Service, settings, args) -> dict:
         for k in range(args.keys):
             for p in packages:
                 for i, (task, plan) in enumerate(zip(tasks[p], plans[p])):
-                    for run in forged_runs(device, plan, task, f"2027-{n % 12 + 1:02d}-{k + 1:02d}T{i:02d}:00:00Z"):
+                    text = task if args.recalled else f"{tenant} run {i}"
+                    for run in forged_runs(device, plan, text, f"2027-{n % 12 + 1:02d}-{k + 1:02d}T{i:02d}:00:00Z"):
                         contribute(store, run, f"{tenant}/key{k}", settings.trust_quorum)
     layers = [layer(store, t) for t in tenants]
     fresh = lambda: Service(store, memory.vectors, memory.embedder, settings)  # noqa: E731
@@ -179,7 +189,7 @@ def run_bench(memory: Service, settings, args) -> dict:
     warm = statistics.median([a["warm_ratio"] for a in apps.values()])
     size = {k: statistics.median([row[k] for row in layers]) for k in layers[0] if k != "apps"} if layers else {}
     return {"apps": apps, "first_ratio": first, "warm_ratio": warm, "met": first <= TARGET and warm <= TARGET,
-            "tenants": args.tenants, "keys": args.keys, "layer": size,
+            "tenants": args.tenants, "keys": args.keys, "layer": size, "recalled": args.recalled,
             "note": "twins are simulators: the layers' dumps are the recordings' screens they render"}
 
 
