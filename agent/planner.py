@@ -105,7 +105,7 @@ class Planner:
         graph = self.graph(packages)
         own = {i for i, e in graph.elements.items() if i not in indexed and label_of(e).lower() not in BACK_WORDS
                and graph.screens.get(e.screen_id, {}).get("package") in packages}  # what summarize never embeds
-        layer = layer_rows(*graph.context_rows(), own, screens, self.embedder)
+        layer = layer_rows(*graph.context_rows(), own, screens, self.embedder, self.store.viewer.tenant)
         graph.risky.update(p["element_id"] for _, p in layer.elements if p.get("risky"))  # summarize never flagged them
         return layer
 
@@ -122,7 +122,7 @@ class Planner:
 
     def _load_own(self, kind: str, packages: list[str] | None) -> list[Row]:
         if kind == "tasks":
-            return task_rows(self.store.read("layer_tasks", packages=packages), self.embedder)
+            return task_rows(self.store.read("layer_tasks", packages=packages), self.embedder, self.store.viewer.tenant)
         apps = packages or [r["package"] for r in self.store.read("layer_apps")]
         shared = set(self.vectors.values("screens", "object_id", apps))
         rows = []

@@ -88,6 +88,11 @@ class Service:
                 self._views.popitem(last=False)
         return view
 
+    def drop_view(self, tenant: str) -> None:
+        """Forget `tenant`'s view (its loaded layer), as after its purge."""
+        with self._lock:
+            self._views.pop(tenant, None)
+
     @property
     def redis(self) -> Any:
         return self._plans.redis

@@ -17,7 +17,10 @@ graph view holds that they lack:
 - screens only its keys reported, by their summary (semantic/screenbatch.py `screen_text`);
 - demonstrations its keys sent, by their description (as semantic/pipeline.py `embed_tasks`).
 The rows live in the view's memory only; `nearest` searches them as the vector
-store searches a collection. The work is proportional to the tenant's layer,
+store searches a collection. Their texts' vectors are kept in the embedder's
+cache under the tenant's namespace (semantic/embedder.py VectorCache: no other
+reader's lookup meets them), so a view loaded again embeds only what changed;
+a tenant purge forgets them. The work is proportional to the tenant's layer,
 which is what its keys reported.
 """
 from __future__ import annotations
@@ -48,8 +51,9 @@ class Layer:
 
 
 def layer_rows(screens: list[ScreenRow], elements: list[Element], transitions: list[TransitionRow],
-               own: set[str], own_screens: set[str], embedder: Embedder) -> Layer:
-    """The points of the elements `own` (ids) in their screens' contexts, and of the screens `own_screens`."""
+               own: set[str], own_screens: set[str], embedder: Embedder, tenant: str) -> Layer:
+    """The points of the elements `own` (ids) in their screens' contexts, and of the screens `own_screens`;
+    their texts embedded under `tenant`'s namespace of the embedder's cache (semantic/embedder.py VectorCache)."""
     # each screen with the layer's elements alone (an own screen with all of its): the summarizer's work is
     # then the layer's, not the app's
     contexts = [replace(c, elements=[e for e in c.elements if e.id in own or c.id in own_screens])
@@ -68,7 +72,7 @@ def layer_rows(screens: list[ScreenRow], elements: list[Element], transitions: l
                 if label_of(e).lower() not in BACK_WORDS:
                     items += [(ctx, summary, e, es, 0, es.simulated_task), (ctx, summary, e, es, "label", label_part(e))]
     unique = list(dict.fromkeys([item[-1] for item in items] + [item[-1] for item in screen_items]))
-    by_text = dict(zip(unique, embedder.embed(unique))) if unique else {}
+    by_text = dict(zip(unique, embedder.embed(unique, namespace=tenant))) if unique else {}
     element_rows = [(list(by_text[text]), element_point(ctx, summary, e, by_text[text], text, es, variant).payload())
                     for ctx, summary, e, es, variant, text in items]
     screen_rows = [(list(by_text[text]), VectorPoint(
@@ -78,13 +82,14 @@ def layer_rows(screens: list[ScreenRow], elements: list[Element], transitions: l
     return Layer(element_rows, screen_rows)
 
 
-def task_rows(rows: list[dict[str, Any]], embedder: Embedder) -> list[Row]:
-    """The points of demonstrations (rows of cypher/layer_tasks.cypher), as `embed_tasks` writes them."""
+def task_rows(rows: list[dict[str, Any]], embedder: Embedder, tenant: str) -> list[Row]:
+    """The points of demonstrations (rows of cypher/layer_tasks.cypher), as `embed_tasks` writes them (their
+    texts embedded under `tenant`'s namespace)."""
     rows = [r for r in rows if r["description"]]
     if not rows:
         return []
     out = []
-    for r, vector in zip(rows, embedder.embed([r["description"] for r in rows])):
+    for r, vector in zip(rows, embedder.embed([r["description"] for r in rows], namespace=tenant)):
         steps = sorted(r["steps"], key=lambda s: s["index"])
         last = steps[-1] if steps else {}
         out.append((list(vector), VectorPoint(

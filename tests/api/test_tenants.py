@@ -311,7 +311,16 @@ def vector_reads(server: str, secret: str, task: str, first: str, last: str, els
                       for kind in ("doc", "map")}}
 
 
-def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, memory, keys, about_run):
+def cached_under(settings, namespace: str) -> int:
+    """How many vectors the embedder's cache keeps under `namespace` (a tenant's: semantic/embedder.py)."""
+    import sqlite3
+
+    with sqlite3.connect(settings.home / "embeddings.sqlite") as con:
+        return con.execute("SELECT count(*) FROM owners WHERE namespace = ?", (namespace,)).fetchone()[0]
+
+
+def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, memory, keys, about_run, settings,
+                                                                         stack_env):
     task = "tap About in the Hooli intranet app"
     own = keys.create("hooli-ci", "plan,contribute", 1000, tenant="hooli")[1]
     peer = keys.create("hooli-agent", "plan", 1000, tenant="hooli")[1]
@@ -341,6 +350,14 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, 
         unseen = vector_reads(server, outsider, task, first, last, last_xml)
         assert not any(v for k, v in unseen.items() if k not in ("mcp", "resources")), unseen
         assert not any(unseen["mcp"].values()) and not any(unseen["resources"].values()), unseen
+    # its texts' vectors are cached under its namespace alone (no other reader's lookup meets them), and its
+    # purge forgets them
+    cache = memory.embedder.cache
+    assert cached_under(settings, "hooli") > 0 and not cache.get([cache.key(task)]) and cache.get([cache.key(task, "hooli")])
+    purged = cli(["tenants", "purge", "hooli", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["embeddings"] > 0 and cached_under(settings, "hooli") == 0
+    assert not cache.get([cache.key(task, "hooli")])
 
 
 def task_backers(memory, description: str) -> list[dict]:
