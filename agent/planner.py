@@ -95,8 +95,8 @@ class Planner:
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
         indexed = {p.get("element_id") for _, p in rows}
-        mine = packages or [r["package"] for r in self.store.read("layer_apps")]
-        layer = [row for own in mine for row in self._layer([own], indexed, set()).elements]
+        groups = [packages] if packages else [[r["package"]] for r in self.store.read("layer_apps")]
+        layer = [row for group in groups for row in self._layer(group, indexed, set()).elements]
         return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
 
     def _layer(self, packages: list[str], indexed: set[str], screens: set[str]) -> Layer:

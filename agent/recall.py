@@ -194,7 +194,10 @@ class Recall:
 
     def _layers(self, steps: list[RouteStep], match: Match) -> None:
         """Each step's layer: that of the edge its tap takes in the planner's graph (graph/routes.py), else
-        the demonstration's own (a tenant's own demonstration is its layer)."""
+        the demonstration's own (a tenant's own demonstration is its layer). The public reads the public
+        layer alone: its recall loads no graph for it."""
+        if not self.store.viewer.tenant:
+            return
         own = "public" if match.row.get("public", True) else "tenant"
         graph = self.planner.graph([match.row["package"]]) if self.planner is not None else None
         for step in steps:

@@ -15,8 +15,8 @@ untenanted side has none of, and the two sides answer by different means.
 Measured, alternating an untenanted key's service and a tenant's view (agent/service.py `viewing`), each
 fresh (nothing loaded) and over the same stores:
   - first plan: the first plan of an app (its graph and element index loaded; a tenant's view also
-    embeds its own elements: semantic/layers.py, unless the embedder's cache holds them under its
-    namespace from an earlier view, as it does from the second round on);
+    summarises its own elements, whose vectors the embedder's cache holds under the tenant's namespace
+    from an earlier view: semantic/layers.py), from the second round on (all rounds when --rounds 1);
   - first plan, first ever: the first round's, when no view of the tenant embedded its layer yet;
   - warm plans: every other task of the app, planned with the app loaded (each task asked once: no plan
     is answered from the plan cache).
@@ -182,8 +182,9 @@ def run_bench(memory: Service, settings, args) -> dict:
             for t in tenants:
                 for name, side, service in (("untenanted", public, fresh()), ("tenant", tenant, fresh().viewing(t))):
                     first, warm = measure(service, p, tasks[p])
-                    side["first"].append(first)
                     side["warm"] += warm
+                    if r > 0 or args.rounds == 1:
+                        side["first"].append(first)
                     if r == 0 and t != tenants[0]:  # the warm-up embedded the first tenant's layer
                         ever[name].append(first)
         loads = {"untenanted": [phases(fresh(), p) for _ in tenants],
