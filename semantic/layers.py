@@ -56,9 +56,9 @@ def layer_rows(screens: list[ScreenRow], elements: list[Element], transitions: l
     their texts embedded under `tenant`'s namespace of the embedder's cache (semantic/embedder.py VectorCache)."""
     # each screen with the layer's elements alone (an own screen with all of its): the summarizer's work is
     # then the layer's, not the app's
+    wanted = own_screens | {e.screen_id for e in elements if e.id in own}
     contexts = [replace(c, elements=[e for e in c.elements if e.id in own or c.id in own_screens])
-                for c in build_contexts(screens, elements, transitions)
-                if c.id in own_screens or any(e.id in own for e in c.elements)]
+                for c in build_contexts(screens, elements, transitions, wanted)]
     if not contexts:
         return Layer()
     items, screen_items = [], []
