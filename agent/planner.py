@@ -35,7 +35,7 @@ from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
-from appmem.semantic.layers import layer_rows
+from appmem.semantic.layers import Layer, Row, layer_rows, task_rows
 from appmem.semantic.ranker import Ranker, installed
 from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.semantic.ranking import ElementIndex
@@ -71,6 +71,7 @@ class Planner:
         self.k = k
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
+        self._own: dict[tuple[str, tuple[str, ...] | None], list[Row]] = {}  # a tenant view's (`own`)
         self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
@@ -87,17 +88,49 @@ class Planner:
         return self._indexes[key]
 
     def _load_index(self, packages: list[str] | None) -> ElementIndex:
-        """The shared points of `packages`; a tenant's view adds its own elements (semantic/layers.py)."""
-        if not self.store.viewer.tenant or packages is None:
+        """The shared points of `packages` (every app when None); a tenant's view adds its own elements
+        (semantic/layers.py): of `packages`, or of every app its keys reported."""
+        if not self.store.viewer.tenant:
             return ElementIndex.load(self.vectors, packages, self.ranker, self.config.ranking)
-        rows = self.vectors.points("elements", packages)
-        graph = self.graph(packages)
+        apps = self.vectors.packages("elements") if packages is None else packages
+        rows = self.vectors.points("elements", apps)
         indexed = {p.get("element_id") for _, p in rows}
+        groups = [packages] if packages else [[r["package"]] for r in self.store.read("layer_apps")]
+        layer = [row for group in groups for row in self._layer(group, indexed, set()).elements]
+        return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
+
+    def _layer(self, packages: list[str], indexed: set[str], screens: set[str]) -> Layer:
+        """A tenant view's own points of `packages`: the elements its graph holds that the shared points
+        (`indexed`) lack, and the screens `screens` (ids) of those apps."""
+        graph = self.graph(packages)
         own = {i for i, e in graph.elements.items() if i not in indexed and label_of(e).lower() not in BACK_WORDS
                and graph.screens.get(e.screen_id, {}).get("package") in packages}  # what summarize never embeds
-        layer = layer_rows(*graph.context_rows(), own, self.embedder)
-        graph.risky.update(p["element_id"] for _, p in layer if p.get("risky"))  # summarize never flagged them
-        return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
+        layer = layer_rows(*graph.context_rows(), own, screens, self.embedder, self.store.viewer.tenant)
+        graph.risky.update(p["element_id"] for _, p in layer.elements if p.get("risky"))  # summarize never flagged them
+        return layer
+
+    def own(self, kind: str, packages: list[str] | None) -> list[Row]:
+        """A tenant view's own points of `kind` ("screens" or "tasks") in `packages` (every app when None),
+        kept as the indexes are: the screens only its keys reported, the demonstrations they sent (none for
+        the public's planner: the shared collections hold what it reads)."""
+        if not self.store.viewer.tenant:
+            return []
+        key = (kind, None if packages is None else tuple(sorted(packages)))
+        if key not in self._own:
+            return self._keep(self._own, key, lambda: self._load_own(kind, packages))
+        return self._own[key]
+
+    def _load_own(self, kind: str, packages: list[str] | None) -> list[Row]:
+        if kind == "tasks":
+            return task_rows(self.store.read("layer_tasks", packages=packages), self.embedder, self.store.viewer.tenant)
+        apps = packages or [r["package"] for r in self.store.read("layer_apps")]
+        shared = set(self.vectors.values("screens", "object_id", apps))
+        rows = []
+        for app in apps:
+            graph = self.graph([app])
+            mine = {sid for sid, s in graph.screens.items() if s.get("package") == app and sid not in shared}
+            rows += self._layer([app], set(graph.elements), mine).screens if mine else []
+        return rows
 
     def _keep(self, cache: dict, key: Any, load: Callable[[], Any]) -> Any:
         forgotten = self._forgotten
@@ -111,9 +144,10 @@ class Planner:
         any of `packages` (the every-app index too)."""
         self._forgotten += 1
         changed = set(packages or ())
-        for cache in (self._graphs, self._indexes):
+        for cache in (self._graphs, self._indexes, self._own):
             for key in list(cache):
-                if packages is None or key is None or changed.intersection(key):
+                apps = key[1] if cache is self._own else key
+                if packages is None or apps is None or changed.intersection(apps):
                     cache.pop(key, None)
 
     def plan(self, task: str, packages: list[str], start: str | UIState | None = None, k: int | None = None,

@@ -39,6 +39,7 @@ from appmem.graph.screens import xpath_literal
 from appmem.graph.store import GraphStore, element_of
 from appmem.formats.privacy import PLACEHOLDER, scrub_text
 from appmem.semantic.embedder import Embedder
+from appmem.semantic.layers import merged, nearest
 from appmem.semantic.vectors import VectorStore
 
 THRESHOLD = 0.72  # bench/recall.py part 5: the leave-one-app-out choice on 4 of 6 apps (others 0.63, 0.92)
@@ -105,8 +106,12 @@ class Recall:
 
     def matches(self, task: str, packages: list[str] | None = None) -> list[Match]:
         """Stored tasks that fit `task`, best first."""
-        hits = [h for h in self.vectors.search("tasks", self.embedder.query(task), k=CANDIDATES,
-                                               packages=packages or None) if h.score >= self.threshold]
+        vector = self.embedder.query(task)
+        hits = self.vectors.search("tasks", vector, k=CANDIDATES, packages=packages or None)
+        if self.planner is not None:  # a tenant view's own demonstrations (semantic/layers.py) beside the shared
+            hits = merged(hits, nearest(self.planner.own("tasks", packages or None), "tasks", vector, CANDIDATES),
+                          CANDIDATES)
+        hits = [h for h in hits if h.score >= self.threshold]
         if not hits:
             return []
         rows = {r["id"]: r for r in self.store.read("recall_tasks", ids=[h.payload["object_id"] for h in hits])}
@@ -184,7 +189,21 @@ class Recall:
             return None  # a parameter no step carries: this demonstration does not do the new task
         for step, after in zip(steps, steps[1:]):
             step.to_screen = after.screen_id
+        self._layers(steps, match)
         return RoutePlan(task=task, package=match.row["package"], steps=steps, source="recall")
+
+    def _layers(self, steps: list[RouteStep], match: Match) -> None:
+        """Each step's layer: that of the edge its tap takes in the planner's graph (graph/routes.py), else
+        the demonstration's own (a tenant's own demonstration is its layer). The public reads the public
+        layer alone: its recall loads no graph for it."""
+        if not self.store.viewer.tenant:
+            return
+        own = "public" if match.row.get("public", True) else "tenant"
+        graph = self.planner.graph([match.row["package"]]) if self.planner is not None else None
+        for step in steps:
+            edges = [e for e in graph.edges.get(step.screen_id, ()) if step.element is not None
+                     and e.element_id == step.element.id] if graph is not None else []
+            step.layer = max(edges, key=lambda e: (e.reliability, e.successes)).layer if edges else own
 
     def _choose(self, element: Element, param: Param) -> Element | None:
         """The element of the same screen that shows the new value where `element` shows the old one."""

@@ -89,6 +89,11 @@ class Service:
                 self._views.popitem(last=False)
         return view
 
+    def drop_view(self, tenant: str) -> None:
+        """Forget `tenant`'s view (its loaded layer), as after its purge."""
+        with self._lock:
+            self._views.pop(tenant, None)
+
     @property
     def redis(self) -> Any:
         return self._plans.redis
@@ -373,8 +378,10 @@ class Service:
     def search(self, text: str, kind: str = "element", app: str | None = None, k: int = 5) -> list[dict[str, Any]]:
         """Scored hits from the element, screen or task memory."""
         packages = self.packages(app) if app else None
-        index = self.planner().index(packages) if kind == "element" else None
-        return search(self.vectors, self.embedder, self.store, text, kind, packages, k, index)
+        planner = self.planner()
+        index = planner.index(packages) if kind == "element" else None
+        own = planner.own({"screen": "screens", "task": "tasks"}[kind], packages) if kind != "element" else None
+        return search(self.vectors, self.embedder, self.store, text, kind, packages, k, index, own)
 
     def app_map(self, app: str) -> dict[str, Any]:
         """The app's map: screens with thumbnails, transitions with reliability (agent/appmap.py)."""

@@ -11,6 +11,7 @@ from appmem.api.contrib import writable_vectors
 from appmem.contract.requests import APP_MAX
 from appmem.ingest import tenants
 from appmem.keys import TENANT_RE
+from appmem.semantic.embedder import forget_namespace
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
 TENANT = Path(min_length=1, max_length=40, pattern=TENANT_RE.pattern, description="the tenant's name")
@@ -48,4 +49,6 @@ def share_tenant(request: Request, tenant: str = TENANT,
 def purge_tenant(request: Request, tenant: str = TENANT, _=Depends(require("admin"))) -> dict[str, Any]:
     services = _known(request, tenant)
     with writable_vectors(services.settings, services.service.vectors) as vectors:
-        return tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors)
+        report = tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors)
+    services.service.drop_view(tenant)  # what this process loaded of its layer
+    return {**report, "embeddings": forget_namespace(services.settings.home, tenant)}  # its views' cached vectors

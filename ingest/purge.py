@@ -140,12 +140,14 @@ def _take_tasks(tx: Transaction, contributor: str, quorum: int) -> dict[str, int
     """The key's demonstrations (their ids journaled), its run outcomes and every outcome of a task of the key
     (one the journal names: deleted by this run or an earlier one), the counts recounted."""
     ids = tx.write("purge_tasks", contributor=contributor)[0]["ids"]
-    journal = _journal(tx, contributor, tasks=ids)
+    unshared = tx.write("purge_task_voice", contributor=contributor)[0]["ids"]  # a tenant's shared voice
+    journal = _journal(tx, contributor, tasks=ids + unshared)  # the unshared ones' vectors leave the shared set
     tx.write("task_crowd_all", quorum=quorum)
-    runs = tx.write("task_run_purge", contributor=contributor, tasks=journal["tasks"])[0]
+    kept = set(unshared)  # the tenant's own again: their outcomes stay in its layer
+    runs = tx.write("task_run_purge", contributor=contributor, tasks=[t for t in journal["tasks"] if t not in kept])[0]
     if runs["ids"]:
         tx.write("task_run_counts", ids=runs["ids"], quorum=quorum)
-    return {"tasks": len(ids), "task_runs": runs["deleted"]}
+    return {"tasks": len(ids), "tasks_unshared": len(unshared), "task_runs": runs["deleted"]}
 
 
 def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:

@@ -9,7 +9,10 @@ follow_votes, task_crowd*): the layer is the tenant's alone until it shares it.
 
 `share` offers the tenant's observations of public apps to the crowd as ONE
 voice, `tenant:NAME`, which joins `crowd_keys` and votes with the sums of its
-keys' counts: the public quorum then weighs it like any one contributor.
+keys' counts, and which its keys' demonstrations of those apps count as
+(`voice` on each Task, task_crowd): the public quorum then weighs it like any
+one contributor. What is offered was scrubbed when it was accepted, as every
+contribution is.
 `purge` withdraws that voice, then purges each of its keys (ingest/purge.py:
 their layer, vectors, parked bodies and share of public counts) and forgets the
 keys and the shares.
@@ -71,6 +74,10 @@ def share(store: GraphStore, r: redis.Redis, tenant: str, app: str | None, quoru
             store.write("edge_crowd", rows=edges, quorum=quorum)
         report["votes"] = len(edges)
         report["follows"] = store.write("tenant_share_follows", quorum=quorum, **params)[0]["shared"]
+        tasks = [row["id"] for row in store.write("tenant_share_tasks", **params)]
+        for task in tasks:
+            store.write("task_crowd", task_id=task, quorum=quorum)
+        report["tasks"] = len(tasks)
         judge_crowd(store, packages, quorum)
         generations.bump(r, packages)
     keys.record_share(tenant, app or "*", now_iso())

@@ -145,7 +145,7 @@ class TransitionRow:
 
 
 def build_contexts(screens: list[ScreenRow], elements: list[Element],
-                   transitions: list[TransitionRow]) -> list[ScreenContext]:
+                   transitions: list[TransitionRow], only: set[str] | None = None) -> list[ScreenContext]:
     """Every screen in its UTG context: where its elements lead (titles and
     distinctive labels of the destinations), what leads to it (the labels
     of the elements acted on to get there; a generic 'OK' is resolved to
@@ -153,7 +153,8 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     returns to the screen that opened its dialog is no way in), and its
     breadcrumbs: the last PATH_STEPS labels of the ways in, those starting
     nearest an entry screen (one nothing leads to) first. Linear in the
-    app's elements and transitions, but for the ways in (bounded by PATH_STEPS)."""
+    app's elements and transitions, but for the ways in (bounded by PATH_STEPS). `only`: the ids of the
+    screens wanted (each in the whole UTG's context; a tenant's view summarises its layer's screens alone)."""
     by_screen = _elements_by_screen(screens, elements)
     by_id = {e.id: e for e in elements}
     ways = _WaysIn(screens, _incoming(_forward_taps(transitions, by_id)))
@@ -167,7 +168,7 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title,
                           sorted(by_screen.get(s.id, []), key=lambda e: e.id),
                           leads.destinations(from_screen.get(s.id, [])), arrivals[s.id], crumbs[s.id])
-            for s in screens]
+            for s in screens if only is None or s.id in only]
 
 
 def _elements_by_screen(screens: list[ScreenRow], elements: list[Element]) -> dict[str, list[Element]]:

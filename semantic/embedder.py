@@ -103,7 +103,11 @@ def cores() -> int:
 
 class VectorCache:
     """Content-addressed vectors on disk: sha256(model id, text) → float32 vector. Safe for threads
-    and processes (SQLite WAL); a lost file costs only recomputation."""
+    and processes (SQLite WAL); a lost file costs only recomputation.
+
+    A tenant's texts (its view's own points: semantic/layers.py) are kept under its namespace: their
+    key hashes the tenant too, so no other reader's lookup ever meets them (not even by timing a hit),
+    and `forget(tenant)` (its purge) deletes them."""
 
     CHUNK = 500  # keys per SELECT (SQLite's parameter limit)
 
@@ -115,10 +119,13 @@ class VectorCache:
         self._con.execute("PRAGMA synchronous=NORMAL")
         self._con.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL) "
                           "WITHOUT ROWID")
+        self._con.execute("CREATE TABLE IF NOT EXISTS owners (namespace TEXT NOT NULL, key BLOB NOT NULL, "
+                          "PRIMARY KEY (namespace, key)) WITHOUT ROWID")
         self._lock = threading.Lock()
 
-    def key(self, text: str) -> bytes:
-        return hashlib.sha256(f"{self.model_id}\0{text}".encode("utf-8", "surrogatepass")).digest()
+    def key(self, text: str, namespace: str = "") -> bytes:
+        scoped = f"{self.model_id}\0{namespace}\0{text}" if namespace else f"{self.model_id}\0{text}"
+        return hashlib.sha256(scoped.encode("utf-8", "surrogatepass")).digest()
 
     def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
         out: dict[bytes, np.ndarray] = {}
@@ -130,15 +137,39 @@ class VectorCache:
                 out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
         return {k: v for k, v in out.items() if v.shape == (self.dim,)}
 
-    def put(self, items: dict[bytes, np.ndarray]) -> None:
+    def put(self, items: dict[bytes, np.ndarray], namespace: str = "") -> None:
         with self._lock:
             self._con.execute("BEGIN")
             self._con.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
                                   [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()])
+            if namespace:
+                self._con.executemany("INSERT OR IGNORE INTO owners VALUES (?, ?)", [(namespace, k) for k in items])
             self._con.execute("COMMIT")
+
+    def forget(self, namespace: str) -> int:
+        """Delete the vectors kept under `namespace` (a tenant's); how many."""
+        with self._lock:
+            self._con.execute("BEGIN")
+            gone = self._con.execute("DELETE FROM vectors WHERE key IN (SELECT key FROM owners WHERE namespace = ?)",
+                                     (namespace,)).rowcount
+            self._con.execute("DELETE FROM owners WHERE namespace = ?", (namespace,))
+            self._con.execute("COMMIT")
+        return gone
 
     def close(self) -> None:
         self._con.close()
+
+
+def forget_namespace(home: Path, namespace: str) -> int:
+    """Delete the cached vectors of `namespace` (a purged tenant's) from `<home>/embeddings.sqlite`; how many."""
+    path = Path(home) / "embeddings.sqlite"
+    if not path.exists():
+        return 0
+    cache = VectorCache(path, "")
+    try:
+        return cache.forget(namespace)
+    finally:
+        cache.close()
 
 
 def onnx_session(path: Path, threads: int):
@@ -203,22 +234,22 @@ class Embedder:
     def _query(self, text: str) -> list[float]:
         return self.embed([text], cache=False)[0]
 
-    def embed(self, texts: list[str], cache: bool = True) -> list[list[float]]:
+    def embed(self, texts: list[str], cache: bool = True, namespace: str = "") -> list[list[float]]:
         """Vectors in the order of `texts`; each distinct text is embedded once, and not at all
-        when the cache holds it."""
+        when the cache holds it (under `namespace`: a tenant's texts, VectorCache)."""
         if not texts:
             return []
         texts = [clean(t) for t in texts]  # the tokenizer refuses lone surrogates (an agent's task, a label)
         distinct = list(dict.fromkeys(texts))
         found: dict[str, np.ndarray] = {}
         if cache and self.cache is not None:
-            keys = {t: self.cache.key(t) for t in distinct}
+            keys = {t: self.cache.key(t, namespace) for t in distinct}
             hits = self.cache.get(list(keys.values()))
             found = {t: hits[k] for t, k in keys.items() if k in hits}
         todo = [t for t in distinct if t not in found]
         computed = dict(zip(todo, self._run(todo)))
         if cache and self.cache is not None and computed:
-            self.cache.put({keys[t]: v for t, v in computed.items()})
+            self.cache.put({keys[t]: v for t, v in computed.items()}, namespace)
         self.computed += len(todo)
         self.cached += len(distinct) - len(todo)
         found.update(computed)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from appmem.errors import InvalidInput, NotFound
+from appmem.semantic.layers import merged, nearest
 
 SUFFIXES = {"pro", "free", "lite", "debug", "beta", "app", "android", "mobile"}
 
@@ -56,16 +57,18 @@ OVERFETCH = 3
 
 
 def search(vectors, embedder, store, text: str, kind: str = "element", packages: list[str] | None = None,
-           k: int = 5, index=None) -> list[dict[str, Any]]:
+           k: int = 5, index=None, own: list | None = None) -> list[dict[str, Any]]:
     """Scored hits for `text`: screen and element ids, labels, simulated task / summary / task text; only
     hits whose node `store` (the graph) holds and trusts (`GraphStore.trusted_ids`).
-    `index`: the element index of `packages` when the caller keeps one (a server), else it is read here."""
+    `index`: the element index of `packages` when the caller keeps one (a server), else it is read here;
+    `own`: a tenant view's own screen or task points (semantic/layers.py), searched beside the collection."""
     collection = {"element": "elements", "screen": "screens", "task": "tasks"}[kind]
     vector = embedder.query(text)
     if kind == "element":
         hits = element_index(vectors, embedder, packages, index).search(vector, text, k * OVERFETCH)
     else:
         hits = vectors.search(collection, vector, k=k * OVERFETCH, packages=packages)
+        hits = merged(hits, nearest(own or [], collection, vector, k * OVERFETCH), k * OVERFETCH)
     trusted = _trusted(store, hits, kind)
     hits = [h for h in hits if _node(h.payload, kind) in trusted][:k]
     out = []

@@ -246,7 +246,9 @@ def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(serve
     other = keys.create("wayne-agent", "plan", 1000, tenant="wayne")[1]
     public = keys.create("public-agent", "plan", 1000)[1]
     inhouse = inhouse_run(about_run, "2027-07-01T00:00:00Z")
-    button = new_button_run(about_run, label, "2027-07-02T00:00:00Z")
+    # its run's task is another than the plan's below: the plan is the planner's over both layers (its own
+    # demonstrations are recalled: test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone)
+    button = {**new_button_run(about_run, label, "2027-07-02T00:00:00Z"), "task": f"check the {label} tile"}
     contribute(server, own, [button, inhouse])
     dump = inhouse["steps"][-1]["after_xml"]
     screen_id = memory.viewing("umbrella").locate(INHOUSE, dump).screen_id
@@ -264,3 +266,132 @@ def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(serve
         assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "layers", "mcp")), \
             unseen
         assert not any(unseen["mcp"]), unseen
+
+
+def mcp_resource(server: str, secret: str, uri: str) -> str:
+    """One MCP resource read over the API's streamable HTTP endpoint: its text, or "" when refused."""
+    import httpx
+
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
+    r = httpx.post(f"{server}/mcp/", json=rpc, timeout=60, headers={
+        "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 200, r.text
+    return "".join(c.get("text", "") for c in r.json().get("result", {}).get("contents", []))
+
+
+def vector_reads(server: str, secret: str, task: str, first: str, last: str, elsewhere: str) -> dict:
+    """What a key reads of a tenant's in-house demonstration `task` (its first and last screens `first`,
+    `last`, the dump `elsewhere` of its last screen): recall, the vector searches of tasks, screens and
+    elements (of the app and of every app), the route between its screens, a plan from its screen into a
+    public app (cross-app), and the MCP tools and resources."""
+    with ApiClient(server, secret) as api:
+        plan = api.http.post("/v1/plan", json={"task": task, "app": INHOUSE})
+        tasks = api.http.get("/v1/search", params={"text": task, "kind": "task", "k": 10})
+        screens = api.http.get("/v1/search", params={"text": "About", "kind": "screen", "app": INHOUSE, "k": 10})
+        every_screen = api.http.get("/v1/search", params={"text": "About", "kind": "screen", "k": 50})
+        every_element = api.http.get("/v1/search", params={"text": "About", "k": 50})
+        chosen = api.http.post("/v1/plan", json={"task": task})  # no app named: chosen by meaning
+        route = api.http.get(f"/apps/{INHOUSE}/route", params={"source": first, "target": last})
+        screen_json = api.http.get(f"/apps/{INHOUSE}/screens/{last}.json")
+        crossing = api.plan("tap About", ACRYLIC, screen_xml=elsewhere).model_dump()
+    tools = {name: json.dumps(mcp_call(server, secret, tool, args)) for name, tool, args in (
+        ("tasks", "search", {"text": task, "kind": "task", "k": 10}),
+        ("screens", "search", {"text": "About", "kind": "screen", "k": 50}),
+        ("apps", "apps", {}), ("plan", "plan", {"task": task, "app": INHOUSE}))}
+    return {
+        "recall": plan.status_code == 200 and (plan.json().get("recalled") or {}).get("description") == task
+        and {s["layer"] for s in plan.json()["steps"]} == {"tenant"},  # an in-house app's edges are its layer
+        "tasks": task in tasks.text, "screens": screens.status_code == 200 and last in screens.text,
+        "every_screen": INHOUSE in every_screen.text, "every_element": INHOUSE in every_element.text,
+        "chosen": chosen.status_code == 200 and chosen.json().get("package") == INHOUSE,
+        "route": route.status_code == 200 and last in route.text, "screen_json": screen_json.status_code == 200,
+        "crossing": bool(crossing["steps"]) and crossing["steps"][0]["screen_id"] == last,  # the way out of it
+        "mcp": {name: (task if name in ("tasks", "plan") else INHOUSE) in text for name, text in tools.items()},
+        "resources": {kind: INHOUSE in mcp_resource(server, secret, f"appmem://apps/{INHOUSE}/{kind}")
+                      for kind in ("doc", "map")}}
+
+
+def cached_under(settings, namespace: str) -> int:
+    """How many vectors the embedder's cache keeps under `namespace` (a tenant's: semantic/embedder.py)."""
+    import sqlite3
+
+    with sqlite3.connect(settings.home / "embeddings.sqlite") as con:
+        return con.execute("SELECT count(*) FROM owners WHERE namespace = ?", (namespace,)).fetchone()[0]
+
+
+def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, memory, keys, about_run, settings,
+                                                                         stack_env):
+    task = "tap About in the Hooli intranet app"
+    own = keys.create("hooli-ci", "plan,contribute", 1000, tenant="hooli")[1]
+    peer = keys.create("hooli-agent", "plan", 1000, tenant="hooli")[1]
+    other = keys.create("pied-piper-agent", "plan", 1000, tenant="piedpiper")[1]
+    public = keys.create("public-searcher", "plan", 1000)[1]
+    run = {**inhouse_run(about_run, "2027-08-01T00:00:00Z"), "task": task}
+    contribute(server, own, [run])
+    view = memory.viewing("hooli")
+    first = view.locate(INHOUSE, run["steps"][0]["before_xml"]).screen_id
+    last_xml = run["steps"][-1]["after_xml"]
+    last = view.locate(INHOUSE, last_xml).screen_id
+    assert first and last and first != last
+    seen = vector_reads(server, peer, task, first, last, last_xml)
+    missed = [k for k, v in seen.items() if not (all(v.values()) if isinstance(v, dict) else v)]
+    assert missed == [], seen  # at once: no summarize
+    # the shared collections hold nothing of it: the public's vectors never meet the tenant's words
+    assert memory.vectors.packages("elements").count(INHOUSE) == 0
+    assert not any(task in json.dumps(p) for _, p in memory.vectors.points("tasks", memory.vectors.packages("tasks")))
+    # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
+    # in its view alone (agent/crowd.py)
+    titles = sorted({s["title"] for s in memory.planner().graph([ACRYLIC]).screens.values() if s.get("title")})
+    lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
+                  for reader, store in (("own", memory.store.viewing("hooli", 1)), ("public", memory.store),
+                                        ("other", memory.store.viewing("piedpiper", 1)))}
+    assert INHOUSE in lookalikes["own"] and INHOUSE not in lookalikes["public"] | lookalikes["other"], lookalikes
+    for outsider in (other, public):
+        unseen = vector_reads(server, outsider, task, first, last, last_xml)
+        assert not any(v for k, v in unseen.items() if k not in ("mcp", "resources")), unseen
+        assert not any(unseen["mcp"].values()) and not any(unseen["resources"].values()), unseen
+    # its texts' vectors are cached under its namespace alone (no other reader's lookup meets them), and its
+    # purge forgets them
+    cache = memory.embedder.cache
+    assert cached_under(settings, "hooli") > 0 and not cache.get([cache.key(task)]) and cache.get([cache.key(task, "hooli")])
+    purged = cli(["tenants", "purge", "hooli", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["embeddings"] > 0 and cached_under(settings, "hooli") == 0
+    assert not cache.get([cache.key(task, "hooli")])
+
+
+def task_backers(memory, description: str) -> list[dict]:
+    """The demonstrations of `description` as stored: who sent each, under which shared voice, trusted or not."""
+    with memory.store.driver.session(database=memory.store.database) as session:
+        return session.run("MATCH (k:Task {description: $d}) RETURN k.contributor AS contributor, k.voice AS voice, "
+                           "coalesce(k.crowd_trusted, false) AS trusted ORDER BY contributor", d=description).data()
+
+
+def test_a_tenant_shares_its_demonstrations_as_one_contributor_scrubbed_and_its_purge_withdraws_them(
+        server, memory, keys, about_run, stack_env):
+    before = counts(memory)
+    task = "tap About and mail jane.doe@initrode.example"
+    scrubbed = "tap About and mail <EMAIL>"
+    members = [keys.create(f"initrode-{n}", "contribute", 1000, tenant="initrode")[1] for n in range(3)]
+    for n, secret in enumerate(members):
+        contribute(server, secret, [{**about_run, "task": task, "started": f"2027-09-0{n + 1}T00:00:00Z"}])
+    stored = task_backers(memory, scrubbed)
+    assert len(stored) == 3 and not any(r["trusted"] for r in stored), stored  # scrubbed, and private
+    assert task_backers(memory, task) == []
+    shared = cli(["tenants", "share", "initrode", "--app", ACRYLIC, "--json"], stack_env)
+    assert shared.returncode == 0, shared.stderr
+    assert json.loads(shared.stdout)["tasks"] == 3
+    stored = task_backers(memory, scrubbed)
+    assert {r["voice"] for r in stored} == {"tenant:initrode"} and not any(r["trusted"] for r in stored)
+    publics = [keys.create(f"initrode-public-{n}", "contribute", 1000)[1] for n in range(2)]
+    for n, secret in enumerate(publics):
+        contribute(server, secret, [{**about_run, "task": task, "started": f"2027-09-1{n + 1}T00:00:00Z"}])
+    assert all(r["trusted"] for r in task_backers(memory, scrubbed))  # one voice and two keys: the quorum of 3
+    purged = cli(["tenants", "purge", "initrode", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert json.loads(purged.stdout)["withdrawn"]["tasks_unshared"] == 3
+    left = task_backers(memory, scrubbed)
+    assert len(left) == 2 and not any(r["trusted"] for r in left), left  # withdrawn: two keys are no quorum
+    for secret in publics:
+        assert cli(["keys", "purge", keys.check(secret, 1000)[0].id, "--json"], stack_env).returncode == 0
+    assert counts(memory) == before
