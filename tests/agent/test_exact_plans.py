@@ -5,14 +5,11 @@ the memory shows it is needed. Every step says why it is taken."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label, role
-from appmem.ingest.autodroid import read_autodroid
-from appmem.ingest.pipeline import ingest_trace
-from tests.shared_data import summarized
+from tests.agent.conftest import explored_planner
 
 PREFS = "org.example.prefs"
 BACK = "<button id=9>go back</button>"
@@ -42,14 +39,8 @@ EXPLORATION = [
 
 @pytest.fixture(scope="module")
 def planner(store, settings, tmp_path_factory):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    folder = tmp_path_factory.mktemp("prefs")
-    records = [{"State": s, "Choice": c, "Input": "null" if t is None else t} for s, c, t in EXPLORATION]
-    (folder / "utg.yaml").write_text(yaml.safe_dump({"records": records}), encoding="utf-8")
-    ingest_trace(store, read_autodroid(folder, PREFS).trace, 50)
-    with summarized(store, settings, [PREFS]) as (vectors, embedder):
-        yield Planner(store, vectors, embedder, config=settings.planner)
+    with explored_planner(store, settings, tmp_path_factory.mktemp("prefs"), PREFS, EXPLORATION) as planner:
+        yield planner
 
 
 def steps(planner: Planner, task: str) -> list[tuple[str, str, str, str]]:

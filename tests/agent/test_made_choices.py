@@ -5,13 +5,10 @@ checked is chosen."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from appmem.agent.planjson import agent_plan
 from appmem.agent.planner import Planner
-from appmem.ingest.autodroid import read_autodroid
-from appmem.ingest.pipeline import ingest_trace
-from tests.shared_data import summarized
+from tests.agent.conftest import explored_planner
 
 NOTES = "org.example.jotter"
 MAIN = "<button id=0>Create a new note</button>\n<button id=1 text='More options'></button>\n<p id=2>Groceries</p>"
@@ -27,14 +24,8 @@ EXPLORATION = [(MAIN, 0, None), (FORM, 1, "Holiday"), (FORM, 5, None), (NOTE, -1
 
 @pytest.fixture(scope="module")
 def planner(store, settings, tmp_path_factory):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    folder = tmp_path_factory.mktemp("jotter")
-    records = [{"State": s, "Choice": c, "Input": "null" if t is None else t} for s, c, t in EXPLORATION]
-    (folder / "utg.yaml").write_text(yaml.safe_dump({"records": records}), encoding="utf-8")
-    ingest_trace(store, read_autodroid(folder, NOTES).trace, 50)
-    with summarized(store, settings, [NOTES]) as (vectors, embedder):
-        yield Planner(store, vectors, embedder, config=settings.planner)
+    with explored_planner(store, settings, tmp_path_factory.mktemp("jotter"), NOTES, EXPLORATION) as planner:
+        yield planner
 
 
 def steps(planner: Planner, task: str) -> list[tuple[str, str, str]]:

@@ -10,14 +10,10 @@ from __future__ import annotations
 import math
 
 import pytest
-import yaml
 
 from appmem.agent.planjson import agent_plan
-from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label, role
-from appmem.ingest.autodroid import read_autodroid
-from appmem.ingest.pipeline import ingest_trace
-from tests.shared_data import summarized
+from tests.agent.conftest import explored_planner
 
 NOTES = "org.example.compact"
 BACK = "<button id=9>go back</button>"
@@ -40,14 +36,8 @@ EXPLORATION = [
 
 @pytest.fixture(scope="module")
 def planner(store, settings, tmp_path_factory):
-    while store.write("delete_all")[0]["deleted"]:
-        pass
-    folder = tmp_path_factory.mktemp("compact")
-    records = [{"State": s, "Choice": c, "Input": "null" if t is None else t} for s, c, t in EXPLORATION]
-    (folder / "utg.yaml").write_text(yaml.safe_dump({"records": records}), encoding="utf-8")
-    ingest_trace(store, read_autodroid(folder, NOTES).trace, 50)
-    with summarized(store, settings, [NOTES]) as (vectors, embedder):
-        yield Planner(store, vectors, embedder, config=settings.planner)
+    with explored_planner(store, settings, tmp_path_factory.mktemp("compact"), NOTES, EXPLORATION) as planner:
+        yield planner
 
 
 def edge_of(graph, name: str):

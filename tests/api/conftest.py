@@ -130,3 +130,17 @@ def api_with_ingest_worker(settings, memory: Service, stack_env, folder) -> Iter
             yield url
         finally:
             workers.stop()
+
+
+@pytest.fixture(scope="module")
+def acrylic_memory(store, settings):
+    """Acrylic Paint's DroidBot recording alone as the memory (the crowd, tenant and pixel-run modules)."""
+    with held_memory(store, settings, ACRYLIC) as memory:
+        yield memory
+
+
+@pytest.fixture(scope="module")
+def acrylic_server(settings, acrylic_memory, stack_env, tmp_path_factory):
+    """The API over `acrylic_memory` on a socket, with one Celery ingest worker process: its URL."""
+    with api_with_ingest_worker(settings, acrylic_memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
+        yield url

@@ -28,7 +28,7 @@ from appmem.formats.ui import stable_id
 from appmem.ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, ingest_contribution
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
-from tests.api.conftest import ACRYLIC, ADFREE, api_with_ingest_worker, held_memory, tarball
+from tests.api.conftest import ACRYLIC, ADFREE, tarball
 from tests.conftest import DROIDBOT, REPO
 from tests.graph.test_identity import cypher_rows
 from tests.twin_tasks import dump_screen, forged_runs, recorded_tasks, unseen_targets
@@ -39,9 +39,8 @@ from appmem.device.driver import DeviceDriver
 
 
 @pytest.fixture(scope="module")
-def memory(store, settings):
-    with held_memory(store, settings, ACRYLIC) as memory:
-        yield memory
+def memory(acrylic_memory):
+    return acrylic_memory
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +54,8 @@ def keys(redis_db):
 
 
 @pytest.fixture(scope="module")
-def server(settings, memory, stack_env, tmp_path_factory):
-    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
-        yield url
+def server(acrylic_server):
+    return acrylic_server
 
 
 def key(keys, scopes: str, name: str = "crowd-test") -> str:

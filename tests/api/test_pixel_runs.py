@@ -14,7 +14,7 @@ from appmem.agent.locate import locate
 from appmem.contract.client import ApiClient, ApiError
 from appmem.formats.uixml import shown_views
 from appmem.ingest.droidbot import read_json, state_from_droidbot
-from tests.api.conftest import ACRYLIC, api_with_ingest_worker, held_memory
+from tests.api.conftest import ACRYLIC
 from tests.api.test_crowd import key
 from appmem.twins.app import TwinApp
 from tests.conftest import DROIDBOT
@@ -28,28 +28,16 @@ MORE_AT = [1020, 84]  # the centre of More options ([960, 12, 1080, 156])
 VERSION = TwinApp.from_droidbot(DROIDBOT / ACRYLIC).version  # the version the memory was imported under
 
 
-@pytest.fixture(scope="module")
-def memory(store, settings):
-    with held_memory(store, settings, ACRYLIC) as memory:
-        yield memory
-
-
-@pytest.fixture(scope="module")
-def server(settings, memory, stack_env, tmp_path_factory):
-    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
-        yield url
-
-
 def png(moment: str) -> str:
     return base64.b64encode((STATES / f"screen_{moment}.jpg").read_bytes()).decode("ascii")
 
 
-def dumped(memory, moment: str) -> str:
+def dumped(acrylic_memory, moment: str) -> str:
     """The remembered screen the moment's view tree, read as a dump, is located on: the truth here."""
     path = STATES / f"state_{moment}.json"
     state, _ = state_from_droidbot(read_json(path), str(path))
     dump = replace(state, views=shown_views(state.views), activity="", state_id="")
-    return locate(memory.store, ACRYLIC, dump, memory.planner().graph([ACRYLIC]))["screen_id"]
+    return locate(acrylic_memory.store, ACRYLIC, dump, acrylic_memory.planner().graph([ACRYLIC]))["screen_id"]
 
 
 def pixel_run(steps: list[tuple[str, list[int], str]], started: str, status: str = "done") -> dict:
@@ -60,57 +48,57 @@ def pixel_run(steps: list[tuple[str, list[int], str]], started: str, status: str
                       for i, (before, tap, after) in enumerate(steps)]}
 
 
-def edges(memory, source: str, target: str) -> list[dict]:
-    return [e for e in memory.store.read("planner_app_transitions", packages=[ACRYLIC])
+def edges(acrylic_memory, source: str, target: str) -> list[dict]:
+    return [e for e in acrylic_memory.store.read("planner_app_transitions", packages=[ACRYLIC])
             if e["source"] == source and e["target"] == target]
 
 
-def test_a_run_seen_only_in_screenshots_counts_on_the_edge_the_recording_took(server, memory, keys):
-    canvas, eraser = dumped(memory, CANVAS), dumped(memory, ERASER)
-    before = edges(memory, canvas, eraser)
+def test_a_run_seen_only_in_screenshots_counts_on_the_edge_the_recording_took(acrylic_server, acrylic_memory, keys):
+    canvas, eraser = dumped(acrylic_memory, CANVAS), dumped(acrylic_memory, ERASER)
+    before = edges(acrylic_memory, canvas, eraser)
     assert before and all(not e["crowd_only"] for e in before)  # the recording took it: an import's edge
-    with ApiClient(server, key(keys, "contribute", "pixel-agent")) as api:
+    with ApiClient(acrylic_server, key(keys, "contribute", "pixel-agent")) as api:
         status = api.wait_trace(api.contribute(pixel_run([(CANVAS, ERASE_AT, ERASER)], "2026-07-01T00:00:00Z"))
                                 .trace_id, 180).model_dump()
     assert status["status"] == "done", status
     report = status["report"]
     assert report["pixel_steps"] == 1 and report["unmatched_steps"] == [] and report["task"]
-    after = edges(memory, canvas, eraser)
+    after = edges(acrylic_memory, canvas, eraser)
     erase = [e for e in after if e["element_id"] in {b["element_id"] for b in before}]
     # the one step is one contributor's success on that edge, beside the import's own count
     assert sum(e["contributed_successes"] for e in erase) == sum(e["contributed_successes"] for e in before) + 1
 
 
-def test_a_shortcut_seen_only_in_screenshots_needs_a_quorum_of_keys(server, memory, keys, settings):
+def test_a_shortcut_seen_only_in_screenshots_needs_a_quorum_of_keys(acrylic_server, acrylic_memory, keys, settings):
     """More options does not open the eraser's dialog: one key's screenshots saying so are a crowd-only edge
     that no plan takes, until APPMEM_TRUST_QUORUM keys report it."""
-    canvas, eraser = dumped(memory, CANVAS), dumped(memory, ERASER)
-    recorded = {e["element_id"] for e in edges(memory, canvas, eraser)}
+    canvas, eraser = dumped(acrylic_memory, CANVAS), dumped(acrylic_memory, ERASER)
+    recorded = {e["element_id"] for e in edges(acrylic_memory, canvas, eraser)}
     run = pixel_run([(CANVAS, MORE_AT, ERASER)], "2026-07-02T00:00:00Z")
 
     def shortcut() -> list[dict]:
-        return [e for e in edges(memory, canvas, eraser) if e["element_id"] not in recorded]
+        return [e for e in edges(acrylic_memory, canvas, eraser) if e["element_id"] not in recorded]
 
     witnesses = [keys.create(f"pixel-witness-{n}", "contribute", 1000) for n in range(settings.trust_quorum)]
     for n, (_, secret) in enumerate(witnesses):
-        with ApiClient(server, secret) as api:
+        with ApiClient(acrylic_server, secret) as api:
             status = api.wait_trace(api.contribute(run).trace_id, 180).model_dump()
         assert status["status"] == "done" and status["report"]["pixel_steps"] == 1, status
         found = shortcut()
         assert len(found) == 1 and found[0]["crowd_only"]
         assert found[0]["crowd_trusted"] == (n + 1 >= settings.trust_quorum) == found[0]["trusted"]
     # a purge of one witness takes its vote back: short of a quorum again
-    with ApiClient(server, key(keys, "admin")) as api:
+    with ApiClient(acrylic_server, key(keys, "admin")) as api:
         assert api.http.delete(f"/v1/contributors/{witnesses[0][0].id}").status_code == 200
     assert all(not e["trusted"] for e in shortcut())
 
 
 def test_a_screenshot_of_no_remembered_screen_or_a_tap_on_nothing_is_kept_out_with_its_reason(
-        server, memory, keys):
+        acrylic_server, acrylic_memory, keys):
     blank = base64.b64encode(_blank_png()).decode("ascii")
     run = pixel_run([(CANVAS, ERASE_AT, ERASER), (ERASER, [540, 2000], CANVAS)], "2026-07-03T00:00:00Z")
     run["steps"].append({**run["steps"][0], "index": 2, "before_png": blank})
-    with ApiClient(server, key(keys, "contribute", "pixel-agent-2")) as api:
+    with ApiClient(acrylic_server, key(keys, "contribute", "pixel-agent-2")) as api:
         status = api.wait_trace(api.contribute(run).trace_id, 180).model_dump()
     assert status["status"] == "done", status
     reasons = {u["index"]: u["reason"] for u in status["report"]["unmatched_steps"]}
@@ -125,10 +113,10 @@ def test_a_screenshot_of_no_remembered_screen_or_a_tap_on_nothing_is_kept_out_wi
     ({"before_xml": "<hierarchy/>"}, "send one of before_xml"),
     ({"after_png": None}, "send one of after_xml"),
 ])
-def test_a_bad_screenshot_step_is_a_422_naming_it(server, keys, change, problem):
+def test_a_bad_screenshot_step_is_a_422_naming_it(acrylic_server, keys, change, problem):
     run = pixel_run([(CANVAS, ERASE_AT, ERASER)], "2026-07-04T00:00:00Z")
     run["steps"][0].update(change)
-    with ApiClient(server, key(keys, "contribute", "pixel-agent-3")) as api:
+    with ApiClient(acrylic_server, key(keys, "contribute", "pixel-agent-3")) as api:
         with pytest.raises(ApiError) as refused:
             api.contribute(run)
     assert refused.value.status == 422 and problem in str(refused.value) and "Traceback" not in str(refused.value)

@@ -12,39 +12,27 @@ from lxml import etree
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
 from appmem.runtime.runtime import Runtime
-from tests.api.conftest import ACRYLIC, api_with_ingest_worker, held_memory
+from tests.api.conftest import ACRYLIC
 from tests.api.test_crowd import cli, with_new_button
 
 INHOUSE = "com.acme.inhouse"
 
 
 @pytest.fixture(scope="module")
-def memory(store, settings):
-    with held_memory(store, settings, ACRYLIC) as memory:
-        yield memory
-
-
-@pytest.fixture(scope="module")
-def server(settings, memory, stack_env, tmp_path_factory):
-    with api_with_ingest_worker(settings, memory, stack_env, tmp_path_factory.mktemp("celery")) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def about_run(twins, memory) -> dict:
+def about_run(twins, acrylic_memory) -> dict:
     """A real run of "tap About" on an acrylic twin (a RunTrace as the runtime reports it)."""
     fleet, twin_server = twins
     twin_server.reset("twin-0001")
     device = adbutils.AdbClient("127.0.0.1", twin_server.port).device("twin-0001")
-    return Runtime(DeviceDriver(device, "twin-0001"), memory, lambda step: True).run("tap About", ACRYLIC)["run"]
+    return Runtime(DeviceDriver(device, "twin-0001"), acrylic_memory, lambda step: True).run("tap About", ACRYLIC)["run"]
 
 
-def counts(memory) -> dict:
-    return memory.store.read("crowd_counts")[0]
+def counts(acrylic_memory) -> dict:
+    return acrylic_memory.store.read("crowd_counts")[0]
 
 
-def contribute(server: str, secret: str, runs: list[dict]) -> list[dict]:
-    with ApiClient(server, secret) as api:
+def contribute(acrylic_server: str, secret: str, runs: list[dict]) -> list[dict]:
+    with ApiClient(acrylic_server, secret) as api:
         ids = [api.contribute(run).trace_id for run in runs]
         reports = [api.wait_trace(i, 120).model_dump() for i in ids]
     assert {r["status"] for r in reports} == {"done"}, reports
@@ -78,9 +66,9 @@ RETURN coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, fa
        coalesce(t.contributors, 0) AS contributors, t.crowd_keys AS crowd_keys, t.tenant_counts AS tenant_counts"""
 
 
-def edge_of(memory, label: str) -> dict:
+def edge_of(acrylic_memory, label: str) -> dict:
     """The edge that taps the element labelled `label`, as stored (every read statement of cypher/ filters it)."""
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
         found = session.run(EDGE_OF_LABEL, label=label).data()
     assert len(found) == 1, found
     return found[0]
@@ -88,7 +76,7 @@ def edge_of(memory, label: str) -> dict:
 
 # ---- keys of a tenant; the admin's view -------------------------------------------------------------
 
-def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(server, keys, stack_env):
+def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(acrylic_server, keys, stack_env):
     made = cli(["keys", "create", "--name", "acme-ci", "--scopes", "plan,contribute", "--tenant", "acme", "--json"],
                stack_env)
     assert made.returncode == 0, made.stderr
@@ -109,9 +97,9 @@ def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(se
     unknown = cli(["tenants", "show", "nobody", "--json"], stack_env)
     assert unknown.returncode != 0 and "nobody" in json.loads(unknown.stdout)["detail"]
     # the same through the admin routes
-    with ApiClient(server, record["key"]) as api:
+    with ApiClient(acrylic_server, record["key"]) as api:
         assert api.http.get("/v1/tenants").status_code == 403  # a tenant's own key is no admin
-    with ApiClient(server, keys.create("admin", "admin")[1]) as api:
+    with ApiClient(acrylic_server, keys.create("admin", "admin")[1]) as api:
         assert "acme" in {t["tenant"] for t in api.http.get("/v1/tenants").json()["tenants"]}
         assert api.http.get("/v1/tenants/acme").json()["keys"][0]["id"] == record["id"]
         assert api.http.get("/v1/tenants/nobody").status_code == 404
@@ -121,45 +109,45 @@ def test_a_key_belongs_to_at_most_one_tenant_and_admins_list_and_show_tenants(se
 # ---- the private layer and its purge ------------------------------------------------------------------
 
 def test_a_tenants_contributions_are_its_layer_and_its_purge_restores_the_graph_counts(
-        server, memory, keys, about_run, stack_env):
-    before = counts(memory)
+        acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    before = counts(acrylic_memory)
     members = [keys.create(f"globex-{n}", "plan,contribute", 1000, tenant="globex") for n in range(3)]
     label = "Globex quarterly"
     for n, (_, secret) in enumerate(members):  # three of its keys agree: still no public voice
-        contribute(server, secret, [new_button_run(about_run, label, f"2027-05-0{n + 1}T00:00:00Z"),
+        contribute(acrylic_server, secret, [new_button_run(about_run, label, f"2027-05-0{n + 1}T00:00:00Z"),
                                     inhouse_run(about_run, f"2027-05-1{n + 1}T00:00:00Z"),
                                     {**about_run, "started": f"2027-05-2{n + 1}T00:00:00Z"}])
-    during = counts(memory)
+    during = counts(acrylic_memory)
     assert during["traces"] == before["traces"] + 9 and during["screens"] > before["screens"]
-    edge = edge_of(memory, label)
+    edge = edge_of(acrylic_memory, label)
     assert edge["crowd_only"] and not edge["crowd_trusted"]  # its keys are private voices
     layer = json.loads(cli(["tenants", "show", "globex", "--json"], stack_env).stdout)["layer"]
     assert layer["traces"] == 9 and INHOUSE in layer["apps"] and layer["private_screens"] > 0
     assert layer["private_transitions"] > 0 and layer["private_elements"] > 0
-    inhouse = memory.store.read("planner_app_screens", packages=[INHOUSE])
+    inhouse = acrylic_memory.store.read("planner_app_screens", packages=[INHOUSE])
     assert inhouse == []  # an app only a tenant reported has no public screen
     purged = cli(["tenants", "purge", "globex", "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     report = json.loads(purged.stdout)
     assert sorted(report["keys"]) == sorted(k.id for k, _ in members) and report["traces"] == 9
-    assert counts(memory) == before
+    assert counts(acrylic_memory) == before
     assert all(keys.get(k.id) is None for k, _ in members)  # its keys are gone
     assert not any(keys.r.exists(f"appmem:contrib:by:{k.id}") for k, _ in members)  # and its parked bodies
-    with ApiClient(server, members[0][1]) as api:
+    with ApiClient(acrylic_server, members[0][1]) as api:
         assert api.http.get("/v1/apps").status_code == 401
     assert "globex" not in {t["tenant"] for t in json.loads(cli(["tenants", "list", "--json"], stack_env).stdout)}
 
 
 # ---- sharing by choice ------------------------------------------------------------------------------------
 
-def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, memory, keys, about_run, stack_env):
-    before = counts(memory)
+def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    before = counts(acrylic_memory)
     label = "Initech report"
     members = [keys.create(f"initech-{n}", "contribute", 1000, tenant="initech")[1] for n in range(3)]
     for n, secret in enumerate(members):
-        contribute(server, secret, [new_button_run(about_run, label, f"2027-06-0{n + 1}T00:00:00Z"),
+        contribute(acrylic_server, secret, [new_button_run(about_run, label, f"2027-06-0{n + 1}T00:00:00Z"),
                                     inhouse_run(about_run, f"2027-06-1{n + 1}T00:00:00Z")])
-    assert not edge_of(memory, label)["crowd_trusted"]
+    assert not edge_of(acrylic_memory, label)["crowd_trusted"]
     refused = cli(["tenants", "share", "initech", "--app", INHOUSE, "--json"], stack_env)
     assert refused.returncode == 2, refused.stderr
     assert "private" in json.loads(refused.stdout)["detail"]  # an in-house app
@@ -168,49 +156,49 @@ def test_a_tenant_shares_as_one_contributor_and_its_purge_withdraws_it(server, m
     report = json.loads(shared.stdout)
     assert report["apps"] == [ACRYLIC] and report["voice"] == "tenant:initech" and report["votes"] >= 1
     admin = keys.create("initech-operator", "admin")[1]
-    with ApiClient(server, admin) as api:  # again, through the admin route: still one voice
+    with ApiClient(acrylic_server, admin) as api:  # again, through the admin route: still one voice
         again = api.http.post("/v1/tenants/initech/share", params={"app": ACRYLIC})
     assert again.status_code == 200 and again.json()["apps"] == [ACRYLIC], again.text
-    edge = edge_of(memory, label)
+    edge = edge_of(acrylic_memory, label)
     assert edge["contributors"] == 1 and not edge["crowd_trusted"]  # three keys, one voice
-    assert memory.store.read("planner_app_screens", packages=[INHOUSE]) == []
+    assert acrylic_memory.store.read("planner_app_screens", packages=[INHOUSE]) == []
     publics = [keys.create(f"public-{n}", "contribute", 1000)[1] for n in range(2)]
     for n, secret in enumerate(publics):
-        contribute(server, secret, [new_button_run(about_run, label, f"2027-06-2{n + 1}T00:00:00Z")])
-    edge = edge_of(memory, label)
+        contribute(acrylic_server, secret, [new_button_run(about_run, label, f"2027-06-2{n + 1}T00:00:00Z")])
+    edge = edge_of(acrylic_memory, label)
     assert edge["contributors"] == 3 and edge["crowd_trusted"]  # with two public keys: the public quorum
     assert json.loads(cli(["tenants", "show", "initech", "--json"], stack_env).stdout)["shared"].keys() == {
         "*", ACRYLIC}
-    with ApiClient(server, admin) as api:
+    with ApiClient(acrylic_server, admin) as api:
         purged = api.http.delete("/v1/tenants/initech")
         assert purged.status_code == 200, purged.text
         assert api.http.get("/v1/tenants/initech").status_code == 404
     assert purged.json()["withdrawn"]["votes"] >= 1 and purged.json()["vectors"] == "deleted"
-    edge = edge_of(memory, label)
+    edge = edge_of(acrylic_memory, label)
     assert edge["contributors"] == 2 and not edge["crowd_trusted"]  # withdrawn: below the quorum again
     for secret in publics:
         record = keys.check(secret, 1000)[0]
         assert cli(["keys", "purge", record.id, "--json"], stack_env).returncode == 0
-    assert counts(memory) == before
+    assert counts(acrylic_memory) == before
 
 
 # ---- reads: the tenant's keys see its layer over the shared memory, every other key nothing of it ------------
 
-def mcp_call(server: str, secret: str, tool: str, arguments: dict) -> dict:
+def mcp_call(acrylic_server: str, secret: str, tool: str, arguments: dict) -> dict:
     """One MCP tool call over the API's streamable HTTP endpoint (stateless, JSON answers)."""
     import httpx
 
     rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
-    r = httpx.post(f"{server}/mcp/", json=rpc, timeout=60, headers={
+    r = httpx.post(f"{acrylic_server}/mcp/", json=rpc, timeout=60, headers={
         "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
     assert r.status_code == 200, r.text
     return r.json()["result"]
 
 
-def reads(server: str, secret: str, label: str, button: str, dump: str, screen_id: str) -> dict:
+def reads(acrylic_server: str, secret: str, label: str, button: str, dump: str, screen_id: str) -> dict:
     """What a key reads, on every read route and MCP tool, of a tenant's new button `label` on a public
     app's screen (whose dump is `button`) and of its in-house app (whose screen `screen_id` its dump `dump` shows)."""
-    with ApiClient(server, secret) as api:
+    with ApiClient(acrylic_server, secret) as api:
         plan = api.plan(f"tap {label}", ACRYLIC).model_dump()
         doc = api.http.get(f"/v1/apps/{ACRYLIC}/doc")
         inhouse_doc = api.http.get(f"/v1/apps/{INHOUSE}/doc")
@@ -222,7 +210,7 @@ def reads(server: str, secret: str, label: str, button: str, dump: str, screen_i
         screen = api.http.get(f"/v1/apps/{INHOUSE}/screens/{screen_id}")
         inhouse_map = api.http.get(f"/apps/{INHOUSE}/map.json")
         acrylic_map = api.http.get(f"/apps/{ACRYLIC}/map.json")
-    tools = {name: json.dumps(mcp_call(server, secret, tool, args).get("structuredContent")) for name, tool, args in (
+    tools = {name: json.dumps(mcp_call(acrylic_server, secret, tool, args).get("structuredContent")) for name, tool, args in (
         ("plan", "plan", {"task": f"tap {label}", "app": ACRYLIC}), ("doc", "doc", {"app": ACRYLIC}),
         ("inhouse_doc", "doc", {"app": INHOUSE}), ("search", "search", {"text": label, "app": ACRYLIC, "k": 10}),
         ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
@@ -239,7 +227,7 @@ def reads(server: str, secret: str, label: str, button: str, dump: str, screen_i
                 '"exact"' in tools["locate"]]}
 
 
-def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(server, memory, keys, about_run):
+def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(acrylic_server, acrylic_memory, keys, about_run):
     label = "Umbrella dashboard"
     own = keys.create("umbrella-ci", "plan,contribute", 1000, tenant="umbrella")[1]
     peer = keys.create("umbrella-agent", "plan", 1000, tenant="umbrella")[1]  # a key of the same tenant
@@ -249,42 +237,42 @@ def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(serve
     # its run's task is another than the plan's below: the plan is the planner's over both layers (its own
     # demonstrations are recalled: test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone)
     button = {**new_button_run(about_run, label, "2027-07-02T00:00:00Z"), "task": f"check the {label} tile"}
-    contribute(server, own, [button, inhouse])
+    contribute(acrylic_server, own, [button, inhouse])
     dump = inhouse["steps"][-1]["after_xml"]
-    screen_id = memory.viewing("umbrella").locate(INHOUSE, dump).screen_id
+    screen_id = acrylic_memory.viewing("umbrella").locate(INHOUSE, dump).screen_id
     args = (label, button["steps"][0]["before_xml"], dump, screen_id)
-    seen = reads(server, peer, *args)
+    seen = reads(acrylic_server, peer, *args)
     assert seen["plan"] == ["tenant"], seen  # at once (no summarize): the tap on its button, from its own edge
     assert seen["layers"] == ["public", "tenant"], seen  # the way there is the shared memory's
     assert all(v for k, v in seen.items() if k not in ("plan", "layers", "mcp", "search_everywhere")), seen
     assert all(seen["mcp"]), seen
     # the tenant's quorum (APPMEM_TENANT_QUORUM): one of its keys reported the app, so a quorum of two reads none
-    assert memory.store.viewing("umbrella", 1).read("planner_app_screens", packages=[INHOUSE])
-    assert memory.store.viewing("umbrella", 2).read("planner_app_screens", packages=[INHOUSE]) == []
+    assert acrylic_memory.store.viewing("umbrella", 1).read("planner_app_screens", packages=[INHOUSE])
+    assert acrylic_memory.store.viewing("umbrella", 2).read("planner_app_screens", packages=[INHOUSE]) == []
     for outsider in (other, public):
-        unseen = reads(server, outsider, *args)
+        unseen = reads(acrylic_server, outsider, *args)
         assert unseen["plan"] == [] and not any(v for k, v in unseen.items() if k not in ("plan", "layers", "mcp")), \
             unseen
         assert not any(unseen["mcp"]), unseen
 
 
-def mcp_resource(server: str, secret: str, uri: str) -> str:
+def mcp_resource(acrylic_server: str, secret: str, uri: str) -> str:
     """One MCP resource read over the API's streamable HTTP endpoint: its text, or "" when refused."""
     import httpx
 
     rpc = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
-    r = httpx.post(f"{server}/mcp/", json=rpc, timeout=60, headers={
+    r = httpx.post(f"{acrylic_server}/mcp/", json=rpc, timeout=60, headers={
         "Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"})
     assert r.status_code == 200, r.text
     return "".join(c.get("text", "") for c in r.json().get("result", {}).get("contents", []))
 
 
-def vector_reads(server: str, secret: str, task: str, first: str, last: str, elsewhere: str) -> dict:
+def vector_reads(acrylic_server: str, secret: str, task: str, first: str, last: str, elsewhere: str) -> dict:
     """What a key reads of a tenant's in-house demonstration `task` (its first and last screens `first`,
     `last`, the dump `elsewhere` of its last screen): recall, the vector searches of tasks, screens and
     elements (of the app and of every app), the route between its screens, a plan from its screen into a
     public app (cross-app), and the MCP tools and resources."""
-    with ApiClient(server, secret) as api:
+    with ApiClient(acrylic_server, secret) as api:
         plan = api.http.post("/v1/plan", json={"task": task, "app": INHOUSE})
         tasks = api.http.get("/v1/search", params={"text": task, "kind": "task", "k": 10})
         screens = api.http.get("/v1/search", params={"text": "About", "kind": "screen", "app": INHOUSE, "k": 10})
@@ -294,7 +282,7 @@ def vector_reads(server: str, secret: str, task: str, first: str, last: str, els
         route = api.http.get(f"/apps/{INHOUSE}/route", params={"source": first, "target": last})
         screen_json = api.http.get(f"/apps/{INHOUSE}/screens/{last}.json")
         crossing = api.plan("tap About", ACRYLIC, screen_xml=elsewhere).model_dump()
-    tools = {name: json.dumps(mcp_call(server, secret, tool, args)) for name, tool, args in (
+    tools = {name: json.dumps(mcp_call(acrylic_server, secret, tool, args)) for name, tool, args in (
         ("tasks", "search", {"text": task, "kind": "task", "k": 10}),
         ("screens", "search", {"text": "About", "kind": "screen", "k": 50}),
         ("apps", "apps", {}), ("plan", "plan", {"task": task, "app": INHOUSE}))}
@@ -307,7 +295,7 @@ def vector_reads(server: str, secret: str, task: str, first: str, last: str, els
         "route": route.status_code == 200 and last in route.text, "screen_json": screen_json.status_code == 200,
         "crossing": bool(crossing["steps"]) and crossing["steps"][0]["screen_id"] == last,  # the way out of it
         "mcp": {name: (task if name in ("tasks", "plan") else INHOUSE) in text for name, text in tools.items()},
-        "resources": {kind: INHOUSE in mcp_resource(server, secret, f"appmem://apps/{INHOUSE}/{kind}")
+        "resources": {kind: INHOUSE in mcp_resource(acrylic_server, secret, f"appmem://apps/{INHOUSE}/{kind}")
                       for kind in ("doc", "map")}}
 
 
@@ -319,7 +307,7 @@ def cached_under(settings, namespace: str) -> int:
         return con.execute("SELECT count(*) FROM owners WHERE namespace = ?", (namespace,)).fetchone()[0]
 
 
-def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, memory, keys, about_run, settings,
+def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_server, acrylic_memory, keys, about_run, settings,
                                                                          stack_env):
     task = "tap About in the Hooli intranet app"
     own = keys.create("hooli-ci", "plan,contribute", 1000, tenant="hooli")[1]
@@ -327,32 +315,32 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, 
     other = keys.create("pied-piper-agent", "plan", 1000, tenant="piedpiper")[1]
     public = keys.create("public-searcher", "plan", 1000)[1]
     run = {**inhouse_run(about_run, "2027-08-01T00:00:00Z"), "task": task}
-    contribute(server, own, [run])
-    view = memory.viewing("hooli")
+    contribute(acrylic_server, own, [run])
+    view = acrylic_memory.viewing("hooli")
     first = view.locate(INHOUSE, run["steps"][0]["before_xml"]).screen_id
     last_xml = run["steps"][-1]["after_xml"]
     last = view.locate(INHOUSE, last_xml).screen_id
     assert first and last and first != last
-    seen = vector_reads(server, peer, task, first, last, last_xml)
+    seen = vector_reads(acrylic_server, peer, task, first, last, last_xml)
     missed = [k for k, v in seen.items() if not (all(v.values()) if isinstance(v, dict) else v)]
     assert missed == [], seen  # at once: no summarize
     # the shared collections hold nothing of it: the public's vectors never meet the tenant's words
-    assert memory.vectors.packages("elements").count(INHOUSE) == 0
-    assert not any(task in json.dumps(p) for _, p in memory.vectors.points("tasks", memory.vectors.packages("tasks")))
+    assert acrylic_memory.vectors.packages("elements").count(INHOUSE) == 0
+    assert not any(task in json.dumps(p) for _, p in acrylic_memory.vectors.points("tasks", acrylic_memory.vectors.packages("tasks")))
     # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
     # in its view alone (agent/crowd.py)
-    titles = sorted({s["title"] for s in memory.planner().graph([ACRYLIC]).screens.values() if s.get("title")})
+    titles = sorted({s["title"] for s in acrylic_memory.planner().graph([ACRYLIC]).screens.values() if s.get("title")})
     lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
-                  for reader, store in (("own", memory.store.viewing("hooli", 1)), ("public", memory.store),
-                                        ("other", memory.store.viewing("piedpiper", 1)))}
+                  for reader, store in (("own", acrylic_memory.store.viewing("hooli", 1)), ("public", acrylic_memory.store),
+                                        ("other", acrylic_memory.store.viewing("piedpiper", 1)))}
     assert INHOUSE in lookalikes["own"] and INHOUSE not in lookalikes["public"] | lookalikes["other"], lookalikes
     for outsider in (other, public):
-        unseen = vector_reads(server, outsider, task, first, last, last_xml)
+        unseen = vector_reads(acrylic_server, outsider, task, first, last, last_xml)
         assert not any(v for k, v in unseen.items() if k not in ("mcp", "resources")), unseen
         assert not any(unseen["mcp"].values()) and not any(unseen["resources"].values()), unseen
     # its texts' vectors are cached under its namespace alone (no other reader's lookup meets them), and its
     # purge forgets them
-    cache = memory.embedder.cache
+    cache = acrylic_memory.embedder.cache
     assert cached_under(settings, "hooli") > 0 and not cache.get([cache.key(task)]) and cache.get([cache.key(task, "hooli")])
     purged = cli(["tenants", "purge", "hooli", "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
@@ -360,38 +348,38 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(server, 
     assert not cache.get([cache.key(task, "hooli")])
 
 
-def task_backers(memory, description: str) -> list[dict]:
+def task_backers(acrylic_memory, description: str) -> list[dict]:
     """The demonstrations of `description` as stored: who sent each, under which shared voice, trusted or not."""
-    with memory.store.driver.session(database=memory.store.database) as session:
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
         return session.run("MATCH (k:Task {description: $d}) RETURN k.contributor AS contributor, k.voice AS voice, "
                            "coalesce(k.crowd_trusted, false) AS trusted ORDER BY contributor", d=description).data()
 
 
 def test_a_tenant_shares_its_demonstrations_as_one_contributor_scrubbed_and_its_purge_withdraws_them(
-        server, memory, keys, about_run, stack_env):
-    before = counts(memory)
+        acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    before = counts(acrylic_memory)
     task = "tap About and mail jane.doe@initrode.example"
     scrubbed = "tap About and mail <EMAIL>"
     members = [keys.create(f"initrode-{n}", "contribute", 1000, tenant="initrode")[1] for n in range(3)]
     for n, secret in enumerate(members):
-        contribute(server, secret, [{**about_run, "task": task, "started": f"2027-09-0{n + 1}T00:00:00Z"}])
-    stored = task_backers(memory, scrubbed)
+        contribute(acrylic_server, secret, [{**about_run, "task": task, "started": f"2027-09-0{n + 1}T00:00:00Z"}])
+    stored = task_backers(acrylic_memory, scrubbed)
     assert len(stored) == 3 and not any(r["trusted"] for r in stored), stored  # scrubbed, and private
-    assert task_backers(memory, task) == []
+    assert task_backers(acrylic_memory, task) == []
     shared = cli(["tenants", "share", "initrode", "--app", ACRYLIC, "--json"], stack_env)
     assert shared.returncode == 0, shared.stderr
     assert json.loads(shared.stdout)["tasks"] == 3
-    stored = task_backers(memory, scrubbed)
+    stored = task_backers(acrylic_memory, scrubbed)
     assert {r["voice"] for r in stored} == {"tenant:initrode"} and not any(r["trusted"] for r in stored)
     publics = [keys.create(f"initrode-public-{n}", "contribute", 1000)[1] for n in range(2)]
     for n, secret in enumerate(publics):
-        contribute(server, secret, [{**about_run, "task": task, "started": f"2027-09-1{n + 1}T00:00:00Z"}])
-    assert all(r["trusted"] for r in task_backers(memory, scrubbed))  # one voice and two keys: the quorum of 3
+        contribute(acrylic_server, secret, [{**about_run, "task": task, "started": f"2027-09-1{n + 1}T00:00:00Z"}])
+    assert all(r["trusted"] for r in task_backers(acrylic_memory, scrubbed))  # one voice and two keys: the quorum of 3
     purged = cli(["tenants", "purge", "initrode", "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     assert json.loads(purged.stdout)["withdrawn"]["tasks_unshared"] == 3
-    left = task_backers(memory, scrubbed)
+    left = task_backers(acrylic_memory, scrubbed)
     assert len(left) == 2 and not any(r["trusted"] for r in left), left  # withdrawn: two keys are no quorum
     for secret in publics:
         assert cli(["keys", "purge", keys.check(secret, 1000)[0].id, "--json"], stack_env).returncode == 0
-    assert counts(memory) == before
+    assert counts(acrylic_memory) == before
