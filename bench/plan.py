@@ -455,20 +455,15 @@ def report(result: dict, default: PlannerConfig) -> None:
                   f"{p['success'] / max(b['success'], 1e-9):.2f}x, unasked {p['unasked']} vs {b['unasked']}")
     lat = result["latency_ms"]
     print(f"latency: p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms (top-1 p50 {lat['top1_p50']:.1f} ms)")
-    if "loao" in result:
-        lo = result["loao"]
-        print("== leave-one-app-out constants (each app planned with the constants best on the other five)")
-        print(HEAD + "  constants")
-        for app, s in lo["apps"].items():
-            print(line(app, s) + f"  {s['constants']}")
-        print(line("all", lo))
-    if "loao_ranking" in result:
-        lo = result["loao_ranking"]
-        print("== leave-one-app-out ranking constants (each app ranked with the values best on the other five)")
-        print(HEAD + "  constants")
-        for app, s in lo["apps"].items():
-            print(line(app, s) + f"  {s['constants']}")
-        print(line("all", lo))
+    for key, title in (("loao", "constants (each app planned with the constants best on the other five)"),
+                       ("loao_ranking", "ranking constants (each app ranked with the values best on the other five)")):
+        if key in result:
+            lo = result[key]
+            print(f"== leave-one-app-out {title}")
+            print(HEAD + "  constants")
+            for app, s in lo["apps"].items():
+                print(line(app, s) + f"  {s['constants']}")
+            print(line("all", lo))
     print("== tasks that reach the target but are not lenient successes, by kind (default options)")
     for app, s in [*result["planner"]["apps"].items(), ("all", result["planner"]["all"])]:
         print(f"  {app:<12} {s['after_target']}")
