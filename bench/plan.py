@@ -185,12 +185,7 @@ def pooled(held: dict) -> dict:
 def loao(measure, default: PlannerConfig) -> dict:
     """Leave-one-app-out over GRID: per held-out app, the grid point best on the other five apps."""
     results = {values: measure(replace(default, **dict(zip(GRID, values)))) for values in itertools.product(*GRID.values())}
-    shipped = tuple(getattr(default, name) for name in GRID)
-    held = {}
-    for app in DROIDTASK_APPS:  # on a tie the defaults stay
-        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
-        held[app] = {"constants": dict(zip(GRID, chosen)), **results[chosen][app]}
-    return {"apps": held, **pooled(held)}
+    return held_out(results, GRID, tuple(getattr(default, name) for name in GRID))
 
 
 def loao_ranking(measure, default: PlannerConfig) -> dict:
@@ -199,11 +194,16 @@ def loao_ranking(measure, default: PlannerConfig) -> dict:
     points = list(itertools.product(*RANKING_GRID.values()))
     results = {values: measure(replace(default, ranking=replace(default.ranking, **dict(zip(RANKING_GRID, values)))))
                for values in points}
-    shipped = tuple(getattr(default.ranking, name) for name in RANKING_GRID)
+    return held_out(results, RANKING_GRID, tuple(getattr(default.ranking, name) for name in RANKING_GRID))
+
+
+def held_out(results: dict, grid: dict, shipped: tuple) -> dict:
+    """Per held-out app, the grid point (`results` by its values) best on the other five apps by `order`, the
+    shipped values on a tie; pooled over the apps."""
     held = {}
-    for app in DROIDTASK_APPS:  # on a tie the defaults stay
+    for app in DROIDTASK_APPS:
         chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
-        held[app] = {"constants": dict(zip(RANKING_GRID, chosen)), **results[chosen][app]}
+        held[app] = {"constants": dict(zip(grid, chosen)), **results[chosen][app]}
     return {"apps": held, **pooled(held)}
 
 
