@@ -110,4 +110,4 @@ def _reap_contributions(sender, **_: object) -> None:
         from appmem.workers.devices import open_redis
 
         start_reaper(open_redis(Stack(settings).redis_url()),
-                     lambda cid: app.send_task(INGEST_TASK, args=[cid], queue=INGEST_QUEUE))
+                     backlog.sender(app))
