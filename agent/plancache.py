@@ -14,26 +14,23 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from appmem.generations import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX
+from appmem.generations import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX, POP_OLDEST_PLAN
 
 PLAN_TTL_S = 24 * 3600  # plans kept in Redis (their keys name the apps' generations: never stale)
 
 # keep: one plan stored and listed, then the oldest dropped until the plans fit the budget
-_KEEP = """
+_KEEP = POP_OLDEST_PLAN + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local size = string.len(ARGV[1]) + string.len(KEYS[1])
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 redis.call('RPUSH', KEYS[2], size .. ' ' .. KEYS[1])
 local total = redis.call('INCRBY', KEYS[3], size)
 while total > tonumber(ARGV[3]) do
-  local oldest = redis.call('LPOP', KEYS[2])
-  if not oldest then
+  total = pop_oldest_plan(KEYS[2], KEYS[3])
+  if not total then
     redis.call('SET', KEYS[3], 0)
     break
   end
-  local space = string.find(oldest, ' ', 1, true)
-  redis.call('DEL', string.sub(oldest, space + 1))
-  total = redis.call('DECRBY', KEYS[3], tonumber(string.sub(oldest, 1, space - 1)))
 end
 return 1
 """

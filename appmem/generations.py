@@ -22,14 +22,22 @@ PLAN_INDEX = "appmem:plans:index"  # "<bytes> <key>" of every plan kept, oldest 
 PLAN_BYTES = "appmem:plans:bytes"  # what the listed plans take
 DROP_BATCH = 1000  # plans dropped per script call (Redis serves nobody else while one runs)
 
-# drop: up to ARGV[1] of the listed plans deleted and unlisted, their bytes uncounted; how many are left
-_DROP = """
-for _ = 1, tonumber(ARGV[1]) do
-  local oldest = redis.call('LPOP', KEYS[1])
-  if not oldest then break end
+# Lua, for the scripts that drop plans (here and agent/plancache.py): the oldest listed plan deleted and unlisted,
+# its bytes uncounted; the bytes the listed plans take then, nil when none was listed
+POP_OLDEST_PLAN = """
+local function pop_oldest_plan(index, bytes)
+  local oldest = redis.call('LPOP', index)
+  if not oldest then return nil end
   local space = string.find(oldest, ' ', 1, true)
   redis.call('DEL', string.sub(oldest, space + 1))
-  redis.call('DECRBY', KEYS[2], tonumber(string.sub(oldest, 1, space - 1)))
+  return redis.call('DECRBY', bytes, tonumber(string.sub(oldest, 1, space - 1)))
+end
+"""
+
+# drop: up to ARGV[1] of the listed plans dropped; how many are left
+_DROP = POP_OLDEST_PLAN + """
+for _ = 1, tonumber(ARGV[1]) do
+  if not pop_oldest_plan(KEYS[1], KEYS[2]) then break end
 end
 return redis.call('LLEN', KEYS[1])
 """
