@@ -40,7 +40,7 @@ from appmem.agent.appgraph import AppGraph
 from appmem.agent.plansteps import GUESS, PlanSteps
 from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, stem_of, typed,
                                      wanted_state)
-from appmem.agent.taskparse import ParsedTask, content_stems, coverage, stem, stems_said
+from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, stem, stems_said
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
@@ -253,7 +253,8 @@ def lands(candidate: RouteCandidate) -> float:
 
 
 def task_stems(task: ParsedTask) -> set[str]:
-    return {stem(w) for w in task.words if w not in STOPWORDS}
+    """The stems a plan is rated on saying: the task's content words, but those naming the app it is planned in."""
+    return {s for w in task.words if w not in STOPWORDS and not any(alike(s := stem(w), a) for a in task.app)}
 
 
 def spoken(steps: list[RouteStep]) -> set[str]:
