@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.plansteps import GUESS, PlanSteps
-from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, stem_of, typed,
-                                     wanted_state)
+from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, shows, stem_of,
+                                     typed, wanted_state)
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, stem, stems_said
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
@@ -184,6 +184,10 @@ class Composer(PlanSteps):
                 value = self.unused()[0]
                 self.values.add(value)
                 value = typed(target, value, self.config)
+                if shows(target, value):  # the value is in the field already: the form's confirm keeps it
+                    if (ok := confirm(self.form_elements(target.screen_id), self.acted)) is not None:
+                        self._act(ok, why="confirm")
+                    return
             self._act(target, value, why="confirm" if is_confirm(target) else "value" if value else "target")
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
