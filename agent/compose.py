@@ -258,7 +258,8 @@ def lands(candidate: RouteCandidate) -> float:
 
 def task_stems(task: ParsedTask) -> set[str]:
     """The stems a plan is rated on saying: the task's content words, but those naming the app it is planned in."""
-    return {s for w in task.words if w not in STOPWORDS and not any(alike(s := stem(w), a) for a in task.app)}
+    stems = {stem(w) for w in task.words if w not in STOPWORDS}
+    return {s for s in stems if not any(alike(s, a) for a in task.app)}
 
 
 def spoken(steps: list[RouteStep]) -> set[str]:
