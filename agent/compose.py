@@ -25,8 +25,11 @@ seen taken on a screen without a confirm closes it to where back led (`choice_cl
 that closed its dialog onto a form is committed by the form's confirm (`commit_landing`); a look-alike
 screen of another app lends its confirm and its twins' effects (`crowd_twins`, agent/crowd.py).
 
+A target field that already shows the task's value is not typed again: its form's confirm keeps it.
+
 `score` rates a whole candidate: retrieval score of the target, plus cover_w ×
-the share of the task's words that the plan's labels and inputs say, plus
+the share of the task's words that the plan's labels and inputs say (but the words of the
+planned app's own name, which say which app and not the way through it), plus
 value_w × the share of the task's values the plan types or selects, minus
 step_cost per step, plus rel_w × ln(product of the hops' reliabilities)
 (PlannerConfig, appmem/planconfig.py, holds these constants and the rules' switches).

@@ -4,7 +4,8 @@
    similar), or where recorded runs entered the app.
 2. Targets: the k elements that best match the task by meaning, ranked as
    semantic.ranking.search_elements ranks them. A list row showing an item the task
-   names is an *anchor* (a slot to select on the way), never a target.
+   names is an *anchor* (a slot to select on the way), never a target. Twins among the
+   targets (one control on several screens) rank as the best of them (rule `twin_rank`).
 3. Candidates: for every start and target, the most reliable route
    (agent/appgraph.py), the routes through a control the task names, through an
    anchor when the task names an item (agent/candidate_routes.py), with the screen work the
