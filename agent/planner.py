@@ -294,15 +294,16 @@ def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tup
     shown on several screens, such as an item's Delete on its page and on its edit form), unless memory saw them
     do different things: which screen shows the control says how far it is, not what it does, so the route's cost
     chooses between them. A dialog's OK or Cancel is no such control (each closes its own dialog)."""
-    best: dict[tuple[str, str, str], list[tuple[Element, float]]] = {}
+    groups: dict[tuple[str, str, str], list[tuple[Element, float]]] = {}
     for e, s in targets:
         if not dialog_button(e) and label(e):
-            best.setdefault((label(e), e.resource_id, role(e)), []).append((e, s))
+            groups.setdefault((label(e), e.resource_id, role(e)), []).append((e, s))
     out = []
     for e, s in targets:
-        twins = best.get((label(e), e.resource_id, role(e)), ())
+        twins = groups.get((label(e), e.resource_id, role(e)), ())
         mine = graph.opens(e)
-        out.append((e, max([s] + [x for t, x in twins if not (mine and (theirs := graph.opens(t)) and theirs != mine)])))
+        same = [x for t, x in twins if not (mine and (theirs := graph.opens(t)) and theirs != mine)]
+        out.append((e, max([s, *same])))
     return out
 
 

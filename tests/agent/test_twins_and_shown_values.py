@@ -23,7 +23,8 @@ PAGE = ("<button id=0 text='Edit contact'></button>\n<button id=1 text='Delete'>
         f"<button id=2 text='Share'></button>\n{BACK}")
 EDIT = ("<input id=0>Bob</input>\n<input id=1>Surname</input>\n<button id=2 text='Save'></button>\n"
         f"<button id=3 text='Delete'></button>\n{BACK}")
-ASK = "<p id=0>Are you sure you want to proceed with the deletion?</p>\n<button id=1>No</button>\n<button id=2>Yes</button>"
+ASK = ("<p id=0>Are you sure you want to proceed with the deletion?</p>\n<button id=1>No</button>\n"
+       "<button id=2>Yes</button>")
 # A contact's page opens its edit form; its Delete was seen to ask first. The edit form's Delete was never tapped.
 CONTACTS_EXPLORATION = [
     (LIST, 3, None), (PAGE, 0, None), (EDIT, 9, None), (PAGE, 1, None), (ASK, 1, None), (PAGE, 9, None),
