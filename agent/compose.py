@@ -25,8 +25,11 @@ seen taken on a screen without a confirm closes it to where back led (`choice_cl
 that closed its dialog onto a form is committed by the form's confirm (`commit_landing`); a look-alike
 screen of another app lends its confirm and its twins' effects (`crowd_twins`, agent/crowd.py).
 
+A target field that already shows the task's value is not typed again: its form's confirm keeps it.
+
 `score` rates a whole candidate: retrieval score of the target, plus cover_w ×
-the share of the task's words that the plan's labels and inputs say, plus
+the share of the task's words that the plan's labels and inputs say (but the words of the
+planned app's own name, which say which app and not the way through it), plus
 value_w × the share of the task's values the plan types or selects, minus
 step_cost per step, plus rel_w × ln(product of the hops' reliabilities)
 (PlannerConfig, appmem/planconfig.py, holds these constants and the rules' switches).
@@ -38,9 +41,9 @@ from dataclasses import dataclass, field
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.plansteps import GUESS, PlanSteps
-from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, stem_of, typed,
-                                     wanted_state)
-from appmem.agent.taskparse import ParsedTask, content_stems, coverage, stem, stems_said
+from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, shows, stem_of,
+                                     typed, wanted_state)
+from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, stem, stems_said
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
@@ -184,6 +187,10 @@ class Composer(PlanSteps):
                 value = self.unused()[0]
                 self.values.add(value)
                 value = typed(target, value, self.config)
+                if shows(target, value):  # the value is in the field already: the form's confirm keeps it
+                    if (ok := confirm(self.form_elements(target.screen_id), self.acted)) is not None:
+                        self._act(ok, why="confirm")
+                    return
             self._act(target, value, why="confirm" if is_confirm(target) else "value" if value else "target")
         if is_confirm(target) or self.quoted(target):
             return  # a confirm closes the work; a control the task names word for word is the whole task
@@ -253,7 +260,9 @@ def lands(candidate: RouteCandidate) -> float:
 
 
 def task_stems(task: ParsedTask) -> set[str]:
-    return {stem(w) for w in task.words if w not in STOPWORDS}
+    """The stems a plan is rated on saying: the task's content words, but those naming the app it is planned in."""
+    stems = {stem(w) for w in task.words if w not in STOPWORDS}
+    return {s for s in stems if not any(alike(s, a) for a in task.app)}
 
 
 def spoken(steps: list[RouteStep]) -> set[str]:

@@ -4,7 +4,8 @@
    similar), or where recorded runs entered the app.
 2. Targets: the k elements that best match the task by meaning, ranked as
    semantic.ranking.search_elements ranks them. A list row showing an item the task
-   names is an *anchor* (a slot to select on the way), never a target.
+   names is an *anchor* (a slot to select on the way), never a target. Twins among the
+   targets (one control on several screens) rank as the best of them (rule `twin_rank`).
 3. Candidates: for every start and target, the most reliable route
    (agent/appgraph.py), the routes through a control the task names, through an
    anchor when the task names an item (agent/candidate_routes.py), with the screen work the
@@ -24,7 +25,7 @@ from appmem.agent.crowd import borrow_from_lookalikes
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
 from appmem.agent.candidate_routes import candidates, named_taps
-from appmem.agent.screenwork import confirm, fields, label, role
+from appmem.agent.screenwork import confirm, dialog_button, fields, label, role
 from appmem.agent.taskparse import ParsedTask, parse_task
 from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
@@ -164,7 +165,7 @@ class Planner:
         ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()])
+        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()]).in_app(packages)
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
             if parsed.labels and config.quoted_label else None
@@ -180,6 +181,7 @@ class Planner:
         failed = {(a["screen_id"], a.get("element_id")) for a in avoid or () if a.get("element_id")}
         targets = [(e, s) for e, s in found if not any(a.same_rows(e, config) for a in anchors)
                    and not PLACEHOLDER.search(e.text + e.content_desc) and (e.screen_id, e.id) not in failed]
+        targets = _as_twins(graph, targets) if config.twin_rank else targets
         finals = {a.row.id: s for e, s in found for a in anchors if a.same_rows(e, config)}
         named = named_taps(graph, parsed, config)
         best: RouteCandidate | None = None
@@ -285,6 +287,24 @@ class Planner:
                 seen.add((row.screen_id, row.key))
                 out.append(Anchor(row, wanted[_first_line(row)], opens))
         return out
+
+
+def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tuple[Element, float]]:
+    """Each target scored as the best of its twins among the targets (same label, resource id and role: one control
+    shown on several screens, such as an item's Delete on its page and on its edit form), unless memory saw them
+    do different things: which screen shows the control says how far it is, not what it does, so the route's cost
+    chooses between them. A dialog's OK or Cancel is no such control (each closes its own dialog)."""
+    groups: dict[tuple[str, str, str], list[tuple[Element, float]]] = {}
+    for e, s in targets:
+        if not dialog_button(e) and label(e):
+            groups.setdefault((label(e), e.resource_id, role(e)), []).append((e, s))
+    out = []
+    for e, s in targets:
+        twins = groups.get((label(e), e.resource_id, role(e)), ())
+        mine = graph.opens(e)
+        same = [x for t, x in twins if not (mine and (theirs := graph.opens(t)) and theirs != mine)]
+        out.append((e, max([s, *same])))
+    return out
 
 
 def _named_controls(graph: AppGraph, parsed: ParsedTask) -> list[Element]:

@@ -145,13 +145,18 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str], config: Pl
             free.remove(new)
             inputs.remove(target)
     for e in inputs:  # a field is never given the text it already shows: that changes nothing
-        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text, config)
-                      and v.text.strip().lower() != e.text.strip().lower()), None)
+        value = next((v for v in free if _fits(e, v) and _takes_file(e, v.text, config) and not shows(e, v.text)),
+                     None)
         if value is not None:
             out.append((e, typed(e, value.text, config), "value"))
             free.remove(value)
     order = {e.id: k for k, e in enumerate(elements)}
     return sorted(out, key=lambda a: order.get(a[0].id, 0))
+
+
+def shows(e: Element, value: str) -> bool:
+    """The field shows `value` already (case and surrounding spaces aside): typing it changes nothing."""
+    return bool(value.strip()) and value.strip().lower() == e.text.strip().lower()
 
 
 def _file(text: str) -> tuple[str, str] | None:

@@ -52,6 +52,7 @@ class ParsedTask:
     want_on: bool | None = None  # the wanted state of a named toggle, when the task says
     words: list[str] = field(default_factory=list)  # lower-case words, old values left out
     cased: bool = False  # the app shows a quoted label in the task's very case: only that case names it
+    app: frozenset[str] = frozenset()  # stems of the planned app's name: they say which app, not what to do in it
 
     def first(self, *kinds: str) -> Value | None:
         return next((v for v in self.values if v.kind in kinds), None)
@@ -68,6 +69,12 @@ class ParsedTask:
         words = frozenset(re.findall(r"\w+", text.casefold()))  # any script: labels are not English only
         quoted = [q for q in (frozenset(re.findall(r"\w+", label.casefold())) for label in self.labels) if q]
         return self.quotes(text) or bool(words) and any(words <= q or q <= words for q in quoted)
+
+    def in_app(self, packages: list[str]) -> "ParsedTask":
+        """The task as planned in `packages`: the words of their names ("contacts" of
+        com.example.contacts) are the app's, not a control's."""
+        self.app = frozenset(stem(w) for p in packages for w in WORD.findall(p.lower()))
+        return self
 
     def with_case_of(self, shown: list[str]) -> "ParsedTask":
         """`cased` when the app shows (one of `shown`, its labels) a quoted label in the task's very case."""

@@ -42,6 +42,7 @@ class PlannerConfig:
     confirm_evidence: bool = True  # a changed dialog or form is confirmed only where memory shows it is needed
     quoted_label: bool = True  # "tap 'X'": the element labelled exactly X is a target
     twin_effect: bool = True  # a target never seen to open anything opens what its twin was seen to open
+    twin_rank: bool = True  # twins among the targets (one control on several screens) rank as the best of them
     buttons_not_rows: bool = True  # a dialog's OK or Cancel is no row of the list beside it
     item_then_target: bool = True  # the item the task names, on the target's screen, is selected first
     sibling_effect: bool = True  # a row never seen tapped leads where the rows beside it led

@@ -155,14 +155,16 @@ def screen_of(state: UIState, app_package: str, app_version: str) -> Screen:
 
 def screen_title(state: UIState) -> str:
     """A human hint for the screen: its dialog or toolbar title, else the first visible
-    short text near the top."""
+    short text near the top that is no field's content (what was typed into an input names
+    the item being edited, not the screen)."""
     by_index = {v.index: v for v in state.views}
     for v in state.views:
         parent = by_index.get(v.parent)
         if v.visible and v.text and not is_data_text(v.text) and (
                 is_title_id(v.resource_id) or (parent is not None and parent.short_class.endswith(BAR_CLASSES))):
             return v.text.strip()
-    for v in sorted((v for v in state.views if v.visible and v.text), key=lambda v: (v.bounds.top, v.bounds.left)):
+    for v in sorted((v for v in state.views if v.visible and v.text and not v.editable),
+                    key=lambda v: (v.bounds.top, v.bounds.left)):
         text = v.text.strip()
         if 0 < len(text) <= 60:
             return text
