@@ -18,6 +18,7 @@ Also embedding throughput (texts/s) on the elements' simulated tasks.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -176,6 +177,49 @@ def rates(per_app: dict) -> dict:
                           for key in ("strict_1", "strict_5", "lenient_1", "lenient_5", "held")}}
     out["strict_5_of_held"] = sum(a["strict_5"] for a in per_app.values()) / max(1, sum(a["held"] for a in per_app.values()))
     return out
+
+
+# The ranking's options chosen leave-one-app-out (RankingConfig): its one constant of the base score, the
+# share of a choice's label the task must say, and the lifts that read the graph's effects.
+RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
+                "named_roles": (("toggle",), ("toggle", "tap")), "twins": (True, False), "evidence": (True, False)}
+
+
+def fold_order(result: dict, held: str) -> tuple[int, int]:
+    """How a fold ranks a grid point on the apps other than `held`: strict hits at 1, then at K (lenient never)."""
+    rs = [r for app, r in result["apps"].items() if app != held]
+    return sum(r["strict_1"] for r in rs), sum(r["strict_5"] for r in rs)
+
+
+def loao(prepared: dict, index_of, default: RankingConfig) -> dict:
+    """Leave-one-app-out over RANKING_GRID: each app ranked with the grid point best on the other apps
+    (`fold_order`; the defaults on ties); per app its strict hits, its chosen options and the gap to the
+    defaults (held-out minus defaults, in points)."""
+    results = {values: evaluate(prepared, index_of, config=replace(default, **dict(zip(RANKING_GRID, values))))
+               for values in itertools.product(*RANKING_GRID.values())}
+    shipped = tuple(getattr(default, name) for name in RANKING_GRID)
+    base = results[shipped] if shipped in results else evaluate(prepared, index_of, config=default)
+    held = {}
+    for app in prepared:
+        chosen = max(results, key=lambda values: (fold_order(results[values], app), values == shipped))
+        mine, own = results[chosen]["apps"][app], base["apps"][app]
+        held[app] = {**mine, "options": dict(zip(RANKING_GRID, chosen)),
+                     "gap_1": 100 * (mine["strict_1_rate"] - own["strict_1_rate"]),
+                     "gap_5": 100 * (mine["strict_5_rate"] - own["strict_5_rate"])}
+    out = {"apps": held, "overall": rates(held)}
+    out["overall"]["gap_1"] = 100 * (out["overall"]["strict_1_rate"] - base["overall"]["strict_1_rate"])
+    out["overall"]["gap_5"] = 100 * (out["overall"]["strict_5_rate"] - base["overall"]["strict_5_rate"])
+    return out
+
+
+def loao_table(result: dict) -> None:
+    print("== leave-one-app-out over RANKING_GRID (each app ranked with the options best on the other apps by "
+          "strict R@1, then R@5): strict figures and the gap to the defaults (points)")
+    print(f"{'app':<12} {'strict R@1':>10} {'strict R@5':>10} {'gap R@1':>8} {'gap R@5':>8}  options")
+    for app, r in [*result["apps"].items(), ("overall", result["overall"])]:
+        options = ", ".join(f"{k}={v}" for k, v in r.get("options", {}).items())
+        print(f"{app:<12} {r['strict_1_rate']:>10.1%} {r['strict_5_rate']:>10.1%} {r['gap_1']:>+8.1f} "
+              f"{r['gap_5']:>+8.1f}  {options}")
 
 
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
@@ -365,7 +409,11 @@ def main() -> int:
                  "stages 3 and 4 without `named` (a choice the task names precedes its opener)"),
                 ("commit_fields", replace(default, entries=("input",)),
                  "stage 4 with fields only as entries (not the default)"),
-                ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"))
+                ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"),
+                ("no_twins", replace(default, twins=False),
+                 "without `twins` (an element opens only what it was itself seen to open)"),
+                ("no_evidence", replace(default, evidence=False),
+                 "without `evidence` (stage 4 lifts every confirm; no choice closes its screen)"))
             result = {}
             for name, config, title in variants:
                 result[name] = evaluate(prepared, lambda p: bases[p], config=config)
@@ -375,6 +423,9 @@ def main() -> int:
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap; a choice the task "
                 "names, then a confirm, precede what opens them, and a confirm its form's best entry; no learned ranker)")
             say(args, miss_table, result["base"])
+            result["loao"] = loao(prepared, lambda p: bases[p], default)
+            progress("leave-one-app-out options")
+            say(args, loao_table, result["loao"])
             if not args.quick:
                 if not args.no_ablation:
                     result["ablation"] = ablation(store, embedder, prepared, bases)

@@ -76,8 +76,8 @@ def _pairs(index: ElementIndex, config: RankingConfig) -> set[tuple[int, int]]:
 
 def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
     """With `dialogs` on, a form's Save also commits the entries of the dialogs its other elements open
-    (New Event's repetition list, Edit contact's phone type): asked for such a choice, the Save scores
-    just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
+    (New Event's repetition list, Edit contact's phone type; or their twins open): asked for such a choice,
+    the Save scores just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
     vectors, embedder = memory
     config = replace(DEFAULT, follow=False, dialogs=True)
     index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
@@ -85,10 +85,11 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
     own = _pairs(index, replace(config, dialogs=False))
     extra = _pairs(index, config) - own
     assert own <= _pairs(index, config) and extra, "forms whose fields open dialogs of choices"
+    opened = index._effects(config.twins)  # what each element, or its twin, was seen to open
     for confirm, entry in extra:
         screen = first[entry]["screen_id"]
         assert screen != first[confirm]["screen_id"]
-        assert any(screen in (p.get("leads_to") or ()) for p in first
+        assert any(screen in opened[j] for j, p in enumerate(first)
                    if p["screen_id"] == first[confirm]["screen_id"] and not confirm_order.confirm(p))
     labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
     assert {"Daily", "Mobile", "Save"} <= labels
