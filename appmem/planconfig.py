@@ -25,7 +25,6 @@ class RankingConfig:
     twins: bool = True  # an element never seen to open anything opens what its twins (same label, id, role) opened
     evidence: bool = True  # stage 4 only where the memory shows a confirm needed; elsewhere the best choice leads
     named_share: float = 1.0  # share of a choice's label stems the task must say for `named`
-    named_roles: tuple[str, ...] = ("toggle",)  # the roles `named` lifts over their screen's openers
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,7 @@ def rates(per_app: dict) -> dict:
 # The ranking's options chosen leave-one-app-out (RankingConfig): its one constant of the base score, the
 # share of a choice's label the task must say, and the lifts that read the graph's effects.
 RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
-                "named_roles": (("toggle",), ("toggle", "tap")), "twins": (True, False), "evidence": (True, False)}
+                "twins": (True, False), "evidence": (True, False)}
 
 
 def fold_order(result: dict, held: str) -> tuple[int, int]:
@@ -357,19 +357,34 @@ def progress(what: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.0f} s] {what} done", file=sys.stderr, flush=True)
 
 
+LIFTS = (("no_twins", "without twins' effects"), ("no_evidence", "without the confirm evidence"),
+         ("no_named", "without named"), ("no_dialogs", "without dialogs"), ("no_follow", "no lifts at all"))
+
+
 def write_retrieval_results(result: dict) -> None:
     """The docs' table: strict and lenient recall per app for the planner's ranking, beside the same run's
     ranking without the lifts (cosine + lexical overlap only) and, when they ran, the learned rankers."""
-    base, plain = result["base"], result["no_follow"]
+    base, plain, held = result["base"], result["no_follow"], result["loao"]
     rows = []
     for app, r in [*base["apps"].items(), ("overall", base["overall"])]:
         p = plain["apps"][app] if app != "overall" else plain["overall"]
+        h = held["apps"][app] if app != "overall" else held["overall"]
         rows.append([f"**{app}**" if app == "overall" else app, r["tasks"], f"{r['strict_1_rate']:.1%}",
-                     f"{r['strict_5_rate']:.1%}", f"{r['lenient_5_rate']:.1%}", f"{r['held_rate']:.1%}",
+                     f"{r['strict_5_rate']:.1%}", f"{h['strict_1_rate']:.1%}", f"{h['strict_5_rate']:.1%}",
+                     f"{r['lenient_5_rate']:.1%}", f"{r['held_rate']:.1%}",
                      f"{p['strict_1_rate']:.1%}", f"{p['strict_5_rate']:.1%}"])
-    table = markdown_table(["app", "tasks", "strict R@1", "strict R@5", "lenient R@5", "gold held in memory",
+    table = markdown_table(["app", "tasks", "strict R@1", "strict R@5", "strict R@1, leave-one-app-out",
+                            "strict R@5, leave-one-app-out", "lenient R@5", "gold held in memory",
                             "baseline strict R@1", "baseline strict R@5"], rows)
-    table += f"\nStrict R@5 of the targets the memory holds: {base['overall']['strict_5_of_held']:.1%}.\n"
+    table += (f"\nStrict R@5 of the targets the memory holds: {base['overall']['strict_5_of_held']:.1%}. "
+              f"Leave-one-app-out (the ranking's options, RANKING_GRID, chosen on the other apps by strict R@1 "
+              f"then R@5) minus the defaults: R@1 {held['overall']['gap_1']:+.1f} points, "
+              f"R@5 {held['overall']['gap_5']:+.1f} points.\n\n")
+    lifts = [("defaults", base), *((title, result[key]) for key, title in LIFTS if key in result)]
+    table += "Each lift of the graph off (strict R@1 / R@5 per app):\n\n" + markdown_table(
+        ["ranking", *base["apps"], "overall"],
+        [[title, *(f"{r['apps'][a]['strict_1_rate']:.0%} / {r['apps'][a]['strict_5_rate']:.0%}" for a in base["apps"]),
+          f"{r['overall']['strict_1_rate']:.1%} / {r['overall']['strict_5_rate']:.1%}"] for title, r in lifts]) + "\n"
     for kind, r in result.get("ranker", {}).items():
         table += (f"Learned ranker ({kind}), leave-one-app-out: strict R@5 {r['overall']['strict_5_rate']:.1%}, "
                   f"R@1 {r['overall']['strict_1_rate']:.1%}.\n")

@@ -84,13 +84,12 @@ def said(stems: frozenset[str], task: set[str], share: float) -> bool:
     return len(stems & task) >= share * len(stems)
 
 
-def choice_pairs(first: Sequence[dict], opened_by: dict[str, np.ndarray], roles: tuple[str, ...] = ("toggle",)
-                 ) -> list[tuple[int, frozenset[str], np.ndarray]]:
-    """NAMED: (element of `roles`, its label's stems, the elements that open its screen); no confirm (stage 3)."""
+def choice_pairs(first: Sequence[dict], opened_by: dict[str, np.ndarray]) -> list[tuple[int, frozenset[str], np.ndarray]]:
+    """NAMED: (choice, its label's stems, the elements that open its screen)."""
     out = []
     for i, p in enumerate(first):
         stems = frozenset(terms(p.get("label") or ""))
-        if p.get("role") in roles and not confirm(p) and stems and p.get("screen_id") in opened_by:
+        if p.get("role") == "toggle" and stems and p.get("screen_id") in opened_by:
             out.append((i, stems, opened_by[p["screen_id"]]))
     return out
 
@@ -99,18 +98,21 @@ def commit_pairs(first: Sequence[dict], opened: Sequence[Sequence[str]], entries
                  evidence: bool) -> Flat:
     """Stage 4, flat: each confirm with the entries (roles `entries`) of its own screen and, with `dialogs`,
     of the screens its screen's other elements open (`opened`; a form's Save commits the choice made in the
-    dialog its "Repeat" or "Phone type" opens); with `evidence`, only the confirms of screens that keep a
-    change only with them (`needs_confirm`)."""
+    dialog its "Repeat" or "Phone type" opens, and the dialog's own confirm only takes it back to the form);
+    with `evidence`, only the confirms of screens that keep a change only with them (`needs_confirm`)."""
     own: dict[str, list[int]] = {}
+    confirms: dict[str, list[int]] = {}
     for i, p in enumerate(first):
         if p.get("role") in entries:
             own.setdefault(p.get("screen_id"), []).append(i)
+        elif confirm(p):
+            confirms.setdefault(p.get("screen_id"), []).append(i)
     committed = {screen: list(ids) for screen, ids in own.items()}
     if dialogs:  # a confirm's way back (to the screen that opened its dialog) opens no dialog of it
         for p, screens in zip(first, opened):
             for screen in [] if confirm(p) else screens:
                 if screen in own and screen != p.get("screen_id"):
-                    committed.setdefault(p.get("screen_id"), []).extend(own[screen])
+                    committed.setdefault(p.get("screen_id"), []).extend(own[screen] + confirms.get(screen, []))
     return flat([(i, sorted(set(committed[p.get("screen_id")]))) for i, p in enumerate(first)
                  if confirm(p) and p.get("screen_id") in committed and (not evidence or needs_confirm(p))])
 

@@ -116,9 +116,9 @@ class ElementIndex:
         return self._choices_for(self.config)
 
     def _choices_for(self, config: RankingConfig) -> list[tuple[int, frozenset[str], np.ndarray]]:
-        key = ("choices", config.twins, config.named_roles)
+        key = ("choices", config.twins)
         if key not in self._cache:
-            self._cache[key] = choice_pairs(self._first, self._openers(config.twins), config.named_roles)
+            self._cache[key] = choice_pairs(self._first, self._openers(config.twins))
         return self._cache[key]
 
     def _follow_arrays(self, twins: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,8 +213,9 @@ class ElementIndex:
             task = set(terms(text))
             lift(total, flat([(i, by) for i, stems, by in self._choices_for(config)
                               if said(stems, task, config.named_share)]), FOLLOW_GAP)
-        if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
-            lift(total, self._commit_arrays(config), FOLLOW_GAP)
+        if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP; twice, so that
+            for _ in range(2):  # a form's confirm beats its dialogs' confirms as lifted over their own entries
+                lift(total, self._commit_arrays(config), FOLLOW_GAP)
         if config.follow:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
             lift(total, self._follow_arrays(config.twins), FOLLOW_GAP)
         if config.evidence:  # where a choice closes its screen, the best choice at least its confirm plus FOLLOW_GAP
