@@ -16,7 +16,7 @@ named, entries) are fields of RankingConfig (appmem/planconfig.py); bench/retrie
   size to medium": "Medium", not the "Font size" row that opens the list); commit and follow then place
   the confirms that commit it.
 - twins: an element never seen to open anything opens what its twins (same label, resource id and role, in
-  the app) were seen to open: one control on look-alike screens (a photo viewer before and after an edit,
+  its own app) were seen to open: one control on look-alike screens (a photo viewer before and after an edit,
   a contact's page and its editor) does the same, and the exploration may have tried one of them only. A
   confirm (OK, Yes) has no twin: it means its own screen's purpose, and the OK of another dialog another.
 - evidence: commit applies only where the memory shows that a change holds only with the confirm
@@ -51,11 +51,11 @@ def needs_confirm(payload: dict) -> bool:
 
 def effects(first: Sequence[dict], twins: bool) -> list[list[str]]:
     """By element position, the screens acting on it was seen to open (payload `leads_to`); with `twins`, an
-    element never seen to open anything opens what its twins (same label, resource id and role) opened."""
+    element never seen to open anything opens what its twins (same app, label, resource id and role) opened."""
     seen = [list(p.get("leads_to") or ()) for p in first]
     if not twins:
         return seen
-    key = lambda p: (p.get("label") or "", p.get("resource_id") or "", p.get("role") or "")  # noqa: E731
+    key = lambda p: (p.get("package"), p.get("label") or "", p.get("resource_id") or "", p.get("role") or "")  # noqa: E731
     lent: dict[tuple, list[str]] = {}
     for p, screens in zip(first, seen):
         if screens and p.get("label") and not confirm(p):  # a confirm means its screen's purpose: no twin elsewhere

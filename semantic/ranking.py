@@ -33,7 +33,7 @@ special-cased.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -66,8 +66,7 @@ class ElementIndex:
         self.payloads = payloads
         self.starts = starts
         self.ranker = ranker
-        self._opened: dict[bool, list[list[str]]] = {}  # by `twins`: the screens each element opens
-        self._cache: dict[tuple, object] = {}  # the lifts' pairs, per setting of the options they read
+        self._cache: dict[tuple, Any] = {}  # the lifts' pairs, per setting of the options they read (`_memo`)
         # part → (element positions, unit vectors, texts): each element's label / screen / effect row
         self.parts = parts or {}
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
@@ -84,49 +83,42 @@ class ElementIndex:
         """Each element's first row's payload, by element position."""
         return [self.payloads[r] for r in self.starts.tolist()]
 
+    def _memo(self, key: tuple, build: Callable[[], Any]) -> Any:
+        """What `build` returns, built once per `key` (a lift's pairs per setting of the options it reads), on
+        the first search that needs it: an index that is never searched need not pay for it."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
     def _effects(self, twins: bool) -> list[list[str]]:
-        """By element position, the screens each opens (semantic/confirm_order.effects), built once per setting
-        of `twins` on the first search that needs it (an index that is never searched need not pay for it)."""
-        if twins not in self._opened:
-            self._opened[twins] = effects(self._first, twins)
-        return self._opened[twins]
+        """By element position, the screens each opens (semantic/confirm_order.effects)."""
+        return self._memo(("effects", twins), lambda: effects(self._first, twins))
 
     def _openers(self, twins: bool) -> dict[str, np.ndarray]:
         """Screen → the elements that open it, by element position."""
-        key = ("openers", twins)
-        if key not in self._cache:
-            self._cache[key] = openers(self._first, self._effects(twins))
-        return self._cache[key]
+        return self._memo(("openers", twins), lambda: openers(self._first, self._effects(twins)))
 
     @property
     def follows(self) -> list[tuple[int, np.ndarray]]:
-        """(confirm button, the elements that open its screen), by element position (stage 3), as the index's
-        options say."""
+        """(confirm button, the elements that open its screen), by element position (stage 3), with the index's
+        options."""
         return self._follows(self.config.twins)
 
     def _follows(self, twins: bool) -> list[tuple[int, np.ndarray]]:
-        key = ("follows", twins)
-        if key not in self._cache:
-            self._cache[key] = follow_pairs(self._first, self._openers(twins))
-        return self._cache[key]
-
-    @property
-    def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
-        """(choice, its label's stems, the elements that open its screen), by element position (`named`)."""
-        return self._choices_for(self.config)
-
-    def _choices_for(self, config: RankingConfig) -> list[tuple[int, frozenset[str], np.ndarray]]:
-        key = ("choices", config.twins)
-        if key not in self._cache:
-            self._cache[key] = choice_pairs(self._first, self._openers(config.twins))
-        return self._cache[key]
+        return self._memo(("follows", twins), lambda: follow_pairs(self._first, self._openers(twins)))
 
     def _follow_arrays(self, twins: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 3's pairs flat (semantic/confirm_order.flat), for one vectorised pass per search."""
-        key = ("follow arrays", twins)
-        if key not in self._cache:
-            self._cache[key] = flat(self._follows(twins))
-        return self._cache[key]
+        return self._memo(("follow arrays", twins), lambda: flat(self._follows(twins)))
+
+    @property
+    def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
+        """(choice, its label's stems, the elements that open its screen), by element position (`named`), with
+        the index's options."""
+        return self._choices_for(self.config.twins)
+
+    def _choices_for(self, twins: bool) -> list[tuple[int, frozenset[str], np.ndarray]]:
+        return self._memo(("choices", twins), lambda: choice_pairs(self._first, self._openers(twins)))
 
     @cached_property
     def _closes(self) -> list[tuple[int, np.ndarray]]:
@@ -136,10 +128,8 @@ class ElementIndex:
     def _commit_arrays(self, config: RankingConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Stage 4's pairs, flat (semantic/confirm_order.commit_pairs), built once per setting of its options."""
         key = ("commit", config.entries, config.dialogs, config.twins, config.evidence)
-        if key not in self._cache:
-            self._cache[key] = commit_pairs(self._first, self._effects(config.twins), config.entries,
-                                            config.dialogs, config.evidence)
-        return self._cache[key]
+        return self._memo(key, lambda: commit_pairs(self._first, self._effects(config.twins), config.entries,
+                                                    config.dialogs, config.evidence))
 
     def _part_docs(self, part: str) -> list[set[str]]:
         docs: list[set[str]] = [set() for _ in self.starts]
@@ -211,14 +201,16 @@ class ElementIndex:
         total = best + config.lexical_weight * self.overlap(text)
         if config.named:  # each choice whose label the task says at least its best opener plus FOLLOW_GAP
             task = set(terms(text))
-            lift(total, flat([(i, by) for i, stems, by in self._choices_for(config)
+            lift(total, flat([(i, by) for i, stems, by in self._choices_for(config.twins)
                               if said(stems, task, config.named_share)]), FOLLOW_GAP)
+        if config.evidence:  # where a choice closes its screen, the best choice at least its confirm plus FOLLOW_GAP
+            lift_best(total, self._closes, FOLLOW_GAP)  # (before stage 4, so that a form's confirm beats it too)
         if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP; twice, so that
             for _ in range(2):  # a form's confirm beats its dialogs' confirms as lifted over their own entries
                 lift(total, self._commit_arrays(config), FOLLOW_GAP)
         if config.follow:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
             lift(total, self._follow_arrays(config.twins), FOLLOW_GAP)
-        if config.evidence:  # where a choice closes its screen, the best choice at least its confirm plus FOLLOW_GAP
+        if config.evidence:  # and again after stage 3, which may have lifted the confirm over its opener
             lift_best(total, self._closes, FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 

@@ -76,8 +76,9 @@ def _pairs(index: ElementIndex, config: RankingConfig) -> set[tuple[int, int]]:
 
 def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
     """With `dialogs` on, a form's Save also commits the entries of the dialogs its other elements open
-    (New Event's repetition list, Edit contact's phone type; or their twins open): asked for such a choice,
-    the Save scores just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
+    (New Event's repetition list, Edit contact's phone type; or their twins open), and beats those dialogs'
+    own confirms (they only take the choice back to the form): asked for such a choice, the Save scores
+    just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
     vectors, embedder = memory
     config = replace(DEFAULT, follow=False, dialogs=True)
     index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
@@ -93,8 +94,10 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
                    if p["screen_id"] == first[confirm]["screen_id"] and not confirm_order.confirm(p))
     labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
     assert {"Daily", "Mobile", "Save"} <= labels
+    of_dialogs = [(c, e) for c, e in sorted(extra) if confirm_order.confirm(first[e])]
+    assert of_dialogs, "dialogs of choices with a confirm of their own"
     lifted = 0
-    for confirm, entry in sorted(extra)[:12]:
+    for confirm, entry in sorted(extra)[:12] + of_dialogs[:4]:
         task = first[entry]["simulated_task"]
         vector = embedder.query(task)
         on, off = scores_on_off(index, "dialogs", vector, task)
@@ -201,7 +204,7 @@ def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
     and role) opened, so the question its twin opens (Delete → "Are you sure?" Yes) follows it too; no
     confirm lends or borrows, and an element seen acting keeps its own effects."""
     vectors, embedder = memory
-    index = ElementIndex.load(vectors, [CONTACTS])
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])  # two apps: a twin is of the element's own app
     first = [index.payloads[r] for r in index.starts]
     own, lent = index._effects(False), index._effects(True)
     borrowed = [i for i, p in enumerate(first) if not own[i] and lent[i]]
@@ -211,7 +214,8 @@ def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
             assert lent[i] == own[i]
     for i in borrowed:
         twins = [j for j, q in enumerate(first) if own[j] and not confirm_order.confirm(q) and (
-            q["label"], q.get("resource_id"), q["role"]) == (first[i]["label"], first[i].get("resource_id"), first[i]["role"])]
+            q["package"], q["label"], q.get("resource_id"), q["role"]) == (
+            first[i]["package"], first[i]["label"], first[i].get("resource_id"), first[i]["role"])]
         assert twins and set(lent[i]) <= {s for j in twins for s in own[j]} - {first[i]["screen_id"]}
     follows = {c: set(by.tolist()) for c, by in index._follows(True)}
     gained = [(c, i) for i in borrowed for c, by in follows.items() if i in by]
