@@ -10,7 +10,10 @@ The lenient figure beside it counts any element whose text, content
 description or label equals the gold label (as ../shared/eval/droidtask_score.py
 compares them): an OK or Save on any screen counts, so it flatters.
 Reported per app: R@1, R@5, and the ceiling (held: the share of gold targets
-the exploration memory holds at all).
+the exploration memory holds at all); each of the ranking's lifts measured off;
+and leave-one-app-out: each app ranked with the ranking's options (RANKING_GRID)
+best on the other five apps by strict R@1, then strict R@5 (the defaults on
+ties), with the gap to the defaults.
 Also embedding throughput (texts/s) on the elements' simulated tasks.
 
     .venv/bin/python -m appmem.bench.retrieval [--home DIR] [--misses] [--json]
@@ -192,15 +195,19 @@ def fold_order(result: dict, held: str) -> tuple[int, int]:
 
 
 def loao(prepared: dict, index_of, default: RankingConfig) -> dict:
-    """Leave-one-app-out over RANKING_GRID: each app ranked with the grid point best on the other apps
-    (`fold_order`; the defaults on ties); per app its strict hits, its chosen options and the gap to the
-    defaults (held-out minus defaults, in points)."""
+    """Leave-one-app-out over RANKING_GRID (`held_out_choice`), each grid point measured once."""
     results = {values: evaluate(prepared, index_of, config=replace(default, **dict(zip(RANKING_GRID, values))))
                for values in itertools.product(*RANKING_GRID.values())}
-    shipped = tuple(getattr(default, name) for name in RANKING_GRID)
-    base = results[shipped] if shipped in results else evaluate(prepared, index_of, config=default)
+    return held_out_choice(results, tuple(getattr(default, name) for name in RANKING_GRID))
+
+
+def held_out_choice(results: dict, shipped: tuple) -> dict:
+    """Each app ranked with the grid point (`results` by its values, each `evaluate`'s result) best on the
+    other apps (`fold_order`; the shipped values on ties); per app its strict hits, its chosen options and
+    the gap to the shipped values' figures (held-out minus defaults, in points), and the apps pooled."""
+    base = results[shipped]
     held = {}
-    for app in prepared:
+    for app in base["apps"]:
         chosen = max(results, key=lambda values: (fold_order(results[values], app), values == shipped))
         mine, own = results[chosen]["apps"][app], base["apps"][app]
         held[app] = {**mine, "options": dict(zip(RANKING_GRID, chosen)),
