@@ -22,6 +22,9 @@ class RankingConfig:
     entries: tuple[str, ...] = ("input", "toggle")  # what a confirm commits (stage 4)
     named: bool = True  # a choice the task names in full precedes its opener
     dialogs: bool = True  # stage 4 also commits the entries of the dialogs a confirm's screen opens
+    twins: bool = True  # an element never seen to open anything opens what its twins (same label, id, role) opened
+    evidence: bool = True  # stage 4 only where the memory shows a confirm needed; elsewhere the best choice leads
+    named_share: float = 1.0  # share of a choice's label stems the task must say for `named`
 
 
 @dataclass(frozen=True)

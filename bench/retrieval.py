@@ -10,7 +10,10 @@ The lenient figure beside it counts any element whose text, content
 description or label equals the gold label (as ../shared/eval/droidtask_score.py
 compares them): an OK or Save on any screen counts, so it flatters.
 Reported per app: R@1, R@5, and the ceiling (held: the share of gold targets
-the exploration memory holds at all).
+the exploration memory holds at all); each of the ranking's lifts measured off;
+and leave-one-app-out: each app ranked with the ranking's options (RANKING_GRID)
+best on the other five apps by strict R@1, then strict R@5 (the defaults on
+ties), with the gap to the defaults.
 Also embedding throughput (texts/s) on the elements' simulated tasks.
 
     .venv/bin/python -m appmem.bench.retrieval [--home DIR] [--misses] [--json]
@@ -18,6 +21,7 @@ Also embedding throughput (texts/s) on the elements' simulated tasks.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -178,6 +182,53 @@ def rates(per_app: dict) -> dict:
     return out
 
 
+# The ranking's options chosen leave-one-app-out (RankingConfig): its one constant of the base score, the
+# share of a choice's label the task must say, and the lifts that read the graph's effects.
+RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
+                "twins": (True, False), "evidence": (True, False)}
+
+
+def fold_order(result: dict, held: str) -> tuple[int, int]:
+    """How a fold ranks a grid point on the apps other than `held`: strict hits at 1, then at K (lenient never)."""
+    rs = [r for app, r in result["apps"].items() if app != held]
+    return sum(r["strict_1"] for r in rs), sum(r["strict_5"] for r in rs)
+
+
+def loao(prepared: dict, index_of, default: RankingConfig) -> dict:
+    """Leave-one-app-out over RANKING_GRID (`held_out_choice`), each grid point measured once."""
+    results = {values: evaluate(prepared, index_of, config=replace(default, **dict(zip(RANKING_GRID, values))))
+               for values in itertools.product(*RANKING_GRID.values())}
+    return held_out_choice(results, tuple(getattr(default, name) for name in RANKING_GRID))
+
+
+def held_out_choice(results: dict, shipped: tuple) -> dict:
+    """Each app ranked with the grid point (`results` by its values, each `evaluate`'s result) best on the
+    other apps (`fold_order`; the shipped values on ties); per app its strict hits, its chosen options and
+    the gap to the shipped values' figures (held-out minus defaults, in points), and the apps pooled."""
+    base = results[shipped]
+    held = {}
+    for app in base["apps"]:
+        chosen = max(results, key=lambda values: (fold_order(results[values], app), values == shipped))
+        mine, own = results[chosen]["apps"][app], base["apps"][app]
+        held[app] = {**mine, "options": dict(zip(RANKING_GRID, chosen)),
+                     "gap_1": 100 * (mine["strict_1_rate"] - own["strict_1_rate"]),
+                     "gap_5": 100 * (mine["strict_5_rate"] - own["strict_5_rate"])}
+    out = {"apps": held, "overall": rates(held)}
+    out["overall"]["gap_1"] = 100 * (out["overall"]["strict_1_rate"] - base["overall"]["strict_1_rate"])
+    out["overall"]["gap_5"] = 100 * (out["overall"]["strict_5_rate"] - base["overall"]["strict_5_rate"])
+    return out
+
+
+def loao_table(result: dict) -> None:
+    print("== leave-one-app-out over RANKING_GRID (each app ranked with the options best on the other apps by "
+          "strict R@1, then R@5): strict figures and the gap to the defaults (points)")
+    print(f"{'app':<12} {'strict R@1':>10} {'strict R@5':>10} {'gap R@1':>8} {'gap R@5':>8}  options")
+    for app, r in [*result["apps"].items(), ("overall", result["overall"])]:
+        options = ", ".join(f"{k}={v}" for k, v in r.get("options", {}).items())
+        print(f"{app:<12} {r['strict_1_rate']:>10.1%} {r['strict_5_rate']:>10.1%} {r['gap_1']:>+8.1f} "
+              f"{r['gap_5']:>+8.1f}  {options}")
+
+
 def throughput(store, embedder: Embedder, rounds: int = 2) -> dict:
     """Best of `rounds` passes over every element's simulated task (what `summarize` embeds)."""
     screens = [s["id"] for s in store.read("semantic_screens", packages=None)]
@@ -313,19 +364,34 @@ def progress(what: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.0f} s] {what} done", file=sys.stderr, flush=True)
 
 
+LIFTS = (("no_twins", "without twins' effects"), ("no_evidence", "without the confirm evidence"),
+         ("no_named", "without named"), ("no_dialogs", "without dialogs"), ("no_follow", "no lifts at all"))
+
+
 def write_retrieval_results(result: dict) -> None:
     """The docs' table: strict and lenient recall per app for the planner's ranking, beside the same run's
     ranking without the lifts (cosine + lexical overlap only) and, when they ran, the learned rankers."""
-    base, plain = result["base"], result["no_follow"]
+    base, plain, held = result["base"], result["no_follow"], result["loao"]
     rows = []
     for app, r in [*base["apps"].items(), ("overall", base["overall"])]:
         p = plain["apps"][app] if app != "overall" else plain["overall"]
+        h = held["apps"][app] if app != "overall" else held["overall"]
         rows.append([f"**{app}**" if app == "overall" else app, r["tasks"], f"{r['strict_1_rate']:.1%}",
-                     f"{r['strict_5_rate']:.1%}", f"{r['lenient_5_rate']:.1%}", f"{r['held_rate']:.1%}",
+                     f"{r['strict_5_rate']:.1%}", f"{h['strict_1_rate']:.1%}", f"{h['strict_5_rate']:.1%}",
+                     f"{r['lenient_5_rate']:.1%}", f"{r['held_rate']:.1%}",
                      f"{p['strict_1_rate']:.1%}", f"{p['strict_5_rate']:.1%}"])
-    table = markdown_table(["app", "tasks", "strict R@1", "strict R@5", "lenient R@5", "gold held in memory",
+    table = markdown_table(["app", "tasks", "strict R@1", "strict R@5", "strict R@1, leave-one-app-out",
+                            "strict R@5, leave-one-app-out", "lenient R@5", "gold held in memory",
                             "baseline strict R@1", "baseline strict R@5"], rows)
-    table += f"\nStrict R@5 of the targets the memory holds: {base['overall']['strict_5_of_held']:.1%}.\n"
+    table += (f"\nStrict R@5 of the targets the memory holds: {base['overall']['strict_5_of_held']:.1%}. "
+              f"Leave-one-app-out (the ranking's options, RANKING_GRID, chosen on the other apps by strict R@1 "
+              f"then R@5) minus the defaults: R@1 {held['overall']['gap_1']:+.1f} points, "
+              f"R@5 {held['overall']['gap_5']:+.1f} points.\n\n")
+    lifts = [("defaults", base), *((title, result[key]) for key, title in LIFTS if key in result)]
+    table += "Each lift of the graph off (strict R@1 / R@5 per app):\n\n" + markdown_table(
+        ["ranking", *base["apps"], "overall"],
+        [[title, *(f"{r['apps'][a]['strict_1_rate']:.0%} / {r['apps'][a]['strict_5_rate']:.0%}" for a in base["apps"]),
+          f"{r['overall']['strict_1_rate']:.1%} / {r['overall']['strict_5_rate']:.1%}"] for title, r in lifts]) + "\n"
     for kind, r in result.get("ranker", {}).items():
         table += (f"Learned ranker ({kind}), leave-one-app-out: strict R@5 {r['overall']['strict_5_rate']:.1%}, "
                   f"R@1 {r['overall']['strict_1_rate']:.1%}.\n")
@@ -365,7 +431,11 @@ def main() -> int:
                  "stages 3 and 4 without `named` (a choice the task names precedes its opener)"),
                 ("commit_fields", replace(default, entries=("input",)),
                  "stage 4 with fields only as entries (not the default)"),
-                ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"))
+                ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"),
+                ("no_twins", replace(default, twins=False),
+                 "without `twins` (an element opens only what it was itself seen to open)"),
+                ("no_evidence", replace(default, evidence=False),
+                 "without `evidence` (stage 4 lifts every confirm; no choice closes its screen)"))
             result = {}
             for name, config, title in variants:
                 result[name] = evaluate(prepared, lambda p: bases[p], config=config)
@@ -375,6 +445,9 @@ def main() -> int:
             say(args, table, result["base"], "the planner's ranking (cosine + lexical overlap; a choice the task "
                 "names, then a confirm, precede what opens them, and a confirm its form's best entry; no learned ranker)")
             say(args, miss_table, result["base"])
+            result["loao"] = loao(prepared, lambda p: bases[p], default)
+            progress("leave-one-app-out options")
+            say(args, loao_table, result["loao"])
             if not args.quick:
                 if not args.no_ablation:
                     result["ablation"] = ablation(store, embedder, prepared, bases)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
-from typing import Any, Protocol, Sequence
+from typing import Any, Container, Iterable, Protocol, Sequence
 
 from appmem.formats import privacy
 from appmem.formats.autodroid_html import SWITCH_RE
@@ -37,6 +37,10 @@ class Labelled(Protocol):
     text: str
     content_desc: str
     flags: Sequence[str]
+
+
+class Identified(Labelled, Protocol):
+    id: str
 
 
 # -- word lists ----------------------------------------------------------------------------------
@@ -207,3 +211,12 @@ def is_risky(*texts: str, words: tuple[str, ...] = RISKY_WORDS, extra: tuple[str
     pattern = _risky_pattern(tuple(dict.fromkeys((*words, *extra))))
     hay = " ".join(clean(t).lower() for t in texts if t)
     return pattern is not None and pattern.search(hay) is not None
+
+
+def confirm_needed(elements: Iterable[Identified], stays: Container[str] = ()) -> bool:
+    """Whether the memory shows that a change made on a screen of `elements` holds only with its confirm: it
+    has a field (a form), a choice there was seen to leave it open (`stays`: the ids of the elements seen
+    acting without leaving it), or it offers a dismiss (Cancel) that leaves it unchanged. A list of choices
+    with none of these closes on the choice (a single-choice dialog): its confirm finishes nothing."""
+    return any(role_of(e) == "input" or (role_of(e) == "toggle" and e.id in stays)
+               or (role_of(e) == "tap" and label_of(e).lower() in BACK_WORDS) for e in elements)

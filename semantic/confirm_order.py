@@ -11,10 +11,19 @@ named, entries) are fields of RankingConfig (appmem/planconfig.py); bench/retrie
   task that types or chooses on a form or dialog ends on its Save or OK.
 - dialogs: a form's confirm also commits the entries of the dialogs that its screen's other elements open
   ("... with daily repetition and save it" ends on the form's Save, not on "Daily" in the list).
-- named: a choice (a toggle) whose whole label the task says ranks right before the best of the elements
-  that open its screen ("change the font size to medium": "Medium", not the "Font size" row that opens
-  the list); commit and follow then place the confirms that commit it.
-None has a constant to fit.
+- named: a choice (a toggle) whose label the task says (at least `named_share` of its stems; the whole
+  label by default) ranks right before the best of the elements that open its screen ("change the font
+  size to medium": "Medium", not the "Font size" row that opens the list); commit and follow then place
+  the confirms that commit it.
+- twins: an element never seen to open anything opens what its twins (same label, resource id and role, in
+  its own app) were seen to open: one control on look-alike screens (a photo viewer before and after an edit,
+  a contact's page and its editor) does the same, and the exploration may have tried one of them only. A
+  confirm (OK, Yes) has no twin: it means its own screen's purpose, and the OK of another dialog another.
+- evidence: commit applies only where the memory shows that a change holds only with the confirm
+  (graph/vocabulary.confirm_needed: a field, a choice seen to leave the screen open, a dismiss); on a list
+  of choices without such evidence the choice closes it, so the best choice ranks right before its confirm
+  (`closes`). The planner confirms by the same evidence (agent/compose.py).
+Only `named_share` is a constant; bench/retrieval.py chooses it leave-one-app-out.
 """
 from __future__ import annotations
 
@@ -34,11 +43,32 @@ def confirm(payload: dict) -> bool:
     return payload.get("role") == "tap" and (payload.get("label") or "").strip().lower() in CONFIRM_WORDS
 
 
-def openers(first: Sequence[dict]) -> dict[str, np.ndarray]:
-    """Screen → the elements seen to open it (payload `leads_to`), by element position."""
+def needs_confirm(payload: dict) -> bool:
+    """Whether the element's screen keeps a change only with its confirm (payload `needs_confirm`, written by
+    `summarize`; a point written before it was read as needing one)."""
+    return bool(payload.get("needs_confirm", True))
+
+
+def effects(first: Sequence[dict], twins: bool) -> list[list[str]]:
+    """By element position, the screens acting on it was seen to open (payload `leads_to`); with `twins`, an
+    element never seen to open anything opens what its twins (same app, label, resource id and role) opened."""
+    seen = [list(p.get("leads_to") or ()) for p in first]
+    if not twins:
+        return seen
+    key = lambda p: (p.get("package"), p.get("label") or "", p.get("resource_id") or "", p.get("role") or "")  # noqa: E731
+    lent: dict[tuple, list[str]] = {}
+    for p, screens in zip(first, seen):
+        if screens and p.get("label") and not confirm(p):  # a confirm means its screen's purpose: no twin elsewhere
+            lent.setdefault(key(p), []).extend(screens)
+    return [screens or [s for s in dict.fromkeys(lent.get(key(p), ())) if s != p.get("screen_id")]
+            for p, screens in zip(first, seen)]
+
+
+def openers(first: Sequence[dict], opened: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+    """Screen → the elements that open it (`opened`: by element position, the screens each opens)."""
     out: dict[str, list[int]] = {}
-    for i, p in enumerate(first):
-        for screen in p.get("leads_to") or ():
+    for i, screens in enumerate(opened):
+        for screen in screens:
             out.setdefault(screen, []).append(i)
     return {screen: np.asarray(ids, dtype=np.int64) for screen, ids in out.items()}
 
@@ -47,6 +77,11 @@ def follow_pairs(first: Sequence[dict], opened_by: dict[str, np.ndarray]) -> Pai
     """Stage 3: (confirm button, the elements that open its screen)."""
     return [(i, opened_by[p["screen_id"]]) for i, p in enumerate(first)
             if confirm(p) and p.get("screen_id") in opened_by]
+
+
+def said(stems: frozenset[str], task: set[str], share: float) -> bool:
+    """The task says at least `share` of a label's stems."""
+    return len(stems & task) >= share * len(stems)
 
 
 def choice_pairs(first: Sequence[dict], opened_by: dict[str, np.ndarray]) -> list[tuple[int, frozenset[str], np.ndarray]]:
@@ -59,22 +94,38 @@ def choice_pairs(first: Sequence[dict], opened_by: dict[str, np.ndarray]) -> lis
     return out
 
 
-def commit_pairs(first: Sequence[dict], entries: tuple[str, ...], dialogs: bool) -> Flat:
+def commit_pairs(first: Sequence[dict], opened: Sequence[Sequence[str]], entries: tuple[str, ...], dialogs: bool,
+                 evidence: bool) -> Flat:
     """Stage 4, flat: each confirm with the entries (roles `entries`) of its own screen and, with `dialogs`,
-    of the screens its screen's other elements open (a form's Save commits the choice made in the dialog
-    its "Repeat" or "Phone type" opens)."""
+    of the screens its screen's other elements open (`opened`; a form's Save commits the choice made in the
+    dialog its "Repeat" or "Phone type" opens, and the dialog's own confirm only takes it back to the form);
+    with `evidence`, only the confirms of screens that keep a change only with them (`needs_confirm`)."""
     own: dict[str, list[int]] = {}
+    confirms: dict[str, list[int]] = {}
     for i, p in enumerate(first):
         if p.get("role") in entries:
             own.setdefault(p.get("screen_id"), []).append(i)
+        elif confirm(p):
+            confirms.setdefault(p.get("screen_id"), []).append(i)
     committed = {screen: list(ids) for screen, ids in own.items()}
     if dialogs:  # a confirm's way back (to the screen that opened its dialog) opens no dialog of it
-        for p in first:
-            for screen in [] if confirm(p) else p.get("leads_to") or ():
+        for p, screens in zip(first, opened):
+            for screen in [] if confirm(p) else screens:
                 if screen in own and screen != p.get("screen_id"):
-                    committed.setdefault(p.get("screen_id"), []).extend(own[screen])
+                    committed.setdefault(p.get("screen_id"), []).extend(own[screen] + confirms.get(screen, []))
     return flat([(i, sorted(set(committed[p.get("screen_id")]))) for i, p in enumerate(first)
-                 if confirm(p) and p.get("screen_id") in committed])
+                 if confirm(p) and p.get("screen_id") in committed and (not evidence or needs_confirm(p))])
+
+
+def close_pairs(first: Sequence[dict]) -> list[tuple[int, np.ndarray]]:
+    """EVIDENCE: (confirm, the choices of its screen) for each confirm of a screen that keeps no change for it
+    (`needs_confirm` false): the choice closes the screen, so the best of them ranks right before the confirm."""
+    choices: dict[str, list[int]] = {}
+    for i, p in enumerate(first):
+        if p.get("role") == "toggle":
+            choices.setdefault(p.get("screen_id"), []).append(i)
+    return [(i, np.asarray(choices[p.get("screen_id")], dtype=np.int64)) for i, p in enumerate(first)
+            if confirm(p) and not needs_confirm(p) and p.get("screen_id") in choices]
 
 
 def flat(pairs) -> Flat:
@@ -92,3 +143,10 @@ def lift(total: np.ndarray, pairs: Flat, offset: float) -> None:
     lifted, members, starts = pairs
     if len(lifted):
         total[lifted] = np.maximum(total[lifted], np.maximum.reduceat(total[members], starts) + offset)
+
+
+def lift_best(total: np.ndarray, pairs: list[tuple[int, np.ndarray]], offset: float) -> None:
+    """In place: for each (element, group), the group's best scores at least the element's score plus `offset`."""
+    for i, group in pairs:
+        best = group[int(np.argmax(total[group]))]
+        total[best] = max(total[best], total[i] + offset)

@@ -53,10 +53,12 @@ class ScreenContext:
     # How the screen is reached (AutoDroid's "UI elements leading to U_i"): up to
     # PATHS label sequences, e.g. ["More options", "Settings", "Delete all events"].
     paths: list[list[str]] = field(default_factory=list)
+    # Its elements seen acting without leaving it (a choice in a dialog that stays open, a field typed).
+    stays: list[str] = field(default_factory=list)
 
     def content_hash(self) -> str:
-        """Changes exactly when what a summary is made from changes."""
-        body = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        """Changes exactly when what a summary is made from changes (`stays` is not: it ranks, it says nothing)."""
+        body = json.dumps({k: v for k, v in asdict(self).items() if k != "stays"}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
 
     @cached_property
@@ -162,12 +164,17 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     arrivals = {s.id: ways.arrivals(s.id, crumbs[s.id]) for s in screens}
     leads = _Leads(screens, by_screen, arrivals)
     from_screen: dict[str, list[TransitionRow]] = {}
+    stays: dict[str, set[str]] = {}
     for t in transitions:
-        if t.source != t.target and t.element_id in by_id:
-            from_screen.setdefault(t.source, []).append(t)
+        if t.element_id in by_id:
+            if t.source != t.target:
+                from_screen.setdefault(t.source, []).append(t)
+            else:
+                stays.setdefault(t.source, set()).add(t.element_id)
     return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title,
                           sorted(by_screen.get(s.id, []), key=lambda e: e.id),
-                          leads.destinations(from_screen.get(s.id, [])), arrivals[s.id], crumbs[s.id])
+                          leads.destinations(from_screen.get(s.id, [])), arrivals[s.id], crumbs[s.id],
+                          sorted(stays.get(s.id, ())))
             for s in screens if only is None or s.id in only]
 
 

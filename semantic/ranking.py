@@ -21,8 +21,11 @@ the UTG in agent/appgraph.py). A task is scored in stages:
 3. `follow` (on): a confirm of a screen that an element opens ranks right before the best of its
    openers. 4. `commit` (on), with `dialogs` (on): a confirm ranks right before the best entry of its
    own screen and of the dialogs that screen opens. Before stages 4 and 3, `named` (on): a choice
-   whose whole label the task says ranks right before the best of what opens its screen. These lifts,
-   their reasons and measurements are semantic/confirm_order.py; their switches are RankingConfig's.
+   whose label the task says ranks right before the best of what opens its screen. With `twins` (on),
+   an element never seen to open anything opens what its twins opened; with `evidence` (on), stage 4
+   lifts only the confirms the memory shows needed, and elsewhere the best choice ranks right before
+   its confirm (the choice closes the screen). These lifts, their reasons and measurements are
+   semantic/confirm_order.py; their switches are RankingConfig's.
 
 A lexical weight of 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -30,13 +33,14 @@ special-cased.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import holders, idf, terms
-from appmem.semantic.confirm_order import choice_pairs, commit_pairs, flat, follow_pairs, lift, openers
+from appmem.semantic.confirm_order import (choice_pairs, close_pairs, commit_pairs, effects, flat, follow_pairs, lift,
+                                           lift_best, openers, said)
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
@@ -62,7 +66,7 @@ class ElementIndex:
         self.payloads = payloads
         self.starts = starts
         self.ranker = ranker
-        self._commits: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # stage 4, per (entries, dialogs)
+        self._cache: dict[tuple, Any] = {}  # the lifts' pairs, per setting of the options they read (`_memo`)
         # part → (element positions, unit vectors, texts): each element's label / screen / effect row
         self.parts = parts or {}
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
@@ -79,33 +83,53 @@ class ElementIndex:
         """Each element's first row's payload, by element position."""
         return [self.payloads[r] for r in self.starts.tolist()]
 
-    @cached_property
-    def _openers(self) -> dict[str, np.ndarray]:
-        """Screen → the elements seen to open it, by element position; built on the first search that
-        needs it (an index that is never searched need not pay for it)."""
-        return openers(self._first)
+    def _memo(self, key: tuple, build: Callable[[], Any]) -> Any:
+        """What `build` returns, built once per `key` (a lift's pairs per setting of the options it reads), on
+        the first search that needs it: an index that is never searched need not pay for it."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
 
-    @cached_property
+    def _effects(self, twins: bool) -> list[list[str]]:
+        """By element position, the screens each opens (semantic/confirm_order.effects)."""
+        return self._memo(("effects", twins), lambda: effects(self._first, twins))
+
+    def _openers(self, twins: bool) -> dict[str, np.ndarray]:
+        """Screen → the elements that open it, by element position."""
+        return self._memo(("openers", twins), lambda: openers(self._first, self._effects(twins)))
+
+    @property
     def follows(self) -> list[tuple[int, np.ndarray]]:
-        """(confirm button, the elements that open its screen), by element position (stage 3)."""
-        return follow_pairs(self._first, self._openers)
+        """(confirm button, the elements that open its screen), by element position (stage 3), with the index's
+        options."""
+        return self._follows(self.config.twins)
 
-    @cached_property
+    def _follows(self, twins: bool) -> list[tuple[int, np.ndarray]]:
+        return self._memo(("follows", twins), lambda: follow_pairs(self._first, self._openers(twins)))
+
+    def _follow_arrays(self, twins: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Stage 3's pairs flat (semantic/confirm_order.flat), for one vectorised pass per search."""
+        return self._memo(("follow arrays", twins), lambda: flat(self._follows(twins)))
+
+    @property
     def _choices(self) -> list[tuple[int, frozenset[str], np.ndarray]]:
-        """(choice, its label's stems, the elements that open its screen), by element position (`named`)."""
-        return choice_pairs(self._first, self._openers)
+        """(choice, its label's stems, the elements that open its screen), by element position (`named`), with
+        the index's options."""
+        return self._choices_for(self.config.twins)
+
+    def _choices_for(self, twins: bool) -> list[tuple[int, frozenset[str], np.ndarray]]:
+        return self._memo(("choices", twins), lambda: choice_pairs(self._first, self._openers(twins)))
 
     @cached_property
-    def _follow_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`follows` flat (semantic/confirm_order.flat), for one vectorised pass per search."""
-        return flat(self.follows)
+    def _closes(self) -> list[tuple[int, np.ndarray]]:
+        """(confirm, its screen's choices) where the choice closes the screen (semantic/confirm_order.close_pairs)."""
+        return close_pairs(self._first)
 
     def _commit_arrays(self, config: RankingConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Stage 4's pairs, flat (semantic/confirm_order.commit_pairs), built once per setting of entries and dialogs."""
-        key = (config.entries, config.dialogs)
-        if key not in self._commits:
-            self._commits[key] = commit_pairs(self._first, *key)
-        return self._commits[key]
+        """Stage 4's pairs, flat (semantic/confirm_order.commit_pairs), built once per setting of its options."""
+        key = ("commit", config.entries, config.dialogs, config.twins, config.evidence)
+        return self._memo(key, lambda: commit_pairs(self._first, self._effects(config.twins), config.entries,
+                                                    config.dialogs, config.evidence))
 
     def _part_docs(self, part: str) -> list[set[str]]:
         docs: list[set[str]] = [set() for _ in self.starts]
@@ -175,13 +199,19 @@ class ElementIndex:
         config = config or self.config
         best, rows = self.cosines(query)
         total = best + config.lexical_weight * self.overlap(text)
-        if config.named:  # each choice whose whole label the task says at least its best opener plus FOLLOW_GAP
-            said = set(terms(text))
-            lift(total, flat([(i, by) for i, stems, by in self._choices if stems <= said]), FOLLOW_GAP)
-        if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP
-            lift(total, self._commit_arrays(config), FOLLOW_GAP)
+        if config.named:  # each choice whose label the task says at least its best opener plus FOLLOW_GAP
+            task = set(terms(text))
+            lift(total, flat([(i, by) for i, stems, by in self._choices_for(config.twins)
+                              if said(stems, task, config.named_share)]), FOLLOW_GAP)
+        if config.evidence:  # where a choice closes its screen, the best choice at least its confirm plus FOLLOW_GAP
+            lift_best(total, self._closes, FOLLOW_GAP)  # (before stage 4, so that a form's confirm beats it too)
+        if config.commit:  # stage 4: each confirm at least its screen's best entry plus FOLLOW_GAP; twice, so that
+            for _ in range(2):  # a form's confirm beats its dialogs' confirms as lifted over their own entries
+                lift(total, self._commit_arrays(config), FOLLOW_GAP)
         if config.follow:  # stage 3: each confirm at least its best opener plus FOLLOW_GAP
-            lift(total, self._follow_arrays, FOLLOW_GAP)
+            lift(total, self._follow_arrays(config.twins), FOLLOW_GAP)
+        if config.evidence:  # and again after stage 3, which may have lifted the confirm over its opener
+            lift_best(total, self._closes, FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int, config: RankingConfig | None = None) -> list[Hit]:

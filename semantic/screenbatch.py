@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from appmem.errors import SummaryError
 from appmem.graph.model import Element
 from appmem.graph.store import GraphStore
-from appmem.graph.vocabulary import BACK_WORDS, label_of, role_of
+from appmem.graph.vocabulary import BACK_WORDS, confirm_needed, label_of, role_of
 from appmem.semantic.contexts import ScreenContext
 from appmem.semantic.embedder import Embedder
 from appmem.semantic.lexical import terms
@@ -27,7 +27,7 @@ from appmem.semantic.summaries import ElementSummary, ScreenSummary, Summarizer
 from appmem.semantic.vectors import VectorStore
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = "semantic/8"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/9"  # bump to redo every summary after a change of the summarizer
 PHASES = ("contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
 
 
@@ -80,8 +80,10 @@ class SummarizeReport:
 
 
 def summary_hash(ctx: ScreenContext, kind: str) -> str:
-    """What a screen's summary was made from: its content and the kind of summarizer that made it."""
-    return hashlib.sha256(f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}".encode()).hexdigest()[:32]
+    """What a screen's summary and its points were made from: its content, the kind of summarizer that made it
+    and its elements seen to leave it open (a point's `needs_confirm`)."""
+    body = f"{FORMAT_VERSION}|{kind}|{ctx.content_hash()}|{','.join(ctx.stays)}"
+    return hashlib.sha256(body.encode()).hexdigest()[:32]
 
 
 def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector: list[float],
@@ -94,7 +96,9 @@ def element_point(ctx: ScreenContext, summary: ScreenSummary, e: Element, vector
                        app_version=ctx.app_version, screen_id=ctx.id, element_id=e.id, risky=es.risky, text=text,
                        extra={"label": label_of(e), "screen_title": ctx.title, "simulated_task": es.simulated_task,
                               "screen_summary": summary.summary, "variant": -1 if part else variant, "part": part,
-                              "role": role_of(e), "depth": depth(ctx),
+                              "role": role_of(e), "depth": depth(ctx), "resource_id": e.resource_id,
+                              # whether its screen's changes hold only with its confirm (semantic/confirm_order.py)
+                              "needs_confirm": confirm_needed(ctx.elements, ctx.stays),
                               # the screens it opens: a confirm there follows it in the ranking (semantic/ranking.py)
                               "leads_to": sorted({d.screen_id for d in ctx.destinations.get(e.id, [])} - {ctx.id}),
                               "terms": terms(es.simulated_task, *es.completes)})

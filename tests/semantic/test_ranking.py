@@ -76,7 +76,8 @@ def _pairs(index: ElementIndex, config: RankingConfig) -> set[tuple[int, int]]:
 
 def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
     """With `dialogs` on, a form's Save also commits the entries of the dialogs its other elements open
-    (New Event's repetition list, Edit contact's phone type): asked for such a choice, the Save scores
+    (New Event's repetition list, Edit contact's phone type; or their twins open), and beats those dialogs'
+    own confirms (they only take the choice back to the form): asked for such a choice, the Save scores
     just above it. A confirm's own way back opens no dialog of it, and nothing else moves."""
     vectors, embedder = memory
     config = replace(DEFAULT, follow=False, dialogs=True)
@@ -85,15 +86,18 @@ def test_a_form_confirm_commits_the_choice_made_in_a_dialog_it_opens(memory):
     own = _pairs(index, replace(config, dialogs=False))
     extra = _pairs(index, config) - own
     assert own <= _pairs(index, config) and extra, "forms whose fields open dialogs of choices"
+    opened = index._effects(config.twins)  # what each element, or its twin, was seen to open
     for confirm, entry in extra:
         screen = first[entry]["screen_id"]
         assert screen != first[confirm]["screen_id"]
-        assert any(screen in (p.get("leads_to") or ()) for p in first
+        assert any(screen in opened[j] for j, p in enumerate(first)
                    if p["screen_id"] == first[confirm]["screen_id"] and not confirm_order.confirm(p))
     labels = {first[e]["label"] for _, e in extra} | {first[c]["label"] for c, _ in extra}
     assert {"Daily", "Mobile", "Save"} <= labels
+    of_dialogs = [(c, e) for c, e in sorted(extra) if confirm_order.confirm(first[e])]
+    assert of_dialogs, "dialogs of choices with a confirm of their own"
     lifted = 0
-    for confirm, entry in sorted(extra)[:12]:
+    for confirm, entry in sorted(extra)[:12] + of_dialogs[:4]:
         task = first[entry]["simulated_task"]
         vector = embedder.query(task)
         on, off = scores_on_off(index, "dialogs", vector, task)
@@ -146,3 +150,77 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory):
             if not confirm_order.confirm(p) and not (p["role"] == "toggle" and set(terms(p["label"])) <= said):
                 assert on[p["element_id"]] == pytest.approx(off[p["element_id"]])
     assert raised, "some opener outranks the choice the task names"
+
+
+def test_a_confirm_the_memory_does_not_show_needed_follows_the_choice_it_would_commit(memory):
+    """`evidence`: on a list of choices whose memory shows no field, no choice seen staying and no dismiss (a
+    single-choice dialog: the choice closes it), stage 4 leaves the confirm alone and the best choice scores
+    just above it; with `evidence` off the confirm scores just above the choice, as on every form."""
+    vectors, embedder = memory
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    first = [index.payloads[r] for r in index.starts]
+    closes = index._closes
+    assert closes, "single-choice dialogs with an OK whose choices close them"
+    assert any(confirm_order.needs_confirm(p) for p in first if confirm_order.confirm(p)), "forms that need theirs"
+    lifted = set(index._commit_arrays(DEFAULT)[0].tolist())
+    for i, choices in closes:
+        assert not first[i]["needs_confirm"] and i not in lifted
+        assert all(first[c]["role"] == "toggle" and first[c]["screen_id"] == first[i]["screen_id"] for c in choices)
+    checked = 0
+    for i, choices in closes[:8]:
+        for c in choices.tolist()[:3]:
+            task = first[c]["simulated_task"]
+            on, off = scores_on_off(index, "evidence", embedder.query(task), task)
+            best = max(choices.tolist(), key=lambda j: on[first[j]["element_id"]])
+            assert on[first[best]["element_id"]] >= on[first[i]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
+            assert off[first[i]["element_id"]] >= off[first[c]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
+            checked += 1
+    assert checked
+
+
+def test_needs_confirm_is_the_graph_evidence_the_planner_reads(memory, shared_graph):
+    """Each point's `needs_confirm` is graph/vocabulary.confirm_needed over its screen's elements and the actions
+    the graph shows leaving it in place (AppGraph.stays, what agent/compose.py confirms by)."""
+    from appmem.agent.appgraph import AppGraph
+    from appmem.graph.vocabulary import confirm_needed
+
+    vectors, _ = memory
+    store = shared_graph.hold(DROIDTASK_EXPLORED)
+    for package in (CALENDAR, CONTACTS):
+        graph = AppGraph.load(store, [package])
+        index = ElementIndex.load(vectors, [package])
+        first = [index.payloads[r] for r in index.starts]
+        stays = {e for s, e in graph.stays}
+        seen = set()
+        for p in first:
+            expected = confirm_needed(graph.screen_elements(p["screen_id"]), stays)
+            assert p["needs_confirm"] == expected, (package, p["label"], p["screen_id"])
+            seen.add(expected)
+        assert seen == {True, False}
+
+
+def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
+    """`twins`: an element that was never seen to open anything opens what its twins (same label, resource id
+    and role) opened, so the question its twin opens (Delete → "Are you sure?" Yes) follows it too; no
+    confirm lends or borrows, and an element seen acting keeps its own effects."""
+    vectors, embedder = memory
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])  # two apps: a twin is of the element's own app
+    first = [index.payloads[r] for r in index.starts]
+    own, lent = index._effects(False), index._effects(True)
+    borrowed = [i for i, p in enumerate(first) if not own[i] and lent[i]]
+    assert borrowed, "controls on look-alike screens, one of them never tried"
+    for i, p in enumerate(first):
+        if own[i] or confirm_order.confirm(p):
+            assert lent[i] == own[i]
+    for i in borrowed:
+        twins = [j for j, q in enumerate(first) if own[j] and not confirm_order.confirm(q) and (
+            q["package"], q["label"], q.get("resource_id"), q["role"]) == (
+            first[i]["package"], first[i]["label"], first[i].get("resource_id"), first[i]["role"])]
+        assert twins and set(lent[i]) <= {s for j in twins for s in own[j]} - {first[i]["screen_id"]}
+    follows = {c: set(by.tolist()) for c, by in index._follows(True)}
+    gained = [(c, i) for i in borrowed for c, by in follows.items() if i in by]
+    assert gained, "a confirm of a screen a twin opened"
+    for c, i in gained[:6]:
+        task = first[i]["simulated_task"]
+        on, off = scores_on_off(index, "twins", embedder.query(task), task)
+        assert on[first[c]["element_id"]] >= on[first[i]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
