@@ -48,7 +48,7 @@ from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
-from appmem.graph.vocabulary import BACK_WORDS
+from appmem.graph.vocabulary import confirm_needed
 from appmem.planconfig import DEFAULT, PlannerConfig
 
 
@@ -169,9 +169,9 @@ class Composer(PlanSteps):
             return True
         if any(s.screen_id == screen and s.action is ActionType.INPUT for s in self.steps):
             return True
-        elements = self.graph.screen_elements(screen)
-        return any(role(e) == "toggle" and (screen, e.id) in self.graph.stays for e in elements) or any(
-            label(e).lower() in BACK_WORDS and role(e) == "tap" for e in elements)
+        # The plan knows what it typed: a field it left alone does not call for the confirm.
+        untouched = [e for e in self.graph.screen_elements(screen) if role(e) != "input"]
+        return confirm_needed(untouched, {e.id for e in untouched if (screen, e.id) in self.graph.stays})
 
     def finish(self, target: Element) -> None:
         before = len(self.steps)

