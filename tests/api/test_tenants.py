@@ -383,3 +383,25 @@ def test_a_tenant_shares_its_demonstrations_as_one_contributor_scrubbed_and_its_
     for secret in publics:
         assert cli(["keys", "purge", keys.check(secret, 1000)[0].id, "--json"], stack_env).returncode == 0
     assert counts(acrylic_memory) == before
+
+
+def test_a_tenants_contribution_embeds_its_layer_at_ingest_so_its_first_plan_embeds_nothing(
+        acrylic_server, acrylic_memory, keys, about_run, settings):
+    task = "open the Soylent intranet's about page"
+    own = keys.create("soylent-ci", "plan,contribute", 1000, tenant="soylent")[1]
+    inhouse = {**inhouse_run(about_run, "2027-10-02T00:00:00Z"), "task": task}
+    assert cached_under(settings, "soylent") == 0
+    contribute(acrylic_server, own, [inhouse])  # stored, then its layer embedded, by the ingest worker process
+    assert cached_under(settings, "soylent") > 0  # before any of its keys read anything
+    # what the tenant's first view of the app embeds (its element index, its own screens and demonstrations, as its
+    # plans, searches and recall load them): nothing is left, every text is in the cache under its namespace
+    assert acrylic_memory.embed_layer("soylent", [INHOUSE]) == 0
+    with ApiClient(acrylic_server, own) as api:  # and its first plan of the app reads its new screens at once
+        plan = api.plan(task, INHOUSE).model_dump()
+        doc = api.http.get(f"/v1/apps/{INHOUSE}/doc")
+    last = acrylic_memory.viewing("soylent").locate(INHOUSE, inhouse["steps"][-1]["after_xml"]).screen_id
+    assert plan["steps"] and {s["layer"] for s in plan["steps"]} == {"tenant"}, plan
+    assert plan["steps"][-1]["element"]["label"] == "About", plan
+    assert doc.status_code == 200 and last in doc.text
+    # another tenant's first view embeds its own layer, of which the app holds nothing: nothing of this one's
+    assert acrylic_memory.embed_layer("initech-2", [INHOUSE]) == 0 and cached_under(settings, "initech-2") == 0
