@@ -405,3 +405,41 @@ def test_a_tenants_contribution_embeds_its_layer_at_ingest_so_its_first_plan_emb
     assert doc.status_code == 200 and last in doc.text
     # another tenant's first view embeds its own layer, of which the app holds nothing: nothing of this one's
     assert acrylic_memory.embed_layer("initech-2", [INHOUSE]) == 0 and cached_under(settings, "initech-2") == 0
+
+
+def first_button_run(run: dict, label: str, started: str) -> dict:
+    """A one-step run tapping a button only its dump shows, beside the run's first tapped control (a place no
+    other test puts one: the element, keyed by its structure, is new)."""
+    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap"), label)
+    return {**run, "task": f"tap {label}", "steps": [step], "started": started}
+
+
+def texts_read(acrylic_server: str, secret: str, label: str, screen_id: str) -> dict:
+    """Where a key reads `label`: a plan's steps, the app document, the screen, the map, search."""
+    with ApiClient(acrylic_server, secret) as api:
+        plan = api.plan(f"tap {label}", ACRYLIC).model_dump()
+        return {"plan": label in json.dumps(plan["steps"]), "doc": label in api.http.get(f"/v1/apps/{ACRYLIC}/doc").text,
+                "screen": label in api.http.get(f"/v1/apps/{ACRYLIC}/screens/{screen_id}").text,
+                "map": label in api.http.get(f"/apps/{ACRYLIC}/map.json").text,
+                "search": label in api.http.get("/v1/search", params={"text": label, "app": ACRYLIC, "k": 20}).text}
+
+
+def test_an_element_two_tenants_report_shows_neither_ones_texts_to_the_other(acrylic_server, acrylic_memory, keys,
+                                                                             about_run):
+    first, second = "Vandelay imports", "Kramerica pitch"
+    own = keys.create("vandelay-ci", "plan,contribute", 1000, tenant="vandelay")[1]
+    other = keys.create("kramerica-ci", "plan,contribute", 1000, tenant="kramerica")[1]
+    public = keys.create("public-reader", "plan", 1000)[1]
+    runs = [first_button_run(about_run, first, "2027-11-01T00:00:00Z"),
+            first_button_run(about_run, second, "2027-11-02T00:00:00Z")]
+    contribute(acrylic_server, own, runs[:1])
+    contribute(acrylic_server, other, runs[1:])
+    screen_id = acrylic_memory.viewing("vandelay").locate(ACRYLIC, runs[0]["steps"][0]["before_xml"]).screen_id
+    # one element (keyed by its structure), backed by both tenants, stored with the first one's texts
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        stored = session.run("MATCH (e:Element) WHERE e.content_desc IN $labels RETURN e.crowd_keys AS keys",
+                             labels=[first, second]).data()
+    assert len(stored) == 1 and len(stored[0]["keys"]) == 2, stored
+    assert all(texts_read(acrylic_server, own, first, screen_id).values())  # its own texts, everywhere
+    for reader in (other, public):
+        assert not any(texts_read(acrylic_server, reader, first, screen_id).values())
