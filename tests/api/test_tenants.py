@@ -443,3 +443,36 @@ def test_an_element_two_tenants_report_shows_neither_ones_texts_to_the_other(acr
     assert all(texts_read(acrylic_server, own, first, screen_id).values())  # its own texts, everywhere
     for reader in (other, public):
         assert not any(texts_read(acrylic_server, reader, first, screen_id).values())
+
+
+def task_counts(acrylic_memory, task_id: str) -> tuple[int, int]:
+    """A stored task's run counts as stored (task_run_counts), whoever may recall it."""
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        row = session.run("MATCH (k:Task {id: $id}) RETURN coalesce(k.successes, 0) AS s, coalesce(k.failures, 0) AS f",
+                          id=task_id).single()
+    return row["s"], row["f"]
+
+
+def test_a_tenant_shares_its_run_outcomes_as_one_contributor_and_its_purge_withdraws_them(
+        acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    before = counts(acrylic_memory)
+    demonstrator = keys.create("wernham-public-demo", "contribute", 1000)
+    stored = contribute(acrylic_server, demonstrator[1], [{**about_run, "task": "tap About to read who made it",
+                                                           "started": "2027-12-01T00:00:00Z"}])[0]["report"]["task"]
+    assert stored and task_counts(acrylic_memory, stored) == (0, 0)
+    members = [keys.create(f"wernham-{n}", "contribute", 1000, tenant="wernham")[1] for n in range(3)]
+    replay = {**about_run, "recalled_task": stored}
+    runs = [{**replay, "started": "2027-12-02T00:00:00Z"}, {**replay, "started": "2027-12-03T00:00:00Z"},
+            {**replay, "status": "failed", "started": "2027-12-04T00:00:00Z", "ended": "2099-01-01T00:00:00Z"}]
+    for secret, run in zip(members, runs):  # two of its keys' runs succeeded; the third's, the latest, failed
+        assert contribute(acrylic_server, secret, [run])[0]["report"]["recalled_task"]["counted"]
+    assert task_counts(acrylic_memory, stored) == (0, 0)  # private voices: no count moves
+    for _ in range(2):  # shared, and shared again: one contributor, its latest outcome
+        shared = cli(["tenants", "share", "wernham", "--app", ACRYLIC, "--json"], stack_env)
+        assert shared.returncode == 0 and json.loads(shared.stdout)["runs"] == 1, shared.stdout + shared.stderr
+        assert task_counts(acrylic_memory, stored) == (0, 1)
+    purged = cli(["tenants", "purge", "wernham", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert task_counts(acrylic_memory, stored) == (0, 0)  # withdrawn with its voice
+    assert cli(["keys", "purge", demonstrator[0].id, "--json"], stack_env).returncode == 0
+    assert counts(acrylic_memory) == before
