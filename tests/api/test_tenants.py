@@ -476,3 +476,38 @@ def test_a_tenant_shares_its_run_outcomes_as_one_contributor_and_its_purge_withd
     assert task_counts(acrylic_memory, stored) == (0, 0)  # withdrawn with its voice
     assert cli(["keys", "purge", demonstrator[0].id, "--json"], stack_env).returncode == 0
     assert counts(acrylic_memory) == before
+
+
+def exported(stack_env, out, *which: str) -> tuple[int, str]:
+    """`appmem export` (Cypher script) of `which`: its exit status and what it wrote."""
+    done = cli(["export", *which, "--format", "cypher", "--out", str(out)], stack_env)
+    return done.returncode, out.read_text() if out.is_file() else ""
+
+
+def test_an_export_holds_nothing_that_a_tenants_keys_alone_observed(acrylic_server, acrylic_memory, keys, about_run,
+                                                                    stack_env, tmp_path):
+    label, public_label = "Pendant payroll", "Pendant overview"
+    own = keys.create("pendant-ci", "contribute", 1000, tenant="pendant")[1]
+    taps = [s for s in about_run["steps"] if s["action"] == "tap"]
+    assert len(taps) >= 3  # a place beside the second tapped control: no other test puts a button there
+
+    def button(name: str, started: str) -> dict:
+        return {**about_run, "task": f"tap {name}", "steps": [with_new_button(taps[1], name)], "started": started}
+
+    contribute(acrylic_server, own, [button(label, "2027-12-10T00:00:00Z"),
+                                     inhouse_run(about_run, "2027-12-11T00:00:00Z")])
+    # the same button, imported as one's own run (what a crawl or an import reports is everyone's), showing another
+    # label: the element is public now, with both labels among its text variants
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(button(public_label, "2027-12-12T00:00:00Z")))
+    assert cli(["ingest", "run", str(run), "--json"], stack_env).returncode == 0
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        texts = session.run("MATCH (e:Element) WHERE $label IN coalesce(e.texts, []) RETURN e.texts AS texts",
+                            label=label).data()
+    assert len(texts) == 1 and public_label in texts[0]["texts"], texts
+    status, app = exported(stack_env, tmp_path / "app.cypher", "--app", ACRYLIC)
+    assert status == 0 and public_label in app and label not in app and "pendant" not in app
+    status, every = exported(stack_env, tmp_path / "all.cypher", "--all")
+    assert status == 0 and INHOUSE not in every and label not in every and "pendant" not in every
+    assert exported(stack_env, tmp_path / "inhouse.cypher", "--app", INHOUSE)[0] != 0  # an in-house app: none
+    assert cli(["tenants", "purge", "pendant", "--json"], stack_env).returncode == 0
