@@ -213,7 +213,8 @@ def reads(acrylic_server: str, secret: str, label: str, button: str, dump: str, 
     tools = {name: json.dumps(mcp_call(acrylic_server, secret, tool, args).get("structuredContent")) for name, tool, args in (
         ("plan", "plan", {"task": f"tap {label}", "app": ACRYLIC}), ("doc", "doc", {"app": ACRYLIC}),
         ("inhouse_doc", "doc", {"app": INHOUSE}), ("search", "search", {"text": label, "app": ACRYLIC, "k": 10}),
-        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
+        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}),
+        ("hints", "hints", {"task": f"tap {label}", "app": ACRYLIC, "screen_xml": button}))}
     return {
         "plan": [s.get("layer") for s in plan["steps"] if label in json.dumps(s["element"] or {})],
         "layers": sorted({s.get("layer") for s in plan["steps"]}) if any(label in json.dumps(s["element"] or {})
@@ -224,7 +225,7 @@ def reads(acrylic_server: str, secret: str, label: str, button: str, dump: str, 
         "apps": INHOUSE in {a["package"] for a in apps}, "screen": screen.status_code == 200,
         "map": inhouse_map.status_code == 200 and screen_id in inhouse_map.text, "acrylic_map": label in acrylic_map.text,
         "mcp": [label in json.dumps(json.loads(tools["plan"])["steps"]), label in tools["doc"], screen_id in tools["inhouse_doc"], label in tools["search"],
-                '"exact"' in tools["locate"]]}
+                '"exact"' in tools["locate"], label in json.dumps((json.loads(tools["hints"]) or {}).get("hints"))]}
 
 
 def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(acrylic_server, acrylic_memory, keys, about_run):
