@@ -84,12 +84,14 @@ class AppGraph:
             if row["risky"]:
                 risky.add(element.id)
         rows = store.read("planner_app_transitions", packages=packages)
-        for r in rows:  # screens of other packages the app's edges lead into (launcher, system dialogs)
+        # screens of other packages the app's edges lead into (launcher, system dialogs): of the edges the
+        # reader may use only (another reader's untrusted edge would lend it a screen it may not read)
+        for r in filter(usable, rows):
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
         # and the ways back from them into the app, with the controls they take (a permission dialog's Allow)
         side = store.read("planner_side_transitions", packages=packages,
-                          screen_ids=sorted({r["target"] for r in rows if r["target_package"] not in packages}))
+                          screen_ids=sorted({r["target"] for r in rows if r["target_package"] not in packages and usable(r)}))
         for row in store.elements(ids=sorted({r["element_id"] for r in side if r["element_id"]})) if side else ():
             element = elements.setdefault(row["id"], element_of(row))
             on_screen.setdefault(element.screen_id, []).append(element.id)

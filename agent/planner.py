@@ -121,6 +121,14 @@ class Planner:
             return self._keep(self._own, key, lambda: self._load_own(kind, packages))
         return self._own[key]
 
+    def embed_layer(self, packages: list[str]) -> None:
+        """A tenant view's own points of `packages` computed now (its elements, the screens only its keys
+        reported, their demonstrations): their texts' vectors land in the embedder's cache under the
+        tenant's namespace, where its plans' first loads then find them (semantic/layers.py)."""
+        self.index(packages)
+        self.own("screens", packages)
+        self.own("tasks", packages)
+
     def _load_own(self, kind: str, packages: list[str] | None) -> list[Row]:
         if kind == "tasks":
             return task_rows(self.store.read("layer_tasks", packages=packages), self.embedder, self.store.viewer.tenant)

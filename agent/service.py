@@ -89,6 +89,18 @@ class Service:
                 self._views.popitem(last=False)
         return view
 
+    def embed_layer(self, tenant: str, packages: list[str]) -> int:
+        """Embed `tenant`'s own points of `packages` into the embedder's cache, under its namespace, on a view
+        that keeps nothing loaded: what the ingest worker runs after each of the tenant's contributions, so
+        that its keys' first plan of an app reads its layer's vectors and embeds none. How many texts the
+        model ran (the cache holds the rest)."""
+        view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
+                       self.settings)
+        view.tenant = tenant
+        before = self.embedder.computed
+        view.planner().embed_layer(packages)
+        return self.embedder.computed - before
+
     def drop_view(self, tenant: str) -> None:
         """Forget `tenant`'s view (its loaded layer), as after its purge."""
         with self._lock:

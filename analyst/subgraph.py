@@ -23,8 +23,11 @@ from appmem.graph.store import GraphStore, translated_errors
 
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500
-# Properties that name contributors (their key ids): written only in an export of the whole graph (--every).
-CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims"})
+# Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
+# variants, their counts on an edge, whose an element's texts are): written only in an export of the whole graph
+# (--every).
+CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims", "crowd_versions", "crowd_texts", "crowd_text_counts", "tenant_counts",
+                               "text_owner"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -55,7 +58,7 @@ def read(store: GraphStore, package: str | None, every: bool = False) -> Subgrap
     for n in nodes:
         if "id" not in n["props"] or not n["labels"]:
             raise InputFormatError("graph", f"a node without an id or label cannot be exported: {n['labels']}")
-        props = n["props"] if every else {k: v for k, v in n["props"].items() if k not in CROWD_BOOKKEEPING}
+        props = n["props"] if every else public_props(n["props"])
         sub.nodes.append((tuple(n["labels"]), props))
     exported = {(props["id"], labels[0]) for labels, props in sub.nodes}
     for r in rels:
@@ -66,6 +69,26 @@ def read(store: GraphStore, package: str | None, every: bool = False) -> Subgrap
     sub.nodes.sort(key=lambda n: (n[0], n[1]["id"]))
     sub.relationships.sort(key=lambda r: (r[0], r[1], r[3], json.dumps(r[5], sort_keys=True, default=str)))
     return sub
+
+
+def public_props(props: dict[str, Any]) -> dict[str, Any]:
+    """A node's properties as every reader may read them: no CROWD_BOOKKEEPING, and an element's text variants
+    (`texts`, `text_counts`) less what tenants' keys showed (their "TENANT/key|text" entries in `crowd_texts`:
+    a tenant's observations are its own)."""
+    out = {k: v for k, v in props.items() if k not in CROWD_BOOKKEEPING}
+    if "texts" in props and props.get("crowd_texts"):
+        private: dict[str, int] = {}
+        for entry, count in zip(props["crowd_texts"], props.get("crowd_text_counts") or []):
+            key, _, text = entry.partition("|")
+            if "/" in key:  # a tenant's key (appmem/keys.py)
+                private[text] = private.get(text, 0) + count
+        left = [(t, c - private.get(t, 0)) for t, c in zip(props["texts"], props.get("text_counts") or [])]
+        out["texts"], out["text_counts"] = [t for t, c in left if c > 0], [c for _, c in left if c > 0]
+    owner = props.get("text_owner") or ""
+    if "/" in owner and f"tenant:{owner.split('/')[0]}" not in (props.get("crowd_keys") or []):  # cypher shown(e)
+        out.update(text="", content_desc="", label="", locators=[
+            x for x in props.get("locators") or [] if "@text" not in x and "@content-desc" not in x])
+    return out
 
 
 def _name(name: str) -> str:

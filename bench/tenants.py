@@ -5,7 +5,9 @@ Layers: --tenants tenants (default 20), each with --keys keys, hold layers over 
 task below, each key reports (as a contribution, through the ingest path the worker runs) what
 tests/twin_tasks.py `forged_runs` makes of the task's plan: a one-tap shortcut no recording holds, a
 failed run of the real route, and the route's screens sent again as its own (screens, elements and
-edges only that tenant backs). The app twins render the dumps: TWINS ARE SIMULATORS.
+edges only that tenant backs). The app twins render the dumps: TWINS ARE SIMULATORS. After each
+contribution its tenant's layer of the app is embedded, as the ingest worker does (workers/layers.py);
+that time is reported apart (it is the worker's, not a plan's).
 Tasks: built from the recorded graph (tests/twin_tasks.py `recorded_tasks`), up to --tasks per app.
 The layers' runs carry other task texts than the measured tasks ("TENANT run N"), so both sides' plans
 are the planner's: what is compared is planning over a layered memory. With --recalled they carry the
@@ -15,9 +17,10 @@ untenanted side has none of, and the two sides answer by different means.
 Measured, alternating an untenanted key's service and a tenant's view (agent/service.py `viewing`), each
 fresh (nothing loaded) and over the same stores:
   - first plan: the first plan of an app (its graph and element index loaded; a tenant's view also
-    summarises its own elements, whose vectors the embedder's cache holds under the tenant's namespace
-    from an earlier view: semantic/layers.py), from the second round on (all rounds when --rounds 1);
-  - first plan, first ever: the first round's, when no view of the tenant embedded its layer yet;
+    summarises its own elements, whose vectors the embedder's cache holds under the tenant's namespace:
+    semantic/layers.py), from the second round on (all rounds when --rounds 1);
+  - first plan, first ever: the first round's, when no view of the tenant was loaded yet (its layer's
+    vectors are the ingest worker's);
   - warm plans: every other task of the app, planned with the app loaded (each task asked once: no plan
     is answered from the plan cache).
 Printed: median milliseconds and the tenant/untenanted ratio per app and overall. Target: both ratios
@@ -52,12 +55,15 @@ DEFAULT_APPS = "anupam.acrylic,com.lolo.io.onelist"
 TARGET = 1.2
 
 
-def contribute(store, run: dict, contributor: str, quorum: int) -> None:
-    """One contribution as the ingest worker writes it (ingest/contributions.py), without the queue."""
+def contribute(memory: Service, run: dict, tenant: str, contributor: str, quorum: int) -> float:
+    """One contribution as the ingest worker writes it (ingest/contributions.py), without the queue: stored,
+    then the tenant's layer of its app embedded (workers/layers.py). The embedding's ms."""
+    store = memory.store
     _, imported = ingest_run(store, RunTrace.model_validate(run), contributor, 200, quorum)
     if imported.task is not None:
         store.write("task_crowd", task_id=imported.task.id, quorum=quorum)
     count_votes(store, imported.trace, contributor, quorum)
+    return timed(lambda: memory.embed_layer(tenant, [imported.trace.package]))
 
 
 def timed(call) -> float:
@@ -116,6 +122,7 @@ def main() -> int:
         print(f"overall: first plan {report['first_ratio']:.2f}x, warm plans {report['warm_ratio']:.2f}x "
               f"(target <= {TARGET}): {'met' if report['met'] else 'MISSED'}")
         print(f"tenant layers (per tenant): {report['layer']}")
+        print(f"the worker's embedding of a layer per contribution: {report['ingest_embed_ms']} ms")
         for package, row in report["apps"].items():
             print(f"{package}: loading, untenanted / tenant: {row['load_ms']}; elements read {row['elements']}")
     return 0 if report["met"] else 1
@@ -140,7 +147,11 @@ def results_table(report: dict) -> str:
               f"{r['load_ms']['untenanted']['graph']:.1f} / {r['load_ms']['tenant']['graph']:.1f}",
               f"{r['load_ms']['untenanted']['index']:.1f} / {r['load_ms']['tenant']['index']:.1f}"]
              for p, r in report["apps"].items()]
-    return table + "\nWhere a first plan's loading goes (median ms, untenanted / tenant):\n\n" + markdown_table(
+    embed = report.get("ingest_embed_ms")
+    worker = (f"\nThe ingest worker's embedding of the tenant's layer of the app, per contribution (the worker's time, "
+              f"not a plan's): median {embed['median']:.1f} ms, p90 {embed['p90']:.1f} ms over {embed['contributions']} "
+              "contributions.\n") if embed else ""
+    return table + worker + "\nWhere a first plan's loading goes (median ms, untenanted / tenant):\n\n" + markdown_table(
         ["app", "elements read", "graph (and look-alikes)", "element index (tenant: with its own embedded)"], loads)
 
 
@@ -161,13 +172,14 @@ def run_bench(memory: Service, settings, args) -> dict:
         raise SystemExit("no app of --apps has two recorded tasks to plan")
     plans = {p: [memory.plan(t, p).model_dump() for t in ts] for p, ts in tasks.items()}
     tenants = [f"tenant-{n:02d}" for n in range(args.tenants)]
+    ingest_ms: list[float] = []  # the worker's embedding of a layer, per contribution
     for n, tenant in enumerate(tenants):  # every tenant over the same apps, its own dates: its own traces
         for k in range(args.keys):
             for p in packages:
                 for i, (task, plan) in enumerate(zip(tasks[p], plans[p])):
                     text = task if args.recalled else f"{tenant} run {i}"
                     for run in forged_runs(device, plan, text, f"2027-{n % 12 + 1:02d}-{k + 1:02d}T{i:02d}:00:00Z"):
-                        contribute(store, run, f"{tenant}/key{k}", settings.trust_quorum)
+                        ingest_ms.append(contribute(memory, run, tenant, f"{tenant}/key{k}", settings.trust_quorum))
     layers = [layer(store, t) for t in tenants]
     fresh = lambda: Service(store, memory.vectors, memory.embedder, settings)  # noqa: E731
     for p in packages:  # the graph server's caches warmed: neither side pays for the first read
@@ -208,6 +220,8 @@ def run_bench(memory: Service, settings, args) -> dict:
     size = {k: statistics.median([row[k] for row in layers]) for k in layers[0] if k != "apps"} if layers else {}
     return {"apps": apps, "first_ratio": first, "warm_ratio": warm, "met": first <= TARGET and warm <= TARGET,
             "tenants": args.tenants, "keys": args.keys, "layer": size, "recalled": args.recalled,
+            "ingest_embed_ms": {"median": statistics.median(ingest_ms), "p90": statistics.quantiles(ingest_ms, n=10)[-1],
+                                "contributions": len(ingest_ms)},
             "note": "twins are simulators: the layers' dumps are the recordings' screens they render"}
 
 

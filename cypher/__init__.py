@@ -31,13 +31,25 @@ TRUSTED = ("(coalesce({x}.crowd_trusted, false) OR "
 # traces and tasks (contributor). No other reader's statement admits it.
 OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer]) >= $viewer_quorum"
        " OR coalesce({x}.contributor, '') STARTS WITH $viewer))")
-_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public)\((\w+)\)")
+# Whether the reader may read an element's texts (text, content_desc, label, locators naming them): an element
+# keeps one set, its first reporter's (merge_elements: `text_owner`), and one tenant's key may report it first
+# while another tenant, or the public, reads it too. A tenant key's texts are its tenant's and, once it shared
+# them (its voice "tenant:NAME" among the backers), everyone's; a crawl's, an import's or a public key's are
+# everyone's. The element itself is read by the trust predicate: a reader who may read it but not its texts
+# reads it without them.
+SHOWN = ("(NOT coalesce({x}.text_owner, '') CONTAINS '/' OR ($viewer <> '' AND {x}.text_owner STARTS WITH $viewer)"
+         " OR any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:'"
+         " AND {x}.text_owner STARTS WITH substring(voice, 7) + '/'))")
+_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|shown)\((\w+)\)")
 
 
 def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
-    reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's)."""
+    reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `shown(x)`
+    is SHOWN (whether the reader may read element x's texts)."""
     def one(m: re.Match) -> str:
+        if m.group(1) == "shown":
+            return SHOWN.format(x=m.group(2))
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
     return _TRUSTED_CALL.sub(one, text)

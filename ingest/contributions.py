@@ -209,12 +209,14 @@ def pseudonym(r: redis.Redis, device: str) -> str:
 
 def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Callable[[str], object],
                         chunk_steps: int = 200, quorum: int = 3, retry: bool = False,
-                        find: ScreenFinder | None = None) -> dict:
+                        find: ScreenFinder | None = None, prepare: Callable[[str, str], object] | None = None) -> dict:
     """Ingest one parked contribution and record its status; a bad one fails with the reason, never raises
     for bad input (a transient graph error is raised, for the task's bounded retry). `purge(key_id)`
     takes back a contributor's observations (ingest/purge.py): run when the contribution is purged
     while it is ingested. `retry`: the task's own retry after a transient error, which does not count towards
-    MAX_DELIVERIES (`Contributions.delivered`). `find` locates a run's screenshots (ingest/run.py)."""
+    MAX_DELIVERIES (`Contributions.delivered`). `find` locates a run's screenshots (ingest/run.py).
+    `prepare(tenant, package)`: run after a tenant's key's contribution is stored and before its status
+    says done (the worker embeds the tenant's layer of the app: agent/service.py `embed_layer`)."""
     board = Contributions(r)
     info = board.status(cid)
     parked = r.get(PREFIX + cid + ":body")
@@ -247,6 +249,8 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
         return _fail(board, cid, str(exc))
     except (ValueError, TypeError, KeyError, RecursionError, OSError, UnicodeError, MemoryError) as exc:
         return _fail(board, cid, f"unreadable contribution: {type(exc).__name__}: {str(exc)[:300]}")
+    if prepare is not None and key.tenant:
+        prepare(key.tenant, report["package"])
     if not board.finish(cid, report=report):  # purged after the last check: after the last write too
         return {"status": "failed", "reason": PURGED}
     generations.bump(r, [report["package"]])  # the app changed: every server process stops serving its cached plans

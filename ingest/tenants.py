@@ -10,8 +10,9 @@ follow_votes, task_crowd*): the layer is the tenant's alone until it shares it.
 `share` offers the tenant's observations of public apps to the crowd as ONE
 voice, `tenant:NAME`, which joins `crowd_keys` and votes with the sums of its
 keys' counts, and which its keys' demonstrations of those apps count as
-(`voice` on each Task, task_crowd): the public quorum then weighs it like any
-one contributor. What is offered was scrubbed when it was accepted, as every
+(`voice` on each Task, task_crowd), and which reports one run outcome per
+stored task, the latest of its keys' (task_run_counts): the public quorum then
+weighs it like any one contributor. What is offered was scrubbed when it was accepted, as every
 contribution is.
 `purge` withdraws that voice, then purges each of its keys (ingest/purge.py:
 their layer, vectors, parked bodies and share of public counts) and forgets the
@@ -25,6 +26,7 @@ import redis
 
 from appmem import generations
 from appmem.errors import InvalidInput
+from appmem.formats.ui import stable_id
 from appmem.graph.rows import now_iso
 from appmem.graph.store import GraphStore
 from appmem.graph.votes import judge_crowd
@@ -78,10 +80,26 @@ def share(store: GraphStore, r: redis.Redis, tenant: str, app: str | None, quoru
         for task in tasks:
             store.write("task_crowd", task_id=task, quorum=quorum)
         report["tasks"] = len(tasks)
+        report["runs"] = share_runs(store, prefix, who, packages, quorum)
         judge_crowd(store, packages, quorum)
         generations.bump(r, packages)
     keys.record_share(tenant, app or "*", now_iso())
     return report
+
+
+def share_runs(store: GraphStore, prefix: str, who: str, packages: list[str], quorum: int) -> int:
+    """The run outcomes the tenant's keys reported of stored tasks of `packages`, offered as its voice's: one
+    outcome per task, the latest of its keys' (as one key holds one, task_run_outcome), which the task's
+    counts then weigh as one contributor's. How many tasks it reports on."""
+    latest: dict[str, dict[str, Any]] = {}
+    for row in store.read("tenant_share_runs", prefix=prefix, packages=packages):  # ordered by task, then time
+        latest[row["task_id"]] = row
+    for row in latest.values():
+        store.write("task_run_outcome", id=stable_id("taskrun", row["task_id"], who), task_id=row["task_id"],
+                    package=row["package"], contributor=who, ok=row["ok"], at=row["at"])
+    if latest:
+        store.write("task_run_counts", ids=sorted(latest), quorum=quorum)
+    return len(latest)
 
 
 def purge(store: GraphStore, r: redis.Redis, tenant: str, quorum: int, vectors=None) -> dict[str, Any]:

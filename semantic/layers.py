@@ -1,4 +1,4 @@
-"""A tenant's own vectors: its elements, screens and demonstrations, embedded when its view loads an app.
+"""A tenant's own vectors: its elements, screens and demonstrations, computed when its view loads an app.
 
 The shared vector collections hold what the public may read only (`summarize`
 reads through the public's trust predicate), so no tenant's words are ever in
@@ -19,9 +19,10 @@ graph view holds that they lack:
 The rows live in the view's memory only; `nearest` searches them as the vector
 store searches a collection. Their texts' vectors are kept in the embedder's
 cache under the tenant's namespace (semantic/embedder.py VectorCache: no other
-reader's lookup meets them), so a view loaded again embeds only what changed;
-a tenant purge forgets them. The work is proportional to the tenant's layer,
-which is what its keys reported.
+reader's lookup meets them). The ingest worker computes a tenant's points of an
+app after each of its keys' contributions (workers/layers.py), so that the view's
+first load finds every vector there and embeds none; a tenant purge forgets them.
+The work is proportional to the tenant's layer, which is what its keys reported.
 """
 from __future__ import annotations
 

@@ -75,12 +75,17 @@ def _open_clients(**_: object) -> None:
     from appmem.graph.clients import open_graph
     from appmem.workers.devices import open_redis
     from appmem.workers.jobs import WorkerClients
+    from appmem.workers.layers import LayerEmbedder
 
-    _clients = WorkerClients(open_graph(settings), open_redis(Stack(settings).redis_url()), settings.risky_words)
+    store = open_graph(settings)
+    _clients = WorkerClients(store, open_redis(Stack(settings).redis_url()), settings.risky_words,
+                             prepare=LayerEmbedder(store, settings))
 
 
 @worker_process_shutdown.connect
 def _close_clients(**_: object) -> None:
     if _clients is not None:
+        if _clients.prepare is not None:
+            _clients.prepare.close()
         _clients.store.driver.close()
         _clients.r.close()

@@ -39,6 +39,7 @@ from appmem.device.driver import AdbServer, DeviceDriver
 from appmem.workers.explorer import Explorer
 from appmem.workers.jobspec import JobSpec
 from appmem.workers.knowledge import FleetKnowledge
+from appmem.workers.layers import LayerEmbedder
 from appmem.workers.sinks import GraphChunkSink
 from appmem.workers.policies import make_policy
 
@@ -56,6 +57,8 @@ class WorkerClients:
     risky_words: tuple[str, ...]
     holder: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     _adb: dict[tuple[str, int, float], AdbServer] = field(default_factory=dict)
+    # after a tenant's key's contribution is stored: prepare(tenant, package) embeds its layer (workers/layers.py)
+    prepare: LayerEmbedder | None = None
 
     def adb(self, host: str, port: int, timeout_s: float) -> AdbServer:
         slot = (host, port, timeout_s)

@@ -89,7 +89,7 @@ def ingest_contribution(self, contribution_id: str) -> dict:
     try:
         return owned(c.r, c.holder, contribution_id, functools.partial(
             contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
-            settings.trust_quorum, retry=bool(self.request.retries), find=PixelFinder(c.store)))
+            settings.trust_quorum, retry=bool(self.request.retries), find=PixelFinder(c.store), prepare=c.prepare))
     except TransientError as exc:
         delay = backlog.retry_delay(self.request.retries, backlog.age(c.r, contribution_id),
                                     settings.ingest_retry_max_age_s, settings.ingest_retry_max_delay_s)

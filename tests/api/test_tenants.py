@@ -213,7 +213,8 @@ def reads(acrylic_server: str, secret: str, label: str, button: str, dump: str, 
     tools = {name: json.dumps(mcp_call(acrylic_server, secret, tool, args).get("structuredContent")) for name, tool, args in (
         ("plan", "plan", {"task": f"tap {label}", "app": ACRYLIC}), ("doc", "doc", {"app": ACRYLIC}),
         ("inhouse_doc", "doc", {"app": INHOUSE}), ("search", "search", {"text": label, "app": ACRYLIC, "k": 10}),
-        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}))}
+        ("locate", "locate", {"app": INHOUSE, "screen_xml": dump}),
+        ("hints", "hints", {"task": f"tap {label}", "app": ACRYLIC, "screen_xml": button}))}
     return {
         "plan": [s.get("layer") for s in plan["steps"] if label in json.dumps(s["element"] or {})],
         "layers": sorted({s.get("layer") for s in plan["steps"]}) if any(label in json.dumps(s["element"] or {})
@@ -224,7 +225,7 @@ def reads(acrylic_server: str, secret: str, label: str, button: str, dump: str, 
         "apps": INHOUSE in {a["package"] for a in apps}, "screen": screen.status_code == 200,
         "map": inhouse_map.status_code == 200 and screen_id in inhouse_map.text, "acrylic_map": label in acrylic_map.text,
         "mcp": [label in json.dumps(json.loads(tools["plan"])["steps"]), label in tools["doc"], screen_id in tools["inhouse_doc"], label in tools["search"],
-                '"exact"' in tools["locate"]]}
+                '"exact"' in tools["locate"], label in json.dumps((json.loads(tools["hints"]) or {}).get("hints"))]}
 
 
 def test_a_tenants_layer_is_read_by_its_keys_alone_on_every_route_and_tool(acrylic_server, acrylic_memory, keys, about_run):
@@ -383,3 +384,131 @@ def test_a_tenant_shares_its_demonstrations_as_one_contributor_scrubbed_and_its_
     for secret in publics:
         assert cli(["keys", "purge", keys.check(secret, 1000)[0].id, "--json"], stack_env).returncode == 0
     assert counts(acrylic_memory) == before
+
+
+def test_a_tenants_contribution_embeds_its_layer_at_ingest_so_its_first_plan_embeds_nothing(
+        acrylic_server, acrylic_memory, keys, about_run, settings):
+    task = "open the Soylent intranet's about page"
+    own = keys.create("soylent-ci", "plan,contribute", 1000, tenant="soylent")[1]
+    inhouse = {**inhouse_run(about_run, "2027-10-02T00:00:00Z"), "task": task}
+    assert cached_under(settings, "soylent") == 0
+    contribute(acrylic_server, own, [inhouse])  # stored, then its layer embedded, by the ingest worker process
+    assert cached_under(settings, "soylent") > 0  # before any of its keys read anything
+    # what the tenant's first view of the app embeds (its element index, its own screens and demonstrations, as its
+    # plans, searches and recall load them): nothing is left, every text is in the cache under its namespace
+    assert acrylic_memory.embed_layer("soylent", [INHOUSE]) == 0
+    with ApiClient(acrylic_server, own) as api:  # and its first plan of the app reads its new screens at once
+        plan = api.plan(task, INHOUSE).model_dump()
+        doc = api.http.get(f"/v1/apps/{INHOUSE}/doc")
+    last = acrylic_memory.viewing("soylent").locate(INHOUSE, inhouse["steps"][-1]["after_xml"]).screen_id
+    assert plan["steps"] and {s["layer"] for s in plan["steps"]} == {"tenant"}, plan
+    assert plan["steps"][-1]["element"]["label"] == "About", plan
+    assert doc.status_code == 200 and last in doc.text
+    # another tenant's first view embeds its own layer, of which the app holds nothing: nothing of this one's
+    assert acrylic_memory.embed_layer("initech-2", [INHOUSE]) == 0 and cached_under(settings, "initech-2") == 0
+
+
+def first_button_run(run: dict, label: str, started: str) -> dict:
+    """A one-step run tapping a button only its dump shows, beside the run's first tapped control (a place no
+    other test puts one: the element, keyed by its structure, is new)."""
+    step = with_new_button(next(s for s in run["steps"] if s["action"] == "tap"), label)
+    return {**run, "task": f"tap {label}", "steps": [step], "started": started}
+
+
+def texts_read(acrylic_server: str, secret: str, label: str, screen_id: str) -> dict:
+    """Where a key reads `label`: a plan's steps, the app document, the screen, the map, search."""
+    with ApiClient(acrylic_server, secret) as api:
+        plan = api.plan(f"tap {label}", ACRYLIC).model_dump()
+        return {"plan": label in json.dumps(plan["steps"]), "doc": label in api.http.get(f"/v1/apps/{ACRYLIC}/doc").text,
+                "screen": label in api.http.get(f"/v1/apps/{ACRYLIC}/screens/{screen_id}").text,
+                "map": label in api.http.get(f"/apps/{ACRYLIC}/map.json").text,
+                "search": label in api.http.get("/v1/search", params={"text": label, "app": ACRYLIC, "k": 20}).text}
+
+
+def test_an_element_two_tenants_report_shows_neither_ones_texts_to_the_other(acrylic_server, acrylic_memory, keys,
+                                                                             about_run):
+    first, second = "Vandelay imports", "Kramerica pitch"
+    own = keys.create("vandelay-ci", "plan,contribute", 1000, tenant="vandelay")[1]
+    other = keys.create("kramerica-ci", "plan,contribute", 1000, tenant="kramerica")[1]
+    public = keys.create("public-reader", "plan", 1000)[1]
+    runs = [first_button_run(about_run, first, "2027-11-01T00:00:00Z"),
+            first_button_run(about_run, second, "2027-11-02T00:00:00Z")]
+    contribute(acrylic_server, own, runs[:1])
+    contribute(acrylic_server, other, runs[1:])
+    screen_id = acrylic_memory.viewing("vandelay").locate(ACRYLIC, runs[0]["steps"][0]["before_xml"]).screen_id
+    # one element (keyed by its structure), backed by both tenants, stored with the first one's texts
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        stored = session.run("MATCH (e:Element) WHERE e.content_desc IN $labels RETURN e.crowd_keys AS keys",
+                             labels=[first, second]).data()
+    assert len(stored) == 1 and len(stored[0]["keys"]) == 2, stored
+    assert all(texts_read(acrylic_server, own, first, screen_id).values())  # its own texts, everywhere
+    for reader in (other, public):
+        assert not any(texts_read(acrylic_server, reader, first, screen_id).values())
+
+
+def task_counts(acrylic_memory, task_id: str) -> tuple[int, int]:
+    """A stored task's run counts as stored (task_run_counts), whoever may recall it."""
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        row = session.run("MATCH (k:Task {id: $id}) RETURN coalesce(k.successes, 0) AS s, coalesce(k.failures, 0) AS f",
+                          id=task_id).single()
+    return row["s"], row["f"]
+
+
+def test_a_tenant_shares_its_run_outcomes_as_one_contributor_and_its_purge_withdraws_them(
+        acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    before = counts(acrylic_memory)
+    demonstrator = keys.create("wernham-public-demo", "contribute", 1000)
+    stored = contribute(acrylic_server, demonstrator[1], [{**about_run, "task": "tap About to read who made it",
+                                                           "started": "2027-12-01T00:00:00Z"}])[0]["report"]["task"]
+    assert stored and task_counts(acrylic_memory, stored) == (0, 0)
+    members = [keys.create(f"wernham-{n}", "contribute", 1000, tenant="wernham")[1] for n in range(3)]
+    replay = {**about_run, "recalled_task": stored}
+    runs = [{**replay, "started": "2027-12-02T00:00:00Z"}, {**replay, "started": "2027-12-03T00:00:00Z"},
+            {**replay, "status": "failed", "started": "2027-12-04T00:00:00Z", "ended": "2099-01-01T00:00:00Z"}]
+    for secret, run in zip(members, runs):  # two of its keys' runs succeeded; the third's, the latest, failed
+        assert contribute(acrylic_server, secret, [run])[0]["report"]["recalled_task"]["counted"]
+    assert task_counts(acrylic_memory, stored) == (0, 0)  # private voices: no count moves
+    for _ in range(2):  # shared, and shared again: one contributor, its latest outcome
+        shared = cli(["tenants", "share", "wernham", "--app", ACRYLIC, "--json"], stack_env)
+        assert shared.returncode == 0 and json.loads(shared.stdout)["runs"] == 1, shared.stdout + shared.stderr
+        assert task_counts(acrylic_memory, stored) == (0, 1)
+    purged = cli(["tenants", "purge", "wernham", "--json"], stack_env)
+    assert purged.returncode == 0, purged.stderr
+    assert task_counts(acrylic_memory, stored) == (0, 0)  # withdrawn with its voice
+    assert cli(["keys", "purge", demonstrator[0].id, "--json"], stack_env).returncode == 0
+    assert counts(acrylic_memory) == before
+
+
+def exported(stack_env, out, *which: str) -> tuple[int, str]:
+    """`appmem export` (Cypher script) of `which`: its exit status and what it wrote."""
+    done = cli(["export", *which, "--format", "cypher", "--out", str(out)], stack_env)
+    return done.returncode, out.read_text() if out.is_file() else ""
+
+
+def test_an_export_holds_nothing_that_a_tenants_keys_alone_observed(acrylic_server, acrylic_memory, keys, about_run,
+                                                                    stack_env, tmp_path):
+    label, public_label = "Pendant payroll", "Pendant overview"
+    own = keys.create("pendant-ci", "contribute", 1000, tenant="pendant")[1]
+    taps = [s for s in about_run["steps"] if s["action"] == "tap"]
+    assert len(taps) >= 3  # a place beside the second tapped control: no other test puts a button there
+
+    def button(name: str, started: str) -> dict:
+        return {**about_run, "task": f"tap {name}", "steps": [with_new_button(taps[1], name)], "started": started}
+
+    contribute(acrylic_server, own, [button(label, "2027-12-10T00:00:00Z"),
+                                     inhouse_run(about_run, "2027-12-11T00:00:00Z")])
+    # the same button, imported as one's own run (what a crawl or an import reports is everyone's), showing another
+    # label: the element is public now, with both labels among its text variants
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(button(public_label, "2027-12-12T00:00:00Z")))
+    assert cli(["ingest", "run", str(run), "--json"], stack_env).returncode == 0
+    with acrylic_memory.store.driver.session(database=acrylic_memory.store.database) as session:
+        texts = session.run("MATCH (e:Element) WHERE $label IN coalesce(e.texts, []) RETURN e.texts AS texts",
+                            label=label).data()
+    assert len(texts) == 1 and public_label in texts[0]["texts"], texts
+    status, app = exported(stack_env, tmp_path / "app.cypher", "--app", ACRYLIC)
+    assert status == 0 and public_label in app and label not in app and "pendant" not in app
+    status, every = exported(stack_env, tmp_path / "all.cypher", "--all")
+    assert status == 0 and INHOUSE not in every and label not in every and "pendant" not in every
+    assert exported(stack_env, tmp_path / "inhouse.cypher", "--app", INHOUSE)[0] != 0  # an in-house app: none
+    assert cli(["tenants", "purge", "pendant", "--json"], stack_env).returncode == 0
