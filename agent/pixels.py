@@ -16,8 +16,8 @@ elsewhere (a list scrolled) `place_lost`, and every such line that matched none 
 counts against it (the reader keeps only a dimmed screen's dialog, so what is left is all the screen). A
 screen that expects no text fits a reading with no known line (`empty`: a clock whose digits OCR
 misreads). The layout adds what text cannot tell (screens with little text, one screen in several
-languages), from the memory's remembered bounds: the share of the screen's element boxes that a block of
-the screenshot outlines, weighted `layout_w`, and the share of the screenshot's text lines that lie in one
+languages), from the memory's remembered bounds: the share of the screen's element boxes that something
+drawn in the screenshot lies in (a row, an icon, a field where the screen has one), weighted `layout_w`, and the share of the screenshot's text lines that lie in one
 of its element boxes (a list's rows hold its lines), weighted `cover_w`. Where screens look alike, the one
 the recordings reached more often is likelier (`seen_w`). At least `similar_min` is `similar` (pixels
 never give an `exact` match: no signature can be read from them); below, `unknown`. The weights are
@@ -40,7 +40,6 @@ from appmem.formats.screenshot import BLOCK_CLASS, normal, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
-SAME_BOX = 0.6  # intersection over union at which a block outlines an element
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
 CANDIDATES = 5
@@ -53,7 +52,7 @@ DEFAULT_WIDTH = 1080
 class PixelMatch:
     """How a reading is weighed against a screen (bench/pixels.py chooses them leave-one-app-out)."""
 
-    layout_w: float = 0.25  # how much the layout (element boxes outlined in the picture) adds to the texts' score
+    layout_w: float = 0.25  # how much the layout (element boxes with something drawn in them) adds to the texts' score
     cover_w: float = 0.25  # how much the share of text lines inside the screen's element boxes adds
     place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
     similar_min: float = 0.2  # the least score that is `similar`
@@ -183,7 +182,7 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
         hits, expected, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights, texts)
         total = expected + sum(line_w[i] for i in set(known) - used)
         text = hits / total if total > 0 else weights.empty
-        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)
+        score = (text + weights.layout_w * layout(texts.parts[sid], blocks, ratio)
                  + weights.cover_w * covered(texts.parts[sid], list(lines.values()), ratio)
                  + weights.seen_w * texts.seen[sid]) / (1 + weights.layout_w + weights.cover_w)
         scored.append((round(score, 4), sid))
@@ -220,26 +219,16 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
     return hits, expected, used
 
 
-def layout(boxes: list[Bounds], blocks: np.ndarray, ratio: float) -> float:
-    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines
-    (`blocks`: their [left, top, right, bottom] rows, the screenshot's pixels)."""
-    if not boxes or not len(blocks):
+def layout(boxes: list[Bounds], drawn: np.ndarray, ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that something drawn in the screenshot lies in:
+    the centre of a block smaller than the box (`drawn`: their [left, top, right, bottom] rows, the
+    screenshot's pixels). A screen whose rows, icons or fields are where the screenshot has none scores less."""
+    if not boxes or not len(drawn):
         return 0.0
-    return float((ious(boxes, blocks, ratio) >= SAME_BOX).any(axis=1).mean())
-
-
-def ious(boxes: list[Bounds], blocks: np.ndarray, ratio: float) -> np.ndarray:
-    """Intersection over union of each element box (memory pixels, rows) with each block (the screenshot's)."""
-    if not boxes or not len(blocks):
-        return np.zeros((len(boxes), len(blocks)))
-    mine = np.rint(np.array([b.as_list() for b in boxes], dtype=float) * ratio)
-    left = np.maximum(mine[:, None, 0], blocks[None, :, 0])
-    top = np.maximum(mine[:, None, 1], blocks[None, :, 1])
-    right = np.minimum(mine[:, None, 2], blocks[None, :, 2])
-    bottom = np.minimum(mine[:, None, 3], blocks[None, :, 3])
-    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
-    union = areas(mine)[:, None] + areas(blocks)[None, :] - inter
-    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    mine = np.array([b.as_list() for b in boxes], dtype=float) * ratio
+    x, y = (drawn[:, 0] + drawn[:, 2]) / 2, (drawn[:, 1] + drawn[:, 3]) / 2
+    within = (mine[:, None, 0] <= x) & (x < mine[:, None, 2]) & (mine[:, None, 1] <= y) & (y < mine[:, None, 3])
+    return float((within & (areas(drawn)[None, :] < areas(mine)[:, None])).any(axis=1).mean())
 
 
 def areas(boxes: np.ndarray) -> np.ndarray:
@@ -292,3 +281,4 @@ def with_taps(plan: Plan, graph: AppGraph, state: UIState) -> Plan:
             step = step.model_copy(update={"element": step.element.model_copy(update={"tap": tap})})
         steps.append(step)
     return plan.model_copy(update={"steps": steps})
+

@@ -44,6 +44,7 @@ from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, 
 TOUCHED = re.compile(r"^TouchEvent\(state=\w+, view=(\w+)")
 KINDS = ("dialog", "list", "form", "little text", "other")
 SCALED_WIDTH = 720
+GRID_KEYS = ("layout_w", "cover_w", "data_w", "seen_w", "empty", "distinct")  # agent/pixels.py's PixelMatch
 
 
 @dataclass
@@ -201,16 +202,16 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
     # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen)
-    grid = list(dict.fromkeys([PixelMatch()] + [PixelMatch(layout_w=w, cover_w=c, place_lost=p)
-                                                for w in (0.0, 0.25, 0.5, 1.0) for c in (0.0, 0.25, 0.5, 1.0)
-                                                for p in (0.25, 0.5, 1.0)]))
+    grid = list(dict.fromkeys([PixelMatch()] + [
+        PixelMatch(layout_w=w, cover_w=c, data_w=d, seen_w=s, empty=e, distinct=r)
+        for w in (0.0, 0.25, 0.5) for c in (0.0, 0.25, 0.5) for d in (0.3, 1.0) for s in (0.0, 0.05)
+        for e in (0.0, 1.0) for r in (0.0, 1.0)]))
     agree = {app: [sum(locate_pixels(g, pkg, reading, weights)["screen_id"] == dump for g, pkg, reading, dump
                        in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
     for app in per_app:
         best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app), -i))
-        out[app] = {"layout_w": grid[best].layout_w, "cover_w": grid[best].cover_w, "place_lost": grid[best].place_lost,
-                    "located": agree[app][best]}
+        out[app] = {**{k: getattr(grid[best], k) for k in GRID_KEYS}, "located": agree[app][best]}
     return out
 
 
@@ -248,8 +249,8 @@ def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
     print(kinds_line(kinds))
     chosen = loao(per_app)
     print("locate with agent/pixels.py's weights chosen leave-one-app-out: " + "; ".join(
-        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} (layout_w {c['layout_w']}, cover_w {c['cover_w']}, "
-        f"place_lost {c['place_lost']})" for app, c in chosen.items())
+        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} ("
+        + ", ".join(f"{k} {c[k]}" for k in GRID_KEYS) + ")" for app, c in chosen.items())
         + f"; all {ratio(sum(c['located'] for c in chosen.values()), total['dump_known'])}")
     latency = {"pixels_wall_p50": percentile(total["wall"], .5), "pixels_wall_p99": percentile(total["wall"], .99),
                "pixels_cpu_p50": percentile(total["cpu"], .5), "pixels_cpu_p99": percentile(total["cpu"], .99),
