@@ -6,22 +6,20 @@ remembers a person would see: each screen's element texts (with the bounds they 
 compared by their `shape` (normalised, each digit read as 0: a clock, a count or a date changes, where
 and how it is written does not). The screenshot is scaled to memory's coordinates by width (`scale`: a
 720-wide phone's screenshot reads as the 1080-wide device the memory was recorded on; a taller screen
-shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the
-app's vocabulary) is evidence: a screen scores a weighted Jaccard similarity of what it remembers and
-those lines. A text weighs more the fewer of the app's screens show it (`distinct`: a toolbar title on
-every screen tells little), and less when it is mostly digits (`data_w`: it is another on each visit, so
-it counts when read and is not missed when not); a placeholder the privacy scrubber left for data (a
-list row) is not expected at all. A remembered text found where it was remembered counts in full, found
-elsewhere (a list scrolled) `place_lost`, and every such line that matched none of the screen's texts
-counts against it (the reader keeps only a dimmed screen's dialog, so what is left is all the screen). A
-screen that expects no text fits a reading with no known line (`empty`: a clock whose digits OCR
-misreads). The layout adds what text cannot tell (screens with little text, one screen in several
-languages), from the memory's remembered bounds: the share of the screen's element boxes that something
-drawn in the screenshot lies in (a row, an icon, a field where the screen has one), weighted `layout_w`, and the share of the screenshot's text lines that lie in one
-of its element boxes (a list's rows hold its lines), weighted `cover_w`. Where screens look alike, the one
-the recordings reached more often is likelier (`seen_w`). At least `similar_min` is `similar` (pixels
-never give an `exact` match: no signature can be read from them); below, `unknown`. The weights are
-chosen leave-one-app-out by bench/pixels.py.
+shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the app's
+vocabulary) is evidence: a screen scores a weighted Jaccard similarity of what it remembers and those lines. A
+text mostly of digits weighs `data_w` (it is another on each visit: it counts when read and is not missed when
+not); a placeholder the privacy scrubber left for data (a list row) is not expected at all. A remembered text
+found where it was remembered counts in full, found elsewhere (a list scrolled) `place_lost`, and every such
+line that matched none of the screen's texts counts against it (the reader keeps only a dimmed screen's
+dialog, so what is left is all the screen). A screen that expects no text fits a reading with no known line
+(`empty`: a clock whose digits OCR misreads). The layout adds what text cannot tell (screens with little text,
+one screen in several languages), from the memory's remembered bounds: the share of the screen's element boxes
+that something drawn in the screenshot lies in (a row, an icon, a field where the screen has one), weighted
+`layout_w`, and the share of the screenshot's text lines that lie in one of its element boxes (a list's rows
+hold its lines), weighted `cover_w`. Where screens look alike, the one the recordings reached more often is
+likelier (`seen_w`). At least `similar_min` is `similar` (pixels never give an `exact` match: no signature can
+be read from them); below, `unknown`. The weights are chosen leave-one-app-out by bench/pixels.py.
 """
 from __future__ import annotations
 
@@ -56,7 +54,6 @@ class PixelMatch:
     cover_w: float = 0.25  # how much the share of text lines inside the screen's element boxes adds
     place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
     similar_min: float = 0.2  # the least score that is `similar`
-    distinct: float = 1.0  # how much a text's weight follows how few of the app's screens show it (0: all alike)
     data_w: float = 0.3  # the weight of a text mostly of digits (a clock, a count: it changes between visits)
     seen_w: float = 0.05  # how much how often the recordings reached a screen adds (what ties break on)
     empty: float = 1.0  # the text score of a screen that remembers no text (or only data) when no line reads any
@@ -92,7 +89,6 @@ class AppTexts:
         whole = self.width * max((b.bottom for boxes in self.boxes.values() for b in boxes), default=self.width)
         self.parts = {sid: [b for b in boxes if b.area <= PART_MAX * whole] for sid, boxes in self.boxes.items()}
         self.varying = {r.text: r.varies for shown in self.screens.values() for r in shown}
-        self.showing = Counter(t for shown in self.screens.values() for t in {r.text for r in shown})
         reached = Counter()
         for out in graph.edges.values():
             for edge in out:
@@ -106,11 +102,6 @@ class AppTexts:
         return max((e.bounds.right for e in graph.elements.values() if graph.screens.get(e.screen_id, {}).get(
             "package") == package), default=0) or DEFAULT_WIDTH
 
-    def weight(self, text: str, varies: bool, weights: "PixelMatch") -> float:
-        """How much reading `text` tells which screen this is: more the fewer of the app's screens show it
-        (`distinct`), less when it changes between visits (`data_w`)."""
-        rare = math.log(1 + len(self.screens) / max(1, self.showing[text])) ** weights.distinct
-        return rare * (weights.data_w if varies else 1.0)
 
     @cached_property
     def vocabulary(self) -> list[str]:
@@ -130,6 +121,11 @@ class AppTexts:
 def shape(text: str) -> str:
     """A text as compared across OCR and memory: normalised, each digit read as 0."""
     return "".join("0" if c.isdigit() else c for c in normal(text))
+
+
+def weight(varies: bool, weights: PixelMatch) -> float:
+    """What reading a text is worth: less when it changes between visits (`data_w`)."""
+    return weights.data_w if varies else 1.0
 
 
 def is_data(text: str) -> bool:
@@ -174,12 +170,12 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
     blocks = np.array([v.bounds.as_list() for v in state.views if v.class_name == BLOCK_CLASS], dtype=float)
-    line_w = {i: max(texts.weight(t, texts.varying[t], weights) for t in reads) for i, reads in known.items()}
+    line_w = {i: max(weight(texts.varying[t], weights) for t in reads) for i, reads in known.items()}
     scored = []
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
             continue
-        hits, expected, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights, texts)
+        hits, expected, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights)
         total = expected + sum(line_w[i] for i in set(known) - used)
         text = hits / total if total > 0 else weights.empty
         score = (text + weights.layout_w * layout(texts.parts[sid], blocks, ratio)
@@ -197,14 +193,14 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
 
 
 def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, set[str]], ratio: float,
-            near: float, weights: PixelMatch, texts: AppTexts) -> tuple[float, float, set[int]]:
+            near: float, weights: PixelMatch) -> tuple[float, float, set[int]]:
     """How much of `shown` the lines show (each text its weight, `place_lost` of it when read far from where it
     was remembered), how much was expected (every text's weight; a data text's only when read: a clock's digits
     are often misread, and its absence tells nothing), and the lines used."""
     hits, expected, used = 0.0, 0.0, set()
     for r in shown:
-        weight = texts.weight(r.text, r.varies, weights)
-        expected += 0.0 if r.varies else weight
+        worth = weight(r.varies, weights)
+        expected += 0.0 if r.varies else worth
         best, where = 0.0, None
         for index, reads in known.items():
             if index in used or r.text not in reads:
@@ -213,8 +209,8 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
             if value > best:
                 best, where = value, index
         if where is not None:
-            hits += best * weight
-            expected += weight if r.varies else 0.0
+            hits += best * worth
+            expected += worth if r.varies else 0.0
             used.add(where)
     return hits, expected, used
 

@@ -1,6 +1,6 @@
 """Locating screenshots among an app's remembered screens (agent/pixels.py), on real recordings and the
-device's own screenshots of them: what each remembered text is worth, and the screens that text alone
-located wrongly (a clock whose digits OCR misreads, a welcome page that shows a time)."""
+device's own screenshots of them: what each remembered text is worth, the layout term, and screens that
+text alone located wrongly (a clock whose digits OCR misreads, a welcome page that shows a time)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,14 +9,14 @@ import pytest
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.locate import locate
-from appmem.agent.pixels import PixelMatch, app_texts, is_data, locate_pixels
+from appmem.agent.pixels import PixelMatch, app_texts, is_data, locate_pixels, shows, weight
 from appmem.formats.screenshot import ReaderOptions, screen_reader, text_views
 from appmem.formats.uixml import shown_views
+from appmem.graph.model import Element
 from appmem.ingest.droidbot import read_json, state_from_droidbot
 from tests.conftest import DROIDBOT
 from tests.shared_data import PIXEL_APPS, uses
 
-LAUNCHER = "de.szalkowski.activitylauncher"
 CLOCK = "com.chancehorizon.just24hoursplus"
 
 
@@ -34,18 +34,21 @@ def shot_and_dump(app: str, moment: str):
     return shot.read_bytes(), replace(state, views=shown_views(state.views), activity="", state_id="")
 
 
-def test_a_text_weighs_less_the_more_screens_show_it_and_when_it_is_mostly_digits(memory):
-    graph = AppGraph.load(memory, [LAUNCHER])
-    texts = app_texts(graph, LAUNCHER)
-    weights = PixelMatch()
-    assert texts.showing["activitylauncher"] > 10  # the app's title, on most of its screens
-    rare = min(t for t, n in texts.showing.items() if n == 1)
-    assert texts.weight("activitylauncher", False, weights) < texts.weight(rare, False, weights)
-    assert texts.weight(rare, True, weights) == pytest.approx(weights.data_w * texts.weight(rare, False, weights))
-    # every text is weighed alike without `distinct`
-    flat = PixelMatch(distinct=0.0)
-    assert texts.weight("activitylauncher", False, flat) == texts.weight(rare, False, flat) == 1.0
+def test_texts_mostly_of_digits_vary_and_placeholders_are_not_expected(memory):
+    texts = app_texts(AppGraph.load(memory, [CLOCK]), CLOCK)
+    shown = {r.text: r for rows in texts.screens.values() for r in rows}
+    assert shown["0000"].varies and not shown["welcometojust00hours"].varies  # the clock's title, the welcome's
+    assert weight(True, PixelMatch()) == PixelMatch().data_w < weight(False, PixelMatch()) == 1.0
     assert is_data("0000") and is_data("00am") and not is_data("welcometojust00hours")
+
+
+def test_what_memory_expects_to_read_leaves_out_the_scrubbers_placeholders_and_passwords():
+    def element(text: str, *flags: str) -> Element:
+        return Element(id="e", screen_id="s", text=text, flags=list(flags))
+
+    assert shows(element("OK")) and shows(element("Add", "editable"))  # a field's hint is read like a label
+    assert not shows(element("<ITEM>")) and not shows(element("<NUMBER>+<NUMBER>"))  # data, kept out of memory
+    assert not shows(element("hunter2", "password")) and not shows(element("")) and not shows(element("x" * 41))
 
 
 @pytest.mark.parametrize("moment, misread", [
@@ -64,7 +67,7 @@ def test_screens_of_little_or_varying_text_are_located_where_their_dumps_are(mem
     assert (found["match"], found["screen_id"]) == ("similar", expected), found
     # weighed as before (every text alike, a screen expecting none scoring nothing) the misread clock is unknown
     if misread:
-        assert locate_pixels(graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0, distinct=0.0))["match"] == "unknown"
+        assert locate_pixels(graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0))["match"] == "unknown"
 
 
 def test_layout_counts_the_boxes_something_smaller_is_drawn_in():
