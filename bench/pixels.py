@@ -203,9 +203,8 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
     # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen). Two
-    # values a weight: with eleven apps, most located in full whatever the weights, a finer grid (144 points
-    # over six weights) let ties on the other apps pick points that held-out apps paid for (39 of 56, against
-    # 43 here, in one run)
+    # values a weight: with eleven apps, most located in full whatever the weights, a finer grid lets the
+    # other apps' ties choose points that the held-out app pays for
     grid = list(dict.fromkeys([PixelMatch()] + [
         PixelMatch(layout_w=w, cover_w=c, data_w=d, empty=e, seen_w=s)
         for w in (0.25, 0.5) for c in (0.25, 0.5) for d in (0.3, 1.0) for e in (0.0, 1.0) for s in (0.0, 0.05)]))
