@@ -6,20 +6,25 @@ remembers a person would see: each screen's element texts (with the bounds they 
 compared by their `shape` (normalised, each digit read as 0: a clock, a count or a date changes, where
 and how it is written does not). The screenshot is scaled to memory's coordinates by width (`scale`: a
 720-wide phone's screenshot reads as the 1080-wide device the memory was recorded on; a taller screen
-shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the
-app's vocabulary) is evidence: a screen scores the Jaccard similarity of what it remembers and those
-lines, a remembered text found where it was remembered counting in full, found elsewhere (a list
-scrolled) counting `place_lost`, and every such line that matched none of its texts counting against
-it (the reader keeps only a dimmed screen's dialog, so what is left is all the screen). The layout adds
-what text cannot tell (screens with little text, one screen in several languages), from the memory's
-remembered bounds: the share of the screen's element boxes that a block of the screenshot outlines,
-weighted `layout_w`, and the share of the screenshot's text lines that lie in one of its element boxes
-(a list's rows hold its lines; a screen whose elements are elsewhere does not explain them), weighted
-`cover_w`. At least `similar_min` is `similar` (pixels never give an `exact` match: no signature can be
-read from them); below, `unknown`.
+shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the app's
+vocabulary) is evidence: a screen scores a weighted Jaccard similarity of what it remembers and those lines. A
+text mostly of digits weighs `data_w` (it is another on each visit: it counts when read and is not missed when
+not); a placeholder the privacy scrubber left for data (a list row) is not expected at all. A remembered text
+found where it was remembered counts in full, found elsewhere (a list scrolled) `place_lost`, and every such
+line that matched none of the screen's texts counts against it (the reader keeps only a dimmed screen's
+dialog, so what is left is all the screen). A screen that expects no text fits a reading with no known line
+(`empty`: a clock whose digits OCR misreads). The layout adds what text cannot tell (screens with little text,
+one screen in several languages), from the memory's remembered bounds: the share of the screen's element boxes
+that something drawn in the screenshot lies in (a row, an icon, a field where the screen has one), weighted
+`layout_w`, and the share of the screenshot's text lines that lie in one of its element boxes (a list's rows
+hold its lines), weighted `cover_w`. Where screens look alike, the one the recordings reached more often is
+likelier (`seen_w`). At least `similar_min` is `similar` (pixels never give an `exact` match: no signature can
+be read from them); below, `unknown`. The weights are chosen leave-one-app-out by bench/pixels.py.
 """
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -28,11 +33,11 @@ import numpy as np
 
 from appmem.agent.appgraph import AppGraph
 from appmem.contract import Plan
+from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.screenshot import BLOCK_CLASS, normal, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
 
-SAME_BOX = 0.6  # intersection over union at which a block outlines an element
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
 CANDIDATES = 5
@@ -45,10 +50,13 @@ DEFAULT_WIDTH = 1080
 class PixelMatch:
     """How a reading is weighed against a screen (bench/pixels.py chooses them leave-one-app-out)."""
 
-    layout_w: float = 0.5  # how much the layout (element boxes outlined in the picture) adds to the texts' score
-    cover_w: float = 0.5  # how much the share of text lines inside the screen's element boxes adds
+    layout_w: float = 0.25  # how much the layout (element boxes with something drawn in them) adds to the texts' score
+    cover_w: float = 0.25  # how much the share of text lines inside the screen's element boxes adds
     place_lost: float = 0.5  # what a remembered text read far from where it was remembered counts
     similar_min: float = 0.2  # the least score that is `similar`
+    data_w: float = 0.3  # the weight of a text mostly of digits (a clock, a count: it changes between visits)
+    seen_w: float = 0.05  # how much how often the recordings reached a screen adds (what ties break on)
+    empty: float = 1.0  # the text score of a screen that remembers no text (or only data) when no line reads any
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,7 @@ class Remembered:
 
     text: str
     box: Bounds | None
+    varies: bool = False  # another on each visit (a clock, a count): evidence only when read
 
 
 class AppTexts:
@@ -69,23 +78,30 @@ class AppTexts:
         for sid, row in graph.screens.items():
             if row.get("package") != package or not row.get("signature"):
                 continue
-            shown = [Remembered(shape(e.text.split("\n", 1)[0]), e.bounds) for e in graph.screen_elements(sid)
-                     if shows(e)]
+            shown = [remembered(e) for e in graph.screen_elements(sid) if shows(e)]
             title = shape(row.get("title") or "")
-            if title and all(r.text != title for r in shown):
-                shown.append(Remembered(title, None))
+            if title and not PLACEHOLDER.search(row.get("title") or "") and all(r.text != title for r in shown):
+                shown.append(Remembered(title, None, is_data(title)))
             self.screens[sid] = shown
             self.boxes[sid] = sorted({e.bounds for e in graph.screen_elements(sid) if e.bounds.area},
                                      key=lambda b: b.as_list())
         self.width = self.width_of(graph, package)
         whole = self.width * max((b.bottom for boxes in self.boxes.values() for b in boxes), default=self.width)
         self.parts = {sid: [b for b in boxes if b.area <= PART_MAX * whole] for sid, boxes in self.boxes.items()}
+        self.varying = {r.text: r.varies for shown in self.screens.values() for r in shown}
+        reached = Counter()
+        for out in graph.edges.values():
+            for edge in out:
+                reached[edge.target] += edge.successes
+        most = math.log1p(max((reached[s] for s in self.screens), default=0))
+        self.seen = {sid: math.log1p(reached[sid]) / most if most else 0.0 for sid in self.screens}
 
     @staticmethod
     def width_of(graph: AppGraph, package: str) -> int:
         """The width of the screen the app was recorded on: as far right as its elements reach."""
         return max((e.bounds.right for e in graph.elements.values() if graph.screens.get(e.screen_id, {}).get(
             "package") == package), default=0) or DEFAULT_WIDTH
+
 
     @cached_property
     def vocabulary(self) -> list[str]:
@@ -107,10 +123,29 @@ def shape(text: str) -> str:
     return "".join("0" if c.isdigit() else c for c in normal(text))
 
 
+def weight(varies: bool, weights: PixelMatch) -> float:
+    """What reading a text is worth: less when it changes between visits (`data_w`)."""
+    return weights.data_w if varies else 1.0
+
+
+def is_data(text: str) -> bool:
+    """Whether a shaped text is mostly digits: a time, a count, a date (another on each visit)."""
+    return text.count("0") * 2 >= len(text)
+
+
 def shows(e: Element) -> bool:
-    """Whether an element's text tells its screen: not what was typed into a field, not a long text (content)."""
-    first = normal(e.text.split("\n", 1)[0])
-    return bool(first) and len(first) <= TEXT_MAX and not {"editable", "password"} & set(e.flags)
+    """Whether an element's text can tell its screen: not a long text (content), not a password, not a
+    placeholder the privacy scrubber left for data (a list row's text, a number). A field's text counts (most
+    often its hint, the same on each visit)."""
+    first = e.text.split("\n", 1)[0]
+    return bool(normal(first)) and len(normal(first)) <= TEXT_MAX and not PLACEHOLDER.search(first) \
+        and "password" not in e.flags
+
+
+def remembered(e: Element) -> Remembered:
+    """An element's text as memory expects to read it (mostly digits: it varies)."""
+    text = shape(e.text.split("\n", 1)[0])
+    return Remembered(text, e.bounds, is_data(text))
 
 
 def app_texts(graph: AppGraph, package: str) -> AppTexts:
@@ -135,15 +170,17 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
     blocks = np.array([v.bounds.as_list() for v in state.views if v.class_name == BLOCK_CLASS], dtype=float)
+    line_w = {i: max(weight(texts.varying[t], weights) for t in reads) for i, reads in known.items()}
     scored = []
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
             continue
-        hits, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights.place_lost)
-        text = hits / max(1, len(shown) + len(set(known) - used))
-        score = (text + weights.layout_w * layout(texts.boxes[sid], blocks, ratio)
-                 + weights.cover_w * covered(texts.parts[sid], list(lines.values()), ratio)) \
-            / (1 + weights.layout_w + weights.cover_w)
+        hits, expected, used = matches(shown, {i: lines[i] for i in known}, known, ratio, near, weights)
+        total = expected + sum(line_w[i] for i in set(known) - used)
+        text = hits / total if total > 0 else weights.empty
+        score = (text + weights.layout_w * layout(texts.parts[sid], blocks, ratio)
+                 + weights.cover_w * covered(texts.parts[sid], list(lines.values()), ratio)
+                 + weights.seen_w * texts.seen[sid]) / (1 + weights.layout_w + weights.cover_w)
         scored.append((round(score, 4), sid))
     if not scored:
         return {"screen_id": None, "match": "unknown", "score": 0.0, "candidates": []}
@@ -156,37 +193,38 @@ def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelM
 
 
 def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, set[str]], ratio: float,
-            near: float, place_lost: float) -> tuple[float, set[int]]:
-    """How much of `shown` the lines show (1 a text where remembered, `place_lost` elsewhere), and the lines used."""
-    hits, used = 0.0, set()
+            near: float, weights: PixelMatch) -> tuple[float, float, set[int]]:
+    """How much of `shown` the lines show (each text its weight, `place_lost` of it when read far from where it
+    was remembered), how much was expected (every text's weight; a data text's only when read: a clock's digits
+    are often misread, and its absence tells nothing), and the lines used."""
+    hits, expected, used = 0.0, 0.0, set()
     for r in shown:
+        worth = weight(r.varies, weights)
+        expected += 0.0 if r.varies else worth
         best, where = 0.0, None
         for index, reads in known.items():
             if index in used or r.text not in reads:
                 continue
-            value = 1.0 if r.box is None or close(lines[index].bounds, r.box, ratio, near) else place_lost
+            value = 1.0 if r.box is None or close(lines[index].bounds, r.box, ratio, near) else weights.place_lost
             if value > best:
                 best, where = value, index
         if where is not None:
-            hits += best
+            hits += best * worth
+            expected += worth if r.varies else 0.0
             used.add(where)
-    return hits, used
+    return hits, expected, used
 
 
-def layout(boxes: list[Bounds], blocks: np.ndarray, ratio: float) -> float:
-    """The share of a screen's element boxes (memory pixels) that a block of the screenshot outlines
-    (`blocks`: their [left, top, right, bottom] rows, the screenshot's pixels)."""
-    if not boxes or not len(blocks):
+def layout(boxes: list[Bounds], drawn: np.ndarray, ratio: float) -> float:
+    """The share of a screen's element boxes (memory pixels) that something drawn in the screenshot lies in:
+    the centre of a block smaller than the box (`drawn`: their [left, top, right, bottom] rows, the
+    screenshot's pixels). A screen whose rows, icons or fields are where the screenshot has none scores less."""
+    if not boxes or not len(drawn):
         return 0.0
-    mine = np.rint(np.array([b.as_list() for b in boxes], dtype=float) * ratio)
-    left = np.maximum(mine[:, None, 0], blocks[None, :, 0])
-    top = np.maximum(mine[:, None, 1], blocks[None, :, 1])
-    right = np.minimum(mine[:, None, 2], blocks[None, :, 2])
-    bottom = np.minimum(mine[:, None, 3], blocks[None, :, 3])
-    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
-    union = areas(mine)[:, None] + areas(blocks)[None, :] - inter
-    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-    return float((iou >= SAME_BOX).any(axis=1).mean())
+    mine = np.array([b.as_list() for b in boxes], dtype=float) * ratio
+    x, y = (drawn[:, 0] + drawn[:, 2]) / 2, (drawn[:, 1] + drawn[:, 3]) / 2
+    within = (mine[:, None, 0] <= x) & (x < mine[:, None, 2]) & (mine[:, None, 1] <= y) & (y < mine[:, None, 3])
+    return float((within & (areas(drawn)[None, :] < areas(mine)[:, None])).any(axis=1).mean())
 
 
 def areas(boxes: np.ndarray) -> np.ndarray:
@@ -239,3 +277,4 @@ def with_taps(plan: Plan, graph: AppGraph, state: UIState) -> Plan:
             step = step.model_copy(update={"element": step.element.model_copy(update={"tap": tap})})
         steps.append(step)
     return plan.model_copy(update={"steps": steps})
+

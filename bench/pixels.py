@@ -14,7 +14,8 @@ beside `state_<time>.json`), so for a sample of each app's states:
   read     the share of labelled controls (interactive views whose own or first descendant's text is shown)
            whose text an OCR line reads with its centre inside the text's box;
   latency  POST /v1/locate with the screenshot through the API (the whole app in a test client: auth,
-           JSON, base64, reading, locating), p50/p99 wall seconds, against the same moment's view tree
+           JSON, base64, reading, locating), p50/p99 wall and CPU seconds (the app runs in this process, so
+           its CPU time is what a request costs whatever else the machine runs), against the same moment's view tree
            sent as a uiautomator dump (rendered by twins/render.py); and in process, reading plus locating
            one screenshot (wall and CPU seconds; the machine's other load shows in the wall figure).
 agent/pixels.py's weights (PixelMatch) are then chosen leave-one-app-out over a small grid, the readings
@@ -44,6 +45,7 @@ from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, 
 TOUCHED = re.compile(r"^TouchEvent\(state=\w+, view=(\w+)")
 KINDS = ("dialog", "list", "form", "little text", "other")
 SCALED_WIDTH = 720
+GRID_KEYS = ("layout_w", "cover_w", "data_w", "empty", "seen_w")  # agent/pixels.py's PixelMatch
 
 
 @dataclass
@@ -200,17 +202,18 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     the dump path on the other apps, scored on it. Readings are reused: only the matching is redone."""
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
-    # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen)
-    grid = list(dict.fromkeys([PixelMatch()] + [PixelMatch(layout_w=w, cover_w=c, place_lost=p)
-                                                for w in (0.0, 0.25, 0.5, 1.0) for c in (0.0, 0.25, 0.5, 1.0)
-                                                for p in (0.25, 0.5, 1.0)]))
+    # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen). Two
+    # values a weight: with eleven apps, most located in full whatever the weights, a finer grid lets the
+    # other apps' ties choose points that the held-out app pays for
+    grid = list(dict.fromkeys([PixelMatch()] + [
+        PixelMatch(layout_w=w, cover_w=c, data_w=d, empty=e, seen_w=s)
+        for w in (0.25, 0.5) for c in (0.25, 0.5) for d in (0.3, 1.0) for e in (0.0, 1.0) for s in (0.0, 0.05)]))
     agree = {app: [sum(locate_pixels(g, pkg, reading, weights)["screen_id"] == dump for g, pkg, reading, dump
                        in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
     for app in per_app:
         best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app), -i))
-        out[app] = {"layout_w": grid[best].layout_w, "cover_w": grid[best].cover_w, "place_lost": grid[best].place_lost,
-                    "located": agree[app][best]}
+        out[app] = {**{k: getattr(grid[best], k) for k in GRID_KEYS}, "located": agree[app][best]}
     return out
 
 
@@ -248,8 +251,8 @@ def report(per_app: dict[str, dict[str, Any]], plans: bool) -> dict[str, Any]:
     print(kinds_line(kinds))
     chosen = loao(per_app)
     print("locate with agent/pixels.py's weights chosen leave-one-app-out: " + "; ".join(
-        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} (layout_w {c['layout_w']}, cover_w {c['cover_w']}, "
-        f"place_lost {c['place_lost']})" for app, c in chosen.items())
+        f"{app} {ratio(c['located'], per_app[app]['dump_known'])} ("
+        + ", ".join(f"{k} {c[k]}" for k in GRID_KEYS) + ")" for app, c in chosen.items())
         + f"; all {ratio(sum(c['located'] for c in chosen.values()), total['dump_known'])}")
     latency = {"pixels_wall_p50": percentile(total["wall"], .5), "pixels_wall_p99": percentile(total["wall"], .99),
                "pixels_cpu_p50": percentile(total["cpu"], .5), "pixels_cpu_p99": percentile(total["cpu"], .99),
@@ -273,21 +276,24 @@ def api_latency(settings, service, all_samples: list[Sample]) -> dict[str, float
     from appmem.twins.render import hierarchy_xml
     from appmem.workers.devices import open_redis
 
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the figures
     _, secret = KeyStore(open_redis(Stack(settings).redis_url())).create("bench-pixels", "plan", 0)
     auth = {"Authorization": f"Bearer {secret}"}
-    shots, dumps = [], []
+    shots, dumps, cpu = [], [], []
     with TestClient(create_app(settings, service)) as client:
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would bury the figures
         for s in all_samples:
             bodies = ((shots, {"app": s.package, "screenshot": base64.b64encode(s.jpeg).decode("ascii")}),
                       (dumps, {"app": s.package, "screen_xml": hierarchy_xml(s.dump)}))
             for times, body in bodies:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 answer = client.post("/v1/locate", headers=auth, json=body)
                 times.append(time.perf_counter() - t)
+                if times is shots:  # the app runs in this process (a thread of the test client): its CPU counts here
+                    cpu.append(time.process_time() - c)
                 if answer.status_code != 200:
                     raise RuntimeError(f"/v1/locate answered {answer.status_code}: {answer.text[:300]}")
     return {"api_p50": percentile(shots, .5), "api_p99": percentile(shots, .99),
+            "api_cpu_p50": percentile(cpu, .5), "api_cpu_p99": percentile(cpu, .99),
             "api_dump_p50": percentile(dumps, .5), "api_dump_p99": percentile(dumps, .99)}
 
 
@@ -355,15 +361,17 @@ def main() -> int:
                 print(f"  {folder.name}: done", flush=True)
             result = report(per_app, not args.no_plans)
             result["latency"].update(api_latency(settings, service, taken))
-            print("latency through the API, POST /v1/locate (s, wall): screenshot p50 {api_p50} p99 {api_p99}; the "
-                  "dump (baseline) p50 {api_dump_p50} p99 {api_dump_p99}".format(**result["latency"]), flush=True)
+            print("latency through the API, POST /v1/locate (s): screenshot wall p50 {api_p50} p99 {api_p99}, CPU "
+                  "p50 {api_cpu_p50} p99 {api_cpu_p99}; the dump (baseline) wall p50 {api_dump_p50} p99 "
+                  "{api_dump_p99}".format(**result["latency"]), flush=True)
         finally:
             service.close()
     write_results("pixels", results_table(result, not args.no_plans), result,
                   "the same screens located and planned from their view trees read as uiautomator dumps",
                   f"{args.per_app} screenshots sampled per app; the recordings' screenshots (no twin); latency of "
                   f"POST /v1/locate through the API (s, wall p50/p99): a screenshot "
-                  f"{result['latency']['api_p50']}/{result['latency']['api_p99']}, the dump "
+                  f"{result['latency']['api_p50']}/{result['latency']['api_p99']} (CPU "
+                  f"{result['latency']['api_cpu_p50']}/{result['latency']['api_cpu_p99']}), the dump "
                   f"{result['latency']['api_dump_p50']}/{result['latency']['api_dump_p99']}; in process, reading and "
                   f"locating (s, CPU p50/p99) {result['latency']['pixels_cpu_p50']}/{result['latency']['pixels_cpu_p99']}"
                   f"; {kinds_line(result['kinds'])}")

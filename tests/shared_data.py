@@ -89,6 +89,7 @@ RECALL = DataSet("droidtask-demonstrated-and-recordings", (
 ), base=DROIDTASK_DEMONSTRATED)
 LAUNCHER_RECORDING = DataSet("activitylauncher", (Recording("de.szalkowski.activitylauncher"),))
 ANALYST = DataSet("activitylauncher-acrylic", (Recording("anupam.acrylic"),), base=LAUNCHER_RECORDING)
+PIXEL_APPS = DataSet("activitylauncher-acrylic-just24", (Recording("com.chancehorizon.just24hoursplus"),), base=ANALYST)
 
 
 def uses(data: DataSet) -> Callable:
