@@ -33,7 +33,7 @@ from appmem.contract import Accepted, ContributionStatus, CorrectionRequest, Run
 from appmem.contract.contributions import STATUSES
 from appmem.ingest import backlog
 from appmem.ingest.contributions import scrub_run
-from appmem.ingest.purge import purge_contributor
+from appmem.ingest.purge import PurgeOptions, purge_contributor
 from appmem.ingest.tarball import clean_archive
 from appmem.graph.rows import now_iso
 from appmem.graph.store import GraphStore
@@ -169,7 +169,7 @@ def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_le
 def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: Any = None) -> dict:
     """The one purge of a key, of the CLI (`appmem keys purge`) and the API."""
     with writable_vectors(settings, vectors) as writable:
-        return purge_contributor(store, r, key_id, settings.trust_quorum, writable)
+        return purge_contributor(store, r, key_id, settings.trust_quorum, writable, options=PurgeOptions.of(settings))
 
 
 @contextmanager

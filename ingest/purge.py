@@ -31,37 +31,103 @@ keeps it for the next.
 
 Purges of one key run one at a time (a Redis lock): a worker that finds its
 contribution purged while it ingests it runs the purge again once it has stopped
-writing (ingest/contributions.py), after the one under way.
+writing (ingest/contributions.py), after the one under way. The lock is a lease
+(`PurgeOptions.lease_s`) renewed while the purge runs: a purge whose process was
+killed holds it no longer than that, and the next run takes over.
+
+`PurgeOptions.pause_after` names a step after which the purge waits, announcing it
+in the log: an operator (or a test) stops its process there, to see that the
+next run finishes what it left.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from appmem import generations
-from appmem.errors import TransientError
+from appmem.errors import ConfigError, TransientError
 from appmem.keys import KeyStore
+from appmem.settings import Settings
 from appmem.graph.store import GraphStore, Transaction
 from appmem.graph.version_claims import rejudge_after_purge
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.contributions import PENDING, PREFIX, PURGED, Contributions
 
 
-LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it
+log = logging.getLogger(__name__)
+
+LOCK_S = 600  # the longest a purge waits for another purge of its key
+STEPS = ("journal", "votes", "follows", "traces", "tasks", "texts", "leads_to", "versions", "voices", "unbacked",
+         "vectors")  # the purge's steps, in order, each one transaction
 AfterStep = Callable[[str], None]  # called with a step's name once it committed
 
 
+@dataclass(frozen=True)
+class PurgeOptions:
+    """How a purge runs (from Settings: APPMEM_PURGE_LEASE_S, APPMEM_PURGE_PAUSE_AFTER, APPMEM_PURGE_PAUSE_S).
+    `lease_s`: how long the key's purge lock outlives a purge whose process died; `pause_after`: a step
+    after which the purge waits `pause_s` seconds (None: never)."""
+    lease_s: int = 30
+    pause_after: str | None = None
+    pause_s: int = 0
+
+    def __post_init__(self) -> None:
+        if self.pause_after is not None and self.pause_after not in STEPS:
+            raise ConfigError(f"APPMEM_PURGE_PAUSE_AFTER={self.pause_after!r}: expected one of {', '.join(STEPS)}")
+
+    @classmethod
+    def of(cls, settings: Settings) -> "PurgeOptions":
+        return cls(settings.purge_lease_s, settings.purge_pause_after, settings.purge_pause_s)
+
+    def after_step(self, step: str) -> None:
+        if step == self.pause_after:
+            log.warning("purge paused after step %r for %s s", step, self.pause_s)
+            time.sleep(self.pause_s)
+
+
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None,
-                      after_step: AfterStep | None = None) -> dict[str, Any]:
+                      after_step: AfterStep | None = None, options: PurgeOptions = PurgeOptions()) -> dict[str, Any]:
     """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them;
-    `after_step(name)` is called after each step commits (a test stops the purge there)."""
+    `after_step(name)` is called after each step commits (a test stops the purge there; default: the
+    options' pause)."""
+    with _leased(r, PREFIX + "purge:" + key_id, options.lease_s):
+        return _purge(store, r, key_id, quorum, vectors, after_step or options.after_step)
+
+
+@contextmanager
+def _leased(r: redis.Redis, name: str, lease_s: int) -> Iterator[None]:
+    """Hold lock `name` as a lease of `lease_s`, renewed every third of it while the body runs."""
+    lock = r.lock(name, timeout=lease_s, blocking_timeout=LOCK_S)
+    if not lock.acquire():
+        raise TransientError(f"another purge held lock {name} for {LOCK_S} s")
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(lease_s / 3):
+            try:
+                lock.reacquire()
+            except redis.exceptions.RedisError as exc:  # lost: a second purge may start; each step is still whole
+                log.warning("purge lock %s not renewed: %s", name, exc)
+                return
+
+    renewer = threading.Thread(target=renew, name="purge-lease", daemon=True)
+    renewer.start()
     try:
-        with r.lock(PREFIX + "purge:" + key_id, timeout=LOCK_S, blocking_timeout=LOCK_S):
-            return _purge(store, r, key_id, quorum, vectors, after_step)
-    except redis.exceptions.LockError:
-        raise TransientError(f"another purge of key {key_id} held its lock for {LOCK_S} s") from None
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        try:
+            lock.release()
+        except redis.exceptions.LockError:
+            log.warning("purge lock %s expired while held", name)
 
 
 def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors,

@@ -27,7 +27,7 @@ from appmem.agent.pixelruns import PixelFinder
 from appmem.errors import TransientError
 from appmem.ingest import backlog, contributions
 from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK
-from appmem.ingest.purge import purge_contributor
+from appmem.ingest.purge import PurgeOptions, purge_contributor
 from appmem.workers.celery_app import app, clients, settings
 from appmem.workers.devices import JobBoard
 from appmem.workers.crawl import EXPLORE_TASK
@@ -85,7 +85,8 @@ def ingest_contribution(self, contribution_id: str) -> dict:
     """A contribution parked by the API (ingest/contributions.py): ingest it, record its status; retried
     through store outages until it is `ingest_retry_max_age_s` old, then held dead."""
     c = clients()
-    purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum)
+    purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum,
+                              options=PurgeOptions.of(settings))
     try:
         return owned(c.r, c.holder, contribution_id, functools.partial(
             contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,

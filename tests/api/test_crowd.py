@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import threading
 from pathlib import Path
 
 import adbutils
@@ -766,6 +767,77 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
         kept = " ".join(redis_db.get(k) or "" for k in redis_db.scan_iter("celery-task-meta-*"))
         assert not any(r["report"]["graph_trace_id"] in kept for r in reports)
         assert plan_shape(memory.plan("tap About", ACRYLIC).model_dump()) == plan_shape(plan), point
+
+
+def sent_by(server, twins, memory, secret: str, day: int) -> list[dict]:
+    """A key's runs (a demonstration, a version of its own, forged shortcuts and failures, an outcome of its
+    demonstration), ingested: their reports."""
+    fleet, _ = twins
+    run = real_run(twins, memory, "tap About")["run"]
+    plan = memory.plan("tap About", ACRYLIC).model_dump()
+    at = lambda minute: f"2027-11-{day:02d}T00:{minute:02d}:00Z"  # noqa: E731
+    with ApiClient(server, secret) as api:
+        sent = [{**run, "started": at(0)}, {**run, "started": at(1), "app_version": "9.9"}]
+        sent += [{**r, "started": at(2 + i)}
+                 for i, r in enumerate(forged_runs(fleet["twin-0001"], plan, "tap About", at(0), resent=False))]
+        reports = [api.wait_trace(api.contribute(body).trace_id, 60).model_dump() for body in sent]
+        assert {r["status"] for r in reports} == {"done"}, reports
+        replayed = {**run, "started": at(59), "recalled_task": reports[0]["report"]["task"]}
+        reports.append(api.wait_trace(api.contribute(replayed).trace_id, 60).model_dump())
+        assert reports[-1]["status"] == "done"
+    return reports
+
+
+def killed_when_paused(args: list[str], env: dict, announced: str, timeout: int = 180) -> str:
+    """Run the CLI until it logs `announced` (or `timeout` passes), then kill -9 it: its stderr so far."""
+    proc = subprocess.Popen([sys.executable, "-m", "appmem.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    deadline = threading.Timer(timeout, proc.kill)  # a purge that never pauses: its stderr ends, the test fails
+    deadline.start()
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if announced in line:
+                break
+    finally:
+        deadline.cancel()
+        proc.kill()  # SIGKILL: no handler of the purge runs, its lock's lease is left to lapse
+        proc.wait()
+        proc.stderr.close()
+    return "".join(seen)
+
+
+@pytest.mark.parametrize("point", ["votes", "tasks"])
+def test_a_purge_process_killed_between_two_steps_and_run_again_restores_the_graph_counts_exactly(
+        server, twins, memory, keys, stack_env, point):
+    """`appmem keys purge` run as a process that waits after a step (APPMEM_PURGE_PAUSE_AFTER) and is
+    killed there; run again (once the killed process's lock lease lapsed), the graph counts are those
+    before the key existed; the journal it left goes once a process that owns the vectors purges."""
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journal = lambda who: cypher_rows(memory.store, "MATCH (j:PurgeJournal {contributor: $c}) "  # noqa: E731
+                                                    "RETURN j.contributor AS c", c=who)
+    before = counts()
+    name = f"killed-after-{point}"
+    record, secret = keys.create(name, "contribute", 1000)
+    sent_by(server, twins, memory, secret, 1 + PURGE_STEPS.index(point))
+    during = counts()
+    assert during["traces"] > before["traces"] and during["votes"] > before["votes"]
+    paused = {**stack_env, "APPMEM_PURGE_PAUSE_AFTER": point, "APPMEM_PURGE_PAUSE_S": "600",
+              "APPMEM_PURGE_LEASE_S": "2"}
+    stderr = killed_when_paused(["keys", "purge", name, "--json"], paused, f"purge paused after step {point!r}")
+    assert f"purge paused after step {point!r}" in stderr, stderr
+    midway = counts()
+    assert midway != before and midway != during, point  # stopped between two steps: some taken back, not all
+    assert midway["votes"] == before["votes"]  # its votes went in one step, with the counts they added
+    assert len(journal(record.contributor)) == 1
+    again = cli(["keys", "purge", name, "--json"], stack_env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["vectors"].startswith("not touched")  # this test process owns the vectors
+    assert counts() == before, point
+    with ApiClient(server, key(keys, "admin", "killed-purger")) as api:
+        assert api.http.delete(f"/v1/contributors/{record.id}").json()["vectors"] == "deleted"
+    assert counts() == before and journal(record.contributor) == []
 
 
 def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(
