@@ -14,7 +14,8 @@
     → its voice on screens, elements, edges and app-to-screen links, and its version claims, judged
       again (staleness too)
     → those that only contributions reported and no other contributor backs, then the apps left with nothing
-    → the vectors of what went and of what is no longer trusted; the plans kept in Redis
+    → the vectors of what went and of what is no longer trusted, and what the local caches keep of the
+      key's apps (LLM summaries, embeddings: computed again when needed); the plans kept in Redis
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
@@ -26,8 +27,8 @@ deletes that has vectors (tasks, elements, screens) and what later steps need
 once the traces are gone (the key's devices and apps) are written to the key's
 journal (a `PurgeJournal` node) in the same transaction: the vectors to delete
 are found there and in the graph, never from what is left. The journal goes
-once the vectors are deleted; a purge by a process that may not write them
-keeps it for the next.
+once the vectors are deleted; a purge by a process that may not write them,
+or that finds the vector store down, keeps it for the next.
 
 Purges of one key run one at a time (a Redis lock): a worker that finds its
 contribution purged while it ingests it runs the purge again once it has stopped
@@ -67,6 +68,7 @@ LOCK_S = 600  # the longest a purge waits for another purge of its key
 STEPS = ("journal", "votes", "follows", "traces", "tasks", "texts", "leads_to", "versions", "voices", "unbacked",
          "vectors")  # the purge's steps, in order, each one transaction
 AfterStep = Callable[[str], None]  # called with a step's name once it committed
+ForgetCached = Callable[[list[str]], dict[str, int]]  # forgets what local caches keep of these apps: how many each
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,13 @@ class PurgeOptions:
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None,
-                      after_step: AfterStep | None = None, options: PurgeOptions = PurgeOptions()) -> dict[str, Any]:
-    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them;
-    `after_step(name)` is called after each step commits (a test stops the purge there; default: the
-    options' pause)."""
+                      after_step: AfterStep | None = None, options: PurgeOptions = PurgeOptions(),
+                      forget_cached: ForgetCached | None = None) -> dict[str, Any]:
+    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them, and
+    `forget_cached` for the caches beside them (the LLM summaries, the embeddings); `after_step(name)` is
+    called after each step commits (a test stops the purge there; default: the options' pause)."""
     with _leased(r, PREFIX + "purge:" + key_id, options.lease_s):
-        return _purge(store, r, key_id, quorum, vectors, after_step or options.after_step)
+        return _purge(store, r, key_id, quorum, vectors, after_step or options.after_step, forget_cached)
 
 
 @contextmanager
@@ -131,18 +134,20 @@ def _leased(r: redis.Redis, name: str, lease_s: int) -> Iterator[None]:
 
 
 def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors,
-           after_step: AfterStep | None) -> dict[str, Any]:
+           after_step: AfterStep | None, forget_cached: ForgetCached | None) -> dict[str, Any]:
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    report.update(purge_observations(store, r, key.contributor, quorum, vectors, after_step))
+    report.update(purge_observations(store, r, key.contributor, quorum, vectors, after_step, forget_cached))
     return report
 
 
 def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quorum: int, vectors,
-                       after_step: AfterStep | None = None) -> dict[str, Any]:
+                       after_step: AfterStep | None = None, forget_cached: ForgetCached | None = None
+                       ) -> dict[str, Any]:
     """Take back every observation the graph keeps under `contributor` (a key's contributor id, or a tenant's
-    shared voice: ingest/tenants.py), with their vectors; the apps' cached plans dropped."""
+    shared voice: ingest/tenants.py), with their vectors and what caches keep of its apps; the apps' cached
+    plans dropped."""
     steps = _Steps(store, contributor, after_step)
     own = store.read("purge_devices", contributor=contributor)[0]
     backed = [row["package"] for row in store.read("contributor_packages", contributor=contributor)]
@@ -163,7 +168,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["versions_judged"] = steps.run("versions", lambda tx: rejudge_after_purge(tx, contributor, quorum))
     steps.run("voices", lambda tx: _take_voices(tx, contributor, packages, quorum))
     report.update(steps.run("unbacked", lambda tx: _delete_unbacked(tx, contributor)))
-    report["vectors"] = _delete_vectors(store, steps, contributor, packages, vectors)
+    report["vectors"] = _delete_vectors(store, steps, contributor, packages, vectors, forget_cached, report)
     generations.bump(r, packages)  # plans cached by every server process are stale now
     generations.drop_plans(r)  # and the plans kept in Redis (which may show what the key backed) go
     return report
@@ -237,17 +242,25 @@ def _delete_unbacked(tx: Transaction, contributor: str) -> dict[str, int]:
     return {"edges": edges, "elements": len(elements), "screens": len(screens), "apps": apps}
 
 
-def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages: list[str], vectors) -> str:
+def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages: list[str], vectors,
+                    forget_cached: ForgetCached | None, report: dict[str, Any]) -> str:
     """Delete the vectors of what the journal says went (this run or an earlier one) and of what the graph no
-    longer trusts in the key's apps, then the journal; without `vectors`, the journal waits for the next purge."""
+    longer trusts in the key's apps, and what the caches keep of those apps (`report["cached"]`), then the
+    journal; without `vectors`, the journal waits for the next purge."""
     if vectors is None:
         return ("not touched: another process owns the local vector store (summarize, the ingest worker); "
                 "purge again when it is free")
     journal = store.atomic("reading a purge journal", lambda tx: _journal(tx, contributor))
     held_out = store.read("purge_untrusted_ids", packages=packages)[0]
-    vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
-    vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
-    vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
+    try:
+        vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
+        vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
+        vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
+    except TransientError as exc:  # the vector store is down: what to delete stays in the journal
+        log.warning("purge of %s: vectors pending: %s", contributor, exc)
+        return f"pending: {exc}; the journal keeps what to delete: purge the key again once the vector store answers"
+    if forget_cached is not None:
+        report["cached"] = forget_cached(journal["packages"])
     steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
     return "deleted"
 

@@ -30,7 +30,7 @@ from appmem.ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, i
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
 from tests.api.conftest import ACRYLIC, ADFREE, tarball
-from tests.conftest import DROIDBOT, REPO
+from tests.conftest import DROIDBOT, REPO, free_port
 from tests.graph.test_identity import cypher_rows
 from tests.twin_tasks import dump_screen, forged_runs, recorded_tasks, unseen_targets
 from tests.llm_server import reply_json, serve
@@ -476,6 +476,56 @@ def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a
     with ApiClient(server, key(keys, "admin", "journal-purger")) as api:
         for record, _ in backers:
             assert api.http.delete(f"/v1/contributors/{record.id}").json()["vectors"] == "deleted"
+    assert forged_screen not in points()
+    assert journals() == [] and counts() == before
+
+
+def test_a_purge_that_finds_the_vector_store_down_keeps_its_journal_and_the_next_run_deletes_the_points(
+        server, twins, memory, keys, redis_db, settings, stack_env):
+    """Three keys back a screen, summarised and embedded; two are purged as the ingest worker purges (the
+    vectors not its to write), the third by `appmem keys purge` configured with a vector store that does not
+    answer (QDRANT_URL on a port nobody listens on): the graph is purged, the vectors reported pending, the
+    screen's points still there and the journal kept. The next purge of the key (the API, which owns the
+    vectors) deletes them from the journal: the screen is in the graph no more, so nothing else names it."""
+    from appmem.ingest.purge import purge_contributor
+
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
+                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
+    before = counts()
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    step = with_new_button(about, "Wombat regatta")
+    step["after_xml"] = with_new_screen(step["after_xml"], "Numbat lantern")
+    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
+    backers = [keys.create(f"unreachable-{n}", "contribute", 1000) for n in range(3)]
+    for n, (_, secret) in enumerate(backers):
+        with ApiClient(server, secret) as api:
+            body = {**run, "task": "tap Wombat regatta", "steps": [step], "started": f"2027-12-0{n + 1}T00:00:00Z"}
+            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
+    assert forged_screen in points()
+    for record, _ in backers[1:]:
+        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
+            "not touched")
+    last = backers[0][0]
+    down = {**stack_env, "QDRANT_URL": f"http://127.0.0.1:{free_port()}"}
+    purged = cli(["keys", "purge", last.id, "--json"], down)
+    assert purged.returncode == 0, purged.stderr
+    report = json.loads(purged.stdout)
+    assert report["vectors"].startswith("pending") and "did not answer" in report["vectors"], report["vectors"]
+    assert counts() == before  # the graph's steps are done
+    assert not cypher_rows(memory.store, "MATCH (s:Screen {id: $id}) RETURN s.id AS id", id=forged_screen)
+    assert forged_screen in points() and last.contributor in {j["c"] for j in journals()}
+    cache = memory.embedder.cache
+    forged_texts = {cache.key(p["text"]) for kind in ("elements", "screens")  # what was embedded of its words
+                    for _, p in memory.vectors.points(kind, [ACRYLIC]) if p.get("screen_id") == forged_screen}
+    assert forged_texts and set(cache.get(list(forged_texts))) == forged_texts
+    with ApiClient(server, key(keys, "admin", "unreachable-purger")) as api:
+        answers = [api.http.delete(f"/v1/contributors/{record.id}").json() for record, _ in backers]
+    assert [a["vectors"] for a in answers] == ["deleted"] * 3
+    assert answers[0]["cached"]["embeddings"] > 0 and cache.get(list(forged_texts)) == {}  # the cache forgot them
     assert forged_screen not in points()
     assert journals() == [] and counts() == before
 
