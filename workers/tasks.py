@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 
 from celery import Task
 from celery.signals import worker_ready
@@ -100,6 +101,7 @@ def ingest_contribution(self, contribution_id: str) -> dict:
             contributions.Contributions(c.r).hold(contribution_id, reason)
             return {"status": "dead", "reason": reason}
         log.warning("contribution %s: retry %s in %.1f s: %s", contribution_id, self.request.retries + 1, delay, exc)
+        backlog.mark_sent(c.r, contribution_id, time.time() + delay)  # the reaper waits from when it is due
         raise self.retry(exc=exc, countdown=delay)
 
 
@@ -110,5 +112,5 @@ def _reap_contributions(sender, **_: object) -> None:
         from appmem.stack import Stack
         from appmem.workers.devices import open_redis
 
-        start_reaper(open_redis(Stack(settings).redis_url()),
-                     backlog.sender(app))
+        start_reaper(open_redis(Stack(settings).redis_url()), backlog.sender(app), settings.ingest_resend_s,
+                     settings.ingest_retry_max_age_s)
