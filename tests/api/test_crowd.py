@@ -420,6 +420,34 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
             assert api.http.delete(f"/v1/contributors/{backer.id}").status_code == 200
 
 
+def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(server, twins, memory, keys):
+    """One key sends the recorded "tap About" run five times: its raw counts land on the import's edges (its
+    votes say how many), yet the map, the screens route and the app document show another key the counts
+    they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts)."""
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
+    raw = lambda: cypher_rows(memory.store, "MATCH (:Screen {id: $id})-[t:TRANSITION]->() "  # noqa: E731
+                                            "RETURN sum(t.observations) AS n", id=screen_id)[0]["n"]
+    reader = key(keys, "plan", "counts-reader")
+
+    def reads() -> tuple:
+        with ApiClient(server, reader) as api:
+            mapped = api.http.get(f"/apps/{ACRYLIC}/map.json").json()["transitions"]
+            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000)
+
+    before, raw_before = reads(), raw()
+    assert before[1] and all(isinstance(e["observations"], int) for e in before[1])
+    name = "counts-inflater"
+    with ApiClient(server, key(keys, "contribute", name)) as api:
+        ids = [api.contribute({**run, "started": f"2027-12-1{n}T00:00:00Z"}).trace_id for n in range(5)]
+        assert {api.wait_trace(i, 60).model_dump()["status"] for i in ids} == {"done"}
+    assert raw() > raw_before  # the key's counts are on the edges
+    assert reads() == before
+    with ApiClient(server, key(keys, "admin", "counts-purger")) as api:  # later tests count the graph
+        assert api.http.delete(f"/v1/contributors/{keys.find(name).id}").status_code == 200
+
+
 class Stopped(Exception):
     """A purge stopped between two of its steps (as a process killed there would stop it)."""
 
