@@ -422,8 +422,9 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
 
 def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(server, twins, memory, keys):
     """One key sends the recorded "tap About" run five times: its raw counts land on the import's edges (its
-    votes say how many), yet the map, the screens route and the app document show another key the counts
-    they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts)."""
+    votes say how many), yet the map, the screens route, the app document and the apps' counts show another
+    key what they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts;
+    its traces, tasks and states are not counted for others)."""
     run = real_run(twins, memory, "tap About")["run"]
     about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
     screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
@@ -434,7 +435,8 @@ def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(
     def reads() -> tuple:
         with ApiClient(server, reader) as api:
             mapped = api.http.get(f"/apps/{ACRYLIC}/map.json").json()["transitions"]
-            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000)
+            listed = [a for a in api.apps() if a["package"] == ACRYLIC]
+            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000), listed
 
     before, raw_before = reads(), raw()
     assert before[1] and all(isinstance(e["observations"], int) for e in before[1])
