@@ -169,6 +169,11 @@ class VectorCache:
             self._con.execute("COMMIT")
         return gone
 
+    def forget_unowned(self) -> int:
+        """Delete the vectors no namespace or app owns; how many."""
+        with self._lock:
+            return self._con.execute("DELETE FROM vectors WHERE key NOT IN (SELECT key FROM owners)").rowcount
+
     def close(self) -> None:
         self._con.close()
 
@@ -180,8 +185,15 @@ def app_owner(package: str) -> str:
 
 def forget_apps(home: Path, packages: list[str]) -> int:
     """Delete the cached vectors of these apps' texts (a purged key's apps; a text other apps share is
-    computed again when they need it); how many."""
-    return sum(forget_namespace(home, app_owner(p)) for p in packages)
+    computed again when they need it), and those no app or tenant owns (kept before owners were); how many."""
+    path = Path(home) / "embeddings.sqlite"
+    if not packages or not path.exists():
+        return 0
+    cache = VectorCache(path, "")
+    try:
+        return sum(cache.forget(app_owner(p)) for p in packages) + cache.forget_unowned()
+    finally:
+        cache.close()
 
 
 def forget_namespace(home: Path, namespace: str) -> int:

@@ -79,11 +79,12 @@ class SummaryCache:
             self._db.execute("INSERT OR REPLACE INTO apps (key, package) VALUES (?, ?)", (key, package))
 
     def forget(self, packages: list[str]) -> int:
-        """Delete the summaries of these apps' screens; how many."""
+        """Delete the summaries of these apps' screens, and those of no known app (kept before each summary's
+        app was); how many."""
         marks = ",".join("?" * len(packages))
         with self._lock, self._db:
             gone = self._db.execute(f"DELETE FROM summaries WHERE key IN (SELECT key FROM apps WHERE package IN "
-                                    f"({marks}))", packages).rowcount
+                                    f"({marks})) OR key NOT IN (SELECT key FROM apps)", packages).rowcount
             self._db.execute(f"DELETE FROM apps WHERE package IN ({marks})", packages)
         return gone
 

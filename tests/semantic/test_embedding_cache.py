@@ -68,14 +68,16 @@ def test_a_change_of_model_never_reuses_the_old_vectors(tmp_path):
 
 def test_a_purge_forgets_the_cached_vectors_of_its_apps_texts_those_found_in_the_cache_too(tmp_path):
     """Texts embedded for two apps, one text of each computed for the other first: forgetting one app
-    (a purge of a key that reported it) deletes every vector its texts used, and no other; they are
-    computed again when asked for."""
+    (a purge of a key that reported it) deletes every vector its texts used, and those of no known app,
+    and no other; they are computed again when asked for."""
     embedder = Embedder(tmp_path, threads=2)
     embedder.embed(["Platypus quiver", "OK"], apps=["com.purged"])
     embedder.embed(["OK", "Echidna carnival"], apps=["com.kept"])  # "OK" found in the cache: used by both
     embedder.embed(["Numbat lantern"], apps=["com.kept"])
     assert (embedder.computed, embedder.cached) == (4, 1)
-    assert forget_apps(tmp_path, ["com.purged"]) == 2
+    legacy = embedder.cache.key("Kept before owners were")  # a vector cached with no owner: its app unknown
+    embedder.cache.put({legacy: np.ones(embedder.dim, dtype=np.float32)})
+    assert forget_apps(tmp_path, ["com.purged"]) == 3 and embedder.cache.get([legacy]) == {}
     cache = embedder.cache
     left = cache.get([cache.key(t) for t in ("Platypus quiver", "OK", "Echidna carnival", "Numbat lantern")])
     assert set(left) == {cache.key("Echidna carnival"), cache.key("Numbat lantern")}
