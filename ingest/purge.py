@@ -107,7 +107,7 @@ def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: in
 @contextmanager
 def _leased(r: redis.Redis, name: str, lease_s: int) -> Iterator[None]:
     """Hold lock `name` as a lease of `lease_s`, renewed every third of it while the body runs."""
-    lock = r.lock(name, timeout=lease_s, blocking_timeout=LOCK_S)
+    lock = r.lock(name, timeout=lease_s, blocking_timeout=LOCK_S, thread_local=False)  # renewed by another thread
     if not lock.acquire():
         raise TransientError(f"another purge held lock {name} for {LOCK_S} s")
     stop = threading.Event()

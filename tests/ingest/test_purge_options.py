@@ -1,6 +1,8 @@
 """The purge's options as the settings give them: its lock lease and the step it may wait after."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from appmem.errors import ConfigError
@@ -26,3 +28,23 @@ def test_the_lease_and_the_pause_are_bounded(tmp_path):
         Settings.from_env({"APPMEM_HOME": str(tmp_path), "APPMEM_PURGE_LEASE_S": "0"})
     with pytest.raises(ConfigError, match="APPMEM_PURGE_PAUSE_S must be an integer"):
         Settings.from_env({"APPMEM_HOME": str(tmp_path), "APPMEM_PURGE_PAUSE_S": "soon"})
+
+
+def test_a_purge_renews_its_lease_while_it_runs_and_lets_it_go_at_the_end(empty_graph, redis_client):
+    """A purge whose step takes three leases long (APPMEM_PURGE_LEASE_S=1) still holds its key's lock
+    then (a second purge of the key would wait), and holds it no longer once done."""
+    from appmem.ingest.contributions import PREFIX
+    from appmem.ingest.purge import purge_contributor
+    from appmem.keys import KeyStore
+
+    key = KeyStore(redis_client).create("slow-purge", "contribute")[0]
+    lock = PREFIX + "purge:" + key.id
+    held = []
+
+    def slow(step: str) -> None:
+        if step == "votes":
+            time.sleep(3)
+            held.append(redis_client.exists(lock) and 0 < redis_client.pttl(lock) <= 1000)
+
+    purge_contributor(empty_graph, redis_client, key.id, 3, after_step=slow, options=PurgeOptions(lease_s=1))
+    assert held == [True] and not redis_client.exists(lock)
