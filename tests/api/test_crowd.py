@@ -75,6 +75,40 @@ def cli(args: list[str], env: dict, timeout: int = 180) -> subprocess.CompletedP
                           cwd=REPO, timeout=timeout)
 
 
+# ---- 0. what one key sends shows in no other key's counts --------------------------------------------
+
+def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(server, twins, memory, keys):
+    """One key sends the recorded "tap About" run five times: its raw counts land on the import's edges (its
+    votes say how many), yet the map, the screens route, the app document and the apps' counts show another
+    key what they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts;
+    its traces, tasks and states are not counted for others). First in this module: later tests' keys
+    send the recorded path too, and once a quorum of them voted on an edge each voice counts, as plans
+    count it, so a further key's one voice would then show."""
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
+    raw = lambda: cypher_rows(memory.store, "MATCH (:Screen {id: $id})-[t:TRANSITION]->() "  # noqa: E731
+                                            "RETURN sum(t.observations) AS n", id=screen_id)[0]["n"]
+    reader = key(keys, "plan", "counts-reader")
+
+    def reads() -> tuple:
+        with ApiClient(server, reader) as api:
+            mapped = api.http.get(f"/apps/{ACRYLIC}/map.json").json()["transitions"]
+            listed = [a for a in api.apps() if a["package"] == ACRYLIC]
+            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000), listed
+
+    before, raw_before = reads(), raw()
+    assert before[1] and all(isinstance(e["observations"], int) for e in before[1])
+    name = "counts-inflater"
+    with ApiClient(server, key(keys, "contribute", name)) as api:
+        ids = [api.contribute({**run, "started": f"2027-12-1{n}T00:00:00Z"}).trace_id for n in range(5)]
+        assert {api.wait_trace(i, 60).model_dump()["status"] for i in ids} == {"done"}
+    assert raw() > raw_before  # the key's counts are on the edges
+    assert reads() == before
+    with ApiClient(server, key(keys, "admin", "counts-purger")) as api:  # later tests count the graph
+        assert api.http.delete(f"/v1/contributors/{keys.find(name).id}").status_code == 200
+
+
 # ---- 1. a run is never lost; one trace contract ---------------------------------------------------
 
 def test_a_refused_contribution_is_reported_kept_in_the_outbox_and_flushed(server, twins, memory, keys,
@@ -418,36 +452,6 @@ def test_one_keys_screens_and_labels_reach_no_read_route_of_another_key_until_a_
     with ApiClient(server, admin) as api:  # what the other two keys sent goes too: later tests count the graph
         for backer, _ in backers[1:]:
             assert api.http.delete(f"/v1/contributors/{backer.id}").status_code == 200
-
-
-def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(server, twins, memory, keys):
-    """One key sends the recorded "tap About" run five times: its raw counts land on the import's edges (its
-    votes say how many), yet the map, the screens route, the app document and the apps' counts show another
-    key what they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts;
-    its traces, tasks and states are not counted for others)."""
-    run = real_run(twins, memory, "tap About")["run"]
-    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
-    screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
-    raw = lambda: cypher_rows(memory.store, "MATCH (:Screen {id: $id})-[t:TRANSITION]->() "  # noqa: E731
-                                            "RETURN sum(t.observations) AS n", id=screen_id)[0]["n"]
-    reader = key(keys, "plan", "counts-reader")
-
-    def reads() -> tuple:
-        with ApiClient(server, reader) as api:
-            mapped = api.http.get(f"/apps/{ACRYLIC}/map.json").json()["transitions"]
-            listed = [a for a in api.apps() if a["package"] == ACRYLIC]
-            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000), listed
-
-    before, raw_before = reads(), raw()
-    assert before[1] and all(isinstance(e["observations"], int) for e in before[1])
-    name = "counts-inflater"
-    with ApiClient(server, key(keys, "contribute", name)) as api:
-        ids = [api.contribute({**run, "started": f"2027-12-1{n}T00:00:00Z"}).trace_id for n in range(5)]
-        assert {api.wait_trace(i, 60).model_dump()["status"] for i in ids} == {"done"}
-    assert raw() > raw_before  # the key's counts are on the edges
-    assert reads() == before
-    with ApiClient(server, key(keys, "admin", "counts-purger")) as api:  # later tests count the graph
-        assert api.http.delete(f"/v1/contributors/{keys.find(name).id}").status_code == 200
 
 
 class Stopped(Exception):
