@@ -54,7 +54,7 @@ import redis
 
 from appmem import generations
 from appmem.errors import ConfigError, TransientError
-from appmem.keys import KeyStore
+from appmem.keys import VOICE, KeyStore
 from appmem.settings import Settings
 from appmem.graph.store import GraphStore, Transaction
 from appmem.graph.version_claims import rejudge_after_purge
@@ -168,7 +168,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["versions_judged"] = steps.run("versions", lambda tx: rejudge_after_purge(tx, contributor, quorum))
     steps.run("voices", lambda tx: _take_voices(tx, contributor, packages, quorum))
     report.update(steps.run("unbacked", lambda tx: _delete_unbacked(tx, contributor)))
-    report["vectors"] = _delete_vectors(store, steps, contributor, packages, vectors, forget_cached, report)
+    report["vectors"] = _delete_vectors(store, steps, r, contributor, vectors, forget_cached, report)
     generations.bump(r, packages)  # plans cached by every server process are stale now
     generations.drop_plans(r)  # and the plans kept in Redis (which may show what the key backed) go
     return report
@@ -242,27 +242,52 @@ def _delete_unbacked(tx: Transaction, contributor: str) -> dict[str, int]:
     return {"edges": edges, "elements": len(elements), "screens": len(screens), "apps": apps}
 
 
-def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages: list[str], vectors,
+def _delete_vectors(store: GraphStore, steps: _Steps, r: redis.Redis, contributor: str, vectors,
                     forget_cached: ForgetCached | None, report: dict[str, Any]) -> str:
     """Delete the vectors of what the journal says went (this run or an earlier one) and of what the graph no
     longer trusts in the key's apps, and what the caches keep of those apps (`report["cached"]`), then the
-    journal; without `vectors`, the journal waits for the next purge."""
+    journal; then the same for every journal left by a purge whose key is gone since (a tenant's purge
+    forgets its keys). Without `vectors`, or with the vector store down, the journals wait."""
     if vectors is None:
         return ("not touched: another process owns the local vector store (summarize, the ingest worker); "
                 "purge again when it is free")
-    journal = store.atomic("reading a purge journal", lambda tx: _journal(tx, contributor))
-    held_out = store.read("purge_untrusted_ids", packages=packages)[0]
     try:
-        vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
-        vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
-        vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
+        report["cached"] = _empty_journal(store, contributor, vectors, forget_cached)
+        steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
+        report["journals_of_removed_keys"] = _empty_orphans(store, r, vectors, forget_cached)
     except TransientError as exc:  # the vector store is down: what to delete stays in the journal
         log.warning("purge of %s: vectors pending: %s", contributor, exc)
         return f"pending: {exc}; the journal keeps what to delete: purge the key again once the vector store answers"
-    if forget_cached is not None:
-        report["cached"] = forget_cached(journal["packages"])
-    steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
     return "deleted"
+
+
+def _empty_journal(store: GraphStore, contributor: str, vectors, forget_cached: ForgetCached | None
+                   ) -> dict[str, int]:
+    """The vectors of what `contributor`'s journal names and of what its apps no longer trust deleted, and
+    what the caches keep of those apps: how many of each cache."""
+    journal = store.atomic("reading a purge journal", lambda tx: _journal(tx, contributor))
+    held_out = store.read("purge_untrusted_ids", packages=journal["packages"])[0]
+    vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
+    vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
+    vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
+    return forget_cached(journal["packages"]) if forget_cached is not None else {}
+
+
+def _empty_orphans(store: GraphStore, r: redis.Redis, vectors, forget_cached: ForgetCached | None) -> int:
+    """Empty and close the journals whose contributor has no key left (whose purge no one can run again)."""
+    keys = KeyStore(r)
+
+    def removed(contributor: str) -> bool:
+        if contributor.startswith(VOICE):
+            return not keys.of_tenant(contributor[len(VOICE):])
+        return keys.get(contributor.rsplit("/", 1)[-1]) is None  # a key id, or TENANT/key id
+
+    orphans = [row["contributor"] for row in store.read("purge_open_journals") if removed(row["contributor"])]
+    for contributor in orphans:
+        _empty_journal(store, contributor, vectors, forget_cached)
+        store.atomic(f"closing the purge journal of {contributor}",
+                     lambda tx, c=contributor: tx.write("purge_journal_close", contributor=c))
+    return len(orphans)
 
 
 def _purge_parked(r: redis.Redis, key_id: str) -> int:

@@ -29,14 +29,14 @@ from appmem.graph.rows import now_iso
 from appmem.graph.store import GraphStore
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.purge import purge_contributor, purge_observations
-from appmem.keys import KeyStore, tenant_name
+from appmem.keys import VOICE, KeyStore, tenant_name
 
 SUMMED = ("traces", "states", "votes", "edges", "screens", "elements", "tasks", "task_runs", "contributions")
 
 
 def voice(tenant: str) -> str:
     """The one public contributor a tenant's shared observations count as."""
-    return f"tenant:{tenant}"
+    return VOICE + tenant
 
 
 def layer(store: GraphStore, tenant: str) -> dict[str, Any]:
