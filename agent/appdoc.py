@@ -23,6 +23,7 @@ from typing import Any
 from appmem.errors import NotFound
 from appmem.graph.routes import Routes, load_routes
 from appmem.graph.store import GraphStore
+from appmem.graph.votes import shown_counts
 
 BUDGET = 4000  # tokens: a document an LLM reads next to its task and screen
 AVAILABLE = 4  # labels of an opened screen named in an element's effect
@@ -79,7 +80,7 @@ def app_doc(store: GraphStore, package: str, count, budget: int = BUDGET) -> dic
         screen = screens.setdefault(r["screen_id"], {"id": r["screen_id"], "name": r["title"] or "",
                                                      "summary": r["summary"] or "",
                                                      "way_in": way.get(r["screen_id"]), "elements": []})
-        opens = max(r["opens"], key=lambda o: o["observations"] or 0) if r["opens"] else None
+        opens = max(r["opens"], key=lambda o: shown_counts(o["counts"])["observations"]) if r["opens"] else None
         if not r["label"] and opens is None:
             continue  # nothing to name it by and nothing it does: no use to a script writer
         effect = ""

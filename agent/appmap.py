@@ -10,6 +10,7 @@ from typing import Any
 from appmem.errors import NotFound
 from appmem.graph.model import reliability
 from appmem.graph.store import GraphStore
+from appmem.graph.votes import shown_counts
 
 SCREEN = (1080, 1920)  # drawing size when a screen's elements do not say
 
@@ -36,6 +37,14 @@ def thumbnail(elements: list[dict[str, Any]]) -> str:
     return "data:image/svg+xml;charset=utf-8," + urllib.parse.quote("".join(parts))
 
 
+def _edge(row: dict[str, Any]) -> dict[str, Any]:
+    """A transition of the map, its counts as every reader may see them (graph/votes.py shown_counts)."""
+    counts = shown_counts(row["counts"])
+    return {**{k: v for k, v in row.items() if k != "counts"}, **counts,
+            "label": f"{row['action']} {row['element'] or row['detail'] or ''}".strip(),
+            "reliability": reliability(counts["successes"], counts["failures"])}
+
+
 def app_map(store: GraphStore, package: str) -> dict[str, Any]:
     """The map of the app `package` (a full package name); NotFound when memory holds none of its screens."""
     screens = store.read("map_screens", package=package)
@@ -44,7 +53,5 @@ def app_map(store: GraphStore, package: str) -> dict[str, Any]:
     nodes = [{"id": s["id"], "version": s["version"], "activity": s["activity"], "title": s["title"] or s["activity"],
               "elements": len([e for e in s["elements"] if e.get("bounds")]), "summarised": s["summarised"],
               "thumbnail": thumbnail(s["elements"])} for s in screens]
-    edges = [{**t, "label": f"{t['action']} {t['element'] or t['detail'] or ''}".strip(),
-              "reliability": reliability(t["successes"] or 0, t["failures"] or 0)}
-             for t in store.read("map_transitions", package=package)]
+    edges = [_edge(t) for t in store.read("map_transitions", package=package)]
     return {"package": package, "screens": nodes, "transitions": edges}

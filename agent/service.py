@@ -53,6 +53,7 @@ from appmem.contract import HintsAnswer, LocateAnswer, Plan
 from appmem.graph.model import RoutePlan, UIState
 from appmem.graph.store import GraphStore
 from appmem.semantic.search import one_app, resolve_app, search
+from appmem.graph.votes import shown_counts
 
 APPS_CACHE_S = 30.0  # how long the list of apps in memory is reused (a new app shows up within this)
 VIEWS = 32  # tenants' views kept loaded (each holds the graphs and indexes its keys read)
@@ -412,7 +413,9 @@ class Service:
         rows = self.store.read("serve_screen", package=package, screen_id=screen_id)
         if not rows:
             return None
-        return {**rows[0], "exits": self.store.read("serve_screen_exits", screen_id=screen_id)}
+        exits = self.store.read("serve_screen_exits", screen_id=screen_id)
+        return {**rows[0], "exits": [{**{k: v for k, v in e.items() if k != "counts"}, **shown_counts(e["counts"])}
+                                     for e in exits]}
 
 
 def reader_vectors(settings: Settings, dim: int):

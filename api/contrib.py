@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,17 +28,19 @@ from fastapi.responses import JSONResponse
 from pydantic import StringConstraints
 
 from appmem.api.auth import require
-from appmem.errors import AppmemError, InputFormatError
+from appmem.errors import AppmemError, InputFormatError, TransientError
 from appmem.settings import Settings
 from appmem.contract import Accepted, ContributionStatus, CorrectionRequest, RunStep, RunTrace
 from appmem.contract.contributions import STATUSES
 from appmem.ingest import backlog
 from appmem.ingest.contributions import scrub_run
-from appmem.ingest.purge import purge_contributor
+from appmem.ingest.purge import PurgeOptions, purge_contributor
 from appmem.ingest.tarball import clean_archive
 from appmem.graph.rows import now_iso
 from appmem.graph.store import GraphStore
 from appmem.ingest.run import require_app, run_trace, validate_run
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/v1", tags=["contributions"])
 ContributionId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[0-9a-f]+$")]
@@ -169,7 +172,16 @@ def delete_contributor(request: Request, key_id: str = Path(min_length=1, max_le
 def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: Any = None) -> dict:
     """The one purge of a key, of the CLI (`appmem keys purge`) and the API."""
     with writable_vectors(settings, vectors) as writable:
-        return purge_contributor(store, r, key_id, settings.trust_quorum, writable)
+        return purge_contributor(store, r, key_id, settings.trust_quorum, writable, options=PurgeOptions.of(settings),
+                                 forget_cached=functools.partial(forget_cached, settings))
+
+
+def forget_cached(settings: Settings, packages: list[str]) -> dict[str, int]:
+    """What the caches in `settings.home` keep of these apps' texts, deleted: how many of each."""
+    from appmem.semantic.embedder import forget_apps
+    from appmem.semantic.llm import forget_summaries
+
+    return {"summaries": forget_summaries(settings.home, packages), "embeddings": forget_apps(settings.home, packages)}
 
 
 @contextmanager
@@ -192,7 +204,10 @@ def writable_vectors(settings: Settings, vectors: Any = None) -> Iterator[Any]:
     try:
         yield vectors
         if vectors is not None:
-            publish(vectors)
+            try:
+                publish(vectors)
+            except TransientError as exc:  # search checks every hit against the graph: a stale snapshot shows nothing
+                log.warning("vector snapshots not re-published after a purge: %s", exc)
     finally:
         if opened is not None:
             opened.client.close()

@@ -10,6 +10,7 @@ from appmem.api.auth import require
 from appmem.api.contrib import writable_vectors
 from appmem.contract.requests import APP_MAX
 from appmem.ingest import tenants
+from appmem.ingest.purge import PurgeOptions
 from appmem.keys import TENANT_RE
 from appmem.semantic.embedder import forget_namespace
 
@@ -49,6 +50,7 @@ def share_tenant(request: Request, tenant: str = TENANT,
 def purge_tenant(request: Request, tenant: str = TENANT, _=Depends(require("admin"))) -> dict[str, Any]:
     services = _known(request, tenant)
     with writable_vectors(services.settings, services.service.vectors) as vectors:
-        report = tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors)
+        report = tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors,
+                               PurgeOptions.of(services.settings))
     services.service.drop_view(tenant)  # what this process loaded of its layer
     return {**report, "embeddings": forget_namespace(services.settings.home, tenant)}  # its views' cached vectors

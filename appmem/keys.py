@@ -27,6 +27,7 @@ from appmem.errors import AppmemError
 # correct: a person's fixes, which weigh more; metrics: reading /metrics (a Prometheus scraper's key)
 SCOPES = ("plan", "contribute", "correct", "admin", "metrics")
 PREFIX = "appmem:apikey:"
+VOICE = "tenant:"  # + a tenant's name: the one public contributor its shared observations count as
 TENANT_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 

@@ -64,6 +64,10 @@ class Settings:
     contrib_pending: int = 50  # contributions of one key waiting for a worker
     ingest_retry_max_age_s: int = 7 * 24 * 3600  # a contribution meeting a store outage is retried this long
     ingest_retry_max_delay_s: int = 600  # the longest wait between two of its retries (the delay doubles up to it)
+    ingest_resend_s: int = 6 * 3600  # a pending contribution whose message no worker took this long is sent again
+    purge_lease_s: int = 30  # a purge's lock on its key outlives a killed purge process this long
+    purge_pause_after: str | None = None  # a purge step (ingest/purge.py STEPS) after which a purge waits
+    purge_pause_s: int = 0  # how long it waits there
     plan_cache_mb: int = 64  # plans kept in Redis (shared) and in each server process, at most
     server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
     server_key: str | None = None  # the API key for `server`
@@ -113,6 +117,10 @@ class Settings:
             contrib_pending=_int(env, "APPMEM_CONTRIB_PENDING", 50),
             ingest_retry_max_age_s=_bounded(env, "APPMEM_INGEST_RETRY_MAX_AGE_S", 7 * 24 * 3600, 1, 365 * 24 * 3600),
             ingest_retry_max_delay_s=_bounded(env, "APPMEM_INGEST_RETRY_MAX_DELAY_S", 600, 1, MAX_RETRY_DELAY_S),
+            ingest_resend_s=_bounded(env, "APPMEM_INGEST_RESEND_S", 6 * 3600, 60, 30 * 24 * 3600),
+            purge_lease_s=_bounded(env, "APPMEM_PURGE_LEASE_S", 30, 1, 3600),
+            purge_pause_after=(env.get("APPMEM_PURGE_PAUSE_AFTER") or "").strip() or None,
+            purge_pause_s=_bounded(env, "APPMEM_PURGE_PAUSE_S", 0, 0, 24 * 3600),
             plan_cache_mb=_bounded(env, "APPMEM_PLAN_CACHE_MB", 64, 0, 1 << 20),
             server=env.get("APPMEM_SERVER") or None,
             server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,

@@ -89,7 +89,8 @@ class E5:
         encode = self._engine.passage if self.passages else self._engine.query
         return [v for v in encode(texts)] if texts else []
 
-    def embed(self, texts: list[str], cache: bool = True) -> list[list[float]]:
+    def embed(self, texts: list[str], cache: bool = True, namespace: str = "", apps=()) -> list[list[float]]:
+        """Every text computed (this benchmark keeps no cache of its own, for no tenant or app)."""
         self.computed += len(set(texts))
         return [list(map(float, v)) for v in self._run(texts)]
 

@@ -19,6 +19,11 @@ TRUSTED, what the tenant's own keys reported (OWN), once the tenant's quorum of
 them backs it; a tenant's keys are never public voices, so TRUSTED admits
 nothing of a tenant's layer to anyone else. The reader comes with the store
 (graph/store.py Viewer: `$viewer`, `$viewer_quorum`).
+
+A trusted edge may carry counts one key added (its raw counts are in the edge's, its Vote
+says how many): a read that shows an edge's counts returns `counts(t)`, the map
+graph/votes.py `shown_counts` turns into what every reader may see (each contributor
+once, and only once a quorum backs the edge; a tenant's view adds its own keys').
 """
 import re
 from functools import cache
@@ -40,18 +45,27 @@ OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STAR
 SHOWN = ("(NOT coalesce({x}.text_owner, '') CONTAINS '/' OR ($viewer <> '' AND {x}.text_owner STARTS WITH $viewer)"
          " OR any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:'"
          " AND {x}.text_owner STARTS WITH substring(voice, 7) + '/'))")
+COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
+          "contributed_successes: coalesce({x}.contributed_successes, 0), "
+          "contributed_failures: coalesce({x}.contributed_failures, 0), "
+          "crowd_successes: coalesce({x}.crowd_successes, 0.0), crowd_failures: coalesce({x}.crowd_failures, 0.0), "
+          "crowd_trusted: coalesce({x}.crowd_trusted, false), "
+          "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
 _TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|shown)\((\w+)\)")
+_COUNTS_CALL = re.compile(r"(?<![\w.$])counts\((\w+)\)")
 
 
 def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
     reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `shown(x)`
-    is SHOWN (whether the reader may read element x's texts)."""
+    is SHOWN (whether the reader may read element x's texts); `counts(t)` is the map of an edge's counts that
+    graph/votes.py `shown_counts` reads."""
     def one(m: re.Match) -> str:
         if m.group(1) == "shown":
             return SHOWN.format(x=m.group(2))
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
+    text = _COUNTS_CALL.sub(lambda m: COUNTS.format(x=m.group(1)), text)
     return _TRUSTED_CALL.sub(one, text)
 
 

@@ -14,14 +14,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_migrate(settings: Settings, args: argparse.Namespace) -> int:
+    """Migrate the graph, then move every app's generation: serving processes drop the app graphs, indexes
+    and plans they loaded from the graph as it was (what was trusted before may be held out now)."""
+    from appmem import generations
     from appmem.graph.clients import open_graph
     from appmem.graph.migrate import migrate
 
     store = open_graph(settings)
     try:
         report = migrate(store, settings.trust_quorum)
+        packages = [r["package"] for r in store.read("all_packages")]
     finally:
         store.driver.close()
-    emit(args, report, lambda r: "\n".join(f"{step}: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")
-                                           for step, counts in r.items()))
+    generations.bump_from(settings, packages)
+    report["served"] = {"apps_retired": len(packages)}
+    emit(args, report, _lines)
     return 0
+
+
+def _lines(report: dict) -> str:
+    lines = [f"{step}: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "nothing to do")
+             for step, counts in report.items()]
+    if report["screens"]["old_ids"]:
+        lines.append(f"{report['screens']['old_ids']} screens have ids of an older appmem (with their app version): "
+                     "they cannot be converted in place; re-import their traces into a fresh graph "
+                     "(appmem ingest, appmem crawl)")
+    return "\n".join(lines)

@@ -8,13 +8,18 @@ Idempotent: each step finds only what is still in the old form.
   written before has none judged, so each is judged with the configured quorum.
 - versions: a version only contributions named, whose screens an import of unknown
   version holds, joins it as claims (graph/versions.py `join_crowd_versions`).
-Screen ids lost their app version (graph/screens.py): a graph written before that
-cannot be converted in place (the signatures need the views); re-import its traces
-into a fresh graph (`appmem ingest …`, `appmem crawl …`).
+- screens: screen ids lost their app version (graph/screens.py). A graph written before
+  that cannot be converted in place (one screen is a node per version there: merging them
+  needs their views); `old_screen_ids` counts such screens, and the answer says to
+  re-import the traces into a fresh graph (`appmem ingest …`, `appmem crawl …`). They are
+  not deleted: nothing stored is lost by a migration.
+What serving processes loaded of the old graph (app graphs, indexes, cached plans) is
+retired by the caller (graph/commands.py: every app's generation moves).
 """
 from __future__ import annotations
 
 from appmem import cypher
+from appmem.graph.screens import id_of
 from appmem.graph.store import GraphStore
 from appmem.graph.times import utc_iso
 from appmem.graph.versions import join_crowd_versions
@@ -41,8 +46,14 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
     return judge_crowd(store, [r["package"] for r in store.read("all_packages")], quorum)
 
 
+def old_screen_ids(store: GraphStore) -> int:
+    """How many screens keep an id of the old form (with their app version): not their signature's."""
+    return sum(r["id"] != id_of(r["package"], r["signature"]) for r in store.read("migrate_screen_ids"))
+
+
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     store.ensure_schema()
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
-                         "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]}}
+                         "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
+            "screens": {"old_ids": old_screen_ids(store)}}

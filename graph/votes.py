@@ -45,6 +45,18 @@ def weighted_counts(edge: Mapping[str, Any]) -> tuple[float, float]:
     return s + float(edge.get("crowd_successes") or 0), f + float(edge.get("crowd_failures") or 0)
 
 
+def shown_counts(counts: Mapping[str, Any]) -> dict[str, float]:
+    """An edge's counts as every reader may see them, from the map a statement's `counts(t)` returns
+    (cypher/__init__.py): `weighted_counts`, so one key's raw counts on a trusted edge show nowhere;
+    observations are its successes and failures."""
+    s, f = weighted_counts(counts)
+    return {"observations": _number(s + f), "successes": _number(s), "failures": _number(f)}
+
+
+def _number(x: float) -> float:
+    return int(x) if x == int(x) else round(x, 2)
+
+
 def judge_crowd(store: "GraphStore", packages: list[str], quorum: int) -> dict[str, int]:
     """Screens, elements and screen links to app versions only contributions reported count (summaries, the
     element index, plans, the map) once `quorum` distinct contributors back them; judged again whenever their contributors change (a

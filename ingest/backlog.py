@@ -1,11 +1,16 @@
 """The backlog of contributions: queued once accepted, retried through store outages, held as dead letters.
 
-- `queue`: park a contribution (ingest/contributions.py) and queue its ingest. When the
+- `queue`: park a contribution (ingest/contributions.py) and queue its ingest, marking when
+  its message is due at a worker (`sent`). When the
   queue cannot be reached (the broker client's own retries spent), the contribution is
   withdrawn and a TransientError raised: the client hears it at once (503 with
   Retry-After) and sends it again; nothing is left pending. Should the withdrawal fail
   too, the contribution keeps its `sending` mark and the reaper
   (workers/ingest_owner.py) queues it once SEND_GRACE_S have passed.
+- `unheard`: a pending contribution whose latest message was due at a worker longer ago than
+  `resend_after_s` (APPMEM_INGEST_RESEND_S) and that no worker took (the broker lost the message):
+  the reaper sends it again (a second delivery of one still queued does nothing: its owner lease,
+  its status), or holds it dead once it is older than the retries' maximum age.
 - `retry_delay`: how long the ingest task waits after a transient error (the graph or
   Redis away) before it tries again: FIRST_DELAY_S, doubled with every retry up to
   `max_delay_s`, so the delay grows with the outage, jittered so that a backlog does not
@@ -40,7 +45,7 @@ Send = Callable[[str], Any]  # queues the ingest of one contribution id (the Cel
 # requeue: only a dead letter is queued again, as new
 _REQUEUE = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'dead' then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'pending', 'reason', '', 'queued', ARGV[1])
+redis.call('HSET', KEYS[1], 'status', 'pending', 'reason', '', 'queued', ARGV[1], 'sent', ARGV[1])
 redis.call('HDEL', KEYS[1], 'deliveries', 'retries', 'requeued')
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
@@ -57,8 +62,22 @@ def queue(board: Contributions, send: Send, kind: str, contributor: str, body: b
         log.error("contribution %s could not be queued: %s: %s", cid, type(exc).__name__, exc)
         _withdraw(board.r, cid, contributor)
         raise TransientError("the ingest queue is unreachable: the contribution was not kept; send it again") from None
+    mark_sent(board.r, cid)
     board.r.hdel(PREFIX + cid, "sending")
     return cid
+
+
+def mark_sent(r: redis.Redis, cid: str, due: float | None = None) -> None:
+    """Record that a message of the contribution was sent, due at a worker at `due` (default: now)."""
+    r.hset(PREFIX + cid, "sent", f"{due or time.time():.3f}")
+
+
+def unheard(r: redis.Redis, cid: str, resend_after_s: float, now: float | None = None) -> bool:
+    """Whether the contribution's latest message was due more than `resend_after_s` ago (its `sent` mark, else
+    when it was accepted): a pending contribution no worker holds has then lost its message."""
+    sent, queued = r.hmget(PREFIX + cid, "sent", "queued")
+    since = sent or queued
+    return since is not None and (now or time.time()) - float(since) > resend_after_s
 
 
 def _withdraw(r: redis.Redis, cid: str, contributor: str) -> None:

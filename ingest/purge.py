@@ -14,7 +14,8 @@
     → its voice on screens, elements, edges and app-to-screen links, and its version claims, judged
       again (staleness too)
     → those that only contributions reported and no other contributor backs, then the apps left with nothing
-    → the vectors of what went and of what is no longer trusted; the plans kept in Redis
+    → the vectors of what went and of what is no longer trusted, and what the local caches keep of the
+      key's apps (LLM summaries, embeddings: computed again when needed); the plans kept in Redis
 
 What a crawl or an import recorded is never touched: a contribution never
 overwrote it (cypher/merge_*.cypher), and its counts are given back exactly.
@@ -26,57 +27,127 @@ deletes that has vectors (tasks, elements, screens) and what later steps need
 once the traces are gone (the key's devices and apps) are written to the key's
 journal (a `PurgeJournal` node) in the same transaction: the vectors to delete
 are found there and in the graph, never from what is left. The journal goes
-once the vectors are deleted; a purge by a process that may not write them
-keeps it for the next.
+once the vectors are deleted; a purge by a process that may not write them,
+or that finds the vector store down, keeps it for the next.
 
 Purges of one key run one at a time (a Redis lock): a worker that finds its
 contribution purged while it ingests it runs the purge again once it has stopped
-writing (ingest/contributions.py), after the one under way.
+writing (ingest/contributions.py), after the one under way. The lock is a lease
+(`PurgeOptions.lease_s`) renewed while the purge runs: a purge whose process was
+killed holds it no longer than that, and the next run takes over.
+
+`PurgeOptions.pause_after` names a step after which the purge waits, announcing it
+in the log: an operator (or a test) stops its process there, to see that the
+next run finishes what it left.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from appmem import generations
-from appmem.errors import TransientError
-from appmem.keys import KeyStore
+from appmem.errors import ConfigError, TransientError
+from appmem.keys import VOICE, KeyStore
+from appmem.settings import Settings
 from appmem.graph.store import GraphStore, Transaction
 from appmem.graph.version_claims import rejudge_after_purge
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.contributions import PENDING, PREFIX, PURGED, Contributions
 
 
-LOCK_S = 600  # the longest a purge may hold its key's lock, and wait for it
+log = logging.getLogger(__name__)
+
+LOCK_S = 600  # the longest a purge waits for another purge of its key
+STEPS = ("journal", "votes", "follows", "traces", "tasks", "texts", "leads_to", "versions", "voices", "unbacked",
+         "vectors")  # the purge's steps, in order, each one transaction
 AfterStep = Callable[[str], None]  # called with a step's name once it committed
+ForgetCached = Callable[[list[str]], dict[str, int]]  # forgets what local caches keep of these apps: how many each
+
+
+@dataclass(frozen=True)
+class PurgeOptions:
+    """How a purge runs (from Settings: APPMEM_PURGE_LEASE_S, APPMEM_PURGE_PAUSE_AFTER, APPMEM_PURGE_PAUSE_S).
+    `lease_s`: how long the key's purge lock outlives a purge whose process died; `pause_after`: a step
+    after which the purge waits `pause_s` seconds (None: never)."""
+    lease_s: int = 30
+    pause_after: str | None = None
+    pause_s: int = 0
+
+    def __post_init__(self) -> None:
+        if self.pause_after is not None and self.pause_after not in STEPS:
+            raise ConfigError(f"APPMEM_PURGE_PAUSE_AFTER={self.pause_after!r}: expected one of {', '.join(STEPS)}")
+
+    @classmethod
+    def of(cls, settings: Settings) -> "PurgeOptions":
+        return cls(settings.purge_lease_s, settings.purge_pause_after, settings.purge_pause_s)
+
+    def after_step(self, step: str) -> None:
+        if step == self.pause_after:
+            log.warning("purge paused after step %r for %s s", step, self.pause_s)
+            time.sleep(self.pause_s)
 
 
 def purge_contributor(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors=None,
-                      after_step: AfterStep | None = None) -> dict[str, Any]:
-    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them;
-    `after_step(name)` is called after each step commits (a test stops the purge there)."""
+                      after_step: AfterStep | None = None, options: PurgeOptions = PurgeOptions(),
+                      forget_cached: ForgetCached | None = None) -> dict[str, Any]:
+    """Purge key `key_id` (revoked first); `vectors` (a VectorStore) when this process may write them, and
+    `forget_cached` for the caches beside them (the LLM summaries, the embeddings); `after_step(name)` is
+    called after each step commits (a test stops the purge there; default: the options' pause)."""
+    with _leased(r, PREFIX + "purge:" + key_id, options.lease_s):
+        return _purge(store, r, key_id, quorum, vectors, after_step or options.after_step, forget_cached)
+
+
+@contextmanager
+def _leased(r: redis.Redis, name: str, lease_s: int) -> Iterator[None]:
+    """Hold lock `name` as a lease of `lease_s`, renewed every third of it while the body runs."""
+    lock = r.lock(name, timeout=lease_s, blocking_timeout=LOCK_S, thread_local=False)  # renewed by another thread
+    if not lock.acquire():
+        raise TransientError(f"another purge held lock {name} for {LOCK_S} s")
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(lease_s / 3):
+            try:
+                lock.reacquire()
+            except redis.exceptions.RedisError as exc:  # lost: a second purge may start; each step is still whole
+                log.warning("purge lock %s not renewed: %s", name, exc)
+                return
+
+    renewer = threading.Thread(target=renew, name="purge-lease", daemon=True)
+    renewer.start()
     try:
-        with r.lock(PREFIX + "purge:" + key_id, timeout=LOCK_S, blocking_timeout=LOCK_S):
-            return _purge(store, r, key_id, quorum, vectors, after_step)
-    except redis.exceptions.LockError:
-        raise TransientError(f"another purge of key {key_id} held its lock for {LOCK_S} s") from None
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        try:
+            lock.release()
+        except redis.exceptions.LockError:
+            log.warning("purge lock %s expired while held", name)
 
 
 def _purge(store: GraphStore, r: redis.Redis, key_id: str, quorum: int, vectors,
-           after_step: AfterStep | None) -> dict[str, Any]:
+           after_step: AfterStep | None, forget_cached: ForgetCached | None) -> dict[str, Any]:
     keys = KeyStore(r)
     key = keys.revoke(key_id)  # KeyRequestError for an unknown id; from now on the worker drops its queue
     report: dict[str, Any] = {"key": key.as_dict(), "contributions": _purge_parked(r, key_id)}
-    report.update(purge_observations(store, r, key.contributor, quorum, vectors, after_step))
+    report.update(purge_observations(store, r, key.contributor, quorum, vectors, after_step, forget_cached))
     return report
 
 
 def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quorum: int, vectors,
-                       after_step: AfterStep | None = None) -> dict[str, Any]:
+                       after_step: AfterStep | None = None, forget_cached: ForgetCached | None = None
+                       ) -> dict[str, Any]:
     """Take back every observation the graph keeps under `contributor` (a key's contributor id, or a tenant's
-    shared voice: ingest/tenants.py), with their vectors; the apps' cached plans dropped."""
+    shared voice: ingest/tenants.py), with their vectors and what caches keep of its apps; the apps' cached
+    plans dropped."""
     steps = _Steps(store, contributor, after_step)
     own = store.read("purge_devices", contributor=contributor)[0]
     backed = [row["package"] for row in store.read("contributor_packages", contributor=contributor)]
@@ -97,7 +168,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["versions_judged"] = steps.run("versions", lambda tx: rejudge_after_purge(tx, contributor, quorum))
     steps.run("voices", lambda tx: _take_voices(tx, contributor, packages, quorum))
     report.update(steps.run("unbacked", lambda tx: _delete_unbacked(tx, contributor)))
-    report["vectors"] = _delete_vectors(store, steps, contributor, packages, vectors)
+    report["vectors"] = _delete_vectors(store, steps, r, contributor, vectors, forget_cached, report)
     generations.bump(r, packages)  # plans cached by every server process are stale now
     generations.drop_plans(r)  # and the plans kept in Redis (which may show what the key backed) go
     return report
@@ -171,19 +242,52 @@ def _delete_unbacked(tx: Transaction, contributor: str) -> dict[str, int]:
     return {"edges": edges, "elements": len(elements), "screens": len(screens), "apps": apps}
 
 
-def _delete_vectors(store: GraphStore, steps: _Steps, contributor: str, packages: list[str], vectors) -> str:
+def _delete_vectors(store: GraphStore, steps: _Steps, r: redis.Redis, contributor: str, vectors,
+                    forget_cached: ForgetCached | None, report: dict[str, Any]) -> str:
     """Delete the vectors of what the journal says went (this run or an earlier one) and of what the graph no
-    longer trusts in the key's apps, then the journal; without `vectors`, the journal waits for the next purge."""
+    longer trusts in the key's apps, and what the caches keep of those apps (`report["cached"]`), then the
+    journal; then the same for every journal left by a purge whose key is gone since (a tenant's purge
+    forgets its keys). Without `vectors`, or with the vector store down, the journals wait."""
     if vectors is None:
         return ("not touched: another process owns the local vector store (summarize, the ingest worker); "
                 "purge again when it is free")
+    try:
+        report["cached"] = _empty_journal(store, contributor, vectors, forget_cached)
+        steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
+        report["journals_of_removed_keys"] = _empty_orphans(store, r, vectors, forget_cached)
+    except TransientError as exc:  # the vector store is down: what to delete stays in the journal
+        log.warning("purge of %s: vectors pending: %s", contributor, exc)
+        return f"pending: {exc}; the journal keeps what to delete: purge the key again once the vector store answers"
+    return "deleted"
+
+
+def _empty_journal(store: GraphStore, contributor: str, vectors, forget_cached: ForgetCached | None
+                   ) -> dict[str, int]:
+    """The vectors of what `contributor`'s journal names and of what its apps no longer trust deleted, and
+    what the caches keep of those apps: how many of each cache."""
     journal = store.atomic("reading a purge journal", lambda tx: _journal(tx, contributor))
-    held_out = store.read("purge_untrusted_ids", packages=packages)[0]
+    held_out = store.read("purge_untrusted_ids", packages=journal["packages"])[0]
     vectors.delete("tasks", sorted({*journal["tasks"], *held_out["tasks"]}))
     vectors.delete("elements", sorted({*journal["elements"], *held_out["elements"]}))
     vectors.delete_screens("screens", sorted({*journal["screens"], *held_out["screens"]}))
-    steps.run("vectors", lambda tx: tx.write("purge_journal_close", contributor=contributor))
-    return "deleted"
+    return forget_cached(journal["packages"]) if forget_cached is not None else {}
+
+
+def _empty_orphans(store: GraphStore, r: redis.Redis, vectors, forget_cached: ForgetCached | None) -> int:
+    """Empty and close the journals whose contributor has no key left (whose purge no one can run again)."""
+    keys = KeyStore(r)
+
+    def removed(contributor: str) -> bool:
+        if contributor.startswith(VOICE):
+            return not keys.of_tenant(contributor[len(VOICE):])
+        return keys.get(contributor.rsplit("/", 1)[-1]) is None  # a key id, or TENANT/key id
+
+    orphans = [row["contributor"] for row in store.read("purge_open_journals") if removed(row["contributor"])]
+    for contributor in orphans:
+        _empty_journal(store, contributor, vectors, forget_cached)
+        store.atomic(f"closing the purge journal of {contributor}",
+                     lambda tx, c=contributor: tx.write("purge_journal_close", contributor=c))
+    return len(orphans)
 
 
 def _purge_parked(r: redis.Redis, key_id: str) -> int:

@@ -30,15 +30,15 @@ from appmem.formats.ui import stable_id
 from appmem.graph.rows import now_iso
 from appmem.graph.store import GraphStore
 from appmem.graph.votes import judge_crowd
-from appmem.ingest.purge import purge_contributor, purge_observations
-from appmem.keys import KeyStore, tenant_name
+from appmem.ingest.purge import PurgeOptions, purge_contributor, purge_observations
+from appmem.keys import VOICE, KeyStore, tenant_name
 
 SUMMED = ("traces", "states", "votes", "edges", "screens", "elements", "tasks", "task_runs", "contributions")
 
 
 def voice(tenant: str) -> str:
     """The one public contributor a tenant's shared observations count as."""
-    return f"tenant:{tenant}"
+    return VOICE + tenant
 
 
 def layer(store: GraphStore, tenant: str) -> dict[str, Any]:
@@ -102,14 +102,15 @@ def share_runs(store: GraphStore, prefix: str, who: str, packages: list[str], qu
     return len(latest)
 
 
-def purge(store: GraphStore, r: redis.Redis, tenant: str, quorum: int, vectors=None) -> dict[str, Any]:
+def purge(store: GraphStore, r: redis.Redis, tenant: str, quorum: int, vectors=None,
+          options: PurgeOptions = PurgeOptions()) -> dict[str, Any]:
     """Remove everything of the tenant: what it shared, then each key's observations, vectors and parked
     bodies (its share of public counts given back), then the keys and the record of its shares."""
     keys = KeyStore(r)
     members = keys.tenant(tenant)
     report: dict[str, Any] = {"tenant": tenant,
                               "withdrawn": purge_observations(store, r, voice(tenant), quorum, vectors)}
-    purged = [purge_contributor(store, r, key.id, quorum, vectors) for key in members]
+    purged = [purge_contributor(store, r, key.id, quorum, vectors, options=options) for key in members]
     for key in members:
         keys.delete(key.id)
     keys.forget_shares(tenant)

@@ -74,11 +74,11 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     summarizer: Any = DeterministicSummarizer(settings.risky_words)
     llm_client = None
     if args.llm == "openai":
-        from appmem.semantic.llm import LLMSummarizer, SummaryCache
+        from appmem.semantic.llm import CACHE_FILE, LLMSummarizer, SummaryCache
         from appmem.semantic.llmclient import open_llm
 
         llm_client, model = open_llm(settings)
-        summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / "llm_cache.sqlite"),
+        summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / CACHE_FILE),
                                    fallback=summarizer)
     store = open_graph(settings)
     embedder = Embedder(settings.home, model=settings.embed_model)

@@ -26,6 +26,7 @@ import os
 import shutil
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -137,14 +138,26 @@ class VectorCache:
                 out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
         return {k: v for k, v in out.items() if v.shape == (self.dim,)}
 
-    def put(self, items: dict[bytes, np.ndarray], namespace: str = "") -> None:
+    def put(self, items: dict[bytes, np.ndarray], namespace: str = "", apps: Iterable[str] = ()) -> None:
+        """Keep these vectors, owned by `namespace` (a tenant's) and by `apps` (the apps whose texts they
+        are: a purge of a key forgets its apps' texts, `forget(app_owner(package))`)."""
+        owners = [namespace] * bool(namespace) + [app_owner(p) for p in sorted(set(apps))]
         with self._lock:
             self._con.execute("BEGIN")
             self._con.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
                                   [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()])
-            if namespace:
-                self._con.executemany("INSERT OR IGNORE INTO owners VALUES (?, ?)", [(namespace, k) for k in items])
+            self._con.executemany("INSERT OR IGNORE INTO owners VALUES (?, ?)",
+                                  [(owner, k) for owner in owners for k in items])
             self._con.execute("COMMIT")
+
+    def own(self, keys: list[bytes], apps: Iterable[str]) -> None:
+        """Record that these apps' texts use these vectors too (found in the cache, computed for others)."""
+        rows = [(app_owner(p), k) for p in sorted(set(apps)) for k in keys]
+        if rows:
+            with self._lock:
+                self._con.execute("BEGIN")
+                self._con.executemany("INSERT OR IGNORE INTO owners VALUES (?, ?)", rows)
+                self._con.execute("COMMIT")
 
     def forget(self, namespace: str) -> int:
         """Delete the vectors kept under `namespace` (a tenant's); how many."""
@@ -156,8 +169,31 @@ class VectorCache:
             self._con.execute("COMMIT")
         return gone
 
+    def forget_unowned(self) -> int:
+        """Delete the vectors no namespace or app owns; how many."""
+        with self._lock:
+            return self._con.execute("DELETE FROM vectors WHERE key NOT IN (SELECT key FROM owners)").rowcount
+
     def close(self) -> None:
         self._con.close()
+
+
+def app_owner(package: str) -> str:
+    """The owner name the cache keeps an app's texts under (a tenant's name never holds a colon)."""
+    return "app:" + package
+
+
+def forget_apps(home: Path, packages: list[str]) -> int:
+    """Delete the cached vectors of these apps' texts (a purged key's apps; a text other apps share is
+    computed again when they need it), and those no app or tenant owns (kept before owners were); how many."""
+    path = Path(home) / "embeddings.sqlite"
+    if not packages or not path.exists():
+        return 0
+    cache = VectorCache(path, "")
+    try:
+        return sum(cache.forget(app_owner(p)) for p in packages) + cache.forget_unowned()
+    finally:
+        cache.close()
 
 
 def forget_namespace(home: Path, namespace: str) -> int:
@@ -234,9 +270,11 @@ class Embedder:
     def _query(self, text: str) -> list[float]:
         return self.embed([text], cache=False)[0]
 
-    def embed(self, texts: list[str], cache: bool = True, namespace: str = "") -> list[list[float]]:
+    def embed(self, texts: list[str], cache: bool = True, namespace: str = "",
+              apps: Iterable[str] = ()) -> list[list[float]]:
         """Vectors in the order of `texts`; each distinct text is embedded once, and not at all
-        when the cache holds it (under `namespace`: a tenant's texts, VectorCache)."""
+        when the cache holds it (under `namespace`: a tenant's texts, VectorCache); `apps`: the apps the
+        texts come from, whose purge forgets them."""
         if not texts:
             return []
         texts = [clean(t) for t in texts]  # the tokenizer refuses lone surrogates (an agent's task, a label)
@@ -246,10 +284,11 @@ class Embedder:
             keys = {t: self.cache.key(t, namespace) for t in distinct}
             hits = self.cache.get(list(keys.values()))
             found = {t: hits[k] for t, k in keys.items() if k in hits}
+            self.cache.own([keys[t] for t in found], apps)
         todo = [t for t in distinct if t not in found]
         computed = dict(zip(todo, self._run(todo)))
         if cache and self.cache is not None and computed:
-            self.cache.put({keys[t]: v for t, v in computed.items()}, namespace)
+            self.cache.put({keys[t]: v for t, v in computed.items()}, namespace, apps)
         self.computed += len(todo)
         self.cached += len(distinct) - len(todo)
         found.update(computed)

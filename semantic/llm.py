@@ -47,15 +47,21 @@ class LLMBatch(BaseModel):
     screens: list[ScreenSummary]
 
 
+CACHE_FILE = "llm_cache.sqlite"  # under the memory's folder (settings.home)
+
+
 class SummaryCache:
-    """Validated screen summaries by (model, prompt version, content hash), in SQLite."""
+    """Validated screen summaries by (model, prompt version, content hash), in SQLite, each with its app:
+    a purge forgets the summaries of the apps the purged key reported (they may repeat its words)."""
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
         self._lock = threading.Lock()
         with self._lock, self._db:
             self._db.execute("CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS apps (key TEXT PRIMARY KEY, package TEXT NOT NULL)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS apps_package ON apps (package)")
 
     @staticmethod
     def key(model: str, ctx: ScreenContext) -> str:
@@ -66,13 +72,36 @@ class SummaryCache:
             row = self._db.execute("SELECT body FROM summaries WHERE key = ?", (key,)).fetchone()
         return ScreenSummary.model_validate_json(row[0]) if row else None
 
-    def put(self, key: str, summary: ScreenSummary) -> None:
+    def put(self, key: str, summary: ScreenSummary, package: str) -> None:
         with self._lock, self._db:
             self._db.execute("INSERT OR REPLACE INTO summaries (key, body) VALUES (?, ?)",
                              (key, summary.model_dump_json()))
+            self._db.execute("INSERT OR REPLACE INTO apps (key, package) VALUES (?, ?)", (key, package))
+
+    def forget(self, packages: list[str]) -> int:
+        """Delete the summaries of these apps' screens, and those of no known app (kept before each summary's
+        app was); how many."""
+        marks = ",".join("?" * len(packages))
+        with self._lock, self._db:
+            gone = self._db.execute(f"DELETE FROM summaries WHERE key IN (SELECT key FROM apps WHERE package IN "
+                                    f"({marks})) OR key NOT IN (SELECT key FROM apps)", packages).rowcount
+            self._db.execute(f"DELETE FROM apps WHERE package IN ({marks})", packages)
+        return gone
 
     def close(self) -> None:
         self._db.close()
+
+
+def forget_summaries(home: Path, packages: list[str]) -> int:
+    """Delete the cached LLM summaries of these apps from `<home>/llm_cache.sqlite`; how many."""
+    path = Path(home) / CACHE_FILE
+    if not packages or not path.exists():
+        return 0
+    cache = SummaryCache(path)
+    try:
+        return cache.forget(packages)
+    finally:
+        cache.close()
 
 
 def screen_prompt(ctx: ScreenContext) -> dict:
@@ -179,6 +208,6 @@ class LLMSummarizer:
                 self._fell_back.add(ctx.id)
                 out[ctx.id] = self.fallback.screen(ctx)
                 continue
-            self.cache.put(SummaryCache.key(self.model, ctx), summary)
+            self.cache.put(SummaryCache.key(self.model, ctx), summary, ctx.package)
             out[ctx.id] = summary
         return out

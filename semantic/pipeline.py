@@ -72,7 +72,7 @@ def embed_tasks(store: GraphStore, vectors: VectorStore, embedder: Embedder, row
     for i in range(0, len(todo), 256):
         chunk = todo[i:i + 256]
         started = time.perf_counter()
-        vecs = embedder.embed([r["description"] for r, _, _ in chunk])
+        vecs = embedder.embed([r["description"] for r, _, _ in chunk], apps={r["package"] for r, _, _ in chunk})
         report.embed_seconds += time.perf_counter() - started
         report.embedded_texts += len(chunk)
         points = []

@@ -158,7 +158,7 @@ def prepare(batch: list[ScreenContext], embedder: Embedder, summarizer: Summariz
     report.timed("summaries", started)
     started = time.perf_counter()
     unique = list(dict.fromkeys(texts))  # a screen part is every element's of the screen: embedded once
-    by_text = dict(zip(unique, embedder.embed(unique)))
+    by_text = dict(zip(unique, embedder.embed(unique, apps={ctx.package for ctx in batch})))
     report.embed_seconds += time.perf_counter() - started
     report.embedded_texts += len(unique)
     element_points, screen_points = [], []

@@ -33,7 +33,7 @@ import numpy as np
 from appmem.errors import ConfigError
 from appmem.settings import Settings
 from appmem.semantic.points import COLLECTIONS, TIE_MARGIN, Hit, best, check_kind, package_key
-from appmem.semantic.vectors import VectorStore, open_qdrant
+from appmem.semantic.vectors import VectorStore, open_qdrant, reaching
 
 FORMAT = "appmem-vectors/1"
 
@@ -60,7 +60,8 @@ def publish(vectors: VectorStore, packages: list[str] | None = None) -> list[str
     changed = []
     if vectors.snapshots is not None:
         vectors.snapshots.mkdir(parents=True, exist_ok=True)
-        changed = [p for p in todo if write_snapshot(vectors, p, vectors.snapshots)]
+        with reaching(f"publishing the snapshots of {len(todo)} apps"):
+            changed = [p for p in todo if write_snapshot(vectors, p, vectors.snapshots)]
     vectors.dirty.difference_update(todo)
     return changed
 

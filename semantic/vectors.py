@@ -26,6 +26,8 @@ What a point is, its id and the order hits are cut in: semantic/points.py.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +44,18 @@ if TYPE_CHECKING:
 models = LazyModule("qdrant_client.models")
 
 PAGE = 10_000
+
+
+@contextmanager
+def reaching(doing: str) -> Iterator[None]:
+    """A vector store that does not answer (a server refusing connections or timing out) raises
+    TransientError naming what was being done: its caller retries, or records the work as pending."""
+    from qdrant_client.http.exceptions import ResponseHandlingException
+
+    try:
+        yield
+    except (ResponseHandlingException, ConnectionError, TimeoutError) as exc:
+        raise TransientError(f"the vector store did not answer while {doing}: {exc}") from exc
 
 
 def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
@@ -177,20 +191,18 @@ class VectorStore:
                 models.PointStruct(id=point_id(kind, p.object_id), vector=p.vector, payload=p.payload()))
         with self._write_lock:
             for name, structs in by_collection.items():
-                try:
+                with reaching(f"upserting {len(structs)} points into {name}"):
                     self.client.upsert(name, points=structs, wait=True)
-                except (ConnectionError, TimeoutError) as exc:
-                    raise TransientError(f"upserting {len(structs)} points into {name}: {exc}") from exc
         self.dirty.update(p.package for p in points)
 
     def delete(self, kind: str, object_ids: list[str], packages: list[str] | None = None) -> None:
         if not object_ids:
             return
         selector = models.PointIdsList(points=[point_id(kind, i) for i in object_ids])
-        with self._write_lock:
+        with self._write_lock, reaching(f"deleting {len(object_ids)} points of {kind}"):
             for name, _ in self._targets(kind, packages):
                 self.client.delete(name, points_selector=selector, wait=True)
-        self.dirty.update(packages or self.packages(kind))
+            self.dirty.update(packages or self.packages(kind))
 
     def delete_screens(self, kind: str, screen_ids: list[str], packages: list[str] | None = None) -> None:
         """Remove every point of these screens (before writing their new points); name the
@@ -198,12 +210,12 @@ class VectorStore:
         if not screen_ids:
             return
         condition = models.FieldCondition(key="screen_id", match=models.MatchAny(any=list(screen_ids)))
-        with self._write_lock:
+        with self._write_lock, reaching(f"deleting the {kind} points of {len(screen_ids)} screens"):
             for name, flt in self._targets(kind, packages):
                 must = [condition, *(flt.must if flt else [])]
                 self.client.delete(name, points_selector=models.FilterSelector(filter=models.Filter(must=must)),
                                    wait=True)
-        self.dirty.update(packages or self.packages(kind))
+            self.dirty.update(packages or self.packages(kind))
 
     def delete_packages(self, packages: list[str]) -> None:
         """Remove every point of these apps (a purge)."""

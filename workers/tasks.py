@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 
 from celery import Task
 from celery.signals import worker_ready
@@ -27,7 +28,7 @@ from appmem.agent.pixelruns import PixelFinder
 from appmem.errors import TransientError
 from appmem.ingest import backlog, contributions
 from appmem.ingest.contributions import INGEST_QUEUE, INGEST_TASK
-from appmem.ingest.purge import purge_contributor
+from appmem.ingest.purge import PurgeOptions, purge_contributor
 from appmem.workers.celery_app import app, clients, settings
 from appmem.workers.devices import JobBoard
 from appmem.workers.crawl import EXPLORE_TASK
@@ -85,7 +86,8 @@ def ingest_contribution(self, contribution_id: str) -> dict:
     """A contribution parked by the API (ingest/contributions.py): ingest it, record its status; retried
     through store outages until it is `ingest_retry_max_age_s` old, then held dead."""
     c = clients()
-    purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum)
+    purge = functools.partial(purge_contributor, c.store, c.r, quorum=settings.trust_quorum,
+                              options=PurgeOptions.of(settings))
     try:
         return owned(c.r, c.holder, contribution_id, functools.partial(
             contributions.ingest_contribution, c.store, c.r, contribution_id, purge, settings.ingest_chunk_steps,
@@ -99,6 +101,7 @@ def ingest_contribution(self, contribution_id: str) -> dict:
             contributions.Contributions(c.r).hold(contribution_id, reason)
             return {"status": "dead", "reason": reason}
         log.warning("contribution %s: retry %s in %.1f s: %s", contribution_id, self.request.retries + 1, delay, exc)
+        backlog.mark_sent(c.r, contribution_id, time.time() + delay)  # the reaper waits from when it is due
         raise self.retry(exc=exc, countdown=delay)
 
 
@@ -109,5 +112,5 @@ def _reap_contributions(sender, **_: object) -> None:
         from appmem.stack import Stack
         from appmem.workers.devices import open_redis
 
-        start_reaper(open_redis(Stack(settings).redis_url()),
-                     backlog.sender(app))
+        start_reaper(open_redis(Stack(settings).redis_url()), backlog.sender(app), settings.ingest_resend_s,
+                     settings.ingest_retry_max_age_s)

@@ -123,16 +123,54 @@ def test_a_contribution_parked_but_never_queued_is_queued_by_the_reaper(made_key
 
     record, _ = made_keys("never-queued", "contribute")
     cid = Contributions(redis_db).create("run", record.id, b"{}", sending=True)
+    bounds = (settings.ingest_resend_s, settings.ingest_retry_max_age_s)
     url = Stack(settings).redis_url()
     celery = Celery("reaper-test", broker=url, backend=url)
     try:
-        assert cid not in reap_orphans(redis_db, sender(celery))  # within its grace: the API may still queue it
+        assert cid not in reap_orphans(redis_db, sender(celery), *bounds)  # within its grace: the API may still queue it
         queued = redis_db.llen(INGEST_QUEUE)
         sent_at = float(redis_db.hget(PREFIX + cid, "sending"))
         redis_db.hset(PREFIX + cid, "sending", f"{sent_at - SEND_GRACE_S - 1:.3f}")  # as SEND_GRACE_S later
-        reaped = reap_orphans(redis_db, sender(celery))
+        reaped = reap_orphans(redis_db, sender(celery), *bounds)
         assert cid in reaped and redis_db.hget(PREFIX + cid, "sending") is None
         assert redis_db.llen(INGEST_QUEUE) == queued + len(reaped)
-        assert cid not in reap_orphans(redis_db, sender(celery))  # queued once
+        assert cid not in reap_orphans(redis_db, sender(celery), *bounds)  # queued once
+    finally:
+        celery.close()
+
+
+def test_a_contribution_whose_message_no_worker_took_is_sent_again_by_the_reaper_then_held_dead(
+        made_keys, redis_db, settings):
+    """Queued, and its message lost by the broker (no worker ever takes it): the reaper sends it again once
+    it was due APPMEM_INGEST_RESEND_S ago, once per bound, and holds it dead (with its body, re-queueable)
+    once it is older than APPMEM_INGEST_RETRY_MAX_AGE_S; a contribution a worker holds is left alone."""
+    from appmem.ingest.backlog import mark_sent, queue, sender
+    from appmem.workers.ingest_owner import owner_key, reap_orphans
+
+    record, _ = made_keys("message-lost", "contribute")
+    board = Contributions(redis_db)
+    resend_s, max_age_s = 600, 3600
+    url = Stack(settings).redis_url()
+    celery = Celery("resend-test", broker=url, backend=url)
+    lost = lambda cid: redis_db.lrem(INGEST_QUEUE, 0, next(m for m in redis_db.lrange(INGEST_QUEUE, 0, -1)  # noqa: E731
+                                                           if cid in m))
+    try:
+        cid = queue(board, sender(celery), "run", record.id, b"{}")
+        assert lost(cid) == 1  # the broker lost its message: nothing will ever deliver it
+        reap = lambda: reap_orphans(redis_db, sender(celery), resend_s, max_age_s)  # noqa: E731
+        assert cid not in reap()  # within the bound: it may be waiting behind a backlog
+        sent = float(redis_db.hget(PREFIX + cid, "sent"))
+        mark_sent(redis_db, cid, sent - resend_s - 1)  # as if the bound passed
+        assert cid in reap() and any(cid in m for m in redis_db.lrange(INGEST_QUEUE, 0, -1))
+        assert cid not in reap()  # sent again once: the bound starts again
+        lost(cid)
+        mark_sent(redis_db, cid, sent - resend_s - 1)
+        redis_db.set(owner_key(cid), "a-worker")  # a worker holds it (a long ingest): not resent
+        assert cid not in reap()
+        redis_db.delete(owner_key(cid))
+        redis_db.hset(PREFIX + cid, "queued", f"{time.time() - max_age_s - 1:.3f}")  # and it is past the maximum age
+        assert cid not in reap()
+        assert board.status(cid)["status"] == "dead" and redis_db.sismember(DEAD, cid)
+        assert redis_db.exists(PREFIX + cid + ":body") and board.pending(record.id) == 0
     finally:
         celery.close()

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import threading
 from pathlib import Path
 
 import adbutils
@@ -29,7 +30,7 @@ from appmem.ingest.contributions import MAX_DELIVERIES, PREFIX, Contributions, i
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
 from tests.api.conftest import ACRYLIC, ADFREE, tarball
-from tests.conftest import DROIDBOT, REPO
+from tests.conftest import DROIDBOT, REPO, free_port
 from tests.graph.test_identity import cypher_rows
 from tests.twin_tasks import dump_screen, forged_runs, recorded_tasks, unseen_targets
 from tests.llm_server import reply_json, serve
@@ -72,6 +73,40 @@ def real_run(twins, memory, task: str, serial: str = "twin-0001") -> dict:
 def cli(args: list[str], env: dict, timeout: int = 180) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "appmem.cli", *args], capture_output=True, text=True, env=env,
                           cwd=REPO, timeout=timeout)
+
+
+# ---- 0. what one key sends shows in no other key's counts --------------------------------------------
+
+def test_one_keys_counts_on_a_trusted_edge_show_in_no_read_route_of_another_key(server, twins, memory, keys):
+    """One key sends the recorded "tap About" run five times: its raw counts land on the import's edges (its
+    votes say how many), yet the map, the screens route, the app document and the apps' counts show another
+    key what they showed before (each contributor once, and only at a quorum: graph/votes.py shown_counts;
+    its traces, tasks and states are not counted for others). First in this module: later tests' keys
+    send the recorded path too, and once a quorum of them voted on an edge each voice counts, as plans
+    count it, so a further key's one voice would then show."""
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    screen_id = memory.locate(ACRYLIC, about["before_xml"], None, about["before_activity"]).screen_id
+    raw = lambda: cypher_rows(memory.store, "MATCH (:Screen {id: $id})-[t:TRANSITION]->() "  # noqa: E731
+                                            "RETURN sum(t.observations) AS n", id=screen_id)[0]["n"]
+    reader = key(keys, "plan", "counts-reader")
+
+    def reads() -> tuple:
+        with ApiClient(server, reader) as api:
+            mapped = api.http.get(f"/apps/{ACRYLIC}/map.json").json()["transitions"]
+            listed = [a for a in api.apps() if a["package"] == ACRYLIC]
+            return mapped, api.screen(ACRYLIC, screen_id)["exits"], api.doc(ACRYLIC, 50_000), listed
+
+    before, raw_before = reads(), raw()
+    assert before[1] and all(isinstance(e["observations"], int) for e in before[1])
+    name = "counts-inflater"
+    with ApiClient(server, key(keys, "contribute", name)) as api:
+        ids = [api.contribute({**run, "started": f"2027-12-1{n}T00:00:00Z"}).trace_id for n in range(5)]
+        assert {api.wait_trace(i, 60).model_dump()["status"] for i in ids} == {"done"}
+    assert raw() > raw_before  # the key's counts are on the edges
+    assert reads() == before
+    with ApiClient(server, key(keys, "admin", "counts-purger")) as api:  # later tests count the graph
+        assert api.http.delete(f"/v1/contributors/{keys.find(name).id}").status_code == 200
 
 
 # ---- 1. a run is never lost; one trace contract ---------------------------------------------------
@@ -479,6 +514,56 @@ def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a
     assert journals() == [] and counts() == before
 
 
+def test_a_purge_that_finds_the_vector_store_down_keeps_its_journal_and_the_next_run_deletes_the_points(
+        server, twins, memory, keys, redis_db, settings, stack_env):
+    """Three keys back a screen, summarised and embedded; two are purged as the ingest worker purges (the
+    vectors not its to write), the third by `appmem keys purge` configured with a vector store that does not
+    answer (QDRANT_URL on a port nobody listens on): the graph is purged, the vectors reported pending, the
+    screen's points still there and the journal kept. The next purge of the key (the API, which owns the
+    vectors) deletes them from the journal: the screen is in the graph no more, so nothing else names it."""
+    from appmem.ingest.purge import purge_contributor
+
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
+                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
+    before = counts()
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    step = with_new_button(about, "Wombat regatta")
+    step["after_xml"] = with_new_screen(step["after_xml"], "Numbat lantern")
+    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
+    backers = [keys.create(f"unreachable-{n}", "contribute", 1000) for n in range(3)]
+    for n, (_, secret) in enumerate(backers):
+        with ApiClient(server, secret) as api:
+            body = {**run, "task": "tap Wombat regatta", "steps": [step], "started": f"2027-12-0{n + 1}T00:00:00Z"}
+            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
+    assert forged_screen in points()
+    for record, _ in backers[1:]:
+        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
+            "not touched")
+    last = backers[0][0]
+    down = {**stack_env, "QDRANT_URL": f"http://127.0.0.1:{free_port()}"}
+    purged = cli(["keys", "purge", last.id, "--json"], down)
+    assert purged.returncode == 0, purged.stderr
+    report = json.loads(purged.stdout)
+    assert report["vectors"].startswith("pending") and "did not answer" in report["vectors"], report["vectors"]
+    assert counts() == before  # the graph's steps are done
+    assert not cypher_rows(memory.store, "MATCH (s:Screen {id: $id}) RETURN s.id AS id", id=forged_screen)
+    assert forged_screen in points() and last.contributor in {j["c"] for j in journals()}
+    cache = memory.embedder.cache
+    forged_texts = {cache.key(p["text"]) for kind in ("elements", "screens")  # what was embedded of its words
+                    for _, p in memory.vectors.points(kind, [ACRYLIC]) if p.get("screen_id") == forged_screen}
+    assert forged_texts and set(cache.get(list(forged_texts))) == forged_texts
+    with ApiClient(server, key(keys, "admin", "unreachable-purger")) as api:
+        answers = [api.http.delete(f"/v1/contributors/{record.id}").json() for record, _ in backers]
+    assert [a["vectors"] for a in answers] == ["deleted"] * 3
+    assert answers[0]["cached"]["embeddings"] > 0 and cache.get(list(forged_texts)) == {}  # the cache forgot them
+    assert forged_screen not in points()
+    assert journals() == [] and counts() == before
+
+
 def another_tap(step: dict) -> dict:
     """The step re-written to tap another clickable view of its dump, as the dump shows it: another way."""
     root = etree.fromstring(step["before_xml"].encode())
@@ -766,6 +851,77 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
         kept = " ".join(redis_db.get(k) or "" for k in redis_db.scan_iter("celery-task-meta-*"))
         assert not any(r["report"]["graph_trace_id"] in kept for r in reports)
         assert plan_shape(memory.plan("tap About", ACRYLIC).model_dump()) == plan_shape(plan), point
+
+
+def sent_by(server, twins, memory, secret: str, day: int) -> list[dict]:
+    """A key's runs (a demonstration, a version of its own, forged shortcuts and failures, an outcome of its
+    demonstration), ingested: their reports."""
+    fleet, _ = twins
+    run = real_run(twins, memory, "tap About")["run"]
+    plan = memory.plan("tap About", ACRYLIC).model_dump()
+    at = lambda minute: f"2027-11-{day:02d}T00:{minute:02d}:00Z"  # noqa: E731
+    with ApiClient(server, secret) as api:
+        sent = [{**run, "started": at(0)}, {**run, "started": at(1), "app_version": "9.9"}]
+        sent += [{**r, "started": at(2 + i)}
+                 for i, r in enumerate(forged_runs(fleet["twin-0001"], plan, "tap About", at(0), resent=False))]
+        reports = [api.wait_trace(api.contribute(body).trace_id, 60).model_dump() for body in sent]
+        assert {r["status"] for r in reports} == {"done"}, reports
+        replayed = {**run, "started": at(59), "recalled_task": reports[0]["report"]["task"]}
+        reports.append(api.wait_trace(api.contribute(replayed).trace_id, 60).model_dump())
+        assert reports[-1]["status"] == "done"
+    return reports
+
+
+def killed_when_paused(args: list[str], env: dict, announced: str, timeout: int = 180) -> str:
+    """Run the CLI until it logs `announced` (or `timeout` passes), then kill -9 it: its stderr so far."""
+    proc = subprocess.Popen([sys.executable, "-m", "appmem.cli", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+    deadline = threading.Timer(timeout, proc.kill)  # a purge that never pauses: its stderr ends, the test fails
+    deadline.start()
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if announced in line:
+                break
+    finally:
+        deadline.cancel()
+        proc.kill()  # SIGKILL: no handler of the purge runs, its lock's lease is left to lapse
+        proc.wait()
+        proc.stderr.close()
+    return "".join(seen)
+
+
+@pytest.mark.parametrize("point", ["votes", "tasks"])
+def test_a_purge_process_killed_between_two_steps_and_run_again_restores_the_graph_counts_exactly(
+        server, twins, memory, keys, stack_env, point):
+    """`appmem keys purge` run as a process that waits after a step (APPMEM_PURGE_PAUSE_AFTER) and is
+    killed there; run again (once the killed process's lock lease lapsed), the graph counts are those
+    before the key existed; the journal it left goes once a process that owns the vectors purges."""
+    counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
+    journal = lambda who: cypher_rows(memory.store, "MATCH (j:PurgeJournal {contributor: $c}) "  # noqa: E731
+                                                    "RETURN j.contributor AS c", c=who)
+    before = counts()
+    name = f"killed-after-{point}"
+    record, secret = keys.create(name, "contribute", 1000)
+    sent_by(server, twins, memory, secret, 1 + PURGE_STEPS.index(point))
+    during = counts()
+    assert during["traces"] > before["traces"] and during["votes"] > before["votes"]
+    paused = {**stack_env, "APPMEM_PURGE_PAUSE_AFTER": point, "APPMEM_PURGE_PAUSE_S": "600",
+              "APPMEM_PURGE_LEASE_S": "2"}
+    stderr = killed_when_paused(["keys", "purge", name, "--json"], paused, f"purge paused after step {point!r}")
+    assert f"purge paused after step {point!r}" in stderr, stderr
+    midway = counts()
+    assert midway != before and midway != during, point  # stopped between two steps: some taken back, not all
+    assert midway["votes"] == before["votes"]  # its votes went in one step, with the counts they added
+    assert len(journal(record.contributor)) == 1
+    again = cli(["keys", "purge", name, "--json"], stack_env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["vectors"].startswith("not touched")  # this test process owns the vectors
+    assert counts() == before, point
+    with ApiClient(server, key(keys, "admin", "killed-purger")) as api:
+        assert api.http.delete(f"/v1/contributors/{record.id}").json()["vectors"] == "deleted"
+    assert counts() == before and journal(record.contributor) == []
 
 
 def test_a_contribution_that_fails_after_its_chunks_landed_is_purged_exactly(

@@ -1,13 +1,16 @@
 """One memory across devices, profiles and versions: times, outcomes, screen identity, updates."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 from appmem.graph.migrate import migrate
 from appmem.graph.times import utc_iso
 from appmem.ingest.droidbot import read_recording, recording_trace
 from appmem.ingest.pipeline import ingest_trace
-from tests.conftest import DROIDBOT
+from tests.conftest import DROIDBOT, REPO
 
 
 def cypher_rows(store, query, **params):
@@ -53,6 +56,33 @@ def test_migrate_judges_contribution_only_screens_and_elements_against_the_quoru
                                        "RETURN s.crowd_trusted AS screen, e.crowd_trusted AS element")[0]
     assert trusted == {"screen": True, "element": False}
     assert empty_graph.elements(screen_ids=["old-screen"]) == []  # one key's element: held out
+
+
+def test_migrate_counts_the_screens_of_the_old_id_form_keeps_them_and_retires_what_servers_loaded(
+        empty_graph, redis_client, stack_env):
+    """A screen whose id still holds its app version (written before screen ids lost it) beside one of the
+    current form: `appmem migrate` counts the first, deletes nothing, says to re-import, and moves every
+    app's generation (serving processes drop the graphs, indexes and plans they loaded before)."""
+    from appmem import generations
+    from appmem.formats.ui import stable_id
+    from appmem.graph.screens import id_of
+
+    old, new = stable_id("screen", "org.old.app", "1", "sig-a"), id_of("org.old.app", "sig-b")
+    cypher_rows(empty_graph, "CREATE (a:App {id: 'app-old', package: 'org.old.app', version: '1'}) "
+                             "CREATE (a)-[:HAS_SCREEN]->(:Screen {id: $old, package: 'org.old.app', signature: 'sig-a'}) "
+                             "CREATE (a)-[:HAS_SCREEN]->(:Screen {id: $new, package: 'org.old.app', signature: 'sig-b'})",
+                old=old, new=new)
+    before = generations.current(redis_client, ["org.old.app"])
+    done = subprocess.run([sys.executable, "-m", "appmem.cli", "migrate", "--json"], capture_output=True, text=True,
+                          env=stack_env, cwd=REPO, timeout=180)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["screens"] == {"old_ids": 1} and report["served"] == {"apps_retired": 1}
+    assert generations.current(redis_client, ["org.old.app"]) != before
+    assert {r["id"] for r in cypher_rows(empty_graph, "MATCH (s:Screen) RETURN s.id AS id")} == {old, new}
+    said = subprocess.run([sys.executable, "-m", "appmem.cli", "migrate"], capture_output=True, text=True,
+                          env=stack_env, cwd=REPO, timeout=180)
+    assert said.returncode == 0 and "1 screens have ids of an older appmem" in said.stdout, said.stdout
 
 
 def tiny_state(state_id, rid, package="org.example.app", activity=".Main", text="Go"):

@@ -117,3 +117,16 @@ def test_migrate_joins_a_version_only_contributions_named_to_the_import_that_hol
     assert migrate(empty_graph, quorum=3)["versions"] == {"joined": 1, "empty_aliases": 1}
     assert rows(empty_graph) == [(ALIAS, [], 2)]
     assert migrate(empty_graph, quorum=3)["versions"] == {"joined": 0, "empty_aliases": 0}
+
+
+def test_an_alias_a_contribution_used_is_never_recorded_however_many_keys_use_it(empty_graph):
+    """Three keys' runs under an alias (an APK hash their devices' tools gave) match the screens of a
+    version a crawl reported: each is written under that version, and the alias is recorded nowhere, not
+    even once a quorum used it (an alias names no version: each run is matched by its screens again). An
+    import under the alias records it."""
+    ingest_trace(empty_graph, trace("own-run", "1.0"), chunk_size=10, quorum=3)
+    for n in range(3):
+        ingest_trace(empty_graph, trace(f"k{n}-run", ALIAS, f"k{n}", str(n)), chunk_size=10, quorum=3)
+    assert rows(empty_graph) == [("1.0", [], 4)]
+    ingest_trace(empty_graph, trace("imp", ALIAS, suffix="9"), chunk_size=10, quorum=3)
+    assert rows(empty_graph) == [("1.0", [ALIAS], 5)]

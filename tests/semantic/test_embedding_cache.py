@@ -7,7 +7,7 @@ import numpy as np
 
 from appmem.ingest.droidbot import read_recording, recording_trace
 from appmem.ingest.pipeline import ingest_trace
-from appmem.semantic.embedder import Embedder, VectorCache
+from appmem.semantic.embedder import Embedder, VectorCache, forget_apps
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.summaries import DeterministicSummarizer
 from appmem.semantic.vectors import open_vectors
@@ -64,3 +64,23 @@ def test_a_change_of_model_never_reuses_the_old_vectors(tmp_path):
     embedder.cache = VectorCache(tmp_path / "embeddings.sqlite", embedder.model_id + "|v2")
     assert embedder.embed(["Delete all events"]) == right[:1] and embedder.computed == 3
     assert embedder.query("Delete all events") == right[0]  # agents' tasks never go to the disk cache
+
+
+def test_a_purge_forgets_the_cached_vectors_of_its_apps_texts_those_found_in_the_cache_too(tmp_path):
+    """Texts embedded for two apps, one text of each computed for the other first: forgetting one app
+    (a purge of a key that reported it) deletes every vector its texts used, and those of no known app,
+    and no other; they are computed again when asked for."""
+    embedder = Embedder(tmp_path, threads=2)
+    embedder.embed(["Platypus quiver", "OK"], apps=["com.purged"])
+    embedder.embed(["OK", "Echidna carnival"], apps=["com.kept"])  # "OK" found in the cache: used by both
+    embedder.embed(["Numbat lantern"], apps=["com.kept"])
+    assert (embedder.computed, embedder.cached) == (4, 1)
+    legacy = embedder.cache.key("Kept before owners were")  # a vector cached with no owner: its app unknown
+    embedder.cache.put({legacy: np.ones(embedder.dim, dtype=np.float32)})
+    assert forget_apps(tmp_path, ["com.purged"]) == 3 and embedder.cache.get([legacy]) == {}
+    cache = embedder.cache
+    left = cache.get([cache.key(t) for t in ("Platypus quiver", "OK", "Echidna carnival", "Numbat lantern")])
+    assert set(left) == {cache.key("Echidna carnival"), cache.key("Numbat lantern")}
+    assert forget_apps(tmp_path, ["com.purged"]) == 0 and forget_apps(tmp_path, []) == 0
+    embedder.embed(["OK"], apps=["com.kept"])
+    assert embedder.computed == 5  # computed again, once

@@ -3,8 +3,11 @@ schema-valid replies built from the prompt, caching, retries on 500, 429 and tim
 replies that are no chat completion, a server that trickles its reply, one that echoes the API key."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import logging
+import sqlite3
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -17,7 +20,7 @@ from appmem.ingest.droidbot import read_recording, recording_trace
 from appmem.ingest.pipeline import ingest_trace
 from appmem.semantic.contexts import ScreenContext
 from appmem.semantic.embedder import Embedder
-from appmem.semantic.llm import LLMSummarizer, SummaryCache
+from appmem.semantic.llm import CACHE_FILE, LLMSummarizer, SummaryCache, forget_summaries
 from appmem.semantic.llmclient import MAX_REPLY_BYTES
 from appmem.semantic.pipeline import summarize
 from appmem.semantic.vectors import VectorStore, open_qdrant
@@ -146,6 +149,26 @@ def test_batched_validated_and_cached(fake, client, tmp_path):
     before = fake.requests
     assert again.summarize(contexts(3)) == out
     assert fake.requests == before and again.stats.calls == 0 and again.stats.cached == 3
+
+
+def test_a_purge_forgets_the_cached_summaries_of_its_apps_and_no_others(fake, client, tmp_path):
+    """Summaries of two apps' screens cached in `<home>/llm_cache.sqlite`; forgetting one app (a purge of a
+    key that reported it) deletes its screens' summaries (and any of no known app), which the next run asks
+    the model for again, while the other app's are still answered from the cache."""
+    mine = contexts(2, "m")
+    others = [dataclasses.replace(c, package="com.other") for c in contexts(1, "o")]
+    first = LLMSummarizer(client, "test-model", SummaryCache(tmp_path / CACHE_FILE), batch_elements=4)
+    first.summarize(mine + others)
+    first.cache.close()
+    with contextlib.closing(sqlite3.connect(tmp_path / CACHE_FILE)) as db, db:  # cached before apps were kept
+        db.execute("INSERT INTO summaries (key, body) VALUES ('legacy', '{}')")
+    assert forget_summaries(tmp_path, ["com.app"]) == 3
+    assert forget_summaries(tmp_path, ["com.app"]) == 0 and forget_summaries(tmp_path / "nothing", ["com.app"]) == 0
+    again = LLMSummarizer(client, "test-model", SummaryCache(tmp_path / CACHE_FILE), batch_elements=4)
+    before = fake.requests
+    assert [s.summary for s in again.summarize(mine + others)] == [
+        "LLM summary of Screen 0", "LLM summary of Screen 1", "LLM summary of Screen 0"]
+    assert again.stats.cached == 1 and fake.requests - before == 1  # the two forgotten screens: one request
 
 
 def test_retries_transient_errors_then_succeeds(fake, client, tmp_path, caplog):
