@@ -470,6 +470,35 @@ PURGE_STEPS = ("journal", "votes", "follows", "traces", "tasks", "texts", "leads
                "unbacked")
 
 
+def backed_new_screen(server, twins, memory, keys, redis_db, settings, prefix: str, names: tuple[str, str],
+                      month: int):
+    """Three new keys report a new button (`names[0]`) on About leading to a new screen (`names[1]`), which is
+    summarised and embedded; the last two keys are purged as the ingest worker purges (the vectors are not its
+    to write). The keys, the new screen's id, and readers of the keys' open purge journals and of the app's
+    embedded screens."""
+    from appmem.ingest.purge import purge_contributor
+
+    run = real_run(twins, memory, "tap About")["run"]
+    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
+    step = with_new_button(about, names[0])
+    step["after_xml"] = with_new_screen(step["after_xml"], names[1])
+    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
+    backers = [keys.create(f"{prefix}-{n}", "contribute", 1000) for n in range(3)]
+    for n, (_, secret) in enumerate(backers):
+        with ApiClient(server, secret) as api:
+            body = {**run, "task": f"tap {names[0]}", "steps": [step], "started": f"2027-{month}-0{n + 1}T00:00:00Z"}
+            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
+    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
+    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
+                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
+    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
+    assert forged_screen in points()
+    for record, _ in backers[1:]:
+        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
+            "not touched")
+    return backers, forged_screen, journals, points
+
+
 def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a_stop(
         server, twins, memory, keys, redis_db, settings):
     """A screen (and a control leading to it) that three keys reported, summarised and embedded; two keys
@@ -481,25 +510,9 @@ def test_a_purge_deletes_the_vectors_of_what_it_deleted_from_its_journal_after_a
     from appmem.ingest.purge import purge_contributor
 
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
-    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
-                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
     before = counts()
-    run = real_run(twins, memory, "tap About")["run"]
-    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
-    step = with_new_button(about, "Platypus quiver")
-    step["after_xml"] = with_new_screen(step["after_xml"], "Echidna carnival")
-    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
-    backers = [keys.create(f"embedded-{n}", "contribute", 1000) for n in range(3)]
-    for n, (_, secret) in enumerate(backers):
-        with ApiClient(server, secret) as api:
-            body = {**run, "task": "tap Platypus quiver", "steps": [step], "started": f"2027-10-0{n + 1}T00:00:00Z"}
-            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
-    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
-    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
-    assert forged_screen in points()
-    for record, _ in backers[1:]:  # as the ingest worker purges: the vectors are not its to write
-        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
-            "not touched")
+    backers, forged_screen, journals, points = backed_new_screen(
+        server, twins, memory, keys, redis_db, settings, "embedded", ("Platypus quiver", "Echidna carnival"), 10)
     assert forged_screen in points()
     last = backers[0][0]
     with pytest.raises(Stopped):
@@ -521,28 +534,10 @@ def test_a_purge_that_finds_the_vector_store_down_keeps_its_journal_and_the_next
     answer (QDRANT_URL on a port nobody listens on): the graph is purged, the vectors reported pending, the
     screen's points still there and the journal kept. The next purge of the key (the API, which owns the
     vectors) deletes them from the journal: the screen is in the graph no more, so nothing else names it."""
-    from appmem.ingest.purge import purge_contributor
-
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
-    journals = lambda: cypher_rows(memory.store, "MATCH (j:PurgeJournal) WHERE j.contributor IN $ids "  # noqa: E731
-                                                 "RETURN j.contributor AS c", ids=[r.contributor for r, _ in backers])
     before = counts()
-    run = real_run(twins, memory, "tap About")["run"]
-    about = next(s for s in run["steps"] if s["action"] == "tap" and s["element"] and s["element"]["text"] == "About")
-    step = with_new_button(about, "Wombat regatta")
-    step["after_xml"] = with_new_screen(step["after_xml"], "Numbat lantern")
-    forged_screen = dump_screen(step["after_xml"], step["after_activity"], ACRYLIC, run["app_version"])
-    backers = [keys.create(f"unreachable-{n}", "contribute", 1000) for n in range(3)]
-    for n, (_, secret) in enumerate(backers):
-        with ApiClient(server, secret) as api:
-            body = {**run, "task": "tap Wombat regatta", "steps": [step], "started": f"2027-12-0{n + 1}T00:00:00Z"}
-            assert api.wait_trace(api.contribute(body).trace_id, 60).model_dump()["status"] == "done"
-    summarize(memory.store, memory.vectors, memory.embedder, DeterministicSummarizer(settings.risky_words), [ACRYLIC])
-    points = lambda: {p["screen_id"] for _, p in memory.vectors.points("screens", [ACRYLIC])}  # noqa: E731
-    assert forged_screen in points()
-    for record, _ in backers[1:]:
-        assert purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum)["vectors"].startswith(
-            "not touched")
+    backers, forged_screen, journals, points = backed_new_screen(
+        server, twins, memory, keys, redis_db, settings, "unreachable", ("Wombat regatta", "Numbat lantern"), 12)
     last = backers[0][0]
     down = {**stack_env, "QDRANT_URL": f"http://127.0.0.1:{free_port()}"}
     purged = cli(["keys", "purge", last.id, "--json"], down)
