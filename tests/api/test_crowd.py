@@ -813,24 +813,14 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
     graph counts are those before the key existed, and no journal is left (nothing subtracted twice)."""
     from appmem.ingest.purge import purge_contributor
 
-    fleet, _ = twins
     counts = lambda: memory.store.read("crowd_counts")[0]  # noqa: E731
     journal = lambda who: cypher_rows(memory.store, "MATCH (j:PurgeJournal {contributor: $c}) "  # noqa: E731
                                                     "RETURN j.tasks AS tasks", c=who)
-    run = real_run(twins, memory, "tap About")["run"]
     plan = memory.plan("tap About", ACRYLIC).model_dump()
     before = counts()
     for n, point in enumerate(PURGE_STEPS):
         record, secret = keys.create(f"stopped-{point}", "contribute", 1000)
-        at = lambda minute: f"2027-08-{n + 1:02d}T00:{minute:02d}:00Z"  # noqa: E731
-        with ApiClient(server, secret) as api:
-            sent = [{**run, "started": at(0)}, {**run, "started": at(1), "app_version": "9.9"}]
-            sent += [{**r, "started": at(2 + i)}
-                     for i, r in enumerate(forged_runs(fleet["twin-0001"], plan, "tap About", at(0), resent=False))]
-            reports = [api.wait_trace(api.contribute(body).trace_id, 60).model_dump() for body in sent]
-            assert {r["status"] for r in reports} == {"done"}, reports
-            replayed = {**run, "started": at(59), "recalled_task": reports[0]["report"]["task"]}
-            assert api.wait_trace(api.contribute(replayed).trace_id, 60).model_dump()["status"] == "done"
+        reports = sent_by(server, twins, memory, secret, n + 1, month=8)
         assert counts() != before
         with pytest.raises(Stopped):
             purge_contributor(memory.store, redis_db, record.id, settings.trust_quorum, memory.vectors,
@@ -848,13 +838,13 @@ def test_a_purge_stopped_between_any_two_steps_and_run_again_restores_the_graph_
         assert plan_shape(memory.plan("tap About", ACRYLIC).model_dump()) == plan_shape(plan), point
 
 
-def sent_by(server, twins, memory, secret: str, day: int) -> list[dict]:
+def sent_by(server, twins, memory, secret: str, day: int, month: int = 11) -> list[dict]:
     """A key's runs (a demonstration, a version of its own, forged shortcuts and failures, an outcome of its
     demonstration), ingested: their reports."""
     fleet, _ = twins
     run = real_run(twins, memory, "tap About")["run"]
     plan = memory.plan("tap About", ACRYLIC).model_dump()
-    at = lambda minute: f"2027-11-{day:02d}T00:{minute:02d}:00Z"  # noqa: E731
+    at = lambda minute: f"2027-{month:02d}-{day:02d}T00:{minute:02d}:00Z"  # noqa: E731
     with ApiClient(server, secret) as api:
         sent = [{**run, "started": at(0)}, {**run, "started": at(1), "app_version": "9.9"}]
         sent += [{**r, "started": at(2 + i)}
