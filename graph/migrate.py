@@ -8,6 +8,8 @@ Idempotent: each step finds only what is still in the old form.
   written before has none judged, so each is judged with the configured quorum.
 - versions: a version only contributions named, whose screens an import of unknown
   version holds, joins it as claims (graph/versions.py `join_crowd_versions`).
+- texts: an element's texts have an owner (`text_owner`: a tenant key's are read by its tenant
+  alone); a graph written before gets its first reporter's, found from its backers.
 - screens: screen ids lost their app version (graph/screens.py). A graph written before
   that cannot be converted in place (one screen is a node per version there: merging them
   needs their views); `old_screen_ids` counts such screens, and the answer says to
@@ -46,6 +48,12 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
     return judge_crowd(store, [r["package"] for r in store.read("all_packages")], quorum)
 
 
+def migrate_text_owner(store: GraphStore) -> int:
+    """Give each element written before texts had owners its owner; how many."""
+    rows = store.write("migrate_text_owner")
+    return rows[0]["owned"] if rows else 0  # ArcadeDB: an aggregate over no match may return no row
+
+
 def old_screen_ids(store: GraphStore) -> int:
     """How many screens keep an id of the old form (with their app version): not their signature's."""
     return sum(r["id"] != id_of(r["package"], r["signature"]) for r in store.read("migrate_screen_ids"))
@@ -56,4 +64,4 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "screens": {"old_ids": old_screen_ids(store)}}
+            "texts": {"owned": migrate_text_owner(store)}, "screens": {"old_ids": old_screen_ids(store)}}

@@ -58,6 +58,19 @@ def test_migrate_judges_contribution_only_screens_and_elements_against_the_quoru
     assert empty_graph.elements(screen_ids=["old-screen"]) == []  # one key's element: held out
 
 
+def test_migrate_gives_old_elements_texts_their_first_reporters_owner(empty_graph):
+    """Written before texts had owners: an element a tenant's key reported first (its texts are that tenant's
+    alone once migrated), a public key's, and one a crawl saw after a contribution (no longer crowd-only)."""
+    cypher_rows(empty_graph, "CREATE (:Element {id: 'by-tenant', crowd_only: true, crowd_keys: ['acme/k1', 'k2']}) "
+                             "CREATE (:Element {id: 'by-key', crowd_only: true, crowd_keys: ['k3']}) "
+                             "CREATE (:Element {id: 'crawled', crowd_only: false, crowd_keys: ['acme/k1']})")
+    assert migrate(empty_graph)["texts"] == {"owned": 3}
+    owners = {r["id"]: r["owner"] for r in cypher_rows(
+        empty_graph, "MATCH (e:Element) RETURN e.id AS id, e.text_owner AS owner")}
+    assert owners == {"by-tenant": "acme/k1", "by-key": "k3", "crawled": ""}
+    assert migrate(empty_graph)["texts"] == {"owned": 0}
+
+
 def test_migrate_counts_the_screens_of_the_old_id_form_keeps_them_and_retires_what_servers_loaded(
         empty_graph, redis_client, stack_env):
     """A screen whose id still holds its app version (written before screen ids lost it) beside one of the
