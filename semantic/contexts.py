@@ -157,24 +157,47 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     screens wanted (each in the whole UTG's context; a tenant's view summarises its layer's screens alone)."""
     by_screen = _elements_by_screen(screens, elements)
     by_id = {e.id: e for e in elements}
-    ways = _WaysIn(screens, _incoming(_forward_taps(transitions, by_id)))
-    crumbs = {s.id: ways.breadcrumbs(s.id) for s in screens}
-    arrivals = {s.id: ways.arrivals(s.id, crumbs[s.id]) for s in screens}
-    leads = _Leads(screens, by_screen, arrivals)
+    rank = _content_ranks(screens, by_screen)
+    ordered = sorted(screens, key=lambda s: rank[s.id])
+    ways = _WaysIn(ordered, _incoming(_forward_taps(transitions, by_id), rank))
+    crumbs = {s.id: ways.breadcrumbs(s.id) for s in ordered}
+    arrivals = {s.id: ways.arrivals(s.id, crumbs[s.id]) for s in ordered}
+    leads = _Leads(screens, by_screen, arrivals, rank)
     from_screen: dict[str, list[TransitionRow]] = {}
     for t in transitions:
         if t.source != t.target and t.element_id in by_id:
             from_screen.setdefault(t.source, []).append(t)
-    return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title,
-                          sorted(by_screen.get(s.id, []), key=lambda e: e.id),
+    return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title, by_screen.get(s.id, []),
                           leads.destinations(from_screen.get(s.id, [])), arrivals[s.id], crumbs[s.id])
             for s in screens if only is None or s.id in only]
 
 
+def _element_order(e: Element, package: str) -> tuple:
+    """Where an element stands in its screen, of its content alone: top to bottom, left to right, then its
+    structural key with the app's package left out (resource ids carry it), its id last."""
+    return e.bounds.top, e.bounds.left, e.key.replace(package, ""), e.text, e.content_desc, e.id
+
+
+def _content_ranks(screens: list[ScreenRow], by_screen: dict[str, list[Element]]) -> dict[str, int]:
+    """Each screen's place in an order of what it shows (activity and title with the app's package left out,
+    then its elements' places and texts), its id last. Everything a context says is made in this order, never in
+    that of the ids: ids hash the package, and a renamed copy of an app (the same screens under another
+    package) must get the very same texts, which the content-keyed vector cache then embeds once."""
+    def content(s: ScreenRow) -> tuple:
+        return (s.activity.replace(s.package, ""), s.title.replace(s.package, ""),
+                [_element_order(e, s.package)[:-1] for e in by_screen.get(s.id, [])], s.id)
+
+    return {s.id: i for i, s in enumerate(sorted(screens, key=content))}
+
+
 def _elements_by_screen(screens: list[ScreenRow], elements: list[Element]) -> dict[str, list[Element]]:
+    """Each screen's elements, in screen order (`_element_order`)."""
     by_screen: dict[str, list[Element]] = {s.id: [] for s in screens}
     for e in elements:
         by_screen.setdefault(e.screen_id, []).append(e)
+    package = {s.id: s.package for s in screens}
+    for sid, els in by_screen.items():
+        els.sort(key=lambda e: _element_order(e, package.get(sid, "")))
     return by_screen
 
 
@@ -189,9 +212,10 @@ def _forward_taps(transitions: list[TransitionRow], by_id: dict[str, Element]) -
     return edges
 
 
-def _incoming(edges: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, str]]]:
-    """Per screen, the (source, label) taps that are ways into it: going back shows an earlier screen,
-    and confirming a dialog returns to the screen that opened it; neither says anything about it."""
+def _incoming(edges: list[tuple[str, str, str]], rank: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
+    """Per screen, the (source, label) taps that are ways into it, in the order of the sources' `rank`:
+    going back shows an earlier screen, and confirming a dialog returns to the screen that opened it;
+    neither says anything about it."""
     forward: dict[str, set[str]] = {}
     for source, target, _ in edges:
         forward.setdefault(source, set()).add(target)
@@ -207,6 +231,8 @@ def _incoming(edges: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, st
         if low in BACK_WORDS or (low in OPAQUE_ARRIVALS and opens(target, source)):
             continue
         incoming.setdefault(target, []).append((source, label))
+    for sources in incoming.values():
+        sources.sort(key=lambda sl: (rank.get(sl[0], len(rank)), sl[1]))
     return incoming
 
 
@@ -241,7 +267,8 @@ class _WaysIn:
 
     def arrivals(self, screen_id: str, crumbs: list[list[str]]) -> list[str]:
         """Named by the way in from nearest an entry screen first, then by the most frequent."""
-        frequent = [label for label, _ in self.purposes(screen_id, 0, frozenset({screen_id})).most_common(3)]
+        counts = self.purposes(screen_id, 0, frozenset({screen_id}))
+        frequent = sorted(counts, key=lambda label: (-counts[label], label))[:3]
         return list(dict.fromkeys([p[-1] for p in crumbs] + frequent))[:3]
 
     def purposes(self, screen_id: str, depth: int, seen: frozenset[str]) -> Counter[str]:
@@ -274,7 +301,7 @@ class _WaysIn:
                     path = prefix + step
                     if path and len(set(path)) == len(path):
                         found[path] = min(found.get(path, self.far), start)
-            ranked = sorted(found.items(), key=lambda kv: (kv[1] + len(kv[0]), len(kv[0])))
+            ranked = sorted(found.items(), key=lambda kv: (kv[1] + len(kv[0]), len(kv[0]), kv[0]))
             self.memo[(screen_id, steps)] = [(start, path) for path, start in ranked[:PATHS]] or \
                 [(self.distance.get(screen_id, self.far), ())]
         return self.memo[(screen_id, steps)]
@@ -284,7 +311,9 @@ class _Leads:
     """Where a screen's elements lead: each destination named by its arrival (else its title) and shown
     by its most distinctive labels, worked out once per destination."""
 
-    def __init__(self, screens: list[ScreenRow], by_screen: dict[str, list[Element]], arrivals: dict[str, list[str]]):
+    def __init__(self, screens: list[ScreenRow], by_screen: dict[str, list[Element]], arrivals: dict[str, list[str]],
+                 rank: dict[str, int]):
+        self.rank = rank
         self.labels = {sid: [label_of(e) for e in els] for sid, els in by_screen.items()}
         self.counts: Counter[str] = Counter(l for ls in self.labels.values() for l in set(ls))
         self.titles = {s.id: s.title for s in screens}
@@ -304,7 +333,8 @@ class _Leads:
             if all(d.screen_id != t.target for d in dest):
                 name = (self.arrivals.get(t.target) or [self.titles.get(t.target, "")])[0]
                 dest.append(Destination(t.target, name, list(self.texts(t.target)), t.action))
-        return {k: sorted(v, key=lambda d: d.screen_id) for k, v in sorted(out.items())}
+        far = len(self.rank)
+        return {k: sorted(v, key=lambda d: (self.rank.get(d.screen_id, far), d.screen_id)) for k, v in sorted(out.items())}
 
 
 def distinctive_texts(labels: list[str], app_counts: Counter[str], limit: int = 4) -> list[str]:

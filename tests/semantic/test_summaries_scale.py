@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from appmem.graph import vocabulary
+from appmem.formats.ui import Bounds
 from appmem.graph.model import Element
 from appmem.semantic import contexts, summaries
 from appmem.semantic.contexts import ScreenRow, TransitionRow, build_contexts
@@ -12,15 +13,20 @@ from appmem.semantic.summaries import COMPLETES, DeterministicSummarizer
 
 
 def options_dialog(n: int, label=lambda i: f"Option {i}"):
-    """A list screen whose 'Sound' row opens a dialog of `n` choices, an input, a Cancel and an OK."""
+    """A list screen whose 'Sound' row opens a dialog of an input above `n` choices, then a Cancel and an OK."""
+    def row(i: int) -> Bounds:
+        return Bounds(0, 10 * i, 100, 10 * i + 10)
+
     screens = [ScreenRow("list", "app", "1", "Main", "Sounds"), ScreenRow("dialog", "app", "1", "Main", "Pick one")]
     elements = [Element("open", "list", class_name="android.widget.Button", text="Sound", flags=["clickable"])]
     elements += [Element(f"o{i:04d}", "dialog", class_name="android.widget.RadioButton", text=label(i),
-                         flags=["checkable", "clickable"]) for i in range(n)]
+                         bounds=row(i + 1), flags=["checkable", "clickable"]) for i in range(n)]
     elements += [Element("name", "dialog", class_name="android.widget.EditText", resource_id="app:id/sound_name",
-                         flags=["editable"]),
-                 Element("no", "dialog", class_name="android.widget.Button", text="Cancel", flags=["clickable"]),
-                 Element("ok", "dialog", class_name="android.widget.Button", text="OK", flags=["clickable"])]
+                         bounds=row(0), flags=["editable"]),
+                 Element("no", "dialog", class_name="android.widget.Button", text="Cancel", bounds=row(n + 1),
+                         flags=["clickable"]),
+                 Element("ok", "dialog", class_name="android.widget.Button", text="OK", bounds=row(n + 2),
+                         flags=["clickable"])]
     return build_contexts(screens, elements, [TransitionRow("list", "dialog", "open")])
 
 
@@ -67,7 +73,7 @@ def test_a_confirm_on_a_big_dialog_completes_its_first_options_in_screen_order()
     out = summary_of(options_dialog(300))
     ok = out["ok"]
     assert len(ok.completes) == COMPLETES
-    # the elements in id order (semantic/contexts.py): the input's id comes before the options'
+    # the elements in screen order (semantic/contexts.py): the input stands above the options
     assert ok.completes[:3] == ["Sound › OK", "Pick one (Sound): save", "Sound: enter the sound name and save"]
     assert ok.completes[3:6] == ["set Sound to 'Option 0'", "Sound: choose 'Option 0' and save",
                                  "set Sound to 'Option 1'"]
