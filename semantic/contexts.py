@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from appmem.formats.ui import stable_id
 from appmem.graph.model import Element
 from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of, role_of
 
@@ -84,7 +85,7 @@ class ElementFacts:
 @dataclass(frozen=True)
 class ScreenFacts:
     """A screen's derived facts: its title in plain words, its name (what it is for), its elements' facts in
-    screen order, their lower-cased labels, whether it is a list of options and whether a button confirms it."""
+    the context's order, their lower-cased labels, whether it is a list of options and whether a button confirms it."""
 
     title: str
     name: str
@@ -172,32 +173,35 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
             for s in screens if only is None or s.id in only]
 
 
-def _element_order(e: Element, package: str) -> tuple:
-    """Where an element stands in its screen, of its content alone: top to bottom, left to right, then its
-    structural key with the app's package left out (resource ids carry it), its id last."""
-    return e.bounds.top, e.bounds.left, e.key.replace(package, ""), e.text, e.content_desc, e.id
+def _content_key(e: Element, package: str) -> str:
+    """An element's key of its content alone: its structural key with the app's package left out (resource ids
+    carry it), its texts and place, hashed (an order by it is as arbitrary as one by id, but the same in every
+    copy)."""
+    b = e.bounds
+    return stable_id(e.key.replace(package, ""), e.text, e.content_desc, b.left, b.top, b.right, b.bottom)
 
 
 def _content_ranks(screens: list[ScreenRow], by_screen: dict[str, list[Element]]) -> dict[str, int]:
-    """Each screen's place in an order of what it shows (activity and title with the app's package left out,
-    then its elements' places and texts), its id last. Everything a context says is made in this order, never in
-    that of the ids: ids hash the package, and a renamed copy of an app (the same screens under another
-    package) must get the very same texts, which the content-keyed vector cache then embeds once."""
-    def content(s: ScreenRow) -> tuple:
-        return (s.activity.replace(s.package, ""), s.title.replace(s.package, ""),
-                [_element_order(e, s.package)[:-1] for e in by_screen.get(s.id, [])], s.id)
+    """Each screen's place in an order of what it shows (its activity and title with the app's package left out,
+    its elements' content keys, hashed), its id last. Whatever a context says is made in this order, or in the
+    elements' `_content_key` order, never in that of the ids: ids hash the package, and a renamed copy of an
+    app (the same screens under another package) must get the very same texts, which the content-keyed vector
+    cache then embeds once."""
+    def content(s: ScreenRow) -> tuple[str, str]:
+        keys = [_content_key(e, s.package) for e in by_screen.get(s.id, [])]
+        return stable_id(s.activity.replace(s.package, ""), s.title.replace(s.package, ""), *keys), s.id
 
     return {s.id: i for i, s in enumerate(sorted(screens, key=content))}
 
 
 def _elements_by_screen(screens: list[ScreenRow], elements: list[Element]) -> dict[str, list[Element]]:
-    """Each screen's elements, in screen order (`_element_order`)."""
+    """Each screen's elements, in the order of their content keys (`_content_key`), then their ids."""
     by_screen: dict[str, list[Element]] = {s.id: [] for s in screens}
     for e in elements:
         by_screen.setdefault(e.screen_id, []).append(e)
     package = {s.id: s.package for s in screens}
     for sid, els in by_screen.items():
-        els.sort(key=lambda e: _element_order(e, package.get(sid, "")))
+        els.sort(key=lambda e: (_content_key(e, package.get(sid, "")), e.id))
     return by_screen
 
 
@@ -232,7 +236,7 @@ def _incoming(edges: list[tuple[str, str, str]], rank: dict[str, int]) -> dict[s
             continue
         incoming.setdefault(target, []).append((source, label))
     for sources in incoming.values():
-        sources.sort(key=lambda sl: (rank.get(sl[0], len(rank)), sl[1]))
+        sources.sort(key=lambda way: (rank.get(way[0], len(rank)), way[1]))
     return incoming
 
 
@@ -267,8 +271,7 @@ class _WaysIn:
 
     def arrivals(self, screen_id: str, crumbs: list[list[str]]) -> list[str]:
         """Named by the way in from nearest an entry screen first, then by the most frequent."""
-        counts = self.purposes(screen_id, 0, frozenset({screen_id}))
-        frequent = sorted(counts, key=lambda label: (-counts[label], label))[:3]
+        frequent = [label for label, _ in self.purposes(screen_id, 0, frozenset({screen_id})).most_common(3)]
         return list(dict.fromkeys([p[-1] for p in crumbs] + frequent))[:3]
 
     def purposes(self, screen_id: str, depth: int, seen: frozenset[str]) -> Counter[str]:
@@ -301,7 +304,7 @@ class _WaysIn:
                     path = prefix + step
                     if path and len(set(path)) == len(path):
                         found[path] = min(found.get(path, self.far), start)
-            ranked = sorted(found.items(), key=lambda kv: (kv[1] + len(kv[0]), len(kv[0]), kv[0]))
+            ranked = sorted(found.items(), key=lambda kv: (kv[1] + len(kv[0]), len(kv[0])))
             self.memo[(screen_id, steps)] = [(start, path) for path, start in ranked[:PATHS]] or \
                 [(self.distance.get(screen_id, self.far), ())]
         return self.memo[(screen_id, steps)]
