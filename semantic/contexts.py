@@ -217,9 +217,10 @@ def _forward_taps(transitions: list[TransitionRow], by_id: dict[str, Element]) -
 
 
 def _incoming(edges: list[tuple[str, str, str]], rank: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
-    """Per screen, the (source, label) taps that are ways into it, in the order of the sources' `rank`:
-    going back shows an earlier screen, and confirming a dialog returns to the screen that opened it;
-    neither says anything about it."""
+    """Per screen, the (source, label) taps that are ways into it: going back shows an earlier screen, and
+    confirming a dialog returns to the screen that opened it; neither says anything about it. In order: the
+    taps from screens it does not open itself first (a call's 'End call' returns to the contact it was made
+    from: a way back, not what the contact's page is for), then by the sources' `rank` and the labels."""
     forward: dict[str, set[str]] = {}
     for source, target, _ in edges:
         forward.setdefault(source, set()).add(target)
@@ -235,8 +236,8 @@ def _incoming(edges: list[tuple[str, str, str]], rank: dict[str, int]) -> dict[s
         if low in BACK_WORDS or (low in OPAQUE_ARRIVALS and opens(target, source)):
             continue
         incoming.setdefault(target, []).append((source, label))
-    for sources in incoming.values():
-        sources.sort(key=lambda way: (rank.get(way[0], len(rank)), way[1]))
+    for target, sources in incoming.items():
+        sources.sort(key=lambda way: (opens(target, way[0]), rank.get(way[0], len(rank)), way[1]))
     return incoming
 
 
