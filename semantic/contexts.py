@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from appmem.formats.ui import stable_id
 from appmem.graph.model import Element
 from appmem.graph.vocabulary import BACK_WORDS, CONFIRM_WORDS, head, humanize, label_of, role_of
 
@@ -86,7 +87,7 @@ class ElementFacts:
 @dataclass(frozen=True)
 class ScreenFacts:
     """A screen's derived facts: its title in plain words, its name (what it is for), its elements' facts in
-    screen order, their lower-cased labels, whether it is a list of options and whether a button confirms it."""
+    the context's order, their lower-cased labels, whether it is a list of options and whether a button confirms it."""
 
     title: str
     name: str
@@ -159,10 +160,12 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     screens wanted (each in the whole UTG's context; a tenant's view summarises its layer's screens alone)."""
     by_screen = _elements_by_screen(screens, elements)
     by_id = {e.id: e for e in elements}
-    ways = _WaysIn(screens, _incoming(_forward_taps(transitions, by_id)))
-    crumbs = {s.id: ways.breadcrumbs(s.id) for s in screens}
-    arrivals = {s.id: ways.arrivals(s.id, crumbs[s.id]) for s in screens}
-    leads = _Leads(screens, by_screen, arrivals)
+    rank = _content_ranks(screens, by_screen)
+    ordered = sorted(screens, key=lambda s: rank[s.id])
+    ways = _WaysIn(ordered, _incoming(_forward_taps(transitions, by_id), rank))
+    crumbs = {s.id: ways.breadcrumbs(s.id) for s in ordered}
+    arrivals = {s.id: ways.arrivals(s.id, crumbs[s.id]) for s in ordered}
+    leads = _Leads(screens, by_screen, arrivals, rank)
     from_screen: dict[str, list[TransitionRow]] = {}
     stays: dict[str, set[str]] = {}
     for t in transitions:
@@ -171,17 +174,41 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
                 from_screen.setdefault(t.source, []).append(t)
             else:
                 stays.setdefault(t.source, set()).add(t.element_id)
-    return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title,
-                          sorted(by_screen.get(s.id, []), key=lambda e: e.id),
+    return [ScreenContext(s.id, s.package, s.app_version, s.activity, s.title, by_screen.get(s.id, []),
                           leads.destinations(from_screen.get(s.id, [])), arrivals[s.id], crumbs[s.id],
                           sorted(stays.get(s.id, ())))
             for s in screens if only is None or s.id in only]
 
 
+def _content_key(e: Element, package: str) -> str:
+    """An element's key of its content alone: its structural key with the app's package left out (resource ids
+    carry it), its texts and place, hashed (an order by it is as arbitrary as one by id, but the same in every
+    copy)."""
+    b = e.bounds
+    return stable_id(e.key.replace(package, ""), e.text, e.content_desc, b.left, b.top, b.right, b.bottom)
+
+
+def _content_ranks(screens: list[ScreenRow], by_screen: dict[str, list[Element]]) -> dict[str, int]:
+    """Each screen's place in an order of what it shows (its activity and title with the app's package left out,
+    its elements' content keys, hashed), its id last. Whatever a context says is made in this order, or in the
+    elements' `_content_key` order, never in that of the ids: ids hash the package, and a renamed copy of an
+    app (the same screens under another package) must get the very same texts, which the content-keyed vector
+    cache then embeds once."""
+    def content(s: ScreenRow) -> tuple[str, str]:
+        keys = [_content_key(e, s.package) for e in by_screen.get(s.id, [])]
+        return stable_id(s.activity.replace(s.package, ""), s.title.replace(s.package, ""), *keys), s.id
+
+    return {s.id: i for i, s in enumerate(sorted(screens, key=content))}
+
+
 def _elements_by_screen(screens: list[ScreenRow], elements: list[Element]) -> dict[str, list[Element]]:
+    """Each screen's elements, in the order of their content keys (`_content_key`), then their ids."""
     by_screen: dict[str, list[Element]] = {s.id: [] for s in screens}
     for e in elements:
         by_screen.setdefault(e.screen_id, []).append(e)
+    package = {s.id: s.package for s in screens}
+    for sid, els in by_screen.items():
+        els.sort(key=lambda e: (_content_key(e, package.get(sid, "")), e.id))
     return by_screen
 
 
@@ -196,9 +223,11 @@ def _forward_taps(transitions: list[TransitionRow], by_id: dict[str, Element]) -
     return edges
 
 
-def _incoming(edges: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, str]]]:
-    """Per screen, the (source, label) taps that are ways into it: going back shows an earlier screen,
-    and confirming a dialog returns to the screen that opened it; neither says anything about it."""
+def _incoming(edges: list[tuple[str, str, str]], rank: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
+    """Per screen, the (source, label) taps that are ways into it: going back shows an earlier screen, and
+    confirming a dialog returns to the screen that opened it; neither says anything about it. In order: the
+    taps from screens it does not open itself first (a call's 'End call' returns to the contact it was made
+    from: a way back, not what the contact's page is for), then by the sources' `rank` and the labels."""
     forward: dict[str, set[str]] = {}
     for source, target, _ in edges:
         forward.setdefault(source, set()).add(target)
@@ -214,6 +243,8 @@ def _incoming(edges: list[tuple[str, str, str]]) -> dict[str, list[tuple[str, st
         if low in BACK_WORDS or (low in OPAQUE_ARRIVALS and opens(target, source)):
             continue
         incoming.setdefault(target, []).append((source, label))
+    for target, sources in incoming.items():
+        sources.sort(key=lambda way: (opens(target, way[0]), rank.get(way[0], len(rank)), way[1]))
     return incoming
 
 
@@ -291,7 +322,9 @@ class _Leads:
     """Where a screen's elements lead: each destination named by its arrival (else its title) and shown
     by its most distinctive labels, worked out once per destination."""
 
-    def __init__(self, screens: list[ScreenRow], by_screen: dict[str, list[Element]], arrivals: dict[str, list[str]]):
+    def __init__(self, screens: list[ScreenRow], by_screen: dict[str, list[Element]], arrivals: dict[str, list[str]],
+                 rank: dict[str, int]):
+        self.rank = rank
         self.labels = {sid: [label_of(e) for e in els] for sid, els in by_screen.items()}
         self.counts: Counter[str] = Counter(l for ls in self.labels.values() for l in set(ls))
         self.titles = {s.id: s.title for s in screens}
@@ -311,7 +344,8 @@ class _Leads:
             if all(d.screen_id != t.target for d in dest):
                 name = (self.arrivals.get(t.target) or [self.titles.get(t.target, "")])[0]
                 dest.append(Destination(t.target, name, list(self.texts(t.target)), t.action))
-        return {k: sorted(v, key=lambda d: d.screen_id) for k, v in sorted(out.items())}
+        far = len(self.rank)
+        return {k: sorted(v, key=lambda d: (self.rank.get(d.screen_id, far), d.screen_id)) for k, v in sorted(out.items())}
 
 
 def distinctive_texts(labels: list[str], app_counts: Counter[str], limit: int = 4) -> list[str]:

@@ -35,3 +35,12 @@ def test_apps_are_shared_folder_names_or_droidbot_folder_paths(tmp_path):
     assert [p.name for p in droidbot_folders(f"{name}, {folder}")] == [name, "recording"]
     with pytest.raises(argparse.ArgumentTypeError, match=name):  # the message lists the names that are allowed
         droidbot_folders(str(tmp_path))
+
+
+def test_buildcli_sizes_are_increasing_app_counts():
+    from appmem.bench.buildcli import sizes
+
+    assert sizes("6,30,120") == [6, 30, 120]
+    for bad in ("30,6", "6,6", "", "0"):
+        with pytest.raises(ValueError):
+            sizes(bad)

@@ -7,6 +7,7 @@ import pytest
 
 from appmem.semantic.lexical import stem, terms
 from appmem.semantic.ranking import ElementIndex
+from appmem.formats.ui import stable_id
 from appmem.graph.model import Element
 from appmem.graph.vocabulary import humanize, id_words, label_of, role_of
 from appmem.semantic.contexts import ScreenRow, TransitionRow, build_contexts
@@ -158,3 +159,46 @@ def test_an_action_button_does_not_complete_the_values_a_page_shows():
     assert not any("a number" in c for c in out["delete"].completes + out["share"].completes), \
         (out["delete"].completes, out["share"].completes)
     assert "Customize colors: set Theme to 'Dark' and save" in out["save"].completes
+
+
+
+def contacts(package: str, call_activity: str = "Call"):
+    """A home screen opening a contact list, two contacts' pages, and a call screen that a dialer (another entry)
+    opens too, under `package`. Ids hash the package, as the graph's do: a renamed copy of the app has the same
+    screens under other ids."""
+    def i(name: str) -> str:
+        return stable_id(package, name)
+
+    screens = [ScreenRow(i(s), package, "1", f"{package}.{a}", t) for s, a, t in
+               [("home", "Home", "Home"), ("list", "Main", "Contacts"), ("alice", "Detail", "Alice"), ("bob", "Detail", "Bob"),
+                ("dialer", "Dialer", "Phone"), ("call", call_activity, "")]]
+    buttons = [("home", "c", "Contacts"), ("list", "a", "Alice"), ("list", "b", "Bob"), ("alice", "ca", "Call contact"),
+               ("bob", "cb", "Call contact"), ("dialer", "d", "Call"), ("call", "end", "End call")]
+    elements = [el(i(e), i(s), rid=f"{package}:id/{e}", desc=t) for s, e, t in buttons]
+    links = [("home", "list", "c"), ("list", "alice", "a"), ("list", "bob", "b"), ("alice", "call", "ca"),
+             ("bob", "call", "cb"), ("dialer", "call", "d"), ("call", "alice", "end")]
+    return build_contexts(screens, elements, [TransitionRow(i(a), i(b), i(e)) for a, b, e in links])
+
+
+def texts_of(contexts) -> list[str]:
+    summaries = DeterministicSummarizer().summarize(contexts)
+    return [s.summary for s in summaries] + [t for s in summaries for e in s.elements
+                                              for t in (e.simulated_task, *e.completes)]
+
+
+@pytest.mark.parametrize("package", ["com.copy.people", "net.other.book", "a.b"])
+def test_a_renamed_copy_of_an_app_says_the_same(package):
+    """Contexts are made in an order of what screens show, never of ids: the embedded texts of a copy are the
+    original's, so the content-keyed vector cache embeds them once."""
+    original, copy = contacts("org.example.contacts"), contacts(package)
+    assert texts_of(copy) == texts_of(original)
+    assert [(c.arrivals, c.paths) for c in copy] == [(c.arrivals, c.paths) for c in original]
+
+
+@pytest.mark.parametrize("call_activity", ["Call", "InCall", "Dialer", "Phone", "Voice"])
+def test_a_way_back_does_not_name_the_screen_it_returns_to(call_activity):
+    # Alice's page is reached as "Contacts › Alice" and as "Call › End call" (two taps from an entry each);
+    # ending a call that Alice's page opened returns there: a way back, not what the page is for
+    package = "org.example.contacts"
+    alice = next(c for c in contacts(package, call_activity) if c.id == stable_id(package, "alice"))
+    assert alice.arrivals[0] == "Alice" and alice.paths[0] == ["Contacts", "Alice"]

@@ -63,16 +63,23 @@ def test_screen_facts_are_worked_out_once_per_screen():
     assert facts.of_element(stranger).label == "Elsewhere", "an element of another screen is read, not looked up"
 
 
-def test_a_confirm_on_a_big_dialog_completes_its_first_options_in_screen_order():
-    out = summary_of(options_dialog(300))
+def test_a_confirm_on_a_big_dialog_completes_its_first_options_in_context_order():
+    ctxs = options_dialog(300)
+    out = summary_of(ctxs)
     ok = out["ok"]
     assert len(ok.completes) == COMPLETES
-    # the elements in id order (semantic/contexts.py): the input's id comes before the options'
-    assert ok.completes[:3] == ["Sound › OK", "Pick one (Sound): save", "Sound: enter the sound name and save"]
-    assert ok.completes[3:6] == ["set Sound to 'Option 0'", "Sound: choose 'Option 0' and save",
-                                 "set Sound to 'Option 1'"]
-    assert ok.completes[-1] == "set Sound to 'Option 18'"
-    assert ok.simulated_task == "confirm Sound (Pick one): sound name, Option 0, Option 1, Option 2 (tap 'OK')"
+    # the elements in the context's order (semantic/contexts.py: by their content, never by id)
+    dialog = next(c for c in ctxs if c.id == "dialog")
+    entries, names = [], []
+    for e in dialog.elements:
+        if e.id == "name":
+            entries.append("Sound: enter the sound name and save")
+            names.append("sound name")
+        elif e.id.startswith("o"):
+            entries += [f"set Sound to '{e.text}'", f"Sound: choose '{e.text}' and save"]
+            names.append(e.text)
+    assert ok.completes == (["Sound › OK", "Pick one (Sound): save"] + entries)[:COMPLETES]
+    assert ok.simulated_task == f"confirm Sound (Pick one): {', '.join(names[:4])} (tap 'OK')"
     assert out["o0299"].simulated_task == "select 'Option 299' in the Sound list, then confirm"
     assert out["name"].parameter.name == "sound_name"
     assert out["no"].simulated_task == "cancel: leave Sound without changes" and not out["no"].completes
@@ -82,9 +89,9 @@ def test_a_confirm_lists_a_repeated_name_once_and_never_its_own():
     # every option shows one of three names: the OK's details are those names, each once
     out = summary_of(options_dialog(200, lambda i: ("Low", "High", "OK")[i % 3]))
     ok = out["ok"]
-    assert ok.simulated_task == "confirm Sound (Pick one): sound name, Low, High (tap 'OK')", \
-        "confirm words are no detail"
-    assert ok.completes[3:6] == ["set Sound to 'Low'", "Sound: choose 'Low' and save", "set Sound to 'High'"]
+    details = ok.simulated_task.removeprefix("confirm Sound (Pick one): ").removesuffix(" (tap 'OK')")
+    assert sorted(details.split(", ")) == ["High", "Low", "sound name"], "confirm words are no detail"
+    assert {"set Sound to 'Low'", "Sound: choose 'Low' and save", "set Sound to 'High'"} <= set(ok.completes)
     assert len(ok.completes) == len(set(ok.completes)) == 9  # 3 names x 2 + breadcrumb + title + the input
     # two buttons named alike: each lists the other's name; a name only the button has is not its detail
     screens = [ScreenRow("list", "app", "1", "Main", "Notes"), ScreenRow("ask", "app", "1", "Main", "Delete it?")]
