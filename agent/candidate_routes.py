@@ -58,14 +58,15 @@ def quietest(out: list[RouteCandidate], config: PlannerConfig) -> list[RouteCand
     is no way round: its hops mostly land elsewhere (screens memory cannot tell apart by the state the change
     sets, such as an app's language). A route with more changes is kept when it is likelier to land than every
     quieter one by `change_odds` (PlannerConfig; ln odds) per extra change; then the quietest of those."""
-    while out:
-        fewest = min(unasked(c) for c in out)
-        surest = max(lands(c) for c in out if unasked(c) == fewest)
-        likelier = [c for c in out if lands(c) - config.change_odds * (unasked(c) - fewest) > surest]
+    rated = [(c, unasked(c), lands(c)) for c in out]  # each candidate's changes and landing, read once
+    while rated:
+        fewest = min(changes for _, changes, _ in rated)
+        surest = max(land for _, changes, land in rated if changes == fewest)
+        likelier = [r for r in rated if r[2] - config.change_odds * (r[1] - fewest) > surest]
         if not likelier:
-            return [c for c in out if unasked(c) == fewest]
-        out = likelier
-    return out
+            return [c for c, changes, _ in rated if changes == fewest]
+        rated = likelier
+    return []
 
 
 def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],

@@ -123,7 +123,9 @@ class Composer(PlanSteps):
             return coverage(label(e), self.task.words) if e is not None else 0.0
 
         same = [x for x in self.graph.edges.get(edge.source, ()) if x.target == edge.target and x.action == edge.action]
-        best = max(same, key=said_by, default=edge)
+        if not same or (len(same) == 1 and same[0] == edge):
+            return edge  # no other control leads there
+        best = max(same, key=said_by)
         return best if said_by(best) > said_by(edge) else edge
 
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
