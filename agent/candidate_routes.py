@@ -74,10 +74,12 @@ def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Eleme
     """Routes to `target` through a control the task names before it names the target, where the cheapest
     `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""
     goal = position(label(target), parsed.words)
+    passed = {(e.source, e.element_id, e.target) for e in route}  # an edge of the route has these of its fields
     out = []
     for hop in named:
         way = graph.elements[hop.element_id]
-        if hop in route or hop.element_id == target.id or position(label(way), parsed.words) >= goal \
+        if hop.element_id == target.id or ((hop.source, hop.element_id, hop.target) in passed and hop in route) \
+                or position(label(way), parsed.words) >= goal \
                 or all(any(alike(s, t) for t in told) for s in content_stems(label(way))):
             continue
         to_hop, from_hop = graph.route(origin, hop.source), graph.route(hop.target, target.screen_id)
