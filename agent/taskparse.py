@@ -130,9 +130,11 @@ def parse_task(text: str, config: PlannerConfig = DEFAULT) -> ParsedTask:
     return task
 
 
-def content_stems(text: str) -> list[str]:
-    """Stems of a label's content words (numbers kept: '30 minutes' is not '5 minutes')."""
-    return [stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+@lru_cache(maxsize=65536)
+def content_stems(text: str) -> tuple[str, ...]:
+    """Stems of a label's content words (numbers kept: '30 minutes' is not '5 minutes'); a plan reads each label's
+    many times."""
+    return tuple(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 
 @lru_cache(maxsize=65536)
