@@ -19,7 +19,7 @@ from appmem.agent.screenwork import is_confirm, label, role
 from appmem.graph.model import Element
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
-from appmem.graph.vocabulary import BACK_WORDS
+from appmem.graph.vocabulary import BACK_WORDS, confirm_needed
 from appmem.graph.votes import usable
 from appmem.semantic.contexts import ScreenRow, TransitionRow
 
@@ -37,11 +37,15 @@ def token(e: Element) -> str:
 @dataclass(frozen=True)
 class ScreenKinds:
     """What a plan's screen work reads of a screen's elements (agent/plansteps.py), read once per loaded graph:
-    its toggles and its inputs (in key order), and whether it is a form (it has a confirm button)."""
+    its toggles, its inputs and its confirm buttons (in key order); a form has a confirm button."""
 
     toggles: list[Element]
     inputs: list[Element]
-    form: bool
+    confirms: list[Element]
+
+    @property
+    def form(self) -> bool:
+        return bool(self.confirms)
 
 
 def likeliest(edges: Iterable[Edge]) -> str | None:
@@ -73,6 +77,8 @@ class AppGraph:
     stays: set[tuple[str, str]] = field(default_factory=set)
     # screen id → its ScreenKinds, filled as plans read screens (a copy of the graph shares it: same elements)
     kinds: dict[str, ScreenKinds] = field(default_factory=dict, repr=False)
+    # screen id → whether a change there holds only with its confirm (`confirm_needed`), filled as plans ask
+    needed: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
@@ -126,7 +132,7 @@ class AppGraph:
             elements = self.screen_elements(screen_id)
             found = self.kinds[screen_id] = ScreenKinds(
                 [e for e in elements if role(e) == "toggle"], [e for e in elements if role(e) == "input"],
-                any(is_confirm(e) and role(e) == "tap" for e in elements))
+                [e for e in elements if role(e) == "tap" and is_confirm(e)])
         return found
 
     @cached_property
@@ -164,6 +170,28 @@ class AppGraph:
                      and label(e).lower() not in BACK_WORDS]
             kept = self.__dict__["_taps"] = (self.routes, found)
         return kept[1]
+
+    def confirm_needed(self, screen_id: str) -> bool:
+        """graph/vocabulary.confirm_needed for the screen's elements but its fields (a plan knows what it typed) and
+        the choices seen to leave it open: read once per loaded graph (a copy shares it: same elements, same stays)."""
+        found = self.needed.get(screen_id)
+        if found is None:
+            untouched = [e for e in self.screen_elements(screen_id) if role(e) != "input"]
+            found = self.needed[screen_id] = confirm_needed(
+                untouched, {e.id for e in untouched if (screen_id, e.id) in self.stays})
+        return found
+
+    def alike(self, edge: Edge) -> list[Edge]:
+        """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
+        holds it), in the order of `edges`: indexed once per set of routes, as `taps`."""
+        kept = self.__dict__.get("_alike")
+        if kept is None or kept[0] is not self.routes:
+            index: dict[tuple[str, str, str], list[Edge]] = {}
+            for source, edges in self.edges.items():
+                for e in edges:
+                    index.setdefault((source, e.target, e.action), []).append(e)
+            kept = self.__dict__["_alike"] = (self.routes, index)
+        return kept[1].get((edge.source, edge.target, edge.action), [])
 
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""

@@ -58,14 +58,15 @@ def quietest(out: list[RouteCandidate], config: PlannerConfig) -> list[RouteCand
     is no way round: its hops mostly land elsewhere (screens memory cannot tell apart by the state the change
     sets, such as an app's language). A route with more changes is kept when it is likelier to land than every
     quieter one by `change_odds` (PlannerConfig; ln odds) per extra change; then the quietest of those."""
-    while out:
-        fewest = min(unasked(c) for c in out)
-        surest = max(lands(c) for c in out if unasked(c) == fewest)
-        likelier = [c for c in out if lands(c) - config.change_odds * (unasked(c) - fewest) > surest]
+    rated = [(c, unasked(c), lands(c)) for c in out]  # each candidate's changes and landing, read once
+    while rated:
+        fewest = min(changes for _, changes, _ in rated)
+        surest = max(land for _, changes, land in rated if changes == fewest)
+        likelier = [r for r in rated if r[2] - config.change_odds * (r[1] - fewest) > surest]
         if not likelier:
-            return [c for c in out if unasked(c) == fewest]
-        out = likelier
-    return out
+            return [c for c, changes, _ in rated if changes == fewest]
+        rated = likelier
+    return []
 
 
 def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, route: list[Edge], told: set[str],
@@ -73,10 +74,12 @@ def named_routes(graph: AppGraph, parsed: ParsedTask, origin: str, target: Eleme
     """Routes to `target` through a control the task names before it names the target, where the cheapest
     `route` (whose plan says `told`) leaves the control's words unsaid; none passes a screen twice."""
     goal = position(label(target), parsed.words)
+    passed = {(e.source, e.element_id, e.target) for e in route}  # an edge of the route has these of its fields
     out = []
     for hop in named:
         way = graph.elements[hop.element_id]
-        if hop in route or hop.element_id == target.id or position(label(way), parsed.words) >= goal \
+        if hop.element_id == target.id or ((hop.source, hop.element_id, hop.target) in passed and hop in route) \
+                or position(label(way), parsed.words) >= goal \
                 or all(any(alike(s, t) for t in told) for s in content_stems(label(way))):
             continue
         to_hop, from_hop = graph.route(origin, hop.source), graph.route(hop.target, target.screen_id)

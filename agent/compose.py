@@ -48,7 +48,6 @@ from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
 from appmem.graph.model import Element, RouteStep
 from appmem.graph.routes import Edge
-from appmem.graph.vocabulary import confirm_needed
 from appmem.planconfig import DEFAULT, PlannerConfig
 
 
@@ -101,9 +100,13 @@ class Composer(PlanSteps):
             return self.graph.back_of(target.screen_id) or target.screen_id
         return target.screen_id
 
-    def form_elements(self, screen: str) -> list[Element]:
-        """A screen's elements, and the confirms its look-alikes in other apps lend (rule `crowd_twins`)."""
-        return self.graph.screen_elements(screen) + (self.graph.lent.get(screen, []) if self.config.crowd_twins else [])
+    def confirm_on(self, screen: str, lent: bool = False) -> Element | None:
+        """The first confirm button of `screen` not acted on yet (screenwork.confirm); with `lent`, else the first
+        of those its look-alikes in other apps lend (rule `crowd_twins`)."""
+        ok = next((e for e in self.graph.screen_kinds(screen).confirms if e.id not in self.acted), None)
+        if ok is None and lent and self.config.crowd_twins:
+            ok = confirm(self.graph.lent.get(screen, []), self.acted)
+        return ok
 
     def item(self, anchor: Anchor) -> None:
         """Select the row that shows the task's item: a slot step with the value and a locator template."""
@@ -122,8 +125,10 @@ class Composer(PlanSteps):
             e = self.graph.elements.get(x.element_id)
             return coverage(label(e), self.task.words) if e is not None else 0.0
 
-        same = [x for x in self.graph.edges.get(edge.source, ()) if x.target == edge.target and x.action == edge.action]
-        best = max(same, key=said_by, default=edge)
+        same = self.graph.alike(edge)
+        if not same or (len(same) == 1 and same[0] == edge):
+            return edge  # no other control leads there
+        best = max(same, key=said_by)
         return best if said_by(best) > said_by(edge) else edge
 
     def hop(self, edge: Edge, anchor: Anchor | None = None) -> None:
@@ -170,14 +175,13 @@ class Composer(PlanSteps):
         if any(s.screen_id == screen and s.action is ActionType.INPUT for s in self.steps):
             return True
         # The plan knows what it typed: a field it left alone does not call for the confirm.
-        untouched = [e for e in self.graph.screen_elements(screen) if role(e) != "input"]
-        return confirm_needed(untouched, {e.id for e in untouched if (screen, e.id) in self.graph.stays})
+        return self.graph.confirm_needed(screen)
 
     def finish(self, target: Element) -> None:
         before = len(self.steps)
         changed = self.work(target.screen_id, target.id, form=self.is_form(target.screen_id))
         if self.reached(target, self.steps[before:]):
-            ok = confirm(self.graph.screen_elements(target.screen_id), self.acted)
+            ok = self.confirm_on(target.screen_id)
             if changed and ok is not None and self.needs_confirm(target.screen_id, False):
                 self._act(ok, why="confirm")
             return
@@ -188,7 +192,7 @@ class Composer(PlanSteps):
                 self.values.add(value)
                 value = typed(target, value, self.config)
                 if shows(target, value):  # the value is in the field already: the form's confirm keeps it
-                    if (ok := confirm(self.form_elements(target.screen_id), self.acted)) is not None:
+                    if (ok := self.confirm_on(target.screen_id, lent=True)) is not None:
                         self._act(ok, why="confirm")
                     return
             self._act(target, value, why="confirm" if is_confirm(target) else "value" if value else "target")
@@ -210,13 +214,13 @@ class Composer(PlanSteps):
         else:
             screen, changed = target.screen_id, changed + (role(target) in ("toggle", "input"))
         closed = self.steps[-1].to_screen != screen
-        ok = confirm(self.graph.screen_elements(screen), self.acted)
+        ok = self.confirm_on(screen)
         if changed and ok is not None and not closed and self.needs_confirm(screen, question):
             self._act(ok, why="confirm")
         elif changed and closed and role(target) == "toggle" and self.config.commit_landing:
             # the choice closed its dialog onto the form it belongs to: the form's confirm commits it
             landing = self.steps[-1].to_screen
-            if (ok := confirm(self.form_elements(landing), self.acted)) is not None:
+            if (ok := self.confirm_on(landing, lent=True)) is not None:
                 self._act(ok, why="confirm")
 
 

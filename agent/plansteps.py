@@ -60,6 +60,8 @@ class PlanSteps:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.
         A screen the plan only passes through (`form` False) gets only the fields the task names."""
         kinds = self.graph.screen_kinds(screen)  # its toggles and inputs: options and fields read no others
+        if not kinds.toggles and not kinds.inputs:
+            return 0
         before = len(self.steps)
         chosen: list[tuple[Element, str, str | None]] = [
             (e, "", None) for e in options(kinds.toggles, self.task, self.acted | {leave_by}, self.config)]

@@ -97,19 +97,24 @@ def wanted_state(task: ParsedTask, config: PlannerConfig) -> bool | None:
 def options(elements: list[Element], task: ParsedTask, skip: set[str], config: PlannerConfig = DEFAULT
             ) -> list[Element]:
     """The toggles of a screen that the task names, that no other toggle of the screen names better (says the
-    same words of the task and a larger share of its own), and that are not yet as the task wants them."""
-    toggles = [e for e in elements if role(e) == "toggle"]
-    named = {e.id: (coverage(label(e), task.words), said_by(label(e), task)) for e in toggles}
+    same words of the task and a larger share of its own), and that are not yet as the task wants them; none
+    in `skip`."""
+    return [e for e in named_toggles(elements, task, config) if e.id not in skip] if elements else []
+
+
+def named_toggles(elements: list[Element], task: ParsedTask, config: PlannerConfig = DEFAULT) -> list[Element]:
+    """`options` before `skip`: found once per task and screen (every candidate of a plan passes the same screens)."""
     wanted = wanted_state(task, config)
-    out = []
-    for e in toggles:
-        share, words = named[e.id]
-        if e.id in skip or share < config.option_min or ("checked" in e.flags) == wanted:  # never when None
-            continue
-        if any(named[o.id][0] > share and words <= named[o.id][1] for o in toggles if o.id != e.id):
-            continue
-        out.append(e)
-    return out
+    key = ("options", tuple(e.id for e in elements), config.option_min, wanted)
+    found = task.memo.get(key)
+    if found is None:
+        toggles = [e for e in elements if role(e) == "toggle"]
+        named = {e.id: (coverage(label(e), task.words), said_by(label(e), task)) for e in toggles}
+        found = task.memo[key] = [
+            e for e in toggles if named[e.id][0] >= config.option_min and ("checked" in e.flags) != wanted  # never when None
+            and not any(named[o.id][0] > named[e.id][0] and named[e.id][1] <= named[o.id][1]
+                        for o in toggles if o.id != e.id)]
+    return found
 
 
 def field_name(e: Element) -> str:

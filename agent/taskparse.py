@@ -53,6 +53,9 @@ class ParsedTask:
     words: list[str] = field(default_factory=list)  # lower-case words, old values left out
     cased: bool = False  # the app shows a quoted label in the task's very case: only that case names it
     app: frozenset[str] = frozenset()  # stems of the planned app's name: they say which app, not what to do in it
+    # what a plan derives from the task on one screen, kept for its other candidates (agent/screenwork.py); each
+    # plan parses its task afresh, and a copy (dataclasses.replace) starts with none
+    memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def first(self, *kinds: str) -> Value | None:
         return next((v for v in self.values if v.kind in kinds), None)
@@ -127,9 +130,11 @@ def parse_task(text: str, config: PlannerConfig = DEFAULT) -> ParsedTask:
     return task
 
 
-def content_stems(text: str) -> list[str]:
-    """Stems of a label's content words (numbers kept: '30 minutes' is not '5 minutes')."""
-    return [stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+@lru_cache(maxsize=65536)
+def content_stems(text: str) -> tuple[str, ...]:
+    """Stems of a label's content words (numbers kept: '30 minutes' is not '5 minutes'); a plan reads each label's
+    many times."""
+    return tuple(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 
 @lru_cache(maxsize=65536)

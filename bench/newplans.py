@@ -7,8 +7,10 @@ graph, the per-app vector snapshots, the model; nothing of any app loaded before
 (the app's own simulated element tasks, read from its snapshot before timing: no benchmark text). Each
 plan's CPU time of that process is measured (the query's embedding included: the model's threads count).
 The same memory is then planned by the same script with another commit's code (`--baseline`, default
-main, checked out into a temporary git worktree), so both figures come from the same run and memory.
-`--profile` prints where this checkout's new plans spend their time (cProfile, cumulative).
+main, checked out into a temporary git worktree), so both figures come from the same run and memory; the
+table also counts the plans (as agents read them, JSON) that are the baseline's word for word, so a change
+meant only to be faster shows that it plans the same. `--profile` prints where this checkout's new plans
+spend their time (cProfile, cumulative and own time).
 
     python -m appmem.bench.newplans [--apps NAME,...] [--tasks 30] [--baseline main] [--profile]
 """
@@ -79,36 +81,41 @@ def measure(packages: list[str], tasks: int, profile: bool) -> dict:
     planner = Planner(store, vectors, embedder)
     out = {}
     for package in packages:
-        cpu = [_plan_cpu(planner, task, package) for task in texts[package]]
+        timed = [_plan_cpu(planner, task, package) for task in texts[package]]
+        cpu = [seconds for seconds, _ in timed]
         out[package] = {"elements": len(planner.graph([package]).elements), "first_ms": 1000 * cpu[0],
-                        "new_ms": sorted(1000 * c for c in cpu[1:])}
+                        "new_ms": sorted(1000 * c for c in cpu[1:]), "plans": [plan for _, plan in timed]}
     profiler = cProfile.Profile()
     if profile:  # the same plans again, in a new planner, apart from the timing (the profiler slows them)
         planner = Planner(store, vectors, embedder)
         for package in packages:
-            _plan_cpu(planner, texts[package][0], package)
+            _plan_cpu(planner, texts[package][0], package, keep=False)
             profiler.enable()
             for task in texts[package][1:]:
-                _plan_cpu(planner, task, package)
+                _plan_cpu(planner, task, package, keep=False)
             profiler.disable()
     store.driver.close()
     if profile:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(20)
         out["profile"] = text.getvalue()
     return out
 
 
-def _plan_cpu(planner, task: str, package: str) -> float:
-    """The plan's CPU seconds in this process (a plan that cannot be made costs its time too)."""
+def _plan_cpu(planner, task: str, package: str, keep: bool = True) -> tuple[float, str]:
+    """The plan's CPU seconds in this process (a plan that cannot be made costs its time too), and the plan as
+    agents read it (JSON; the error's text when there is none), to compare with the baseline's."""
+    from appmem.agent.planjson import agent_plan
     from appmem.agent.planner import PlanningError
 
     started = time.process_time()
     try:
-        planner.plan(task, [package])
-    except PlanningError:
-        pass
-    return time.process_time() - started
+        plan = planner.plan(task, [package])
+    except PlanningError as exc:
+        return time.process_time() - started, f"PlanningError: {exc}"
+    seconds = time.process_time() - started
+    return seconds, agent_plan(plan).model_dump_json() if keep else ""
 
 
 def run_tree(tree: Path, settings, packages: list[str], tasks: int, profile: bool) -> dict:
@@ -129,6 +136,13 @@ def cell(row: dict | None) -> str:
     new = row["new_ms"]
     return (f"{statistics.median(new):.1f} / {new[min(len(new) - 1, int(0.9 * len(new)))]:.1f} / {new[-1]:.1f} "
             f"(first {row['first_ms']:.0f})")
+
+
+def same_plans(now: dict | None, before: dict | None) -> str:
+    """How many of the app's plans (its first and new tasks) are those of the baseline, word for word."""
+    if not now or not before or "plans" not in before:
+        return "-"
+    return f"{sum(a == b for a, b in zip(now['plans'], before['plans']))} / {len(now['plans'])}"
 
 
 def main() -> None:
@@ -154,8 +168,12 @@ def main() -> None:
             before = run_tree(tree, settings, packages, args.tasks, False)
     from appmem.bench.common import markdown_table, write_results  # not in `--measure` runs: a baseline lacks them
 
-    table = markdown_table(["app", "elements", "this checkout", args.baseline],
-                           [[p, now[p]["elements"], cell(now[p]), cell(before.get(p))] for p in packages])
+    table = markdown_table(["app", "elements", "this checkout", args.baseline, f"plans as {args.baseline}'s"],
+                           [[p, now[p]["elements"], cell(now[p]), cell(before.get(p)), same_plans(now[p], before.get(p))]
+                            for p in packages])
+    for row in [*now.values(), *before.values()]:
+        if isinstance(row, dict):
+            row.pop("plans", None)  # compared above; the results keep the timings
     print(f"\nCPU ms per new plan: median / p90 / max (first plan), this checkout and {args.baseline} in the "
           f"same run, {args.tasks} new tasks per app\n")
     print(table)

@@ -70,7 +70,7 @@ class ElementIndex:
         # part → (element positions, unit vectors, texts): each element's label / screen / effect row
         self.parts = parts or {}
         self.docs = [set(payloads[r].get("terms") or ()) for r in starts]
-        # Row i belongs to element segment[i]: the best row of each element is found in one sort.
+        # Row i belongs to element segment[i]: each element's best row is found in one pass over the rows.
         self.segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(payloads))))
         self.idf = idf(self.docs)
         self.holders = holders(self.docs)
@@ -180,7 +180,11 @@ class ElementIndex:
         """Per element: the best task row's cosine, and that row."""
         scores = self.matrix @ query
         best = np.maximum.reduceat(scores, self.starts)
-        rows = np.lexsort((-scores, self.segment))[self.starts]  # each element's best row (first of ties)
+        # each element's best row, the first of ties: of the rows scoring their element's best, the first per
+        # element (linear in the rows, where a sort was not)
+        at_best = np.flatnonzero(scores == best[self.segment])
+        owner = self.segment[at_best]
+        rows = at_best[np.concatenate(([True], owner[1:] != owner[:-1]))]
         return best, rows
 
     def part_cosines(self, query: np.ndarray, part: str) -> np.ndarray:
@@ -230,7 +234,7 @@ class ElementIndex:
             probability = self.ranker.score(self, query, text, head, best, total)
             order = np.concatenate([head[np.argsort(-probability, kind="stable")], order[config.rerank:]])
         scores = np.concatenate([np.sort(total[order[:config.rerank]])[::-1], total[order[config.rerank:]]])
-        return [Hit("elements", float(s), self.payloads[rows[i]]) for s, i in zip(scores[:k], order[:k])]
+        return [Hit("elements", s, self.payloads[r]) for s, r in zip(scores[:k].tolist(), rows[order[:k]].tolist())]
 
 
 def _unit(vectors: list, dim: int) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 import appmem.semantic.ranking as ranking
@@ -224,3 +225,16 @@ def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
         task = first[i]["simulated_task"]
         on, off = scores_on_off(index, "twins", embedder.query(task), task)
         assert on[first[c]["element_id"]] >= on[first[i]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
+
+
+def test_each_element_scores_as_its_best_task_row_the_first_of_ties():
+    """An element with several task rows scores as its best one, and of rows scoring alike the first is its row
+    (the payload a hit carries): one rule whatever the rows' order within an element."""
+    rows = [([1.0, 0.0], {"element_id": "a", "text": "a1"}), ([0.0, 1.0], {"element_id": "a", "text": "a2"}),
+            ([1.0, 0.0], {"element_id": "a", "text": "a3"}), ([0.0, 1.0], {"element_id": "b", "text": "b1"}),
+            ([0.6, 0.8], {"element_id": "c", "text": "c1"}), ([1.0, 0.0], {"element_id": "c", "text": "c2"}),
+            ([0.0, 1.0], {"element_id": "c", "text": "c3"})]
+    index = ElementIndex.from_rows(rows, 2)
+    best, chosen = index.cosines(np.asarray([1.0, 0.0], dtype=np.float32))
+    assert best.tolist() == pytest.approx([1.0, 0.0, 1.0])
+    assert [index.payloads[r]["text"] for r in chosen] == ["a1", "b1", "c2"]
