@@ -140,6 +140,10 @@ def test_a_choice_the_task_names_in_full_ranks_right_before_its_opener(memory):
     for i, stems, openers in choices[::max(1, len(choices) // 30)]:
         opener = first[openers[0]]
         task = f"{opener['simulated_task']}, {first[i]['label']}"  # the opener's own words, and the choice
+        words = set(terms(task))
+        if any(c != i and first[c]["screen_id"] == first[i]["screen_id"]
+               and confirm_order.said(st, words, index.config.named_share) for c, st, _ in choices):
+            continue  # the opener's words name other choices of its list too: which one is meant is not asked here
         vector = embedder.query(task)
         on, off = scores_on_off(index, "named", vector, task)
         plain = [off[first[o]["element_id"]] for o in openers.tolist() if not confirm_order.confirm(first[o])]
@@ -194,6 +198,8 @@ def test_needs_confirm_is_the_graph_evidence_the_planner_reads(memory, shared_gr
         stays = {e for s, e in graph.stays}
         seen = set()
         for p in first:
+            if p["screen_id"] not in graph.screens:
+                continue  # another module's graph of the app (with demonstrations) shares the collection
             expected = confirm_needed(graph.screen_elements(p["screen_id"]), stays)
             assert p["needs_confirm"] == expected, (package, p["label"], p["screen_id"])
             seen.add(expected)
