@@ -27,7 +27,7 @@ from appmem.semantic.summaries import ElementSummary, ScreenSummary, Summarizer
 from appmem.semantic.vectors import VectorStore
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = "semantic/9"  # bump to redo every summary after a change of the summarizer
+FORMAT_VERSION = "semantic/10"  # bump to redo every summary after a change of the summarizer
 PHASES = ("contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
 
 

@@ -55,6 +55,7 @@ class Parameter(BaseModel):
 
 
 COMPLETES = 40  # whole tasks kept per element
+ENTRY_ROLES = frozenset({"input", "toggle"})  # what a form or a dialog of choices holds for its confirm to carry out
 
 
 class ElementSummary(BaseModel):
@@ -155,12 +156,20 @@ class _Screen:
         self._details: list[tuple[str | None, str]] | None = None
         self._completions: dict[str, list[tuple[str | None, str]]] = {}
 
-    def details(self, button: Element) -> str:
-        """What a confirming button's screen holds: up to four names of its other elements."""
+    def details(self, button: ElementFacts) -> str:
+        """What a confirming button's screen holds: up to four names of its other elements. A confirm (OK,
+        Save) carries out its whole screen; an action button (Delete, Share) only where its screen is a form
+        or a dialog of choices (another field or toggle there). On a page that shows an item (a photo, a
+        contact) the other buttons (Favorite, Edit) are not part of what its Delete does, and naming them
+        would make the Delete a match for their tasks."""
         if self._details is None:
             self._details = _firsts((f.element.id, f.head) for f in self.facts.elements if f.role != "scroll"
                                     and f.low not in BACK_WORDS | CONFIRM_WORDS and f.head)
-        return ", ".join(_distinct_but(self._details, button.id, 4))
+        me = button.element.id
+        if button.low not in CONFIRM_WORDS and not any(f.role in ENTRY_ROLES and f.element.id != me
+                                                       for f in self.facts.elements):
+            return ""
+        return ", ".join(_distinct_but(self._details, me, 4))
 
     def completions(self, button: Element, verb: str) -> list[str]:
         """The tasks a confirming button finishes (the first COMPLETES): one per option or switch of its
@@ -257,7 +266,7 @@ class DeterministicSummarizer:
     def _confirm_task(screen: _Screen, f: ElementFacts) -> str:
         """A button that carries out its screen's purpose (OK, Delete in "Delete note?"): that purpose."""
         name, label, low, title = screen.facts.name, f.label, f.low, screen.facts.title
-        details = screen.details(f.element)
+        details = screen.details(f)
         about = title if title and title.lower() not in (name.lower(), low) and len(title) > len(label) else ""
         verb = "confirm" if low in CONFIRM_WORDS else low
         return f"{verb} {name}" + (f" ({about})" if about else "") + (f": {details}" if details else "") + \

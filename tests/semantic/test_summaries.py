@@ -202,3 +202,25 @@ def test_a_way_back_does_not_name_the_screen_it_returns_to(call_activity):
     package = "org.example.contacts"
     alice = next(c for c in contacts(package, call_activity) if c.id == stable_id(package, "alice"))
     assert alice.arrivals[0] == "Alice" and alice.paths[0] == ["Contacts", "Alice"]
+
+
+def test_an_action_button_names_its_screens_other_elements_only_on_a_form():
+    """A Delete on a photo's page acts on the photo: its task names none of the page's other buttons
+    (a task about favorites must not find it); a Rename on a dialog with a field carries the field out,
+    and an OK confirms its whole screen, so both still name what their screen holds."""
+    screens = [ScreenRow("grid", "gal", "1", "Main", "Gallery"), ScreenRow("photo", "gal", "1", "Main", "pic1.jpg"),
+               ScreenRow("rename", "gal", "1", "Main", "Rename"), ScreenRow("info", "gal", "1", "Main", "")]
+    elements = [el("thumb", "grid", text="pic1.jpg"), el("pdel", "photo", desc="Delete"),
+                el("fav", "photo", desc="Toggle favorite"), el("share", "photo", desc="Share"),
+                el("ren", "photo", desc="Rename"), el("props", "photo", desc="Properties"),
+                el("field", "rename", "android.widget.EditText", "com.gal:id/file_name", flags=("editable",)),
+                el("rdo", "rename", text="Rename"),
+                el("size", "info", text="Size\n61 kB"), el("iok", "info", text="OK")]
+    transitions = [TransitionRow("grid", "photo", "thumb"), TransitionRow("photo", "rename", "ren"),
+                   TransitionRow("photo", "info", "props")]
+    out = {e.element_id: e for c in DeterministicSummarizer().summarize(build_contexts(screens, elements, transitions))
+           for e in c.elements}
+    task = out["pdel"].simulated_task
+    assert task.startswith("delete pic1.jpg") and not any(w in task for w in ("favorite", "Share", "Rename")), task
+    assert "file name" in out["rdo"].simulated_task, out["rdo"].simulated_task
+    assert "Size" in out["iok"].simulated_task, out["iok"].simulated_task

@@ -93,10 +93,16 @@ def test_a_confirm_lists_a_repeated_name_once_and_never_its_own():
     assert sorted(details.split(", ")) == ["High", "Low", "sound name"], "confirm words are no detail"
     assert {"set Sound to 'Low'", "Sound: choose 'Low' and save", "set Sound to 'High'"} <= set(ok.completes)
     assert len(ok.completes) == len(set(ok.completes)) == 9  # 3 names x 2 + breadcrumb + title + the input
-    # two buttons named alike: each lists the other's name; a name only the button has is not its detail
+    # two buttons named alike on a dialog with a choice: each lists the other's name; a name only the button
+    # has is not its detail
     screens = [ScreenRow("list", "app", "1", "Main", "Notes"), ScreenRow("ask", "app", "1", "Main", "Delete it?")]
     buttons = [("open", "list", "Note"), ("d1", "ask", "Delete"), ("d2", "ask", "Delete"), ("r", "ask", "Remove")]
     elements = [Element(i, s, class_name="android.widget.Button", text=t, flags=["clickable"]) for i, s, t in buttons]
+    elements.append(Element("keep", "ask", class_name="android.widget.CheckBox", text="Keep a copy",
+                            flags=["clickable", "checkable"]))
     out = summary_of(build_contexts(screens, elements, [TransitionRow("list", "ask", "open")]), "ask")
-    assert out["d1"].simulated_task == "delete Note (Delete it?): Delete, Remove (tap 'Delete')"
-    assert out["r"].simulated_task == "remove Note (Delete it?): Delete (tap 'Remove')"
+    def named(task: str, head: str, tap: str) -> list[str]:  # the details, in the screen's content order
+        assert task.startswith(head) and task.endswith(f" (tap '{tap}')"), task
+        return sorted(task.removeprefix(head).removesuffix(f" (tap '{tap}')").split(", "))
+    assert named(out["d1"].simulated_task, "delete Note (Delete it?): ", "Delete") == ["Delete", "Keep a copy", "Remove"]
+    assert named(out["r"].simulated_task, "remove Note (Delete it?): ", "Remove") == ["Delete", "Keep a copy"]
