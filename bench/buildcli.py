@@ -13,7 +13,6 @@ the stack's servers run apart and are not counted). The same steps run with anot
 """
 from __future__ import annotations
 
-import json
 import os
 import resource
 import subprocess
