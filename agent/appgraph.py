@@ -34,6 +34,11 @@ def token(e: Element) -> str:
     return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
 
 
+def twin_key(e: Element) -> tuple[str, str, str]:
+    """What makes elements twins, one control shown on several screens: its label, resource id and role."""
+    return label(e), e.resource_id, role(e)
+
+
 @dataclass(frozen=True)
 class ScreenKinds:
     """What a plan's screen work reads of a screen's elements (agent/plansteps.py), read once per loaded graph:
@@ -157,18 +162,23 @@ class AppGraph:
         indexed once per loaded graph instead of a scan of every element per candidate."""
         out: dict[tuple[str, str, str], list[Element]] = {}
         for e in self.elements.values():
-            out.setdefault((label(e), e.resource_id, role(e)), []).append(e)
+            out.setdefault(twin_key(e), []).append(e)
         return out
 
     def taps(self) -> list[tuple[Edge, str]]:
         """The taps that lead to another screen on a control that is no back button, with the control's label:
         read once per set of routes (a copy of the graph that avoids steps has routes of its own)."""
-        kept = self.__dict__.get("_taps")
+        return self._per_routes("_taps", lambda: [
+            (edge, label(e)) for edges in self.edges.values() for edge in edges
+            if edge.action == "tap" and edge.target != edge.source and (e := self.elements.get(edge.element_id))
+            and label(e).lower() not in BACK_WORDS])
+
+    def _per_routes(self, name: str, build: Callable[[], Any]) -> Any:
+        """`build()`, kept under `name` until the graph's routes change (a copy of the graph that avoids steps
+        has routes of its own)."""
+        kept = self.__dict__.get(name)
         if kept is None or kept[0] is not self.routes:
-            found = [(edge, label(e)) for edges in self.edges.values() for edge in edges
-                     if edge.action == "tap" and edge.target != edge.source and (e := self.elements.get(edge.element_id))
-                     and label(e).lower() not in BACK_WORDS]
-            kept = self.__dict__["_taps"] = (self.routes, found)
+            kept = self.__dict__[name] = (self.routes, build())
         return kept[1]
 
     def confirm_needed(self, screen_id: str) -> bool:
@@ -184,14 +194,13 @@ class AppGraph:
     def alike(self, edge: Edge) -> list[Edge]:
         """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
         holds it), in the order of `edges`: indexed once per set of routes, as `taps`."""
-        kept = self.__dict__.get("_alike")
-        if kept is None or kept[0] is not self.routes:
-            index: dict[tuple[str, str, str], list[Edge]] = {}
+        def index() -> dict[tuple[str, str, str], list[Edge]]:
+            out: dict[tuple[str, str, str], list[Edge]] = {}
             for source, edges in self.edges.items():
                 for e in edges:
-                    index.setdefault((source, e.target, e.action), []).append(e)
-            kept = self.__dict__["_alike"] = (self.routes, index)
-        return kept[1].get((edge.source, edge.target, edge.action), [])
+                    out.setdefault((source, e.target, e.action), []).append(e)
+            return out
+        return self._per_routes("_alike", index).get((edge.source, edge.target, edge.action), [])
 
     def opens(self, element: Element) -> str | None:
         """The screen acting on `element` most reliably led to (another screen than its own)."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from appmem.agent.appgraph import AppGraph
+from appmem.agent.appgraph import AppGraph, twin_key
 from appmem.agent.plansteps import GUESS, PlanSteps
 from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, shows, stem_of,
                                      typed, wanted_state)
@@ -90,7 +90,7 @@ class Composer(PlanSteps):
         and the exploration may have tried it on one of them only."""
         if not self.config.twin_effect or not label(target):
             return None
-        twins = self.graph.twins.get((label(target), target.resource_id, role(target)), ())
+        twins = self.graph.twins.get(twin_key(target), ())
         return next((screen for e in twins if e.id != target.id and (screen := self.graph.opens(e))), None)
 
     def closes(self, target: Element) -> str:

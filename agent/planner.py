@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from appmem.agent.appgraph import AppGraph
+from appmem.agent.appgraph import AppGraph, twin_key
 from appmem.agent.crowd import borrow_from_lookalikes
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
@@ -305,10 +305,10 @@ def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tup
     groups: dict[tuple[str, str, str], list[tuple[Element, float]]] = {}
     for e, s in targets:
         if not dialog_button(e) and label(e):
-            groups.setdefault((label(e), e.resource_id, role(e)), []).append((e, s))
+            groups.setdefault(twin_key(e), []).append((e, s))
     out = []
     for e, s in targets:
-        twins = groups.get((label(e), e.resource_id, role(e)), ())
+        twins = groups.get(twin_key(e), ())
         mine = graph.opens(e)
         same = [x for t, x in twins if not (mine and (theirs := graph.opens(t)) and theirs != mine)]
         out.append((e, max([s, *same])))
