@@ -158,9 +158,10 @@ def build_contexts(screens: list[ScreenRow], elements: list[Element],
     nearest an entry screen (one nothing leads to) first. Linear in the
     app's elements and transitions, but for the ways in (bounded by PATH_STEPS). `only`: the ids of the
     screens wanted (each in the whole UTG's context; a tenant's view summarises its layer's screens alone)."""
-    by_screen = _elements_by_screen(screens, elements)
+    keys = _content_keys(screens, elements)
+    by_screen = _elements_by_screen(screens, elements, keys)
     by_id = {e.id: e for e in elements}
-    rank = _content_ranks(screens, by_screen)
+    rank = _content_ranks(screens, by_screen, keys)
     ordered = sorted(screens, key=lambda s: rank[s.id])
     ways = _WaysIn(ordered, _incoming(_forward_taps(transitions, by_id), rank))
     crumbs = {s.id: ways.breadcrumbs(s.id) for s in ordered}
@@ -188,27 +189,34 @@ def _content_key(e: Element, package: str) -> str:
     return stable_id(e.key.replace(package, ""), e.text, e.content_desc, b.left, b.top, b.right, b.bottom)
 
 
-def _content_ranks(screens: list[ScreenRow], by_screen: dict[str, list[Element]]) -> dict[str, int]:
+def _content_keys(screens: list[ScreenRow], elements: list[Element]) -> dict[str, str]:
+    """Each element's `_content_key`, by element id."""
+    package = {s.id: s.package for s in screens}
+    return {e.id: _content_key(e, package.get(e.screen_id, "")) for e in elements}
+
+
+def _content_ranks(screens: list[ScreenRow], by_screen: dict[str, list[Element]], keys: dict[str, str]
+                   ) -> dict[str, int]:
     """Each screen's place in an order of what it shows (its activity and title with the app's package left out,
     its elements' content keys, hashed), its id last. Whatever a context says is made in this order, or in the
     elements' `_content_key` order, never in that of the ids: ids hash the package, and a renamed copy of an
     app (the same screens under another package) must get the very same texts, which the content-keyed vector
     cache then embeds once."""
     def content(s: ScreenRow) -> tuple[str, str]:
-        keys = [_content_key(e, s.package) for e in by_screen.get(s.id, [])]
-        return stable_id(s.activity.replace(s.package, ""), s.title.replace(s.package, ""), *keys), s.id
+        shown = [keys[e.id] for e in by_screen.get(s.id, [])]
+        return stable_id(s.activity.replace(s.package, ""), s.title.replace(s.package, ""), *shown), s.id
 
     return {s.id: i for i, s in enumerate(sorted(screens, key=content))}
 
 
-def _elements_by_screen(screens: list[ScreenRow], elements: list[Element]) -> dict[str, list[Element]]:
-    """Each screen's elements, in the order of their content keys (`_content_key`), then their ids."""
+def _elements_by_screen(screens: list[ScreenRow], elements: list[Element], keys: dict[str, str]
+                        ) -> dict[str, list[Element]]:
+    """Each screen's elements, in the order of their content keys (`keys`), then their ids."""
     by_screen: dict[str, list[Element]] = {s.id: [] for s in screens}
     for e in elements:
         by_screen.setdefault(e.screen_id, []).append(e)
-    package = {s.id: s.package for s in screens}
-    for sid, els in by_screen.items():
-        els.sort(key=lambda e: (_content_key(e, package.get(sid, "")), e.id))
+    for els in by_screen.values():
+        els.sort(key=lambda e: (keys[e.id], e.id))
     return by_screen
 
 

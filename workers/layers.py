@@ -6,7 +6,8 @@ of a tenant's key, the worker runs `Service.embed_layer` for the contribution's 
 the layer (only texts the cache lacks go through the model), so that the tenant's first plan of the app
 reads vectors and embeds none. The model and the vectors open at the first tenant contribution a worker
 process ingests, once. The cache is `<APPMEM_HOME>/embeddings.sqlite`: the worker and the API share it
-when they share APPMEM_HOME (one host, or one volume: docker/docker-compose.yml).
+when they share APPMEM_HOME (one host, or one volume). docker/docker-compose.yml gives each container a
+home of its own: there the API's first plan embeds what its cache lacks.
 """
 from __future__ import annotations
 
