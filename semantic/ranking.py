@@ -25,7 +25,8 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    an element never seen to open anything opens what its twins opened; with `evidence` (on), stage 4
    lifts only the confirms the memory shows needed, and elsewhere the best choice ranks right before
    its confirm (the choice closes the screen). These lifts, their reasons and measurements are
-   semantic/confirm_order.py; their switches are RankingConfig's.
+   semantic/confirm_order.py; their switches are RankingConfig's. Last, with `twin_next` (on), a control ranks
+   right after the best of its twins on screens of the same title.
 
 A lexical weight of 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -40,7 +41,7 @@ import numpy as np
 from appmem.planconfig import RankingConfig
 from appmem.semantic.lexical import holders, idf, terms
 from appmem.semantic.confirm_order import (choice_pairs, close_pairs, commit_pairs, effects, flat, follow_pairs, lift,
-                                           lift_best, openers, said)
+                                           lift_best, openers, said, twin_pairs)
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
@@ -131,6 +132,11 @@ class ElementIndex:
         return self._memo(key, lambda: commit_pairs(self._first, self._effects(config.twins), config.entries,
                                                     config.dialogs, config.evidence))
 
+    @cached_property
+    def _twin_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`twin_next`'s pairs, flat (semantic/confirm_order.twin_pairs)."""
+        return flat(twin_pairs(self._first))
+
     def _part_docs(self, part: str) -> list[set[str]]:
         docs: list[set[str]] = [set() for _ in self.starts]
         if part in self.parts:
@@ -216,6 +222,8 @@ class ElementIndex:
             lift(total, self._follow_arrays(config.twins), FOLLOW_GAP)
         if config.evidence:  # and again after stage 3, which may have lifted the confirm over its opener
             lift_best(total, self._closes, FOLLOW_GAP)
+        if config.twin_next:  # each twin at least its best twin minus FOLLOW_GAP: right after it
+            lift(total, self._twin_arrays, -FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int, config: RankingConfig | None = None) -> list[Hit]:

@@ -233,6 +233,35 @@ def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
         assert on[first[c]["element_id"]] >= on[first[i]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
 
 
+def test_a_control_ranks_right_after_its_best_twin_on_a_look_alike_screen(memory):
+    """`twin_next`: a control scores at least its best twin's score less FOLLOW_GAP (its twins: same app, label,
+    resource id and role on a screen of the same title), so it ranks right after it; a confirm has no twin,
+    twins the memory saw open different screens are not paired, and every other element keeps its score."""
+    vectors, embedder = memory
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    first = [index.payloads[r] for r in index.starts]
+    pairs = {i: set(twins.tolist()) for i, twins in confirm_order.twin_pairs(first)}
+    assert pairs, "controls shown on look-alike screens"
+    for i, twins in pairs.items():
+        assert not confirm_order.confirm(first[i])
+        for j in twins:
+            assert confirm_order.twin_key(first[j]) == confirm_order.twin_key(first[i])
+            assert (first[j].get("screen_title") or first[j]["screen_id"]) == \
+                (first[i].get("screen_title") or first[i]["screen_id"])
+            mine, theirs = set(first[i].get("leads_to") or ()), set(first[j].get("leads_to") or ())
+            assert not (mine and theirs) or mine & theirs
+    raised = 0
+    for i in list(pairs)[:8]:
+        task = first[i]["simulated_task"]
+        on, off = scores_on_off(index, "twin_next", embedder.query(task), task)
+        for j, p in enumerate(first):
+            twins = pairs.get(j, ())
+            expected = max([off[p["element_id"]], *(off[first[t]["element_id"]] - ranking.FOLLOW_GAP for t in twins)])
+            assert on[p["element_id"]] == pytest.approx(expected, abs=1e-5)
+        raised += any(on[first[t]["element_id"]] > off[first[t]["element_id"]] + 1e-6 for t in pairs[i])
+    assert raised, "a twin of the element a task describes outranked by other elements on its own texts"
+
+
 def test_each_element_scores_as_its_best_task_row_the_first_of_ties():
     """An element with several task rows scores as its best one, and of rows scoring alike the first is its row
     (the payload a hit carries): one rule whatever the rows' order within an element."""
