@@ -35,6 +35,7 @@ from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS as APPS, exploration_
                                   private_stack, write_results)
 
 from appmem.agent.appgraph import AppGraph
+from appmem.agent.planner import Planner
 from appmem.agent.locate import locate, state_from_html
 from appmem.graph.clients import open_graph
 from appmem.graph.screens import elements_of, screen_of
@@ -65,7 +66,8 @@ def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
     memory (agent/locate.py: exact signature, else the most similar screen) and, on that screen, the
     element with the gold view's structural key and the gold label; else the one with the gold label;
     else the key's element when its own name cannot disagree (no label: a field's text is
-    content; or a label cut short). A
+    content; or a label cut short). The screen's elements include the confirms look-alike screens of other
+    apps lend it (agent/crowd.py), when `graph` was loaded with them. A
     key alone is not identity: in a list whose rows moved, or on a similar screen, the same key holds
     another control (the key of "Clock" in a launcher's list held "Calendar"). Empty when the memory
     does not hold the screen or the element on it: a strict miss."""
@@ -76,7 +78,7 @@ def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
         return set()
     view = int(last["label"][0])
     mine = elements_of(state, screen_of(state, package, "")).get(view)
-    on_screen = graph.screen_elements(found["screen_id"])
+    on_screen = graph.screen_elements(found["screen_id"]) + graph.lent.get(found["screen_id"], [])
     gold = scorer.gold_steps(task)[-1]["labels"]
     names = {e.id: labels_of(scorer, {"text": e.text, "content_desc": e.content_desc, "label": label_of(e)})
              for e in on_screen}
@@ -92,21 +94,23 @@ def cut(name: str, gold: str) -> bool:
     return len(letters(name)) >= 8 and letters(gold).startswith(letters(name))
 
 
-def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=APPS) -> dict:
+def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=APPS, graph_of=None) -> dict:
     """Per app: its gold tasks (embedded), each with its strict gold ids and gold labels, and the
-    names of every element of the app (for the lenient count)."""
+    names of every element of the app (for the lenient count). `graph_of(package)`: the app's graph the
+    gold is located in (the planner's, with what look-alikes lend it); else the app's own."""
     out = {}
     for app in apps:
         package = packages[app]
-        graph = AppGraph.load(store, [package])
+        graph = graph_of(package) if graph_of else AppGraph.load(store, [package])
         known, element_labels, unnamed = set(), {}, set()
         screens = [r["id"] for r in store.read("planner_app_screens", packages=[package])]
-        for row in store.elements(screen_ids=screens):
-            element = element_of(row)
-            element_labels[row["id"]] = labels_of(scorer, {**row, "label": label_of(element)})
-            known |= element_labels[row["id"]]
+        elements = [element_of(row) for row in store.elements(screen_ids=screens)]
+        for element in elements + [e for lent in graph.lent.values() for e in lent]:
+            element_labels[element.id] = labels_of(scorer, {"text": element.text, "content_desc": element.content_desc,
+                                                            "label": label_of(element)})
+            known |= element_labels[element.id]
             if label_of(element) in ("", id_words(element.resource_id)):
-                unnamed.add(row["id"])  # no label, or only its resource id's words (an icon)
+                unnamed.add(element.id)  # no label, or only its resource id's words (an icon)
         tasks = [t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if scorer.gold_steps(t)]
         vecs = embedder.embed([t["task"] for t in tasks])
         rows = [(t, v, gold_elements(store, graph, package, t, scorer), scorer.gold_steps(t)[-1]["labels"])
@@ -419,8 +423,13 @@ def main() -> int:
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
             progress("memory")
-            prepared = prepare(store, embedder, scorer, packages)
-            bases = {p: ElementIndex.load(vectors, [p], config=settings.planner.ranking) for p in packages.values()}
+            # the planner's graphs and element indexes: each app's own memory and the confirms look-alike screens
+            # of the other apps lend it (agent/crowd.py); no learned ranker
+            planner = Planner(store, vectors, embedder, config=settings.planner)
+            prepared = prepare(store, embedder, scorer, packages, graph_of=lambda p: planner.graph([p]))
+            bases = {p: planner.index([p]) for p in packages.values()}
+            for index in bases.values():
+                index.ranker = None
             default = settings.planner.ranking
             variants = (  # the same run without some lifts (a confirm ranked by its own words only)
                 ("no_follow", replace(default, named=False, follow=False, commit=False, twin_next=False),
