@@ -10,9 +10,10 @@ not data: agent/appgraph.token without the package) are on both. A look-alike le
   resource ids);
 - the effect of a twin control (same token) that the planned app never saw act: where it led, when the
   planned app holds a look-alike of that screen.
-One Cypher read of the look-alikes and their taps, one of their elements, per loaded app. The lent confirms
-join the planned app's element index too (`lent_rows`: their own rows, re-keyed to the screen they are lent
-to), so that the one element scorer ranks them as the confirms of that screen.
+One Cypher read of the look-alikes and their taps, one of their elements, per loaded app. What they lend
+reaches the planned app's element index too (`lend`): the lent confirms join it (their own rows, re-keyed
+to the screen they are lent to) and a lent effect is the element's `leads_to`, so that the one element
+scorer ranks the confirms of a screen a twin's effect reaches as it ranks those of one seen reached.
 """
 from __future__ import annotations
 
@@ -99,6 +100,16 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
                         and (mine := mine_like(effects[their])) is not None and mine != sid:
                     graph.lent_opens[e.id] = mine
     return graph
+
+
+def lend(graph: AppGraph, vectors: VectorStore, rows: list[Row]) -> list[Row]:
+    """`rows` (the element index's rows of `graph`'s apps) with what look-alikes lend them: an element never
+    seen to act leads where its twin on another app's look-alike led (`lent_opens`, payload `leads_to`), and
+    the confirms lent to the apps' screens join them (`lent_rows`)."""
+    opens = graph.lent_opens
+    return [(vector, {**payload, "leads_to": [opens[payload["element_id"]]]})
+            if payload.get("element_id") in opens and not payload.get("leads_to") else (vector, payload)
+            for vector, payload in rows] + lent_rows(graph, vectors)
 
 
 def lent_rows(graph: AppGraph, vectors: VectorStore) -> list[Row]:

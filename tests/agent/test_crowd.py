@@ -16,6 +16,7 @@ from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
 from appmem.graph.model import Step, Trace
 from appmem.ingest.contributions import count_votes
 from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic import ranking
 from appmem.semantic.ranking import ElementIndex
 from tests.shared_data import summarized
 
@@ -70,6 +71,23 @@ def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps):
     composer = compose.Composer(graph, parse_task("print it to a pdf"), replace(DEFAULT, crowd_twins=False))
     composer.finish(pdf)
     assert [label(s.element) for s in composer.steps] == ["Save to PDF"]
+
+
+def test_a_lent_effect_is_the_elements_effect_in_the_index(apps, settings):
+    """In the planner's element index of app one, "Save to PDF" (never tapped there) leads where its twin in app
+    two led: one's picker, so the picker's SAVE ranks right before it (stage 3 of the one element scorer) as
+    it would had one's exploration tapped it; in one's own points it leads nowhere."""
+    with summarized(apps, settings, [ONE, TWO]) as (vectors, embedder):
+        planner = Planner(apps, vectors, embedder)
+        (pdf, picker), = planner.graph([ONE]).lent_opens.items()
+        index = planner.index([ONE])
+        first = {p["element_id"]: p for p in index.payloads}
+        assert first[pdf]["leads_to"] == [picker]
+        assert not next(p for p in ElementIndex.load(vectors, [ONE]).payloads if p["element_id"] == pdf)["leads_to"]
+        save = next(i for i, p in first.items() if p["screen_id"] == picker and p["label"] == "SAVE")
+        task = first[pdf]["simulated_task"]
+        scores = {h.payload["element_id"]: h.score for h in index.search(embedder.query(task), task, len(index))}
+        assert scores[save] == pytest.approx(scores[pdf] + ranking.FOLLOW_GAP, abs=1e-5)
 
 
 def test_screens_titled_otherwise_lend_nothing(empty_graph):
