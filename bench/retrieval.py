@@ -186,10 +186,12 @@ def rates(per_app: dict) -> dict:
     return out
 
 
-# The ranking's options chosen leave-one-app-out (RankingConfig): its one constant of the base score, the
-# share of a choice's label the task must say, and the lifts that read the graph's effects.
+# The ranking's options chosen leave-one-app-out (RankingConfig): its constants of the base score (the weights
+# of the task's and of its last clause's word overlap), the share of a choice's label the task must say, and
+# the lifts that read the graph's effects.
 RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
-                "twins": (True, False), "evidence": (True, False), "twin_next": (True, False)}
+                "twins": (True, False), "evidence": (True, False), "twin_next": (True, False),
+                "goal_weight": (0.0, 0.05, 0.1, 0.2)}
 
 
 def fold_order(result: dict, held: str) -> tuple[int, int]:
@@ -368,7 +370,8 @@ def progress(what: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.0f} s] {what} done", file=sys.stderr, flush=True)
 
 
-LIFTS = (("no_twins", "without twins' effects"), ("no_twin_next", "without twins ranked together"), ("no_evidence", "without the confirm evidence"),
+LIFTS = (("no_twins", "without twins' effects"), ("no_twin_next", "without twins ranked together"),
+         ("no_goal", "without the last clause's weight"), ("no_evidence", "without the confirm evidence"),
          ("no_named", "without named"), ("no_dialogs", "without dialogs"), ("no_follow", "no lifts at all"))
 
 
@@ -432,7 +435,7 @@ def main() -> int:
                 index.ranker = None
             default = settings.planner.ranking
             variants = (  # the same run without some lifts (a confirm ranked by its own words only)
-                ("no_follow", replace(default, named=False, follow=False, commit=False, twin_next=False),
+                ("no_follow", replace(default, named=False, follow=False, commit=False, twin_next=False, goal_weight=0.0),
                  "ranking without `named` and stages 3 and 4 (cosine + lexical overlap only)"),
                 ("no_commit", replace(default, named=False, commit=False),
                  "ranking with stage 3 only (a confirm precedes its opener)"),
@@ -443,6 +446,8 @@ def main() -> int:
                 ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"),
                 ("no_twins", replace(default, twins=False),
                  "without `twins` (an element opens only what it was itself seen to open)"),
+                ("no_goal", replace(default, goal_weight=0.0),
+                 "without the last clause's overlap (a task of several steps read as one)"),
                 ("no_twin_next", replace(default, twin_next=False),
                  "without `twin_next` (a control ranks by its own texts only, not after its best twin)"),
                 ("no_evidence", replace(default, evidence=False),

@@ -9,7 +9,10 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    IDF-weighted share of the task's known stems (semantic/lexical.py) the element has,
    sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
    idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
-   carries weighs little; a word one element carries weighs most.
+   carries weighs little; a word one element carries weighs most. A task of
+   several steps ("open the dialpad and call 911") ends on what its last clause
+   names: goal_weight * the overlap of that clause (semantic/lexical.last_clause)
+   is added.
 2. When a learned ranker is given (semantic/ranker.py, trained on synthetic
    tasks generated from the memory itself), the `rerank` best by base score are
    re-ordered by the ranker's probability, over features that include the
@@ -39,7 +42,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from appmem.planconfig import RankingConfig
-from appmem.semantic.lexical import holders, idf, terms
+from appmem.semantic.lexical import holders, idf, last_clause, terms
 from appmem.semantic.confirm_order import (choice_pairs, close_pairs, commit_pairs, effects, flat, follow_pairs, lift,
                                            lift_best, openers, said, twin_pairs)
 from appmem.semantic.points import Hit
@@ -209,6 +212,8 @@ class ElementIndex:
         config = config or self.config
         best, rows = self.cosines(query)
         total = best + config.lexical_weight * self.overlap(text)
+        if config.goal_weight and (goal := last_clause(text)):  # a task of several steps ends on its last
+            total = total + config.goal_weight * self.overlap(goal)
         if config.named:  # each choice whose label the task says at least its best opener plus FOLLOW_GAP
             task = set(terms(text))
             lift(total, flat([(i, by) for i, stems, by in self._choices_for(config.twins)
