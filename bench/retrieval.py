@@ -191,7 +191,7 @@ def rates(per_app: dict) -> dict:
 # the lifts that read the graph's effects.
 RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
                 "twins": (True, False), "evidence": (True, False), "twin_next": (True, False),
-                "goal_weight": (0.0, 0.05, 0.1, 0.2)}
+                "goal_weight": (0.0, 0.1, 0.2, 0.3)}
 
 
 def fold_order(result: dict, held: str) -> tuple[int, int]:

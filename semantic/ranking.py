@@ -11,8 +11,8 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
    carries weighs little; a word one element carries weighs most. A task of
    several steps ("open the dialpad and call 911") ends on what its last clause
-   names: goal_weight * the overlap of that clause (semantic/lexical.last_clause)
-   is added.
+   names: goal_weight * the share of the task's IDF weight that the clause's
+   words (semantic/lexical.last_clause) carry and the element says is added.
 2. When a learned ranker is given (semantic/ranker.py, trained on synthetic
    tasks generated from the memory itself), the `rerank` best by base score are
    re-ordered by the ranker's probability, over features that include the
@@ -175,12 +175,15 @@ class ElementIndex:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def overlap(self, text: str, part: str | None = None) -> np.ndarray:
-        """Per element: the IDF-weighted share of the task's known stems that its texts (or one part) say."""
+    def overlap(self, text: str, part: str | None = None, of: str | None = None) -> np.ndarray:
+        """Per element: the IDF-weighted share of the task's known stems that its texts (or one part) say; with
+        `of` (a part of the task), of those stems only the ones `of` says count, still as a share of the whole
+        task's: a clause's generic word weighs as little as it does in the task."""
         idf, holders = (self.idf, self.holders) if part is None else (self.part_idf[part], self.part_holders[part])
         query = [t for t in terms(text) if t in idf]
+        counted = query if of is None else [t for t in query if t in set(terms(of))]
         out = np.zeros(len(self.starts))
-        for t in query:
+        for t in counted:
             out[holders[t]] += idf[t]
         norm = sum(idf[t] for t in query)
         return out / norm if norm else out
@@ -213,7 +216,7 @@ class ElementIndex:
         best, rows = self.cosines(query)
         total = best + config.lexical_weight * self.overlap(text)
         if config.goal_weight and (goal := last_clause(text)):  # a task of several steps ends on its last
-            total = total + config.goal_weight * self.overlap(goal)
+            total = total + config.goal_weight * self.overlap(text, of=goal)
         if config.named:  # each choice whose label the task says at least its best opener plus FOLLOW_GAP
             task = set(terms(text))
             lift(total, flat([(i, by) for i, stems, by in self._choices_for(config.twins)

@@ -271,8 +271,8 @@ def test_the_last_clause_of_a_task_is_where_it_ends():
 
 
 def test_a_task_of_several_steps_weighs_its_last_clause(memory):
-    """`goal_weight`: each element's score gains goal_weight times its word overlap with the task's last clause
-    (the lifts off here, so that nothing else moves); of two controls a task names one after the other, the
+    """`goal_weight`: each element's score gains goal_weight times the share of the task's IDF weight that the
+    words of its last clause it says carry (the lifts off here, so that nothing else moves); of two controls a task names one after the other, the
     second (where the task ends) ranks first with it, where the first did without it."""
     vectors, embedder = memory
     config = replace(DEFAULT, follow=False, commit=False, named=False, evidence=False, twin_next=False)
@@ -289,7 +289,7 @@ def test_a_task_of_several_steps_weighs_its_last_clause(memory):
             vector = embedder.query(task)
             on, off = ({h.payload["element_id"]: h.score for h in index.search(vector, task, len(index), c)}
                        for c in (config, replace(config, goal_weight=0.0)))
-            gain = config.goal_weight * index.overlap(last_clause(task))
+            gain = config.goal_weight * index.overlap(task, of=last_clause(task))
             assert all(on[p["element_id"]] == pytest.approx(off[p["element_id"]] + g, abs=1e-5)
                        for p, g in zip(first, gain.tolist()))
             flipped += off[a["element_id"]] > off[b["element_id"]] and on[b["element_id"]] > on[a["element_id"]]
