@@ -3,7 +3,8 @@
 Memory: AutoDroid's exploration (utg.yaml) of the six shared apps, summarised
 deterministically (no LLM); no gold demonstration is in it. For every gold
 task, the elements of its app are ranked as the planner ranks them
-(semantic/ranking.py, the one element scorer). Headline figures are STRICT: a hit is the exact gold
+(semantic/ranking.py, the one element scorer, over the planner's index: the
+app's elements and what the other apps' look-alike screens lend it, agent/crowd.py). Headline figures are STRICT: a hit is the exact gold
 target, i.e. the memory element on the gold step's screen (the gold state
 located in memory by agent/locate.py) with the gold view's structural key.
 The lenient figure beside it counts any element whose text, content
