@@ -72,6 +72,7 @@ class AppGraph:
     # element id → the screen its twin's tap led to (as this app's look-alike of it)
     lent: dict[str, list[Element]] = field(default_factory=dict)
     lent_opens: dict[str, str] = field(default_factory=dict)
+    lent_from: dict[str, tuple[str, str]] = field(default_factory=dict)  # lent element id → (package, element id)
     # where the agent stands (`coming`): the screen `came_to`, the edge it took there when its plan request said
     # so, the concrete variant of it its dump shows (graph/variants.py)
     came_to: str = ""

@@ -5,15 +5,18 @@ print dialog): the same title and essentially the same controls. One app's explo
 such a screen after a change, with the Save it shows then, or tapped a control there that another's
 never tapped. A screen of the planned app and a screen of another app are look-alikes when their titles
 agree and at least LOOK_ALIKE of the smaller screen's controls (class, resource-id name, a label that is
-not data: agent/appgraph.token without the package) are on both. Of other apps' screens with a title, only as
-many as the planned app has of that title are read (whole apps' first, in package order): a title that many
-apps share ("Settings") costs a first plan what the app's own screens cost, whatever the memory's size. A
-look-alike lends
+not data: agent/appgraph.token without the package) are on both. Of other apps' screens with a title, about as
+many as the planned app has of that title are read (whole apps, the app whose screen of it showed the most
+controls first: cypher/planner_crowd_screens): a title that many apps share ("Settings") costs a first plan
+what the app's own screens cost, whatever the memory's size. A look-alike lends
 - the confirm buttons the screen lacks, with locators rewritten for the planned app (its package in
   resource ids);
 - the effect of a twin control (same token) that the planned app never saw act: where it led, when the
   planned app holds a look-alike of that screen.
-One Cypher read of the look-alikes and their taps, one of their elements, per loaded app.
+One Cypher read of the look-alikes and their taps, one of their elements, per loaded app. What they lend
+reaches the planned app's element index too (`lend`): the lent confirms join it (their own rows, re-keyed
+to the screen they are lent to) and a lent effect is the element's `leads_to`, so that the one element
+scorer ranks the confirms of a screen a twin's effect reaches as it ranks those of one seen reached.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from appmem.agent.appgraph import AppGraph, token
 from appmem.agent.screenwork import is_confirm, role
 from appmem.graph.model import Element
 from appmem.graph.store import GraphStore, element_of
+from appmem.semantic.layers import Row
+from appmem.semantic.vectors import VectorStore
 
 LOOK_ALIKE = 0.5  # as agent/locate.py's similar screens (not tuned on the benchmark)
 
@@ -66,6 +71,7 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
     theirs: dict[str, list[Element]] = {}
     for row in store.elements(screen_ids=sorted(ids)):
         theirs.setdefault(row["screen_id"], []).append(element_of(row))
+    package_of = {r["id"]: r["package"] for r in rows}
     by_title: dict[str, list[str]] = {}
     led: dict[str, list[tuple[str, str]]] = {}  # their screen → (element id, target screen) of its taps
     for r in rows:
@@ -95,7 +101,9 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
             for e in theirs[other]:
                 if is_confirm(e) and role(e) == "tap" and shapes[e.id] not in shown:
                     shown.add(shapes[e.id])
-                    graph.lent.setdefault(sid, []).append(moved(e, sid, graph.screens[sid]["package"]))
+                    mine = moved(e, sid, graph.screens[sid]["package"])
+                    graph.lent.setdefault(sid, []).append(mine)
+                    graph.lent_from[mine.id] = (package_of[other], e.id)
             twins = {shapes[e.id]: e.id for e in theirs[other]}
             effects = {element: target for element, target in led.get(other, ())}
             for e in els:
@@ -104,3 +112,33 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
                         and (mine := mine_like(effects[their])) is not None and mine != sid:
                     graph.lent_opens[e.id] = mine
     return graph
+
+
+def lend(graph: AppGraph, vectors: VectorStore, rows: list[Row]) -> list[Row]:
+    """`rows` (the element index's rows of `graph`'s apps) with what look-alikes lend them: an element never
+    seen to act leads where its twin on another app's look-alike led (`lent_opens`, payload `leads_to`), and
+    the confirms lent to the apps' screens join them (`lent_rows`)."""
+    opens = graph.lent_opens
+    return [(vector, {**payload, "leads_to": [opens[payload["element_id"]]]})
+            if payload.get("element_id") in opens and not payload.get("leads_to") else (vector, payload)
+            for vector, payload in rows] + lent_rows(graph, vectors)
+
+
+def lent_rows(graph: AppGraph, vectors: VectorStore) -> list[Row]:
+    """The element index's rows of the confirms look-alikes lend `graph`'s screens (`borrow_from_lookalikes`):
+    each the rows of the control it copies (its vectors and texts, read from its own app's points), re-keyed
+    to the screen it is lent to. They say nothing of where the control leads in the planned app."""
+    lent = {e.id: e for elements in graph.lent.values() for e in elements}
+    wanted: dict[str, list[str]] = {}  # their element id → the lent copies of it
+    for lent_id, (_, theirs) in graph.lent_from.items():
+        if lent_id in lent:
+            wanted.setdefault(theirs, []).append(lent_id)
+    packages = sorted({package for lent_id, (package, _) in graph.lent_from.items() if lent_id in lent})
+    out: list[Row] = []
+    for vector, payload in vectors.points("elements", packages) if packages else ():
+        for lent_id in wanted.get(str(payload.get("element_id")), ()):
+            screen = graph.screens[lent[lent_id].screen_id]
+            out.append((vector, {**payload, "package": screen["package"], "screen_id": lent[lent_id].screen_id,
+                                 "screen_title": screen.get("title", ""), "element_id": lent_id,
+                                 "object_id": lent_id, "leads_to": [], "lent_from": payload.get("package")}))
+    return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from appmem.agent.appgraph import AppGraph, twin_key
-from appmem.agent.crowd import borrow_from_lookalikes
+from appmem.agent.crowd import borrow_from_lookalikes, lend
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
 from appmem.agent.candidate_routes import candidates, named_taps
@@ -89,12 +89,14 @@ class Planner:
         return self._indexes[key]
 
     def _load_index(self, packages: list[str] | None) -> ElementIndex:
-        """The shared points of `packages` (every app when None); a tenant's view adds its own elements
-        (semantic/layers.py): of `packages`, or of every app its keys reported."""
-        if not self.store.viewer.tenant:
-            return ElementIndex.load(self.vectors, packages, self.ranker, self.config.ranking)
+        """The shared points of `packages` (every app when None) with what other apps' look-alike screens lend
+        them (agent/crowd.lend); a tenant's view adds its own elements (semantic/layers.py): of `packages`, or
+        of every app its keys reported."""
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
+        rows = rows if packages is None else lend(self.graph(packages), self.vectors, rows)
+        if not self.store.viewer.tenant:
+            return ElementIndex.from_rows(rows, self.vectors.dim, self.ranker, self.config.ranking)
         indexed = {p.get("element_id") for _, p in rows}
         groups = [packages] if packages else [[r["package"]] for r in self.store.read("layer_apps")]
         layer = [row for group in groups for row in self._layer(group, indexed, set()).elements]

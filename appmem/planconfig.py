@@ -25,6 +25,8 @@ class RankingConfig:
     twins: bool = True  # an element never seen to open anything opens what its twins (same label, id, role) opened
     evidence: bool = True  # stage 4 only where the memory shows a confirm needed; elsewhere the best choice leads
     named_share: float = 1.0  # share of a choice's label stems the task must say for `named`
+    goal_weight: float = 0.2  # weight of the task words its last clause says (a task of several steps ends there)
+    twin_next: bool = True  # a control ranks right after the best of its twins on look-alike screens (same title)
 
 
 @dataclass(frozen=True)

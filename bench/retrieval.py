@@ -3,7 +3,8 @@
 Memory: AutoDroid's exploration (utg.yaml) of the six shared apps, summarised
 deterministically (no LLM); no gold demonstration is in it. For every gold
 task, the elements of its app are ranked as the planner ranks them
-(semantic/ranking.py, the one element scorer). Headline figures are STRICT: a hit is the exact gold
+(semantic/ranking.py, the one element scorer, over the planner's index: the
+app's elements and what the other apps' look-alike screens lend it, agent/crowd.py). Headline figures are STRICT: a hit is the exact gold
 target, i.e. the memory element on the gold step's screen (the gold state
 located in memory by agent/locate.py) with the gold view's structural key.
 The lenient figure beside it counts any element whose text, content
@@ -35,6 +36,7 @@ from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS as APPS, exploration_
                                   private_stack, write_results)
 
 from appmem.agent.appgraph import AppGraph
+from appmem.agent.planner import Planner
 from appmem.agent.locate import locate, state_from_html
 from appmem.graph.clients import open_graph
 from appmem.graph.screens import elements_of, screen_of
@@ -65,7 +67,8 @@ def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
     memory (agent/locate.py: exact signature, else the most similar screen) and, on that screen, the
     element with the gold view's structural key and the gold label; else the one with the gold label;
     else the key's element when its own name cannot disagree (no label: a field's text is
-    content; or a label cut short). A
+    content; or a label cut short). The screen's elements include the confirms look-alike screens of other
+    apps lend it (agent/crowd.py), when `graph` was loaded with them. A
     key alone is not identity: in a list whose rows moved, or on a similar screen, the same key holds
     another control (the key of "Clock" in a launcher's list held "Calendar"). Empty when the memory
     does not hold the screen or the element on it: a strict miss."""
@@ -76,7 +79,7 @@ def gold_elements(store, graph, package: str, task: dict, scorer) -> set[str]:
         return set()
     view = int(last["label"][0])
     mine = elements_of(state, screen_of(state, package, "")).get(view)
-    on_screen = graph.screen_elements(found["screen_id"])
+    on_screen = graph.screen_elements(found["screen_id"]) + graph.lent.get(found["screen_id"], [])
     gold = scorer.gold_steps(task)[-1]["labels"]
     names = {e.id: labels_of(scorer, {"text": e.text, "content_desc": e.content_desc, "label": label_of(e)})
              for e in on_screen}
@@ -92,21 +95,23 @@ def cut(name: str, gold: str) -> bool:
     return len(letters(name)) >= 8 and letters(gold).startswith(letters(name))
 
 
-def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=APPS) -> dict:
+def prepare(store, embedder: Embedder, scorer, packages: dict[str, str], apps=APPS, graph_of=None) -> dict:
     """Per app: its gold tasks (embedded), each with its strict gold ids and gold labels, and the
-    names of every element of the app (for the lenient count)."""
+    names of every element of the app (for the lenient count). `graph_of(package)`: the app's graph the
+    gold is located in (the planner's, with what look-alikes lend it); else the app's own."""
     out = {}
     for app in apps:
         package = packages[app]
-        graph = AppGraph.load(store, [package])
+        graph = graph_of(package) if graph_of else AppGraph.load(store, [package])
         known, element_labels, unnamed = set(), {}, set()
         screens = [r["id"] for r in store.read("planner_app_screens", packages=[package])]
-        for row in store.elements(screen_ids=screens):
-            element = element_of(row)
-            element_labels[row["id"]] = labels_of(scorer, {**row, "label": label_of(element)})
-            known |= element_labels[row["id"]]
+        elements = [element_of(row) for row in store.elements(screen_ids=screens)]
+        for element in elements + [e for lent in graph.lent.values() for e in lent]:
+            element_labels[element.id] = labels_of(scorer, {"text": element.text, "content_desc": element.content_desc,
+                                                            "label": label_of(element)})
+            known |= element_labels[element.id]
             if label_of(element) in ("", id_words(element.resource_id)):
-                unnamed.add(row["id"])  # no label, or only its resource id's words (an icon)
+                unnamed.add(element.id)  # no label, or only its resource id's words (an icon)
         tasks = [t for t in json.loads((DROIDTASK / app / "tasks.json").read_text()) if scorer.gold_steps(t)]
         vecs = embedder.embed([t["task"] for t in tasks])
         rows = [(t, v, gold_elements(store, graph, package, t, scorer), scorer.gold_steps(t)[-1]["labels"])
@@ -182,10 +187,12 @@ def rates(per_app: dict) -> dict:
     return out
 
 
-# The ranking's options chosen leave-one-app-out (RankingConfig): its one constant of the base score, the
-# share of a choice's label the task must say, and the lifts that read the graph's effects.
+# The ranking's options chosen leave-one-app-out (RankingConfig): its constants of the base score (the weights
+# of the task's and of its last clause's word overlap), the share of a choice's label the task must say, and
+# the lifts that read the graph's effects.
 RANKING_GRID = {"lexical_weight": (0.0, 0.05, 0.1, 0.2, 0.3), "named_share": (1.0, 0.75, 0.6, 0.5),
-                "twins": (True, False), "evidence": (True, False)}
+                "twins": (True, False), "evidence": (True, False), "twin_next": (True, False),
+                "goal_weight": (0.0, 0.1, 0.2, 0.3)}
 
 
 def fold_order(result: dict, held: str) -> tuple[int, int]:
@@ -364,7 +371,8 @@ def progress(what: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.0f} s] {what} done", file=sys.stderr, flush=True)
 
 
-LIFTS = (("no_twins", "without twins' effects"), ("no_evidence", "without the confirm evidence"),
+LIFTS = (("no_twins", "without twins' effects"), ("no_twin_next", "without twins ranked together"),
+         ("no_goal", "without the last clause's weight"), ("no_evidence", "without the confirm evidence"),
          ("no_named", "without named"), ("no_dialogs", "without dialogs"), ("no_follow", "no lifts at all"))
 
 
@@ -419,11 +427,16 @@ def main() -> int:
             vectors = VectorStore(client, embedder.dim)
             packages = exploration_memory(store, vectors, embedder, settings)
             progress("memory")
-            prepared = prepare(store, embedder, scorer, packages)
-            bases = {p: ElementIndex.load(vectors, [p], config=settings.planner.ranking) for p in packages.values()}
+            # the planner's graphs and element indexes: each app's own memory and the confirms look-alike screens
+            # of the other apps lend it (agent/crowd.py); no learned ranker
+            planner = Planner(store, vectors, embedder, config=settings.planner)
+            prepared = prepare(store, embedder, scorer, packages, graph_of=lambda p: planner.graph([p]))
+            bases = {p: planner.index([p]) for p in packages.values()}
+            for index in bases.values():
+                index.ranker = None
             default = settings.planner.ranking
             variants = (  # the same run without some lifts (a confirm ranked by its own words only)
-                ("no_follow", replace(default, named=False, follow=False, commit=False),
+                ("no_follow", replace(default, named=False, follow=False, commit=False, twin_next=False, goal_weight=0.0),
                  "ranking without `named` and stages 3 and 4 (cosine + lexical overlap only)"),
                 ("no_commit", replace(default, named=False, commit=False),
                  "ranking with stage 3 only (a confirm precedes its opener)"),
@@ -434,6 +447,10 @@ def main() -> int:
                 ("no_dialogs", replace(default, dialogs=False), "stage 4 without the entries of the dialogs a form opens"),
                 ("no_twins", replace(default, twins=False),
                  "without `twins` (an element opens only what it was itself seen to open)"),
+                ("no_goal", replace(default, goal_weight=0.0),
+                 "without the last clause's overlap (a task of several steps read as one)"),
+                ("no_twin_next", replace(default, twin_next=False),
+                 "without `twin_next` (a control ranks by its own texts only, not after its best twin)"),
                 ("no_evidence", replace(default, evidence=False),
                  "without `evidence` (stage 4 lifts every confirm; no choice closes its screen)"))
             result = {}

@@ -19,6 +19,10 @@ named, entries) are fields of RankingConfig (appmem/planconfig.py); bench/retrie
   its own app) were seen to open: one control on look-alike screens (a photo viewer before and after an edit,
   a contact's page and its editor) does the same, and the exploration may have tried one of them only. A
   confirm (OK, Yes) has no twin: it means its own screen's purpose, and the OK of another dialog another.
+- twin_next: a control ranks right after the best of its twins on screens of the same title (the Shutter of
+  the front camera's Video screen after the back camera's): which of two look-alike screens shows it says
+  how far it is, not what it does, and a task's words rarely tell them apart. Twins the memory saw open
+  different screens are not lifted; a confirm has no twin.
 - evidence: commit applies only where the memory shows that a change holds only with the confirm
   (graph/vocabulary.confirm_needed: a field, a choice seen to leave the screen open, a dismiss); on a list
   of choices without such evidence the choice closes it, so the best choice ranks right before its confirm
@@ -55,13 +59,36 @@ def effects(first: Sequence[dict], twins: bool) -> list[list[str]]:
     seen = [list(p.get("leads_to") or ()) for p in first]
     if not twins:
         return seen
-    key = lambda p: (p.get("package"), p.get("label") or "", p.get("resource_id") or "", p.get("role") or "")  # noqa: E731
     lent: dict[tuple, list[str]] = {}
     for p, screens in zip(first, seen):
         if screens and p.get("label") and not confirm(p):  # a confirm means its screen's purpose: no twin elsewhere
-            lent.setdefault(key(p), []).extend(screens)
-    return [screens or [s for s in dict.fromkeys(lent.get(key(p), ())) if s != p.get("screen_id")]
+            lent.setdefault(twin_key(p), []).extend(screens)
+    return [screens or [s for s in dict.fromkeys(lent.get(twin_key(p), ())) if s != p.get("screen_id")]
             for p, screens in zip(first, seen)]
+
+
+def twin_key(payload: dict) -> tuple[str, str, str, str]:
+    """What makes elements twins, one control shown on several screens: app, label, resource id and role."""
+    return (payload.get("package") or "", payload.get("label") or "", payload.get("resource_id") or "",
+            payload.get("role") or "")
+
+
+def twin_pairs(first: Sequence[dict]) -> Pairs:
+    """TWIN_NEXT: (element, its twins on screens of the same title) for each labelled element that is no
+    confirm, leaving out a twin that the memory saw do something else (each opened a screen, not the same one)."""
+    groups: dict[tuple, list[int]] = {}
+    for i, p in enumerate(first):
+        if p.get("label") and not confirm(p):
+            groups.setdefault((*twin_key(p), p.get("screen_title") or p.get("screen_id")), []).append(i)
+    out = []
+    for members in groups.values():
+        for i in members if len(members) > 1 else ():
+            mine = set(first[i].get("leads_to") or ())
+            same = [j for j in members if j != i and not (mine and (theirs := set(first[j].get("leads_to") or ()))
+                                                          and not mine & theirs)]
+            if same:
+                out.append((i, np.asarray(same, dtype=np.int64)))
+    return out
 
 
 def openers(first: Sequence[dict], opened: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:

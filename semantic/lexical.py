@@ -16,6 +16,9 @@ STOPWORDS = frozenset(
     "a an the to of in on for and or with my me i it its this that these those from by as at be is are was "
     "all your app apps then than into out up".split())
 WORD = re.compile(r"[a-z0-9]+")
+# Where an instruction of several steps joins them: a comma, "and", "then" (with what quotes hold left whole).
+CLAUSE = re.compile(r"\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+", re.I)
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _SNOWBALL = SnowballStemmer("english")
 
 
@@ -49,3 +52,11 @@ def holders(docs: list[set[str]]) -> dict[str, np.ndarray]:
         for t in doc:
             out.setdefault(t, []).append(i)
     return {t: np.asarray(ids, dtype=np.int64) for t, ids in out.items()}
+
+
+def last_clause(task: str) -> str:
+    """The last of a task's clauses joined by a comma, "and" or "then" ("create a note called 'a, b' and type
+    'x'" → "type 'x'"), where the task ends; "" when it has one clause. Quoted text is never split."""
+    masked = QUOTED.sub(lambda m: "\0" * len(m.group()), task)
+    cuts = [m.end() for m in CLAUSE.finditer(masked) if masked[m.end():].strip()]
+    return task[cuts[-1]:].strip() if cuts else ""

@@ -9,7 +9,10 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    IDF-weighted share of the task's known stems (semantic/lexical.py) the element has,
    sum(idf(t) for t in task ∩ element) / sum(idf(t) for t in task ∩ vocabulary),
    idf(t) = ln(1 + N / df(t)) over the index's N elements. A word every element
-   carries weighs little; a word one element carries weighs most.
+   carries weighs little; a word one element carries weighs most. A task of
+   several steps ("open the dialpad and call 911") ends on what its last clause
+   names: goal_weight * the share of the task's IDF weight that the clause's
+   words (semantic/lexical.last_clause) carry and the element says is added.
 2. When a learned ranker is given (semantic/ranker.py, trained on synthetic
    tasks generated from the memory itself), the `rerank` best by base score are
    re-ordered by the ranker's probability, over features that include the
@@ -25,7 +28,8 @@ the UTG in agent/appgraph.py). A task is scored in stages:
    an element never seen to open anything opens what its twins opened; with `evidence` (on), stage 4
    lifts only the confirms the memory shows needed, and elsewhere the best choice ranks right before
    its confirm (the choice closes the screen). These lifts, their reasons and measurements are
-   semantic/confirm_order.py; their switches are RankingConfig's.
+   semantic/confirm_order.py; their switches are RankingConfig's. Last, with `twin_next` (on), a control ranks
+   right after the best of its twins on screens of the same title.
 
 A lexical weight of 0.1 keeps cosine the main signal. No query or element text is
 special-cased.
@@ -38,9 +42,9 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from appmem.planconfig import RankingConfig
-from appmem.semantic.lexical import holders, idf, terms
+from appmem.semantic.lexical import holders, idf, last_clause, terms
 from appmem.semantic.confirm_order import (choice_pairs, close_pairs, commit_pairs, effects, flat, follow_pairs, lift,
-                                           lift_best, openers, said)
+                                           lift_best, openers, said, twin_pairs)
 from appmem.semantic.points import Hit
 from appmem.semantic.vectors import VectorStore
 
@@ -131,6 +135,11 @@ class ElementIndex:
         return self._memo(key, lambda: commit_pairs(self._first, self._effects(config.twins), config.entries,
                                                     config.dialogs, config.evidence))
 
+    @cached_property
+    def _twin_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`twin_next`'s pairs, flat (semantic/confirm_order.twin_pairs)."""
+        return flat(twin_pairs(self._first))
+
     def _part_docs(self, part: str) -> list[set[str]]:
         docs: list[set[str]] = [set() for _ in self.starts]
         if part in self.parts:
@@ -166,12 +175,15 @@ class ElementIndex:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def overlap(self, text: str, part: str | None = None) -> np.ndarray:
-        """Per element: the IDF-weighted share of the task's known stems that its texts (or one part) say."""
+    def overlap(self, text: str, part: str | None = None, of: str | None = None) -> np.ndarray:
+        """Per element: the IDF-weighted share of the task's known stems that its texts (or one part) say; with
+        `of` (a part of the task), of those stems only the ones `of` says count, still as a share of the whole
+        task's: a clause's generic word weighs as little as it does in the task."""
         idf, holders = (self.idf, self.holders) if part is None else (self.part_idf[part], self.part_holders[part])
         query = [t for t in terms(text) if t in idf]
+        counted = query if of is None else [t for t in query if t in set(terms(of))]
         out = np.zeros(len(self.starts))
-        for t in query:
+        for t in counted:
             out[holders[t]] += idf[t]
         norm = sum(idf[t] for t in query)
         return out / norm if norm else out
@@ -203,6 +215,8 @@ class ElementIndex:
         config = config or self.config
         best, rows = self.cosines(query)
         total = best + config.lexical_weight * self.overlap(text)
+        if config.goal_weight and (goal := last_clause(text)):  # a task of several steps ends on its last
+            total = total + config.goal_weight * self.overlap(text, of=goal)
         if config.named:  # each choice whose label the task says at least its best opener plus FOLLOW_GAP
             task = set(terms(text))
             lift(total, flat([(i, by) for i, stems, by in self._choices_for(config.twins)
@@ -216,6 +230,8 @@ class ElementIndex:
             lift(total, self._follow_arrays(config.twins), FOLLOW_GAP)
         if config.evidence:  # and again after stage 3, which may have lifted the confirm over its opener
             lift_best(total, self._closes, FOLLOW_GAP)
+        if config.twin_next:  # each twin at least its best twin minus FOLLOW_GAP: right after it
+            lift(total, self._twin_arrays, -FOLLOW_GAP)
         return best, rows, total, np.lexsort((-best, -np.round(total, 6)))  # ties: the better cosine first
 
     def search(self, vector: list[float], text: str, k: int, config: RankingConfig | None = None) -> list[Hit]:

@@ -8,6 +8,7 @@ import pytest
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.crowd import borrow_from_lookalikes, wanted_titles
+from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import parse_task
 from appmem.planconfig import DEFAULT
@@ -15,6 +16,9 @@ from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
 from appmem.graph.model import Step, Trace
 from appmem.ingest.contributions import count_votes
 from appmem.ingest.pipeline import ingest_trace
+from appmem.semantic import ranking
+from appmem.semantic.ranking import ElementIndex
+from tests.shared_data import summarized
 
 ONE, TWO = "org.example.one", "org.example.two"
 
@@ -71,7 +75,8 @@ def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps):
 
 def test_a_title_many_apps_share_reads_as_many_of_their_screens_as_the_planned_app_has(apps):
     """Three more apps show a "Print" screen: app one has one screen titled so, and one other app's is read
-    (the first by package name, org.example.a), whatever the number of apps that show one."""
+    (of those showing as many controls, the first by package name: org.example.a), whatever the number of apps
+    that show one."""
     for other in ("org.example.c", "org.example.b", "org.example.a"):
         ingest_trace(apps, app(other, "Print", "pdf"), chunk_size=10)
     assert wanted_titles(["Print", "Downloads", "", "Print"]) == [{"title": "Downloads", "limit": 1},
@@ -83,6 +88,23 @@ def test_a_title_many_apps_share_reads_as_many_of_their_screens_as_the_planned_a
     assert list(graph.lent_opens) == [pdf.id]  # what the one read lends: "Save to PDF" opens one's picker
 
 
+def test_a_lent_effect_is_the_elements_effect_in_the_index(apps, settings):
+    """In the planner's element index of app one, "Save to PDF" (never tapped there) leads where its twin in app
+    two led: one's picker, so the picker's SAVE ranks right before it (stage 3 of the one element scorer) as
+    it would had one's exploration tapped it; in one's own points it leads nowhere."""
+    with summarized(apps, settings, [ONE, TWO]) as (vectors, embedder):
+        planner = Planner(apps, vectors, embedder)
+        (pdf, picker), = planner.graph([ONE]).lent_opens.items()
+        index = planner.index([ONE])
+        first = {p["element_id"]: p for p in index.payloads}
+        assert first[pdf]["leads_to"] == [picker]
+        assert not next(p for p in ElementIndex.load(vectors, [ONE]).payloads if p["element_id"] == pdf)["leads_to"]
+        save = next(i for i, p in first.items() if p["screen_id"] == picker and p["label"] == "SAVE")
+        task = first[pdf]["simulated_task"]
+        scores = {h.payload["element_id"]: h.score for h in index.search(embedder.query(task), task, len(index))}
+        assert scores[save] == pytest.approx(scores[pdf] + ranking.FOLLOW_GAP, abs=1e-5)
+
+
 def test_screens_titled_otherwise_lend_nothing(empty_graph):
     """The same controls under another title are another screen: no effect is lent."""
     ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
@@ -91,20 +113,47 @@ def test_screens_titled_otherwise_lend_nothing(empty_graph):
     assert graph.lent_opens == {} and graph.lent == {}
 
 
-def test_a_look_alike_lends_the_confirm_a_screen_lacks(empty_graph):
-    """App one's picker never showed SAVE (its state had only "New folder" and "Cancel"); app two's look-alike
-    did: SAVE is lent to one's picker with one's package in its resource id and locators."""
-    ingest_trace(empty_graph, app(TWO, "Print", "pdf"), chunk_size=10)
+def bare_picker(store) -> None:
+    """App two as `app`; app one's picker never showed SAVE (its state had only "New folder" and "Cancel")."""
+    ingest_trace(store, app(TWO, "Print", "pdf"), chunk_size=10)
     printing = state(ONE, "one-print", "Print", [("pdf", "Save to PDF"), ("all", "All printers")])
     picker = state(ONE, "one-picker", "Downloads", [("folder", "New folder"), ("cancel", "Cancel")])
-    ingest_trace(empty_graph, Trace("crowd-one-bare", "explorer", ONE, "1", "dev", "test", "2026-01-01T00:00:00Z", "",
-                                    states={"one-print": printing, "one-picker": picker},
-                                    steps=[Step(0, "one-print", tap(ONE, "all"), "one-picker")]), chunk_size=10)
+    ingest_trace(store, Trace("crowd-one-bare", "explorer", ONE, "1", "dev", "test", "2026-01-01T00:00:00Z", "",
+                              states={"one-print": printing, "one-picker": picker},
+                              steps=[Step(0, "one-print", tap(ONE, "all"), "one-picker")]), chunk_size=10)
+
+
+def test_a_look_alike_lends_the_confirm_a_screen_lacks(empty_graph):
+    """App one's picker never showed SAVE; app two's look-alike did: SAVE is lent to one's picker with one's
+    package in its resource id and locators."""
+    bare_picker(empty_graph)
     graph = borrow_from_lookalikes(empty_graph, AppGraph.load(empty_graph, [ONE]))
     (screen, lent), = graph.lent.items()
     assert graph.screens[screen]["title"] == "Downloads" and [label(e) for e in lent] == ["SAVE"]
     assert lent[0].resource_id == f"{ONE}:id/save" and lent[0].screen_id == screen
     assert lent[0].locators and all(TWO not in x and x.startswith("//") for x in lent[0].locators)
+
+
+def test_a_lent_confirm_joins_the_planned_apps_element_index(empty_graph, settings):
+    """The planner's element index of app one holds the SAVE lent to its picker: the rows of app two's SAVE
+    (their vectors and texts), keyed to one's picker, with no effect of their own; app one's own points lack
+    it. Asked what that SAVE does, the one element scorer ranks the lent copy first."""
+    bare_picker(empty_graph)
+    with summarized(empty_graph, settings, [ONE, TWO]) as (vectors, embedder):
+        planner = Planner(empty_graph, vectors, embedder)
+        graph = planner.graph([ONE])
+        (screen, (lent,)), = graph.lent.items()
+        assert graph.lent_from[lent.id][0] == TWO
+        index = planner.index([ONE])
+        rows = [p for p in index.payloads if p["element_id"] == lent.id]
+        theirs = [p for _, p in vectors.points("elements", [TWO])
+                  if p["element_id"] == graph.lent_from[lent.id][1] and not p.get("part")]
+        assert rows and sorted(p["text"] for p in rows) == sorted(p["text"] for p in theirs)
+        assert all(p["package"] == ONE and p["screen_id"] == screen and p["screen_title"] == "Downloads"
+                   and p["leads_to"] == [] and p["lent_from"] == TWO for p in rows)
+        assert lent.id not in {p["element_id"] for p in ElementIndex.load(vectors, [ONE]).payloads}
+        task = rows[0]["simulated_task"]
+        assert index.search(embedder.query(task), task, 1)[0].payload["element_id"] == lent.id
 
 
 def test_a_tap_only_contributions_report_lends_no_effect_until_a_quorum_backs_it(empty_graph):

@@ -11,7 +11,7 @@ import appmem.semantic.ranking as ranking
 from appmem.graph.vocabulary import CONFIRM_WORDS
 from appmem.ingest.autodroid import package_of
 from appmem.planconfig import RankingConfig
-from appmem.semantic.lexical import terms
+from appmem.semantic.lexical import last_clause, terms
 from appmem.semantic import confirm_order
 from appmem.semantic.ranking import ElementIndex
 from tests.shared_data import DROIDTASK_EXPLORED, summarized, uses
@@ -231,6 +231,69 @@ def test_an_element_never_seen_acting_opens_what_its_twins_opened(memory):
         task = first[i]["simulated_task"]
         on, off = scores_on_off(index, "twins", embedder.query(task), task)
         assert on[first[c]["element_id"]] >= on[first[i]["element_id"]] + ranking.FOLLOW_GAP - 1e-5
+
+
+def test_a_control_ranks_right_after_its_best_twin_on_a_look_alike_screen(memory):
+    """`twin_next`: a control scores at least its best twin's score less FOLLOW_GAP (its twins: same app, label,
+    resource id and role on a screen of the same title), so it ranks right after it; a confirm has no twin,
+    twins the memory saw open different screens are not paired, and every other element keeps its score."""
+    vectors, embedder = memory
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS])
+    first = [index.payloads[r] for r in index.starts]
+    pairs = {i: set(twins.tolist()) for i, twins in confirm_order.twin_pairs(first)}
+    assert pairs, "controls shown on look-alike screens"
+    for i, twins in pairs.items():
+        assert not confirm_order.confirm(first[i])
+        for j in twins:
+            assert confirm_order.twin_key(first[j]) == confirm_order.twin_key(first[i])
+            assert (first[j].get("screen_title") or first[j]["screen_id"]) == \
+                (first[i].get("screen_title") or first[i]["screen_id"])
+            mine, theirs = set(first[i].get("leads_to") or ()), set(first[j].get("leads_to") or ())
+            assert not (mine and theirs) or mine & theirs
+    raised = 0
+    for i in list(pairs)[:8]:
+        task = first[i]["simulated_task"]
+        on, off = scores_on_off(index, "twin_next", embedder.query(task), task)
+        for j, p in enumerate(first):
+            twins = pairs.get(j, ())
+            expected = max([off[p["element_id"]], *(off[first[t]["element_id"]] - ranking.FOLLOW_GAP for t in twins)])
+            assert on[p["element_id"]] == pytest.approx(expected, abs=1e-5)
+        raised += any(on[first[t]["element_id"]] > off[first[t]["element_id"]] + 1e-6 for t in pairs[i])
+    assert raised, "a twin of the element a task describes outranked by other elements on its own texts"
+
+
+def test_the_last_clause_of_a_task_is_where_it_ends():
+    assert last_clause("open the dialpad and call 911") == "call 911"
+    assert last_clause("create a note, type 'x', and then search for 'y'") == "search for 'y'"
+    assert last_clause("rotate it, then save it") == "save it"
+    assert last_clause("name it 'salt and pepper, fine'") == ""  # quotes are never split
+    assert last_clause("take a selfie") == "" and last_clause("open it and ") == ""
+
+
+def test_a_task_of_several_steps_weighs_its_last_clause(memory):
+    """`goal_weight`: each element's score gains goal_weight times the share of the task's IDF weight that the
+    words of its last clause it says carry (the lifts off here, so that nothing else moves); of two controls a task names one after the other, the
+    second (where the task ends) ranks first with it, where the first did without it."""
+    vectors, embedder = memory
+    config = replace(DEFAULT, follow=False, commit=False, named=False, evidence=False, twin_next=False)
+    index = ElementIndex.load(vectors, [CALENDAR, CONTACTS], config=config)
+    first = [index.payloads[r] for r in index.starts]
+    taps = [p for p in first if p["role"] == "tap" and len(terms(p["label"])) == 1
+            and not confirm_order.confirm(p)][:12]
+    flipped = 0
+    for a in taps:
+        for b in taps:
+            if terms(a["label"]) == terms(b["label"]):
+                continue
+            task = f"{a['label']} and {b['label']}"
+            vector = embedder.query(task)
+            on, off = ({h.payload["element_id"]: h.score for h in index.search(vector, task, len(index), c)}
+                       for c in (config, replace(config, goal_weight=0.0)))
+            gain = config.goal_weight * index.overlap(task, of=last_clause(task))
+            assert all(on[p["element_id"]] == pytest.approx(off[p["element_id"]] + g, abs=1e-5)
+                       for p, g in zip(first, gain.tolist()))
+            flipped += off[a["element_id"]] > off[b["element_id"]] and on[b["element_id"]] > on[a["element_id"]]
+    assert flipped, "two controls a task names one after the other, the first ahead on the whole task's words"
 
 
 def test_each_element_scores_as_its_best_task_row_the_first_of_ties():
