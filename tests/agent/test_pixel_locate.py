@@ -35,7 +35,7 @@ def shot_and_dump(app: str, moment: str):
 
 
 def test_texts_mostly_of_digits_vary_and_placeholders_are_not_expected(memory):
-    texts = app_texts(AppGraph.load(memory, [CLOCK]), CLOCK)
+    texts = app_texts(memory, AppGraph.load(memory, [CLOCK]), CLOCK)
     shown = {r.text: r for rows in texts.screens.values() for r in rows}
     assert shown["0000"].varies and not shown["welcometojust00hours"].varies  # the clock's title, the welcome's
     assert weight(True, PixelMatch()) == PixelMatch().data_w < weight(False, PixelMatch()) == 1.0
@@ -62,12 +62,12 @@ def test_screens_of_little_or_varying_text_are_located_where_their_dumps_are(mem
     reading = screen_reader(ReaderOptions()).read(data, CLOCK)
     expected = locate(memory, CLOCK, dump, graph)["screen_id"]
     assert expected is not None
-    assert bool(app_texts(graph, CLOCK).known(text_views(reading))) is not misread
-    found = locate_pixels(graph, CLOCK, reading)
+    assert bool(app_texts(memory, graph, CLOCK).known(text_views(reading))) is not misread
+    found = locate_pixels(memory, graph, CLOCK, reading)
     assert (found["match"], found["screen_id"]) == ("similar", expected), found
     # weighed as before (every text alike, a screen expecting none scoring nothing) the misread clock is unknown
     if misread:
-        assert locate_pixels(graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0))["match"] == "unknown"
+        assert locate_pixels(memory, graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0))["match"] == "unknown"
 
 
 def test_layout_counts_the_boxes_something_smaller_is_drawn_in():
