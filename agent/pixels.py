@@ -2,18 +2,18 @@
 memory's elements in the screenshot's own pixels.
 
 A reading has no classes, ids or structure, only text lines and boxes, so the match is on what memory
-remembers a person would see: each screen's element texts and the other texts its recorded states showed
-(titles, static labels, a button's caption in its child: graph/screens.py `shown_texts`, kept on each state),
-each with the box it had, compared by their `shape` (normalised, each digit read as 0: a clock, a count or a
-date changes, where and how it is written does not). A screen whose states kept no texts (an older memory)
-has its title instead. The screenshot is scaled to memory's coordinates by width (`scale`: a
-720-wide phone's screenshot reads as the 1080-wide device the memory was recorded on; a taller screen
-shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the app's
-vocabulary) is evidence: a screen scores a weighted Jaccard similarity of what it remembers and those lines. A
-text mostly of digits weighs `data_w` (it is another on each visit: it counts when read and is not missed when
-not); a text only some of a screen's states showed (a list's contents, what a run typed) weighs the share that
-did, both where it is expected and where its line is read; a placeholder the privacy scrubber left for data
-(a list row) is not expected at all. A remembered text
+remembers a person would see: the texts each screen's recorded states showed (titles, static labels, the
+elements' texts, a button's caption in its child: graph/screens.py `shown_texts`, kept on each state) and
+its elements' texts, each with the box it had, compared by their `shape` (normalised, each digit read as 0:
+a clock, a count or a date changes, where and how it is written does not). A screen whose states kept no
+texts (an older memory) has its elements' texts and its title instead. The screenshot is scaled to memory's
+coordinates by width (`scale`: a 720-wide phone's screenshot reads as the 1080-wide device the memory was
+recorded on; a taller screen shows more below). Every text line of the screenshot that reads like a text
+somewhere in the app (the app's vocabulary) is evidence: a screen scores a weighted Jaccard similarity of
+what it remembers and those lines. A text mostly of digits weighs `data_w` (it is another on each visit: it
+counts when read and is not missed when not); a text only some of a screen's states showed (a list's
+contents, what a run typed) weighs the share that did, both where it is expected and where its line is read;
+a placeholder the privacy scrubber left for data (a list row) is not expected at all. A remembered text
 found where it was remembered counts in full, found elsewhere (a list scrolled) `place_lost`, and every such
 line that matched none of the screen's texts counts against it (the reader keeps only a dimmed screen's
 dialog, so what is left is all the screen). A screen that expects no text fits a reading with no known line
@@ -72,14 +72,14 @@ class Remembered:
     text: str
     box: Bounds | None
     varies: bool = False  # another on each visit (a clock, a count): evidence only when read
-    often: float = 1.0  # the share of the screen's recorded states that showed it (an element's: all of them)
+    often: float = 1.0  # the share of the screen's recorded states that showed it (1: an older memory's)
 
 
 def shown_of(store: GraphStore, package: str) -> dict[str, list[Remembered]]:
-    """Screen id → the texts its recorded states showed beside their elements' (graph/screens.py
-    `shown_texts`), each once, where it was first seen and with the share of the screen's states that showed
-    it: a title or a static label is on every visit, a text a list row or a run typed on few. Screens whose
-    states kept no texts (written by an older appmem) are not in it."""
+    """Screen id → the texts its recorded states showed (graph/screens.py `shown_texts`), each once, where it
+    was first seen and with the share of the screen's states that showed it: a title or a static label is on
+    every visit, a text a list row or a run typed on few. Screens whose states kept no texts (written by an
+    older appmem) are not in it."""
     states: Counter[str] = Counter()
     counts: dict[str, Counter[str]] = {}
     first: dict[tuple[str, str], Bounds] = {}
@@ -96,8 +96,8 @@ def shown_of(store: GraphStore, package: str) -> dict[str, list[Remembered]]:
 
 
 class AppTexts:
-    """What an app's remembered screens show a person, read once per loaded graph: each screen's element texts,
-    the other texts its states showed (`shown_of`; a screen without them, its title) and its element boxes."""
+    """What an app's remembered screens show a person, read once per loaded graph: the texts each screen's states
+    showed (`shown_of`) and its element texts (`expected`), and its element boxes."""
 
     def __init__(self, graph: AppGraph, package: str, shown: dict[str, list[Remembered]]):
         self.package = package
@@ -172,15 +172,18 @@ def shows(e: Element) -> bool:
 
 
 def expected(elements: list[Element], shown: list[Remembered] | None, title: str) -> list[Remembered]:
-    """What a screen shows a person: its elements' texts, then the other texts its states showed (`shown`, an
-    element's text once). A screen whose states kept none (`shown` None: an older memory) has its title instead:
-    with them the title is among them when a screen shows it (else it is the activity's name, which none does)."""
-    out = [remembered(e) for e in elements if shows(e)]
+    """What a screen shows a person: the texts its states showed (`shown`, each weighed by how many did), then
+    its elements' texts they did not hold. A screen whose states kept none (`shown` None: an older memory) has its
+    elements' texts and its title instead (with `shown`, the title is among them when the screen shows it; else
+    it is the activity's name, which no screenshot shows)."""
+    out = list(shown or [])
     have = {r.text for r in out}
-    if shown is not None:
-        return out + [r for r in shown if r.text not in have and not have.add(r.text)]
+    for e in elements:
+        if shows(e) and (r := remembered(e)).text not in have:
+            out.append(r)
+            have.add(r.text)
     text = shape(title)
-    if text and not PLACEHOLDER.search(title) and text not in have:
+    if shown is None and text and not PLACEHOLDER.search(title) and text not in have:
         out.append(Remembered(text, None, is_data(text)))
     return out
 

@@ -41,7 +41,7 @@ LABEL_MAX = 40  # a fixed label is short; longer texts are content (messages, de
 TITLE_ENTRY = "alertTitle"  # dialog titles: android:id/alertTitle, and AppCompat's <app>:id/alertTitle
 BAR_CLASSES = ("Toolbar", "ActionBar")
 SWITCH_CLASSES = ("Switch", "SwitchCompat", "SwitchMaterial", "ToggleButton")
-SHOWN_MAX = 40  # characters of a shown text kept: its start tells what it is (a screenshot's lines are read from theirs)
+SHOWN_MAX = 40  # characters of a shown text kept: its start tells what it is (a screenshot's line starts alike)
 
 
 def is_title_id(resource_id: str) -> bool:
@@ -173,16 +173,16 @@ def screen_title(state: UIState) -> str:
 
 
 def shown_texts(state: UIState) -> list[tuple[str, Bounds]]:
-    """What a person reads on a (scrubbed) state beside its elements' own texts, with where: the text of each
-    shown view that is not an element (a title, a static label, a button's caption in its child, a list row's
-    template words, a message's start), its first line cut at SHOWN_MAX, in screen order. Texts that are data
-    are not kept: a field's (what was typed), a password's, one the privacy scrubber replaced (a list row's
-    contents, an address, a long number). What varies between visits is told by how many of a screen's states
-    show a text (agent/pixels.py), not here."""
+    """What a person reads on a (scrubbed) state, with where: the text of each shown view (a title, a static
+    label, a button's, a caption in a button's child, a list row's template words, a message's start), its first
+    line cut at SHOWN_MAX, in screen order. Texts that are data are not kept: a field's (what was typed), a
+    password's, one the privacy scrubber replaced (a list row's contents, an address, a long number). What
+    varies between visits is told by how many of a screen's states show a text (agent/pixels.py), not here:
+    an element's too (its text one row of a list on one visit, another on the next)."""
     out: dict[tuple[str, Bounds], None] = {}
     for v in sorted(shown_views(state.views), key=lambda v: (v.bounds.top, v.bounds.left)):
         first = v.text.strip().split("\n", 1)[0].strip()
-        if (not first or v.interactive or v.editable or v.password or not v.bounds.area
+        if (not first or v.editable or v.password or not v.bounds.area
                 or PLACEHOLDER.search(v.text)):
             continue
         out.setdefault((first[:SHOWN_MAX].strip(), v.bounds), None)

@@ -31,7 +31,7 @@ def test_a_state_shows_its_titles_and_labels_not_its_data():
     assert shown and not any(PLACEHOLDER.search(text) for text, _ in shown)
     for text, box in shown:  # a long text's start (SHOWN_MAX), where its view is
         assert any(v.bounds == box and v.text.strip().startswith(text) and len(text) <= SHOWN_MAX
-                   and not v.interactive and not v.editable for v in state.views), text
+                   and not v.editable for v in state.views), text
     assert ("Settings", Bounds(378, 1026, 576, 1099)) in shown
     assert ("de.szalkowski.activitylauncher.SettingsA", Bounds(306, 1099, 876, 1205)) in shown
     assert "package/action" not in {text for text, _ in shown}
