@@ -1,7 +1,7 @@
 // merge_states: concrete observations (DroidBot's state_str), linked to their
-// Screen and to the Trace that saw them (provenance). Each keeps the texts it showed beside
-// its elements' (graph/screens.py `shown_texts`: `texts`, and their boxes four numbers each in
-// `text_boxes`); a state written before states kept them gets them when it is seen again.
+// Screen and to the Trace that saw them (provenance). Each keeps the texts it showed
+// (graph/screens.py `shown_texts`: `texts`, and their boxes four numbers each in `text_boxes`);
+// a state written before states kept them gets them when it is seen again.
 UNWIND $rows AS r
 MATCH (s:Screen {id: r.screen_id}), (t:Trace {id: $trace_id})
 MERGE (st:State {id: r.id})

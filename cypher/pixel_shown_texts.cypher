@@ -1,4 +1,4 @@
-// pixel_shown_texts: what each state of $packages' screens showed beside its elements (merge_states
+// pixel_shown_texts: what each state of $packages' screens showed (merge_states
 // `texts`, `text_boxes`), for locating a screenshot (agent/pixels.py): each state once, read through the
 // traces that saw it as every read is (a state only an untrusted contribution saw is not read). States
 // written before states kept their texts have none and are left out.

@@ -15,7 +15,7 @@ Idempotent: each step finds only what is still in the old form.
   needs their views); `old_screen_ids` counts such screens, and the answer says to
   re-import the traces into a fresh graph (`appmem ingest …`, `appmem crawl …`). They are
   not deleted: nothing stored is lost by a migration.
-- state texts: each state keeps the texts it showed beside its elements (graph/screens.py `shown_texts`:
+- state texts: each state keeps the texts it showed (graph/screens.py `shown_texts`:
   what a screenshot is located on). A state written before has none, and its views are not stored to
   find them: `states_without_texts` counts such states, and the answer says to ingest their traces again
   (the chunks already written add only their states' texts: nothing is counted twice). Until then a

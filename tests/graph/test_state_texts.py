@@ -1,4 +1,4 @@
-"""The texts each state showed beside its elements (graph/screens.py `shown_texts`), kept on its State node for
+"""The texts each state showed (graph/screens.py `shown_texts`), kept on its State node for
 locating screenshots, and a graph written before states kept them: `appmem migrate` counts such states, and
 ingesting their traces again adds the texts without counting anything twice."""
 from __future__ import annotations
