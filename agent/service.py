@@ -256,7 +256,7 @@ class Service:
             else:
                 plan = self._answer(task, bare, packages, start, k, came_from, avoid)
             if screenshot is not None:
-                plan = with_taps(plan, self.planner().graph([screen.package]), screen)
+                plan = with_taps(plan, self.store, self.planner().graph([screen.package]), screen)
             self._plans.put(key, plan.model_dump_json())
             return plan
 
