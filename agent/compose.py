@@ -250,7 +250,7 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
             and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
         c.item(anchor)
     c.finish(target)
-    return RouteCandidate(target, retrieval, c.steps, hops, kept=kept_values(c.steps, graph, task))
+    return RouteCandidate(target, retrieval, c.steps, hops, kept=c.kept | kept_values(c.steps, graph, task))
 
 
 def kept_values(steps: list[RouteStep], graph: AppGraph, task: ParsedTask) -> set[str]:
