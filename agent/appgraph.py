@@ -203,6 +203,17 @@ class AppGraph:
                 untouched, {e.id for e in untouched if (screen_id, e.id) in self.stays})
         return found
 
+    def shown_choices(self, screen_id: str) -> list[str]:
+        """The choices the screen shows made: the labels of its controls (a spinner, a setting's row) that open
+        a list whose choice of that label is checked."""
+        out = []
+        for e in self.screen_elements(screen_id):
+            opened = self.opens(e) if role(e) == "tap" and label(e) else None
+            if opened and any(label(t).lower() == label(e).lower() and "checked" in t.flags
+                              for t in self.screen_kinds(opened).toggles):
+                out.append(label(e))
+        return out
+
     def alike(self, edge: Edge) -> list[Edge]:
         """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
         holds it), in the order of `edges`: indexed once per set of routes, as `taps`."""

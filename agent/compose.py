@@ -27,7 +27,8 @@ screen of another app lends its confirm and its twins' effects (`crowd_twins`, a
 
 A target field that already shows the task's value is not typed again: its form's confirm keeps it;
 so is a time a screen the plan confirms already shows (a timer dialog showing 05:00 for "a timer of
-5:00"): the plan says it without typing it (`kept_values`).
+5:00"), and a choice the task names that the screen shows made (a number's type "Mobile" on its
+spinner): the plan says them without changing them (`kept_values`).
 
 `score` rates a whole candidate: retrieval score of the target, plus cover_w ×
 the share of the task's words that the plan's labels, inputs and kept values say (but the words of the
@@ -255,11 +256,15 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
 
 def kept_values(steps: list[RouteStep], graph: AppGraph, task: ParsedTask) -> set[str]:
     """The task's times that a screen the plan confirms already shows (a timer dialog showing 05:00 for a timer
-    of 5:00): the confirm commits them as they are, so the plan sets them without typing them. A name shown is
-    no such value: a list shows the names to choose from (folders, items), not the one chosen."""
+    of 5:00), and the choices it shows made that the task names (a phone number's type, "Mobile", on its
+    spinner: AppGraph.shown_choices): the confirm commits them as they are, so the plan sets them without
+    changing them. A name shown is no such value: a list shows the names to choose from (folders, items),
+    not the one chosen."""
     confirmed = {s.screen_id for s in steps if s.element is not None and is_confirm(s.element)}
-    return {v.text for v in task.values if clock_time(v.text) for screen in confirmed
-            if any(shows_line(e, v.text) for e in graph.screen_elements(screen))}
+    times = {v.text for v in task.values if clock_time(v.text) for screen in confirmed
+             if any(shows_line(e, v.text) for e in graph.screen_elements(screen))}
+    return times | {choice for screen in confirmed for choice in graph.shown_choices(screen)
+                    if coverage(choice, task.words) == 1.0}
 
 
 def unasked(candidate: RouteCandidate) -> int:

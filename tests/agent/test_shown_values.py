@@ -53,8 +53,16 @@ CONTACTS = "org.example.people"
 PEOPLE = "<button id=0>Bob</button>\n<button id=1>Alice</button>"
 PERSON = "<p id=0>Bob</p>\n<button id=1 text='Edit contact'></button>\n<button id=2>Call</button>"
 # The edit form's number field shows what was typed there: the memory keeps it scrubbed (formats/privacy.py).
-EDIT = "<input id=0>Bob</input>\n<input id=1>222222</input>\n<button id=2>Save</button>\n<button id=3>Cancel</button>"
-CONTACTS_EXPLORATION = [(PEOPLE, 0, None), (PERSON, 1, None), (EDIT, 3, None), (PERSON, -1, None)]
+# Beside each field, a spinner shows its type; each opens the list of types with the one shown checked.
+EDIT = ("<input id=0>Bob</input>\n<input id=1>222222</input>\n<button id=2>Mobile</button>\n"
+        "<input id=3>bob@example.org</input>\n<button id=4>Home</button>\n<button id=5>Save</button>\n"
+        "<button id=6>Cancel</button>")
+PHONE_TYPES = ("<checkbox id=0 checked=True>Mobile</checkbox>\n<checkbox id=1 checked=False>Home</checkbox>\n"
+               "<checkbox id=2 checked=False>Pager</checkbox>")
+MAIL_TYPES = ("<checkbox id=0 checked=True>Home</checkbox>\n<checkbox id=1 checked=False>Work</checkbox>\n"
+              "<checkbox id=2 checked=False>Mobile</checkbox>\n<checkbox id=3 checked=False>Other</checkbox>")
+CONTACTS_EXPLORATION = [(PEOPLE, 0, None), (PERSON, 1, None), (EDIT, 2, None), (PHONE_TYPES, 0, None),
+                        (EDIT, 4, None), (MAIL_TYPES, 0, None), (EDIT, 6, None), (PERSON, -1, None)]
 
 
 def test_the_field_showing_the_old_value_gets_the_new_one_though_memory_keeps_it_scrubbed(store, settings, tmp_path):
@@ -65,3 +73,13 @@ def test_the_field_showing_the_old_value_gets_the_new_one_though_memory_keeps_it
         assert [(s["element"]["text"], s["input"]) for s in typed] == [("222222", "12345678")], plan["steps"]
         assert typed[0]["element"]["locators"][0] == "//android.widget.EditText[@text='222222']"
         assert plan["steps"][-1]["element"]["label"] == "Save"
+
+
+def test_a_choice_the_form_shows_made_is_left_as_it_is(store, settings, tmp_path):
+    """"Mobile number": the form shows its number's type Mobile already (its spinner's list has it checked); the
+    plan changes no type, neither the number's nor another field's, to say "mobile"."""
+    with explored_planner(store, settings, tmp_path, CONTACTS, CONTACTS_EXPLORATION) as people:
+        plan = agent_plan(people.plan("Change Bob's mobile number from '222222' to '12345678'", [CONTACTS]))
+        steps = [(s.action, s.element.label if s.element else "", s.input) for s in plan.steps]
+        assert steps[-2:] == [("input", "", "12345678"), ("tap", "Save", "")], steps
+        assert [label for _, label, _ in steps] == ["Bob", "Edit contact", "", "Save"], steps
