@@ -205,14 +205,14 @@ class AppGraph:
 
     def shown_choices(self, screen_id: str) -> list[str]:
         """The choices the screen shows made: the labels of its controls (a spinner, a setting's row) that open
-        a list whose choice of that label is checked."""
-        out = []
-        for e in self.screen_elements(screen_id):
-            opened = self.opens(e) if role(e) == "tap" and label(e) else None
-            if opened and any(label(t).lower() == label(e).lower() and "checked" in t.flags
-                              for t in self.screen_kinds(opened).toggles):
-                out.append(label(e))
-        return out
+        a list whose choice of that label is checked. Read once per screen and set of routes, as `taps`."""
+        known: dict[str, list[str]] = self._per_routes("_shown_choices", dict)
+        if screen_id not in known:
+            known[screen_id] = [label(e) for e in self.screen_elements(screen_id)
+                                if role(e) == "tap" and label(e) and (opened := self.opens(e))
+                                and any(label(t).lower() == label(e).lower() and "checked" in t.flags
+                                        for t in self.screen_kinds(opened).toggles)]
+        return known[screen_id]
 
     def alike(self, edge: Edge) -> list[Edge]:
         """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
