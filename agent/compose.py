@@ -78,7 +78,8 @@ class RouteCandidate:
     steps: list[RouteStep]
     hops: list[Edge] = field(default_factory=list)
     score: float = 0.0
-    kept: set[str] = field(default_factory=set)  # the task's values its confirms commit as shown (`kept_values`)
+    # the task's values it sets without typing them: keyed on a keypad, or shown on a screen it confirms (`kept_values`)
+    kept: set[str] = field(default_factory=set)
 
 
 class Composer(PlanSteps):

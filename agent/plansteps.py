@@ -1,8 +1,9 @@
 """A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
 confidence and target screen of the recorded transition behind it), the elements they acted on, the values
 they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
-top to bottom; a number on a keypad, key by key: a dialer takes digits by its keys, not by typing). Each step says why it is taken (RouteStep.why: route, target, value, confirm). The rules of
-what to do on the route and at the target are agent/compose.py's."""
+top to bottom; a number on a keypad, key by key: a dialer takes digits by its keys, not by typing). Each step
+says why it is taken (RouteStep.why: route, target, value, confirm). The rules of what to do on the route and
+at the target are agent/compose.py's."""
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph

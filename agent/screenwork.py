@@ -34,7 +34,7 @@ NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
                         r"content|comment|tag|group|event|task)\b", re.I)
-CLOCK = re.compile(r"(\d{1,2}(?::\d{2}){1,2})\s*([ap]\.?m\.?)?")
+CLOCK = re.compile(r"([0-9]{1,2}(?::[0-9]{2}){1,2})\s*([ap]\.?m\.?)?")
 FILE_NAME = re.compile(r"([\w-]+)\.([A-Za-z][A-Za-z0-9]{1,4})")
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
 TEXTUAL = ("new", "quoted", "named", "file")
@@ -189,7 +189,7 @@ def clock_time(text: str) -> bool:
 
 def _quantity(text: str) -> tuple[int, ...] | None:
     """A time ('5:00', '07:30 pm', '1:02:03') as its numbers, 12 hours added after noon; a whole number as itself."""
-    if text.isdigit():
+    if text.isdecimal():
         return (int(text),)
     m = CLOCK.fullmatch(text)
     if m is None:
@@ -204,7 +204,8 @@ def shows_kept(e: Element, value: str) -> bool:
     """The field shows `value` as the memory keeps it: word for word (case aside), or scrubbed of personal data
     as every recorded text is (formats/privacy.py: '222222' typed into a field is kept as <NUMBER>)."""
     text = e.text.strip()
-    return same_value(text, value) or (bool(PLACEHOLDER.fullmatch(text)) and text == scrub_text(value.strip(), typed=True))
+    return same_value(text, value) or (
+        bool(PLACEHOLDER.fullmatch(text)) and text == scrub_text(value.strip(), typed=True))
 
 
 def showing(e: Element, value: str) -> Element:

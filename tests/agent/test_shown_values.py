@@ -5,6 +5,7 @@ though memory keeps X scrubbed of personal data."""
 from __future__ import annotations
 
 from appmem.agent.planjson import agent_plan
+from appmem.agent.screenwork import clock_time, same_value
 from tests.agent.conftest import explored_planner
 
 BACK = "<button id=9>go back</button>"
@@ -83,3 +84,10 @@ def test_a_choice_the_form_shows_made_is_left_as_it_is(store, settings, tmp_path
         steps = [(s.action, s.element.label if s.element else "", s.input) for s in plan.steps]
         assert steps[-2:] == [("input", "", "12345678"), ("tap", "Save", "")], steps
         assert [label for _, label, _ in steps] == ["Bob", "Edit contact", "", "Save"], steps
+
+
+def test_a_shown_value_is_the_task_value_by_its_meaning_not_its_spelling():
+    """'05:00' on a timer is 5:00, '7:00 PM' is 19:00, '07' is 7; a different time or number is not."""
+    assert same_value("05:00", "5:00") and same_value("7:00 PM", "19:00") and same_value(" 07 ", "7")
+    assert same_value("Mobile", "mobile") and not same_value("5:00", "5:01") and not same_value("²", "2")
+    assert clock_time("12:30 am") and not clock_time("Diary") and not clock_time("1000")
