@@ -28,7 +28,7 @@ screen of another app lends its confirm and its twins' effects (`crowd_twins`, a
 A target field that already shows the task's value is not typed again: its form's confirm keeps it;
 so is a time a screen the plan confirms already shows (a timer dialog showing 05:00 for "a timer of
 5:00"), and a choice the task names that the screen shows made (a number's type "Mobile" on its
-spinner): the plan says them without changing them (`kept_values`).
+spinner): the plan says them without changing them (`kept_values`, rule `shown_kept`).
 
 `score` rates a whole candidate: retrieval score of the target, plus cover_w ×
 the share of the task's words that the plan's labels, inputs and kept values say (but the words of the
@@ -252,7 +252,8 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
             and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
         c.item(anchor)
     c.finish(target)
-    return RouteCandidate(target, retrieval, c.steps, hops, kept=c.kept | kept_values(c.steps, graph, task))
+    shown = kept_values(c.steps, graph, task) if config.shown_kept else set()
+    return RouteCandidate(target, retrieval, c.steps, hops, kept=c.kept | shown)
 
 
 def kept_values(steps: list[RouteStep], graph: AppGraph, task: ParsedTask) -> set[str]:

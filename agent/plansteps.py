@@ -1,7 +1,7 @@
 """A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
 confidence and target screen of the recorded transition behind it), the elements they acted on, the values
 they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
-top to bottom; a number on a keypad, key by key: a dialer takes digits by its keys, not by typing). Each step
+top to bottom; a number on a keypad, key by key, rule `keypad`: a dialer takes digits by its keys). Each step
 says why it is taken (RouteStep.why: route, target, value, confirm). The rules of what to do on the route and
 at the target are agent/compose.py's."""
 from __future__ import annotations
@@ -62,15 +62,16 @@ class PlanSteps:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.
         A screen the plan only passes through (`form` False) gets only the fields the task names."""
         kinds = self.graph.screen_kinds(screen)  # its toggles and inputs: options and fields read no others
-        if not kinds.toggles and not kinds.inputs and not kinds.keys:
+        keys = kinds.keys if self.config.keypad else {}
+        if not kinds.toggles and not kinds.inputs and not keys:
             return 0
         before = len(self.steps)
-        if kinds.keys and (number := self.keyed(kinds.keys)):  # a keypad takes a number key by key
+        if keys and (number := self.keyed(keys)):  # a keypad takes a number key by key
             self.values.add(number)
             self.kept.add(number)
             for char in number:
-                if char in kinds.keys:
-                    self._act(kinds.keys[char], why="value")
+                if char in keys:
+                    self._act(keys[char], why="value")
         chosen: list[tuple[Element, str, str | None]] = [
             (e, "", None) for e in options(kinds.toggles, self.task, self.acted | {leave_by}, self.config)]
         for e, value, slot in fields(kinds.inputs, self.task, self.values, self.config):
