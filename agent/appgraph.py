@@ -42,15 +42,27 @@ def twin_key(e: Element) -> tuple[str, str, str]:
 @dataclass(frozen=True)
 class ScreenKinds:
     """What a plan's screen work reads of a screen's elements (agent/plansteps.py), read once per loaded graph:
-    its toggles, its inputs and its confirm buttons (in key order); a form has a confirm button."""
+    its toggles, its inputs, its confirm buttons (in key order) and its keypad; a form has a confirm button."""
 
     toggles: list[Element]
     inputs: list[Element]
     confirms: list[Element]
+    keys: dict[str, Element] = field(default_factory=dict)  # its keypad (`keypad`): character → key
 
     @property
     def form(self) -> bool:
         return bool(self.confirms)
+
+
+def keypad(elements: list[Element]) -> dict[str, Element]:
+    """The screen's keypad, character → key: the taps whose label's first line is one character, when a key
+    shows each of the ten digits (a dialer's or a PIN pad's keys; a month's day grid lacks a 0); else none."""
+    keys: dict[str, Element] = {}
+    for e in elements:
+        first = (e.text or e.content_desc).strip().split("\n", 1)[0].strip()
+        if role(e) == "tap" and len(first) == 1 and not first.isalpha():
+            keys.setdefault(first, e)
+    return keys if all(d in keys for d in "0123456789") else {}
 
 
 def likeliest(edges: Iterable[Edge]) -> str | None:
@@ -138,7 +150,7 @@ class AppGraph:
             elements = self.screen_elements(screen_id)
             found = self.kinds[screen_id] = ScreenKinds(
                 [e for e in elements if role(e) == "toggle"], [e for e in elements if role(e) == "input"],
-                [e for e in elements if role(e) == "tap" and is_confirm(e)])
+                [e for e in elements if role(e) == "tap" and is_confirm(e)], keypad(elements))
         return found
 
     @cached_property
@@ -191,6 +203,17 @@ class AppGraph:
             found = self.needed[screen_id] = confirm_needed(
                 untouched, {e.id for e in untouched if (screen_id, e.id) in self.stays})
         return found
+
+    def shown_choices(self, screen_id: str) -> list[str]:
+        """The choices the screen shows made: the labels of its controls (a spinner, a setting's row) that open
+        a list whose choice of that label is checked. Read once per screen and set of routes, as `taps`."""
+        known: dict[str, list[str]] = self._per_routes("_shown_choices", dict)
+        if screen_id not in known:
+            known[screen_id] = [label(e) for e in self.screen_elements(screen_id)
+                                if role(e) == "tap" and label(e) and (opened := self.opens(e))
+                                and any(label(t).lower() == label(e).lower() and "checked" in t.flags
+                                        for t in self.screen_kinds(opened).toggles)]
+        return known[screen_id]
 
     def alike(self, edge: Edge) -> list[Edge]:
         """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
