@@ -212,9 +212,18 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
                        dump in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
     for app in per_app:
-        best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app), -i))
+        best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app),
+                                                    -changed_weights(grid[i]), -i))
         out[app] = {**{k: getattr(grid[best], k) for k in GRID_KEYS}, "located": agree[app][best]}
     return out
+
+
+def changed_weights(weights) -> int:
+    """How many of the grid's weights differ from the defaults: among points the other apps score alike, the
+    one nearest the defaults is chosen (the held-out app's own score never breaks the tie)."""
+    from appmem.agent.pixels import PixelMatch
+
+    return sum(getattr(weights, k) != getattr(PixelMatch(), k) for k in GRID_KEYS)
 
 
 def first_step_on(plan: dict[str, Any], view) -> bool:
