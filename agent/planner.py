@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from appmem.agent.appgraph import AppGraph, twin_key
+from appmem.agent.appgraph import AppGraph, first_line, twin_key
 from appmem.agent.crowd import borrow_from_lookalikes, lend
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
@@ -51,10 +51,6 @@ FORM_VALUES = 2
 
 class PlanningError(NotFound):
     """No plan can be made: nothing in memory for the app, or a start screen it does not know."""
-
-
-def _first_line(e: Element) -> str:
-    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
 
 
 class Planner:
@@ -175,7 +171,7 @@ class Planner:
         ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()]).in_app(packages)
+        parsed = parse_task(task, config).with_case_of(label(e) for e in graph.elements.values()).in_app(packages)
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
             if parsed.labels and config.quoted_label else None
@@ -283,11 +279,11 @@ class Planner:
         if not parsed.entities:
             return []
         wanted = {e.lower(): e for e in parsed.entities}
-        rows: list[Element] = [e for e in graph.elements.values() if _first_line(e) in wanted]
+        rows: list[Element] = graph.showing(wanted)
         if isinstance(start, UIState) and where.get("screen_id"):
             screen = screen_of(start, start.package, "")
             screen.id = where["screen_id"]
-            rows += [e for e in elements_of(start, screen).values() if _first_line(e) in wanted]
+            rows += [e for e in elements_of(start, screen).values() if first_line(e) in wanted]
         out, seen = [], set()
         for row in rows:
             if row.content_desc or role(row) != "tap" or (row.screen_id, row.key) in seen:
@@ -295,7 +291,7 @@ class Planner:
             opens = graph.opens(row) or graph.sibling_opens(row)
             if opens:
                 seen.add((row.screen_id, row.key))
-                out.append(Anchor(row, wanted[_first_line(row)], opens))
+                out.append(Anchor(row, wanted[first_line(row)], opens))
         return out
 
 
