@@ -257,6 +257,14 @@ class AppGraph:
                  for edges in self.edges.values() for e in edges if self.changes_state(e.element_id)]
         return self.coming(None, None, avoid=avoid) if avoid else self
 
+    def search_routes(self) -> None:
+        """The cheapest routes from every screen searched now, in this graph and its `quiet` one (as a plan would
+        search them, on the first plan that starts or passes there): what a server preloads, so that new plans
+        search none."""
+        for graph in (self, self.quiet):
+            for screen in sorted(set(graph.screens) | set(graph.edges)):
+                graph.routes.reached(screen)
+
     def back_of(self, screen_id: str) -> str | None:
         """Where going back from `screen_id` most reliably led (another screen)."""
         return likeliest(e for e in self.edges.get(screen_id, ()) if e.action == "back" and e.target != screen_id)

@@ -206,14 +206,15 @@ class Service:
             self._followed = None
 
     def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
-        """Load each app's graph and element index now, so that its first plan is a warm one;
-        `stop` set ends it between two apps (the server is shutting down)."""
+        """Load each app's graph and element index now, and search its routes from every screen, so that its first
+        plan is a warm one and new plans search no route; `stop` set ends it between two apps (the server is
+        shutting down)."""
         planner = self.planner()
         done = []
         for package in packages or self.known():
             if stop is not None and stop.is_set():
                 break
-            planner.graph([package])
+            planner.graph([package]).search_routes()
             planner.index([package])
             done.append(package)
         return done

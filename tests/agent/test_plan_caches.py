@@ -138,3 +138,19 @@ def test_a_loaded_graphs_indexes_answer_as_a_scan_of_every_element_and_tap(memor
     planner.forget([LAUNCHER])
     again = planner.graph([LAUNCHER])
     assert again is not graph and again.showing(lines[::7]) == graph.showing(lines[::7])
+
+
+def test_routes_searched_at_preload_plan_as_routes_searched_on_demand(memory):
+    """A graph whose routes were all searched before any plan (what a server preloads) plans each task as a fresh
+    planner does, and its new plans from the app's entry search no route."""
+    store, vectors, embedder = memory
+    preloaded = Planner(store, vectors, embedder)
+    graph = preloaded.graph([LAUNCHER])
+    graph.search_routes()
+    searched = (dict(graph.routes._from), dict(graph.quiet.routes._from))
+    assert {screen for screen, _, _ in searched[0]} >= set(graph.edges)
+    texts = sorted({p.get("simulated_task") or p["text"] for _, p in vectors.points("elements", [LAUNCHER])})
+    texts = texts[1::max(1, len(texts) // TASKS)][:TASKS]
+    warm = [plan_json(preloaded, task, None, None) for task in texts]
+    assert (graph.routes._from, graph.quiet.routes._from) == searched, "a new plan searched a route"
+    assert warm == [plan_json(Planner(store, vectors, embedder), task, None, None) for task in texts]
