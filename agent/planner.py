@@ -168,10 +168,12 @@ class Planner:
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
-        ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
+        parsed = parse_task(task, config).with_case_of(label(e) for e in graph.elements.values()).in_app(packages)
+        # the hits the plan reads: the k best, or the whole pool when a form may take the task's values (`_forms`)
+        wanted = config.pool if _fills_forms(parsed) else min(k or self.k, config.pool)
+        ranked = self.index(packages).search(self.embedder.query(task), task, wanted, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task, config).with_case_of(label(e) for e in graph.elements.values()).in_app(packages)
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
             if parsed.labels and config.quoted_label else None
@@ -242,9 +244,9 @@ class Planner:
         "from X to Y", which edits a field): a task that states values is done on the form that fits
         them. A confirm button's words say little, so the form scores as its best element or the
         best element that opens it."""
-        needed = 1 if parsed.old else FORM_VALUES
-        if len(parsed.values) < needed:
+        if not _fills_forms(parsed):
             return []
+        needed = 1 if parsed.old else FORM_VALUES
         by_id = {h.payload.get("element_id"): h for h in ranked}
         ways_in: dict[str, list[str]] = {}
         for edges in graph.edges.values():
@@ -293,6 +295,11 @@ class Planner:
                 seen.add((row.screen_id, row.key))
                 out.append(Anchor(row, wanted[first_line(row)], opens))
         return out
+
+
+def _fills_forms(parsed: ParsedTask) -> bool:
+    """The task states values enough for a form to take (`Planner._forms`): one for "from X to Y", else FORM_VALUES."""
+    return len(parsed.values) >= (1 if parsed.old else FORM_VALUES)
 
 
 def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tuple[Element, float]]:
