@@ -34,6 +34,11 @@ def token(e: Element) -> str:
     return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
 
 
+def first_line(e: Element) -> str:
+    """The first line of what the element shows, lower case: the name of the item a list row shows."""
+    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
+
+
 def twin_key(e: Element) -> tuple[str, str, str]:
     """What makes elements twins, one control shown on several screens: its label, resource id and role."""
     return label(e), e.resource_id, role(e)
@@ -178,6 +183,26 @@ class AppGraph:
             out.setdefault(twin_key(e), []).append(e)
         return out
 
+    @cached_property
+    def _by_first_line(self) -> dict[str, list[tuple[int, Element]]]:
+        """First line (`first_line`) → the elements showing it, with their places in `elements`."""
+        out: dict[str, list[tuple[int, Element]]] = {}
+        for at, e in enumerate(self.elements.values()):
+            out.setdefault(first_line(e), []).append((at, e))
+        return out
+
+    def showing(self, lines: Iterable[str]) -> list[Element]:
+        """The elements whose first line is one of `lines`, in the order of `elements`: indexed once per loaded
+        graph (a plan that names items looks for their rows among every element of the app)."""
+        found = [pair for line in set(lines) for pair in self._by_first_line.get(line, ())]
+        return [e for _, e in sorted(found, key=lambda pair: pair[0])]
+
+    def named_taps(self, said: Callable[[str], bool]) -> list[Edge]:
+        """The taps of `taps` whose label `said` accepts, in their order: each distinct label asked once."""
+        names = self._per_routes("_tap_names", lambda: {name for _, name in self.taps()})
+        accepted = {name for name in names if said(name)}
+        return [edge for edge, name in self.taps() if name in accepted]
+
     def taps(self) -> list[tuple[Edge, str]]:
         """The taps that lead to another screen on a control that is no back button, with the control's label:
         read once per set of routes (a copy of the graph that avoids steps has routes of its own)."""
@@ -254,6 +279,14 @@ class AppGraph:
         avoid = [{"screen_id": e.source, "action": e.action, "element_id": e.element_id, "detail": e.detail}
                  for edges in self.edges.values() for e in edges if self.changes_state(e.element_id)]
         return self.coming(None, None, avoid=avoid) if avoid else self
+
+    def search_routes(self) -> None:
+        """The cheapest routes from every screen searched now, in this graph and its `quiet` one (as a plan would
+        search them, on the first plan that starts or passes there): what a server preloads, so that new plans
+        search none."""
+        for graph in (self, self.quiet):
+            for screen in sorted(set(graph.screens) | set(graph.edges)):
+                graph.routes.reached(screen)
 
     def back_of(self, screen_id: str) -> str | None:
         """Where going back from `screen_id` most reliably led (another screen)."""

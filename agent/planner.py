@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from appmem.agent.appgraph import AppGraph, twin_key
+from appmem.agent.appgraph import AppGraph, first_line, twin_key
 from appmem.agent.crowd import borrow_from_lookalikes, lend
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
@@ -51,10 +51,6 @@ FORM_VALUES = 2
 
 class PlanningError(NotFound):
     """No plan can be made: nothing in memory for the app, or a start screen it does not know."""
-
-
-def _first_line(e: Element) -> str:
-    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
 
 
 class Planner:
@@ -172,10 +168,12 @@ class Planner:
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
-        ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
+        parsed = parse_task(task, config).with_case_of(label(e) for e in graph.elements.values()).in_app(packages)
+        # the hits the plan reads: the k best, or the whole pool when a form may take the task's values (`_forms`)
+        wanted = config.pool if _fills_forms(parsed) else min(k or self.k, config.pool)
+        ranked = self.index(packages).search(self.embedder.query(task), task, wanted, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()]).in_app(packages)
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
             if parsed.labels and config.quoted_label else None
@@ -246,9 +244,9 @@ class Planner:
         "from X to Y", which edits a field): a task that states values is done on the form that fits
         them. A confirm button's words say little, so the form scores as its best element or the
         best element that opens it."""
-        needed = 1 if parsed.old else FORM_VALUES
-        if len(parsed.values) < needed:
+        if not _fills_forms(parsed):
             return []
+        needed = 1 if parsed.old else FORM_VALUES
         by_id = {h.payload.get("element_id"): h for h in ranked}
         ways_in: dict[str, list[str]] = {}
         for edges in graph.edges.values():
@@ -283,11 +281,11 @@ class Planner:
         if not parsed.entities:
             return []
         wanted = {e.lower(): e for e in parsed.entities}
-        rows: list[Element] = [e for e in graph.elements.values() if _first_line(e) in wanted]
+        rows: list[Element] = graph.showing(wanted)
         if isinstance(start, UIState) and where.get("screen_id"):
             screen = screen_of(start, start.package, "")
             screen.id = where["screen_id"]
-            rows += [e for e in elements_of(start, screen).values() if _first_line(e) in wanted]
+            rows += [e for e in elements_of(start, screen).values() if first_line(e) in wanted]
         out, seen = [], set()
         for row in rows:
             if row.content_desc or role(row) != "tap" or (row.screen_id, row.key) in seen:
@@ -295,8 +293,13 @@ class Planner:
             opens = graph.opens(row) or graph.sibling_opens(row)
             if opens:
                 seen.add((row.screen_id, row.key))
-                out.append(Anchor(row, wanted[_first_line(row)], opens))
+                out.append(Anchor(row, wanted[first_line(row)], opens))
         return out
+
+
+def _fills_forms(parsed: ParsedTask) -> bool:
+    """The task states values enough for a form to take (`Planner._forms`): one for "from X to Y", else FORM_VALUES."""
+    return len(parsed.values) >= (1 if parsed.old else FORM_VALUES)
 
 
 def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tuple[Element, float]]:

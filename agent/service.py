@@ -121,14 +121,17 @@ class Service:
              threads: int | None = None) -> "Service":
         """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
         it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
-        other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores)."""
+        other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores). The
+        process's BLAS threads are set to `settings.blas_threads` (semantic/blas.py)."""
         from appmem.graph.clients import open_graph
+        from appmem.semantic.blas import limit_blas
         from appmem.semantic.embedder import Embedder
         from appmem.semantic.vectors import open_vectors
 
         store = open_graph(settings)
         if not vectors:
             return cls(store, None, None, settings, redis)
+        limit_blas(settings.blas_threads)
         embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
         found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
         return cls(store, found, embedder, settings, redis)
@@ -203,14 +206,15 @@ class Service:
             self._followed = None
 
     def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
-        """Load each app's graph and element index now, so that its first plan is a warm one;
-        `stop` set ends it between two apps (the server is shutting down)."""
+        """Load each app's graph and element index now, and search its routes from every screen, so that its first
+        plan is a warm one and new plans search no route; `stop` set ends it between two apps (the server is
+        shutting down)."""
         planner = self.planner()
         done = []
         for package in packages or self.known():
             if stop is not None and stop.is_set():
                 break
-            planner.graph([package])
+            planner.graph([package]).search_routes()
             planner.index([package])
             done.append(package)
         return done
