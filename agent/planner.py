@@ -31,6 +31,7 @@ from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
+from appmem.graph.graphrows import GraphRows
 from appmem.graph.model import Element, RoutePlan
 from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
@@ -61,8 +62,11 @@ class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
     def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
-                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT):
-        """`config`: the ranking and planning options (the settings' `planner`)."""
+                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT,
+                 public: Callable[[], "Planner"] | None = None):
+        """`config`: the ranking and planning options (the settings' `planner`). `public`: for a tenant's view
+        (its store's reader), the public's planner of the same memory, whose graphs' rows its own are laid over
+        (graph/graphrows.py; without it, the view keeps a public planner of its own)."""
         self.store = store
         self.config = config
         self.vectors = vectors
@@ -70,16 +74,30 @@ class Planner:
         # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
+        if store.viewer.tenant and public is None:
+            own = Planner(store.viewing("", 0), vectors, embedder, k, self.ranker, config)
+            public = lambda: own  # noqa: E731
+        self._public = public
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
+        self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's, that tenants' views lay theirs over
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
         self._own: dict[tuple[str, tuple[str, ...] | None], list[Row]] = {}  # a tenant view's (`own`)
         self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
+        """The graph of `packages` as the store's reader reads it: the public's rows, and a tenant's view's
+        layer over them (read once per view; the public's rows once per process)."""
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.load(self.store, list(key))))
+            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.build(
+                self.rows(key) if self._public is None else self._public().rows(key).with_layer(self.store))))
         return self._graphs[key]
+
+    def rows(self, key: tuple[str, ...]) -> GraphRows:
+        """The public's rows of the graph of the packages `key` (sorted), kept as the graphs are."""
+        if key not in self._rows:
+            return self._keep(self._rows, key, lambda: GraphRows.read(self.store, list(key)))
+        return self._rows[key]
 
     def index(self, packages: list[str] | None) -> ElementIndex:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
@@ -93,11 +111,15 @@ class Planner:
         (semantic/layers.py): of `packages`, or of every app its keys reported."""
         if not self.store.viewer.tenant:
             return ElementIndex.load(self.vectors, packages, self.ranker, self.config.ranking)
+        if packages:  # the public's index of them, loaded once per process, with the view's own elements
+            shared = self._public().index(packages)
+            indexed = {p.get("element_id") for p in shared.payloads}
+            return shared.with_rows(self._layer(packages, indexed, set()).elements, self.vectors.dim)
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
         indexed = {p.get("element_id") for _, p in rows}
-        groups = [packages] if packages else [[r["package"]] for r in self.store.read("layer_apps")]
-        layer = [row for group in groups for row in self._layer(group, indexed, set()).elements]
+        layer = [row for r in self.store.read("layer_apps")
+                 for row in self._layer([r["package"]], indexed, set()).elements]
         return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
 
     def _layer(self, packages: list[str], indexed: set[str], screens: set[str]) -> Layer:
@@ -153,7 +175,7 @@ class Planner:
         any of `packages` (the every-app index too)."""
         self._forgotten += 1
         changed = set(packages or ())
-        for cache in (self._graphs, self._indexes, self._own):
+        for cache in (self._graphs, self._rows, self._indexes, self._own):
             for key in list(cache):
                 apps = key[1] if cache is self._own else key
                 if packages is None or apps is None or changed.intersection(apps):
