@@ -65,8 +65,8 @@ class Planner:
                  ranker: Ranker | None = None, config: PlannerConfig = DEFAULT,
                  public: Callable[[], "Planner"] | None = None):
         """`config`: the ranking and planning options (the settings' `planner`). `public`: for a tenant's view
-        (its store's reader), the public's planner of the same memory, whose graphs' rows its own are laid over
-        (graph/graphrows.py; without it, the view keeps a public planner of its own)."""
+        (its store's reader), the public's planner of the same memory: where it holds an app's graph rows and
+        element index, the view lays its own layer over them (graph/graphrows.py, ElementIndex.with_rows)."""
         self.store = store
         self.config = config
         self.vectors = vectors
@@ -74,30 +74,35 @@ class Planner:
         # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
-        if store.viewer.tenant and public is None:
-            own = Planner(store.viewing("", 0), vectors, embedder, k, self.ranker, config)
-            public = lambda: own  # noqa: E731
         self._public = public
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
-        self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's, that tenants' views lay theirs over
+        self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's graphs', that tenants' views lay theirs over
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
         self._own: dict[tuple[str, tuple[str, ...] | None], list[Row]] = {}  # a tenant view's (`own`)
         self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
-        """The graph of `packages` as the store's reader reads it: the public's rows, and a tenant's view's
-        layer over them (read once per view; the public's rows once per process)."""
+        """The graph of `packages` as the store's reader reads it (kept): for a tenant's view, its layer laid over
+        the public's rows where the process holds them (a server preloads them), else its whole view read."""
         key = tuple(sorted(packages))
         if key not in self._graphs:
             return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.build(
-                self.rows(key) if self._public is None else self._public().rows(key).with_layer(self.store))))
+                self._rows_of(key))))
         return self._graphs[key]
 
-    def rows(self, key: tuple[str, ...]) -> GraphRows:
-        """The public's rows of the graph of the packages `key` (sorted), kept as the graphs are."""
-        if key not in self._rows:
+    def _rows_of(self, key: tuple[str, ...]) -> GraphRows:
+        if not self.store.viewer.tenant:
             return self._keep(self._rows, key, lambda: GraphRows.read(self.store, list(key)))
-        return self._rows[key]
+        shared = self._public().loaded_rows(key) if self._public is not None else None
+        return shared.with_layer(self.store) if shared is not None else GraphRows.read(self.store, list(key))
+
+    def loaded_rows(self, key: tuple[str, ...]) -> GraphRows | None:
+        """The rows of the graph of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._rows.get(key)
+
+    def loaded_index(self, key: tuple[str, ...]) -> ElementIndex | None:
+        """The element index of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._indexes.get(key)
 
     def index(self, packages: list[str] | None) -> ElementIndex:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
@@ -111,15 +116,16 @@ class Planner:
         (semantic/layers.py): of `packages`, or of every app its keys reported."""
         if not self.store.viewer.tenant:
             return ElementIndex.load(self.vectors, packages, self.ranker, self.config.ranking)
-        if packages:  # the public's index of them, loaded once per process, with the view's own elements
-            shared = self._public().index(packages)
+        shared = self._public().loaded_index(tuple(sorted(packages))) if packages and self._public is not None \
+            else None
+        if shared is not None:  # the public's index of them, which the process holds, with the view's own elements
             indexed = {p.get("element_id") for p in shared.payloads}
             return shared.with_rows(self._layer(packages, indexed, set()).elements, self.vectors.dim)
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
         indexed = {p.get("element_id") for _, p in rows}
-        layer = [row for r in self.store.read("layer_apps")
-                 for row in self._layer([r["package"]], indexed, set()).elements]
+        groups = [packages] if packages else [[r["package"]] for r in self.store.read("layer_apps")]
+        layer = [row for group in groups for row in self._layer(group, indexed, set()).elements]
         return ElementIndex.from_rows(rows + layer, self.vectors.dim, self.ranker, self.config.ranking)
 
     def _layer(self, packages: list[str], indexed: set[str], screens: set[str]) -> Layer:

@@ -48,20 +48,20 @@ class GraphRows:
 
     def with_layer(self, store: GraphStore) -> "GraphRows":
         """These rows (the public's) with the layer of `store`'s reader (a tenant) over them: the rows its own
-        `read` returns. Three reads of the layer (planner_layer_*); one more of the edges back into the app
-        from other apps' screens that only the layer's edges enter, and of controls only the layer's such
-        edges take."""
+        `read` returns. Three reads of the layer (planner_layer_*), a fourth where the public's edges back into
+        the app take controls; one more of the edges back into the app from other apps' screens that only the
+        layer's edges enter, and of controls only the layer's such edges take."""
         if not store.viewer.tenant:
             return self
         packages = list(self.packages)
         controls = sorted({r["id"] for r in self.side_elements})
-        layer = [store.read(f"planner_layer_{kind}", packages=packages, ids=controls)
-                 for kind in ("screens", "elements", "transitions")]
-        if not any(layer):
+        own_screens, own_elements, own_edges = (store.read(f"planner_layer_{kind}", packages=packages)
+                                                for kind in ("screens", "elements", "transitions"))
+        own_controls = store.read("planner_layer_controls", ids=controls) if controls else []
+        if not (own_screens or own_elements or own_edges or own_controls):
             return self
-        own_screens, own_elements, own_edges = layer
         screens = _over(self.screens, own_screens, _id)
-        elements = _over(self.elements, [r for r in own_elements if r["package"] in packages], _element_order)
+        elements = _over(self.elements, own_elements, _element_order)
         transitions = _over(self.transitions, [_edge(r) for r in own_edges if r["source_package"] in packages],
                             _edge_order, _edge_id)
         entered = set(_outside(packages, self.transitions))
@@ -70,8 +70,7 @@ class GraphRows:
         back = [_edge(r) for r in own_edges if r["source_package"] not in packages and r["source"] in outside]
         side = _over(side, back, _edge_order, _edge_id)
         known = set(controls)
-        taken = [r for r in own_elements if r["id"] in known]
-        taken += _controls(store, [r for r in side if r["element_id"] and r["element_id"] not in known])
+        taken = own_controls + _controls(store, [r for r in side if r["element_id"] and r["element_id"] not in known])
         return replace(self, screens=screens, elements=elements, transitions=transitions, side=side,
                        side_elements=_over(self.side_elements, taken, _element_order))
 
