@@ -17,6 +17,7 @@ from typing import Any
 
 from appmem.agent.screenwork import is_confirm, label, role
 from appmem.graph.model import Element
+from appmem.graph.graphrows import GraphRows
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
 from appmem.graph.vocabulary import BACK_WORDS, confirm_needed
@@ -105,30 +106,32 @@ class AppGraph:
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
-        screens = {r["id"]: r for r in store.read("planner_app_screens", packages=packages)}
+        return cls.build(GraphRows.read(store, packages))
+
+    @classmethod
+    def build(cls, rows: "GraphRows") -> "AppGraph":
+        """The graph of what `rows` read (a reader's view of the store)."""
+        packages = list(rows.packages)
+        screens = {r["id"]: r for r in rows.screens}
         elements, risky, on_screen = {}, set(), {}
-        for row in store.elements(screen_ids=[s for s, r in screens.items() if r["package"] in packages]):
+        for row in rows.elements:
             element = elements[row["id"]] = element_of(row)
             on_screen.setdefault(element.screen_id, []).append(element.id)
             if row["risky"]:
                 risky.add(element.id)
-        rows = store.read("planner_app_transitions", packages=packages)
         # screens of other packages the app's edges lead into (launcher, system dialogs): of the edges the
         # reader may use only (another reader's untrusted edge would lend it a screen it may not read)
-        for r in filter(usable, rows):
+        for r in filter(usable, rows.transitions):
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
         # and the ways back from them into the app, with the controls they take (a permission dialog's Allow)
-        side = store.read("planner_side_transitions", packages=packages,
-                          screen_ids=sorted({r["target"] for r in rows if r["target_package"] not in packages and usable(r)}))
-        for row in store.elements(ids=sorted({r["element_id"] for r in side if r["element_id"]})) if side else ():
+        for row in rows.side_elements:
             element = elements.setdefault(row["id"], element_of(row))
             on_screen.setdefault(element.screen_id, []).append(element.id)
-        routes = routes_of(store, packages, rows + side)
-        entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
-        stays = {(r["source"], r["element_id"]) for r in rows if r["source"] == r["target"] and r["element_id"]
-                 and usable(r)}
-        return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries, stays=stays)
+        routes = routes_of(rows.transitions + rows.side, rows.follows)
+        stays = {(r["source"], r["element_id"]) for r in rows.transitions if r["source"] == r["target"]
+                 and r["element_id"] and usable(r)}
+        return cls(tuple(packages), screens, elements, risky, on_screen, routes, list(rows.entries), stays=stays)
 
     def context_rows(self) -> tuple[list[ScreenRow], list[Element], list[TransitionRow]]:
         """The graph as semantic/contexts.py reads a UTG: its screens, elements and edges."""

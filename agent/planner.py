@@ -31,6 +31,7 @@ from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
+from appmem.graph.graphrows import GraphRows
 from appmem.graph.model import Element, RoutePlan
 from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
@@ -57,8 +58,11 @@ class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
     def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
-                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT):
-        """`config`: the ranking and planning options (the settings' `planner`)."""
+                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT,
+                 public: Callable[[], "Planner"] | None = None):
+        """`config`: the ranking and planning options (the settings' `planner`). `public`: for a tenant's view
+        (its store's reader), the public's planner of the same memory: where it holds an app's graph rows and
+        element index, the view lays its own layer over them (graph/graphrows.py, ElementIndex.with_rows)."""
         self.store = store
         self.config = config
         self.vectors = vectors
@@ -66,16 +70,35 @@ class Planner:
         # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
+        self._public = public
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
+        self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's graphs', that tenants' views lay theirs over
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
         self._own: dict[tuple[str, tuple[str, ...] | None], list[Row]] = {}  # a tenant view's (`own`)
         self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
+        """The graph of `packages` as the store's reader reads it (kept): for a tenant's view, its layer laid over
+        the public's rows where the process holds them (a server preloads them), else its whole view read."""
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.load(self.store, list(key))))
+            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.build(
+                self._rows_of(key))))
         return self._graphs[key]
+
+    def _rows_of(self, key: tuple[str, ...]) -> GraphRows:
+        if not self.store.viewer.tenant:
+            return self._keep(self._rows, key, lambda: GraphRows.read(self.store, list(key)))
+        shared = self._public().loaded_rows(key) if self._public is not None else None
+        return shared.with_layer(self.store) if shared is not None else GraphRows.read(self.store, list(key))
+
+    def loaded_rows(self, key: tuple[str, ...]) -> GraphRows | None:
+        """The rows of the graph of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._rows.get(key)
+
+    def loaded_index(self, key: tuple[str, ...]) -> ElementIndex | None:
+        """The element index of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._indexes.get(key)
 
     def index(self, packages: list[str] | None) -> ElementIndex:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
@@ -88,6 +111,11 @@ class Planner:
         """The shared points of `packages` (every app when None) with what other apps' look-alike screens lend
         them (agent/crowd.lend); a tenant's view adds its own elements (semantic/layers.py): of `packages`, or
         of every app its keys reported."""
+        shared = self._public().loaded_index(tuple(sorted(packages))) \
+            if self.store.viewer.tenant and packages and self._public is not None else None
+        if shared is not None:  # the public's index of them, which the process holds, with the view's own elements
+            indexed = {p.get("element_id") for p in shared.payloads}
+            return shared.with_rows(self._layer(packages, indexed, set()).elements, self.vectors.dim)
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
         rows = rows if packages is None else lend(self.graph(packages), self.vectors, rows)
@@ -151,7 +179,7 @@ class Planner:
         any of `packages` (the every-app index too)."""
         self._forgotten += 1
         changed = set(packages or ())
-        for cache in (self._graphs, self._indexes, self._own):
+        for cache in (self._graphs, self._rows, self._indexes, self._own):
             for key in list(cache):
                 apps = key[1] if cache is self._own else key
                 if packages is None or apps is None or changed.intersection(apps):

@@ -71,6 +71,7 @@ class Service:
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
         self._loaded: dict[str, str] = {}  # package -> its generation then
         self.tenant = ""  # whose view this is: "" the public's, else a tenant's (`viewing`)
+        self._public: Service | None = None  # a tenant's view: the public's service, whose graphs' rows it shares
         self._views: OrderedDict[str, Service] = OrderedDict()
 
     def viewing(self, tenant: str) -> "Service":
@@ -84,7 +85,7 @@ class Service:
             if view is None:
                 view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
                                self.settings, self.redis)
-                view.tenant = tenant
+                view.tenant, view._public = tenant, self
             self._views[tenant] = view
             while len(self._views) > VIEWS:
                 self._views.popitem(last=False)
@@ -175,7 +176,8 @@ class Service:
     def _loaded_memory(self) -> tuple[Planner, Recall]:
         with self._lock:
             if self._planner is None or self._recall is None:
-                self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner)
+                self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner,
+                                        public=self._public.planner if self._public is not None else None)
                 self._recall = Recall(self.store, self.vectors, self.embedder, self._planner)
             loaded = self._planner, self._recall
         if self.redis is not None:
