@@ -17,6 +17,7 @@ from typing import Any
 
 from appmem.agent.screenwork import is_confirm, label, role
 from appmem.graph.model import Element
+from appmem.graph.graphrows import GraphRows
 from appmem.graph.routes import Edge, Routes, routes_of
 from appmem.graph.store import GraphStore, element_of
 from appmem.graph.vocabulary import BACK_WORDS, confirm_needed
@@ -34,6 +35,11 @@ def token(e: Element) -> str:
     return f"{e.class_name.rsplit('.', 1)[-1]}|{e.resource_id}|{static}"
 
 
+def first_line(e: Element) -> str:
+    """The first line of what the element shows, lower case: the name of the item a list row shows."""
+    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
+
+
 def twin_key(e: Element) -> tuple[str, str, str]:
     """What makes elements twins, one control shown on several screens: its label, resource id and role."""
     return label(e), e.resource_id, role(e)
@@ -42,15 +48,27 @@ def twin_key(e: Element) -> tuple[str, str, str]:
 @dataclass(frozen=True)
 class ScreenKinds:
     """What a plan's screen work reads of a screen's elements (agent/plansteps.py), read once per loaded graph:
-    its toggles, its inputs and its confirm buttons (in key order); a form has a confirm button."""
+    its toggles, its inputs, its confirm buttons (in key order) and its keypad; a form has a confirm button."""
 
     toggles: list[Element]
     inputs: list[Element]
     confirms: list[Element]
+    keys: dict[str, Element] = field(default_factory=dict)  # its keypad (`keypad`): character → key
 
     @property
     def form(self) -> bool:
         return bool(self.confirms)
+
+
+def keypad(elements: list[Element]) -> dict[str, Element]:
+    """The screen's keypad, character → key: the taps whose label's first line is one character, when a key
+    shows each of the ten digits (a dialer's or a PIN pad's keys; a month's day grid lacks a 0); else none."""
+    keys: dict[str, Element] = {}
+    for e in elements:
+        first = (e.text or e.content_desc).strip().split("\n", 1)[0].strip()
+        if role(e) == "tap" and len(first) == 1 and not first.isalpha():
+            keys.setdefault(first, e)
+    return keys if all(d in keys for d in "0123456789") else {}
 
 
 def likeliest(edges: Iterable[Edge]) -> str | None:
@@ -88,30 +106,32 @@ class AppGraph:
 
     @classmethod
     def load(cls, store: GraphStore, packages: list[str]) -> "AppGraph":
-        screens = {r["id"]: r for r in store.read("planner_app_screens", packages=packages)}
+        return cls.build(GraphRows.read(store, packages))
+
+    @classmethod
+    def build(cls, rows: "GraphRows") -> "AppGraph":
+        """The graph of what `rows` read (a reader's view of the store)."""
+        packages = list(rows.packages)
+        screens = {r["id"]: r for r in rows.screens}
         elements, risky, on_screen = {}, set(), {}
-        for row in store.elements(screen_ids=[s for s, r in screens.items() if r["package"] in packages]):
+        for row in rows.elements:
             element = elements[row["id"]] = element_of(row)
             on_screen.setdefault(element.screen_id, []).append(element.id)
             if row["risky"]:
                 risky.add(element.id)
-        rows = store.read("planner_app_transitions", packages=packages)
         # screens of other packages the app's edges lead into (launcher, system dialogs): of the edges the
         # reader may use only (another reader's untrusted edge would lend it a screen it may not read)
-        for r in filter(usable, rows):
+        for r in filter(usable, rows.transitions):
             screens.setdefault(r["target"], {"id": r["target"], "package": r["target_package"], "activity": "",
                                              "signature": "", "title": r["target_title"]})
         # and the ways back from them into the app, with the controls they take (a permission dialog's Allow)
-        side = store.read("planner_side_transitions", packages=packages,
-                          screen_ids=sorted({r["target"] for r in rows if r["target_package"] not in packages and usable(r)}))
-        for row in store.elements(ids=sorted({r["element_id"] for r in side if r["element_id"]})) if side else ():
+        for row in rows.side_elements:
             element = elements.setdefault(row["id"], element_of(row))
             on_screen.setdefault(element.screen_id, []).append(element.id)
-        routes = routes_of(store, packages, rows + side)
-        entries = [r["screen_id"] for r in store.read("planner_entry_screens", packages=packages)]
-        stays = {(r["source"], r["element_id"]) for r in rows if r["source"] == r["target"] and r["element_id"]
-                 and usable(r)}
-        return cls(tuple(packages), screens, elements, risky, on_screen, routes, entries, stays=stays)
+        routes = routes_of(rows.transitions + rows.side, rows.follows)
+        stays = {(r["source"], r["element_id"]) for r in rows.transitions if r["source"] == r["target"]
+                 and r["element_id"] and usable(r)}
+        return cls(tuple(packages), screens, elements, risky, on_screen, routes, list(rows.entries), stays=stays)
 
     def context_rows(self) -> tuple[list[ScreenRow], list[Element], list[TransitionRow]]:
         """The graph as semantic/contexts.py reads a UTG: its screens, elements and edges."""
@@ -138,7 +158,7 @@ class AppGraph:
             elements = self.screen_elements(screen_id)
             found = self.kinds[screen_id] = ScreenKinds(
                 [e for e in elements if role(e) == "toggle"], [e for e in elements if role(e) == "input"],
-                [e for e in elements if role(e) == "tap" and is_confirm(e)])
+                [e for e in elements if role(e) == "tap" and is_confirm(e)], keypad(elements))
         return found
 
     @cached_property
@@ -166,6 +186,26 @@ class AppGraph:
             out.setdefault(twin_key(e), []).append(e)
         return out
 
+    @cached_property
+    def _by_first_line(self) -> dict[str, list[tuple[int, Element]]]:
+        """First line (`first_line`) → the elements showing it, with their places in `elements`."""
+        out: dict[str, list[tuple[int, Element]]] = {}
+        for at, e in enumerate(self.elements.values()):
+            out.setdefault(first_line(e), []).append((at, e))
+        return out
+
+    def showing(self, lines: Iterable[str]) -> list[Element]:
+        """The elements whose first line is one of `lines`, in the order of `elements`: indexed once per loaded
+        graph (a plan that names items looks for their rows among every element of the app)."""
+        found = [pair for line in set(lines) for pair in self._by_first_line.get(line, ())]
+        return [e for _, e in sorted(found, key=lambda pair: pair[0])]
+
+    def named_taps(self, said: Callable[[str], bool]) -> list[Edge]:
+        """The taps of `taps` whose label `said` accepts, in their order: each distinct label asked once."""
+        names = self._per_routes("_tap_names", lambda: {name for _, name in self.taps()})
+        accepted = {name for name in names if said(name)}
+        return [edge for edge, name in self.taps() if name in accepted]
+
     def taps(self) -> list[tuple[Edge, str]]:
         """The taps that lead to another screen on a control that is no back button, with the control's label:
         read once per set of routes (a copy of the graph that avoids steps has routes of its own)."""
@@ -191,6 +231,17 @@ class AppGraph:
             found = self.needed[screen_id] = confirm_needed(
                 untouched, {e.id for e in untouched if (screen_id, e.id) in self.stays})
         return found
+
+    def shown_choices(self, screen_id: str) -> list[str]:
+        """The choices the screen shows made: the labels of its controls (a spinner, a setting's row) that open
+        a list whose choice of that label is checked. Read once per screen and set of routes, as `taps`."""
+        known: dict[str, list[str]] = self._per_routes("_shown_choices", dict)
+        if screen_id not in known:
+            known[screen_id] = [label(e) for e in self.screen_elements(screen_id)
+                                if role(e) == "tap" and label(e) and (opened := self.opens(e))
+                                and any(label(t).lower() == label(e).lower() and "checked" in t.flags
+                                        for t in self.screen_kinds(opened).toggles)]
+        return known[screen_id]
 
     def alike(self, edge: Edge) -> list[Edge]:
         """The edges that leave `edge`'s screen for its next screen by its action (itself among them when the graph
@@ -231,6 +282,14 @@ class AppGraph:
         avoid = [{"screen_id": e.source, "action": e.action, "element_id": e.element_id, "detail": e.detail}
                  for edges in self.edges.values() for e in edges if self.changes_state(e.element_id)]
         return self.coming(None, None, avoid=avoid) if avoid else self
+
+    def search_routes(self) -> None:
+        """The cheapest routes from every screen searched now, in this graph and its `quiet` one (as a plan would
+        search them, on the first plan that starts or passes there): what a server preloads, so that new plans
+        search none."""
+        for graph in (self, self.quiet):
+            for screen in sorted(set(graph.screens) | set(graph.edges)):
+                graph.routes.reached(screen)
 
     def back_of(self, screen_id: str) -> str | None:
         """Where going back from `screen_id` most reliably led (another screen)."""

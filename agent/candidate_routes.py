@@ -27,7 +27,7 @@ def named_taps(graph: AppGraph, parsed: ParsedTask, config: PlannerConfig) -> li
     another screen; none when rule `named_way` is off."""
     if not config.named_way:
         return []
-    return [edge for edge, name in graph.taps() if coverage(name, parsed.words) >= config.option_min]
+    return graph.named_taps(lambda name: coverage(name, parsed.words) >= config.option_min)
 
 
 def candidates(graph: AppGraph, parsed: ParsedTask, origin: str, target: Element, retrieval: float,

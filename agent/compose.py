@@ -25,10 +25,13 @@ seen taken on a screen without a confirm closes it to where back led (`choice_cl
 that closed its dialog onto a form is committed by the form's confirm (`commit_landing`); a look-alike
 screen of another app lends its confirm and its twins' effects (`crowd_twins`, agent/crowd.py).
 
-A target field that already shows the task's value is not typed again: its form's confirm keeps it.
+A target field that already shows the task's value is not typed again: its form's confirm keeps it;
+so is a time a screen the plan confirms already shows (a timer dialog showing 05:00 for "a timer of
+5:00"), and a choice the task names that the screen shows made (a number's type "Mobile" on its
+spinner): the plan says them without changing them (`kept_values`, rule `shown_kept`).
 
 `score` rates a whole candidate: retrieval score of the target, plus cover_w ×
-the share of the task's words that the plan's labels and inputs say (but the words of the
+the share of the task's words that the plan's labels, inputs and kept values say (but the words of the
 planned app's own name, which say which app and not the way through it), plus
 value_w × the share of the task's values the plan types or selects, minus
 step_cost per step, plus rel_w × ln(product of the hops' reliabilities)
@@ -41,8 +44,8 @@ from dataclasses import dataclass, field
 
 from appmem.agent.appgraph import AppGraph, twin_key
 from appmem.agent.plansteps import GUESS, PlanSteps
-from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, shows, stem_of,
-                                     typed, wanted_state)
+from appmem.agent.screenwork import (confirm, dialog_button, is_confirm, item_template, label, role, shows, shows_line,
+                                     clock_time, stem_of, typed, wanted_state)
 from appmem.agent.taskparse import ParsedTask, alike, content_stems, coverage, stem, stems_said
 from appmem.semantic.lexical import STOPWORDS
 from appmem.formats.ui import ActionType
@@ -75,6 +78,8 @@ class RouteCandidate:
     steps: list[RouteStep]
     hops: list[Edge] = field(default_factory=list)
     score: float = 0.0
+    # the task's values it sets without typing them: keyed on a keypad, or shown on a screen it confirms (`kept_values`)
+    kept: set[str] = field(default_factory=set)
 
 
 class Composer(PlanSteps):
@@ -247,7 +252,21 @@ def compose(graph: AppGraph, task: ParsedTask, target: Element | None, retrieval
             and not any(s.slot == "item" for s in c.steps):  # pick the folder, then its OK
         c.item(anchor)
     c.finish(target)
-    return RouteCandidate(target, retrieval, c.steps, hops)
+    shown = kept_values(c.steps, graph, task) if config.shown_kept else set()
+    return RouteCandidate(target, retrieval, c.steps, hops, kept=c.kept | shown)
+
+
+def kept_values(steps: list[RouteStep], graph: AppGraph, task: ParsedTask) -> set[str]:
+    """The task's times that a screen the plan confirms already shows (a timer dialog showing 05:00 for a timer
+    of 5:00), and the choices it shows made that the task names (a phone number's type, "Mobile", on its
+    spinner: AppGraph.shown_choices): the confirm commits them as they are, so the plan sets them without
+    changing them. A name shown is no such value: a list shows the names to choose from (folders, items),
+    not the one chosen."""
+    confirmed = {s.screen_id for s in steps if s.element is not None and is_confirm(s.element)}
+    times = {v.text for v in task.values if clock_time(v.text) for screen in confirmed
+             if any(shows_line(e, v.text) for e in graph.screen_elements(screen))}
+    return times | {choice for screen in confirmed for choice in graph.shown_choices(screen)
+                    if coverage(choice, task.words) == 1.0}
 
 
 def unasked(candidate: RouteCandidate) -> int:
@@ -277,8 +296,9 @@ def spoken(steps: list[RouteStep]) -> set[str]:
 
 
 def score(candidate: RouteCandidate, task: ParsedTask, config: PlannerConfig = DEFAULT) -> float:
-    cover = stems_said(task_stems(task), spoken(candidate.steps))
-    typed = " ".join(s.input for s in candidate.steps).lower()
+    said = spoken(candidate.steps) | {s for v in candidate.kept for s in content_stems(v)}
+    cover = stems_said(task_stems(task), said)
+    typed = " ".join([s.input for s in candidate.steps] + sorted(candidate.kept)).lower()
     used = sum(stem_of(v.text, config).lower() in typed for v in task.values) / len(task.values) if task.values else 0.0
     reliable = sum(math.log(h.reliability) for h in candidate.hops)
     return (candidate.retrieval + config.cover_w * cover + config.value_w * used - config.step_cost * len(candidate.steps)

@@ -107,7 +107,7 @@ def locate(store: GraphStore, package: str, screen: UIState | str, graph: AppGra
             raise NotFound(f"{screen}: not a screen of {package}")
         return {"screen_id": screen, "match": "exact", "score": 1.0, "candidates": []}
     if screen.from_pixels:
-        return locate_pixels(graph, package, screen)
+        return locate_pixels(store, graph, package, screen)
     activities = [screen.activity] if screen.activity else sorted({r["activity"] for r in own.values()})
     by_signature = {r["signature"]: sid for sid, r in own.items()}
     for activity in activities:

@@ -34,11 +34,11 @@ class PixelFinder:
         """The remembered screen the screenshot shows (None: no screen of the app is `similar` to it)."""
         graph = self.graph(package)
         reading = self.reader.read(data, package, "", where)
-        found = locate_pixels(graph, package, reading, self.weights)
+        found = locate_pixels(self.store, graph, package, reading, self.weights)
         sid = found["screen_id"]
         if sid is None:
             return None
         row = graph.screens[sid]
         screen = Screen(id=sid, package=row["package"], app_version="", activity=row["activity"],
                         signature=row["signature"], title=row.get("title") or "")
-        return Sighting(screen, graph.screen_elements(sid), scale(reading, app_texts(graph, package)))
+        return Sighting(screen, graph.screen_elements(sid), scale(reading, app_texts(self.store, graph, package)))

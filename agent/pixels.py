@@ -2,14 +2,18 @@
 memory's elements in the screenshot's own pixels.
 
 A reading has no classes, ids or structure, only text lines and boxes, so the match is on what memory
-remembers a person would see: each screen's element texts (with the bounds they had) and its title,
-compared by their `shape` (normalised, each digit read as 0: a clock, a count or a date changes, where
-and how it is written does not). The screenshot is scaled to memory's coordinates by width (`scale`: a
-720-wide phone's screenshot reads as the 1080-wide device the memory was recorded on; a taller screen
-shows more below). Every text line of the screenshot that reads like a text somewhere in the app (the app's
-vocabulary) is evidence: a screen scores a weighted Jaccard similarity of what it remembers and those lines. A
-text mostly of digits weighs `data_w` (it is another on each visit: it counts when read and is not missed when
-not); a placeholder the privacy scrubber left for data (a list row) is not expected at all. A remembered text
+remembers a person would see: the texts each screen's recorded states showed (titles, static labels, the
+elements' texts, a button's caption in its child: graph/screens.py `shown_texts`, kept on each state) and
+its elements' texts, each with the box it had, compared by their `shape` (normalised, each digit read as 0:
+a clock, a count or a date changes, where and how it is written does not). A screen whose states kept no
+texts (an older memory) has its elements' texts and its title instead. The screenshot is scaled to memory's
+coordinates by width (`scale`: a 720-wide phone's screenshot reads as the 1080-wide device the memory was
+recorded on; a taller screen shows more below). Every text line of the screenshot that reads like a text
+somewhere in the app (the app's vocabulary) is evidence: a screen scores a weighted Jaccard similarity of
+what it remembers and those lines. A text mostly of digits weighs `data_w` (it is another on each visit: it
+counts when read and is not missed when not); a text only some of a screen's states showed (a list's
+contents, what a run typed) weighs the share that did, both where it is expected and where its line is read;
+a placeholder the privacy scrubber left for data (a list row) is not expected at all. A remembered text
 found where it was remembered counts in full, found elsewhere (a list scrolled) `place_lost`, and every such
 line that matched none of the screen's texts counts against it (the reader keeps only a dimmed screen's
 dialog, so what is left is all the screen). A screen that expects no text fits a reading with no known line
@@ -37,6 +41,7 @@ from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.screenshot import BLOCK_CLASS, normal, same_text, text_views
 from appmem.formats.ui import Bounds, UIState, View
 from appmem.graph.model import Element
+from appmem.graph.store import GraphStore
 
 TEXT_MAX = 40  # characters (normalised): a longer text is content, not a label
 NEAR_DP = 32  # how far (in dp of the memory's screen) a text may sit from its remembered box
@@ -61,34 +66,57 @@ class PixelMatch:
 
 @dataclass(frozen=True)
 class Remembered:
-    """A text memory expects on a screen: an element's (with its box), or the screen's title (no box)."""
+    """A text memory expects on a screen: an element's or another view's (with its box), or the screen's title
+    (no box)."""
 
     text: str
     box: Bounds | None
     varies: bool = False  # another on each visit (a clock, a count): evidence only when read
+    often: float = 1.0  # the share of the screen's recorded states that showed it (1: an older memory's)
+
+
+def shown_of(store: GraphStore, package: str) -> dict[str, list[Remembered]]:
+    """Screen id → the texts its recorded states showed (graph/screens.py `shown_texts`), each once, where it
+    was first seen and with the share of the screen's states that showed it: a title or a static label is on
+    every visit, a text a list row or a run typed on few. Screens whose states kept no texts (written by an
+    older appmem) are not in it."""
+    states: Counter[str] = Counter()
+    counts: dict[str, Counter[str]] = {}
+    first: dict[tuple[str, str], Bounds] = {}
+    for row in store.read("pixel_shown_texts", packages=[package]):
+        sid, boxes = row["screen_id"], row["boxes"] or []
+        states[sid] += 1
+        texts = {shape(t): Bounds(*boxes[4 * i:4 * i + 4]) for i, t in enumerate(row["texts"] or [])
+                 if shape(t) and len(boxes) >= 4 * i + 4}
+        for text, box in texts.items():
+            counts.setdefault(sid, Counter())[text] += 1
+            first.setdefault((sid, text), box)
+    return {sid: [Remembered(t, first[sid, t], is_data(t), n / states[sid]) for t, n in counts.get(sid, {}).items()]
+            for sid in states}
 
 
 class AppTexts:
-    """What an app's remembered screens show a person, read once per loaded graph."""
+    """What an app's remembered screens show a person, read once per loaded graph: the texts each screen's states
+    showed (`shown_of`) and its element texts (`expected`), and its element boxes."""
 
-    def __init__(self, graph: AppGraph, package: str):
+    def __init__(self, graph: AppGraph, package: str, shown: dict[str, list[Remembered]]):
         self.package = package
         self.screens: dict[str, list[Remembered]] = {}
         self.boxes: dict[str, list[Bounds]] = {}  # each screen's element boxes, one per place
         for sid, row in graph.screens.items():
             if row.get("package") != package or not row.get("signature"):
                 continue
-            shown = [remembered(e) for e in graph.screen_elements(sid) if shows(e)]
-            title = shape(row.get("title") or "")
-            if title and not PLACEHOLDER.search(row.get("title") or "") and all(r.text != title for r in shown):
-                shown.append(Remembered(title, None, is_data(title)))
-            self.screens[sid] = shown
+            self.screens[sid] = expected(graph.screen_elements(sid), shown.get(sid), row.get("title") or "")
             self.boxes[sid] = sorted({e.bounds for e in graph.screen_elements(sid) if e.bounds.area},
                                      key=lambda b: b.as_list())
         self.width = self.width_of(graph, package)
         whole = self.width * max((b.bottom for boxes in self.boxes.values() for b in boxes), default=self.width)
         self.parts = {sid: [b for b in boxes if b.area <= PART_MAX * whole] for sid, boxes in self.boxes.items()}
         self.varying = {r.text: r.varies for shown in self.screens.values() for r in shown}
+        self.often: dict[str, float] = {}  # a text's largest share on any screen: what reading it is worth
+        for remembered_texts in self.screens.values():
+            for r in remembered_texts:
+                self.often[r.text] = max(self.often.get(r.text, 0.0), r.often)
         reached = Counter()
         for out in graph.edges.values():
             for edge in out:
@@ -123,9 +151,10 @@ def shape(text: str) -> str:
     return "".join("0" if c.isdigit() else c for c in normal(text))
 
 
-def weight(varies: bool, weights: PixelMatch) -> float:
-    """What reading a text is worth: less when it changes between visits (`data_w`)."""
-    return weights.data_w if varies else 1.0
+def weight(varies: bool, weights: PixelMatch, often: float = 1.0) -> float:
+    """What reading a text is worth: less when it changes between visits (`data_w`), or when only some of the
+    screen's states showed it (`often`)."""
+    return (weights.data_w if varies else 1.0) * often
 
 
 def is_data(text: str) -> bool:
@@ -142,17 +171,35 @@ def shows(e: Element) -> bool:
         and "password" not in e.flags
 
 
+def expected(elements: list[Element], shown: list[Remembered] | None, title: str) -> list[Remembered]:
+    """What a screen shows a person: the texts its states showed (`shown`, each weighed by how many did), then
+    its elements' texts they did not hold. A screen whose states kept none (`shown` None: an older memory) has its
+    elements' texts and its title instead (with `shown`, the title is among them when the screen shows it; else
+    it is the activity's name, which no screenshot shows)."""
+    out = list(shown or [])
+    have = {r.text for r in out}
+    for e in elements:
+        if shows(e) and (r := remembered(e)).text not in have:
+            out.append(r)
+            have.add(r.text)
+    text = shape(title)
+    if shown is None and text and not PLACEHOLDER.search(title) and text not in have:
+        out.append(Remembered(text, None, is_data(text)))
+    return out
+
+
 def remembered(e: Element) -> Remembered:
     """An element's text as memory expects to read it (mostly digits: it varies)."""
     text = shape(e.text.split("\n", 1)[0])
     return Remembered(text, e.bounds, is_data(text))
 
 
-def app_texts(graph: AppGraph, package: str) -> AppTexts:
-    """The app's texts, kept with the loaded graph (it is read again only when the graph is)."""
+def app_texts(store: GraphStore, graph: AppGraph, package: str) -> AppTexts:
+    """The app's texts, kept with the loaded graph (read again only when the graph is: a new graph is loaded
+    whenever the app's memory changes)."""
     kept = graph.__dict__.setdefault("_pixel_texts", {})
     if package not in kept:
-        kept[package] = AppTexts(graph, package)
+        kept[package] = AppTexts(graph, package, shown_of(store, package))
     return kept[package]
 
 
@@ -161,16 +208,16 @@ def scale(state: UIState, texts: AppTexts) -> float:
     return state.width / texts.width
 
 
-def locate_pixels(graph: AppGraph, package: str, state: UIState, weights: PixelMatch = PixelMatch()
-                  ) -> dict[str, Any]:
+def locate_pixels(store: GraphStore, graph: AppGraph, package: str, state: UIState,
+                  weights: PixelMatch = PixelMatch()) -> dict[str, Any]:
     """{"screen_id", "match": similar|unknown, "score", "candidates"} for a reading of a screenshot."""
-    texts = app_texts(graph, package)
+    texts = app_texts(store, graph, package)
     lines = {v.index: v for v in text_views(state)}
     known = texts.known(list(lines.values()))
     ratio = scale(state, texts)
     near = NEAR_DP * texts.width / DP_WIDTH
     blocks = np.array([v.bounds.as_list() for v in state.views if v.class_name == BLOCK_CLASS], dtype=float)
-    line_w = {i: max(weight(texts.varying[t], weights) for t in reads) for i, reads in known.items()}
+    line_w = {i: max(weight(texts.varying[t], weights, texts.often[t]) for t in reads) for i, reads in known.items()}
     scored = []
     for sid, shown in texts.screens.items():
         if not shown and not texts.boxes[sid]:
@@ -199,7 +246,7 @@ def matches(shown: list[Remembered], lines: dict[int, View], known: dict[int, se
     are often misread, and its absence tells nothing), and the lines used."""
     hits, expected, used = 0.0, 0.0, set()
     for r in shown:
-        worth = weight(r.varies, weights)
+        worth = weight(r.varies, weights, r.often)
         expected += 0.0 if r.varies else worth
         best, where = 0.0, None
         for index, reads in known.items():
@@ -251,10 +298,11 @@ def close(line: Bounds, box: Bounds, ratio: float, near: float) -> bool:
     return box.left - near <= x <= box.right + near and box.top - near <= y <= box.bottom + near
 
 
-def tap_point(graph: AppGraph, package: str, state: UIState, element: Element, on_start: bool) -> list[int]:
+def tap_point(store: GraphStore, graph: AppGraph, package: str, state: UIState, element: Element,
+              on_start: bool) -> list[int]:
     """Where to tap `element` in the screenshot's pixels: on the screen the screenshot shows (`on_start`),
     the centre of the line that reads its text near where memory saw it; else its remembered centre, scaled."""
-    texts = app_texts(graph, package)
+    texts = app_texts(store, graph, package)
     ratio = scale(state, texts)
     wanted = normal(element.text.split("\n", 1)[0])
     if on_start and wanted:
@@ -266,14 +314,14 @@ def tap_point(graph: AppGraph, package: str, state: UIState, element: Element, o
     return [round(x * ratio), round(y * ratio)]
 
 
-def with_taps(plan: Plan, graph: AppGraph, state: UIState) -> Plan:
+def with_taps(plan: Plan, store: GraphStore, graph: AppGraph, state: UIState) -> Plan:
     """The plan with each step's element given its `tap`: [x, y] in the screenshot's own pixels."""
     start = plan.start.screen_id if plan.start is not None else None
     steps = []
     for step in plan.steps:
         element = graph.elements.get(step.element.id) if step.element is not None else None
         if element is not None and step.package == state.package:
-            tap = tap_point(graph, state.package, state, element, step.screen_id == start)
+            tap = tap_point(store, graph, state.package, state, element, step.screen_id == start)
             step = step.model_copy(update={"element": step.element.model_copy(update={"tap": tap})})
         steps.append(step)
     return plan.model_copy(update={"steps": steps})

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from appmem.agent.appgraph import AppGraph, twin_key
+from appmem.agent.appgraph import AppGraph, first_line, twin_key
 from appmem.agent.crowd import borrow_from_lookalikes, lend
 from appmem.agent.compose import Anchor, RouteCandidate, compose, score
 from appmem.agent.locate import locate
@@ -31,6 +31,7 @@ from appmem.errors import InvalidInput, NotFound
 from appmem.formats.privacy import PLACEHOLDER
 from appmem.formats.ui import UIState
 from appmem.formats.uixml import variant_id
+from appmem.graph.graphrows import GraphRows
 from appmem.graph.model import Element, RoutePlan
 from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
@@ -53,16 +54,15 @@ class PlanningError(NotFound):
     """No plan can be made: nothing in memory for the app, or a start screen it does not know."""
 
 
-def _first_line(e: Element) -> str:
-    return (e.text or "").strip().split("\n", 1)[0].strip().lower()
-
-
 class Planner:
     """Plans over an injected graph store, vector store and embedder."""
 
     def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
-                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT):
-        """`config`: the ranking and planning options (the settings' `planner`)."""
+                 ranker: Ranker | None = None, config: PlannerConfig = DEFAULT,
+                 public: Callable[[], "Planner"] | None = None):
+        """`config`: the ranking and planning options (the settings' `planner`). `public`: for a tenant's view
+        (its store's reader), the public's planner of the same memory: where it holds an app's graph rows and
+        element index, the view lays its own layer over them (graph/graphrows.py, ElementIndex.with_rows)."""
         self.store = store
         self.config = config
         self.vectors = vectors
@@ -70,16 +70,35 @@ class Planner:
         # The learned element ranker of this memory (`appmem ranker train`), when one was trained.
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
+        self._public = public
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
+        self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's graphs', that tenants' views lay theirs over
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
         self._own: dict[tuple[str, tuple[str, ...] | None], list[Row]] = {}  # a tenant view's (`own`)
         self._forgotten = 0  # forget() calls: a load that began before one is not kept (it may be stale)
 
     def graph(self, packages: list[str]) -> AppGraph:
+        """The graph of `packages` as the store's reader reads it (kept): for a tenant's view, its layer laid over
+        the public's rows where the process holds them (a server preloads them), else its whole view read."""
         key = tuple(sorted(packages))
         if key not in self._graphs:
-            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.load(self.store, list(key))))
+            return self._keep(self._graphs, key, lambda: borrow_from_lookalikes(self.store, AppGraph.build(
+                self._rows_of(key))))
         return self._graphs[key]
+
+    def _rows_of(self, key: tuple[str, ...]) -> GraphRows:
+        if not self.store.viewer.tenant:
+            return self._keep(self._rows, key, lambda: GraphRows.read(self.store, list(key)))
+        shared = self._public().loaded_rows(key) if self._public is not None else None
+        return shared.with_layer(self.store) if shared is not None else GraphRows.read(self.store, list(key))
+
+    def loaded_rows(self, key: tuple[str, ...]) -> GraphRows | None:
+        """The rows of the graph of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._rows.get(key)
+
+    def loaded_index(self, key: tuple[str, ...]) -> ElementIndex | None:
+        """The element index of the packages `key` (sorted) this planner holds, None if it loaded none."""
+        return self._indexes.get(key)
 
     def index(self, packages: list[str] | None) -> ElementIndex:
         """The element index of `packages`; None: of every app (app choice), kept until any app changes."""
@@ -92,6 +111,11 @@ class Planner:
         """The shared points of `packages` (every app when None) with what other apps' look-alike screens lend
         them (agent/crowd.lend); a tenant's view adds its own elements (semantic/layers.py): of `packages`, or
         of every app its keys reported."""
+        shared = self._public().loaded_index(tuple(sorted(packages))) \
+            if self.store.viewer.tenant and packages and self._public is not None else None
+        if shared is not None:  # the public's index of them, which the process holds, with the view's own elements
+            indexed = {p.get("element_id") for p in shared.payloads}
+            return shared.with_rows(self._layer(packages, indexed, set()).elements, self.vectors.dim)
         apps = self.vectors.packages("elements") if packages is None else packages
         rows = self.vectors.points("elements", apps)
         rows = rows if packages is None else lend(self.graph(packages), self.vectors, rows)
@@ -155,7 +179,7 @@ class Planner:
         any of `packages` (the every-app index too)."""
         self._forgotten += 1
         changed = set(packages or ())
-        for cache in (self._graphs, self._indexes, self._own):
+        for cache in (self._graphs, self._rows, self._indexes, self._own):
             for key in list(cache):
                 apps = key[1] if cache is self._own else key
                 if packages is None or apps is None or changed.intersection(apps):
@@ -172,10 +196,12 @@ class Planner:
         if not task.strip():
             raise InvalidInput("task", "the task is empty")
         graph = self.graph(packages)
-        ranked = self.index(packages).search(self.embedder.query(task), task, config.pool, config.ranking)
+        parsed = parse_task(task, config).with_case_of(label(e) for e in graph.elements.values()).in_app(packages)
+        # the hits the plan reads: the k best, or the whole pool when a form may take the task's values (`_forms`)
+        wanted = config.pool if _fills_forms(parsed) else min(k or self.k, config.pool)
+        ranked = self.index(packages).search(self.embedder.query(task), task, wanted, config.ranking)
         if not ranked or not graph.elements:
             raise PlanningError(f"no element memory for {', '.join(packages)}: run `appmem summarize` first")
-        parsed = parse_task(task, config).with_case_of([label(e) for e in graph.elements.values()]).in_app(packages)
         # the controls a quote names (`_named_controls`); None: the task quotes none, every target is a goal
         named_controls = _named_controls(graph, parsed) \
             if parsed.labels and config.quoted_label else None
@@ -246,9 +272,9 @@ class Planner:
         "from X to Y", which edits a field): a task that states values is done on the form that fits
         them. A confirm button's words say little, so the form scores as its best element or the
         best element that opens it."""
-        needed = 1 if parsed.old else FORM_VALUES
-        if len(parsed.values) < needed:
+        if not _fills_forms(parsed):
             return []
+        needed = 1 if parsed.old else FORM_VALUES
         by_id = {h.payload.get("element_id"): h for h in ranked}
         ways_in: dict[str, list[str]] = {}
         for edges in graph.edges.values():
@@ -283,11 +309,11 @@ class Planner:
         if not parsed.entities:
             return []
         wanted = {e.lower(): e for e in parsed.entities}
-        rows: list[Element] = [e for e in graph.elements.values() if _first_line(e) in wanted]
+        rows: list[Element] = graph.showing(wanted)
         if isinstance(start, UIState) and where.get("screen_id"):
             screen = screen_of(start, start.package, "")
             screen.id = where["screen_id"]
-            rows += [e for e in elements_of(start, screen).values() if _first_line(e) in wanted]
+            rows += [e for e in elements_of(start, screen).values() if first_line(e) in wanted]
         out, seen = [], set()
         for row in rows:
             if row.content_desc or role(row) != "tap" or (row.screen_id, row.key) in seen:
@@ -295,8 +321,13 @@ class Planner:
             opens = graph.opens(row) or graph.sibling_opens(row)
             if opens:
                 seen.add((row.screen_id, row.key))
-                out.append(Anchor(row, wanted[_first_line(row)], opens))
+                out.append(Anchor(row, wanted[first_line(row)], opens))
         return out
+
+
+def _fills_forms(parsed: ParsedTask) -> bool:
+    """The task states values enough for a form to take (`Planner._forms`): one for "from X to Y", else FORM_VALUES."""
+    return len(parsed.values) >= (1 if parsed.old else FORM_VALUES)
 
 
 def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tuple[Element, float]]:

@@ -1,8 +1,9 @@
 """A plan under construction, which agent/compose.py builds once per candidate: its steps (each with the
 confidence and target screen of the recorded transition behind it), the elements they acted on, the values
 they typed, and the work the task asks on one screen (agent/screenwork.py: its options and fields, filled
-top to bottom). Each step says why it is taken (RouteStep.why: route, target, value, confirm). The rules of
-what to do on the route and at the target are agent/compose.py's."""
+top to bottom; a number on a keypad, key by key, rule `keypad`: a dialer takes digits by its keys). Each step
+says why it is taken (RouteStep.why: route, target, value, confirm). The rules of what to do on the route and
+at the target are agent/compose.py's."""
 from __future__ import annotations
 
 from appmem.agent.appgraph import AppGraph
@@ -28,6 +29,7 @@ class PlanSteps:
         self.acted: set[str] = set()
         self.values: set[str] = set()
         self.reserved: set[str] = set()  # values that name an item: not typed into any field
+        self.kept: set[str] = set()  # values entered without typing them (on a keypad)
 
     def _step(self, e: Element | None, action: ActionType, screen: str, text: str = "", *, to: str = "",
               confidence: float = GUESS, slot: str | None = None, stale: bool = False, why: str = "route",
@@ -60,9 +62,16 @@ class PlanSteps:
         """The task's options and fields on `screen` (not the element that leaves it); how many steps.
         A screen the plan only passes through (`form` False) gets only the fields the task names."""
         kinds = self.graph.screen_kinds(screen)  # its toggles and inputs: options and fields read no others
-        if not kinds.toggles and not kinds.inputs:
+        keys = kinds.keys if self.config.keypad else {}
+        if not kinds.toggles and not kinds.inputs and not keys:
             return 0
         before = len(self.steps)
+        if keys and (number := self.keyed(keys)):  # a keypad takes a number key by key
+            self.values.add(number)
+            self.kept.add(number)
+            for char in number:
+                if char in keys:
+                    self._act(keys[char], why="value")
         chosen: list[tuple[Element, str, str | None]] = [
             (e, "", None) for e in options(kinds.toggles, self.task, self.acted | {leave_by}, self.config)]
         for e, value, slot in fields(kinds.inputs, self.task, self.values, self.config):
@@ -74,6 +83,12 @@ class PlanSteps:
         for e, value, slot in sorted(chosen, key=lambda c: (c[0].bounds.top, c[0].bounds.left)):
             self._act(e, value, slot, why="value")
         return len(self.steps) - before
+
+    def keyed(self, keys: dict[str, Element]) -> str | None:
+        """The first of the task's numbers not entered yet that `keys` can enter (each digit, +, * or # a key;
+        spacing and punctuation between digits are not keyed)."""
+        return next((v.text for v in self.task.values if v.kind in ("number", "phone") and v.text in self.unused()
+                     and all(c in keys for c in v.text if not (c.isspace() or c in "().-"))), None)
 
     def is_form(self, screen: str) -> bool:
         """A screen with a confirm button (dialog, form): its fields are the task's to fill."""

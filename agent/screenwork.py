@@ -10,7 +10,8 @@ pages, dialogs, forms):
   says off: "disable …" on an unchecked switch, a named choice already checked)
   is left alone: a plan changes nothing the task did not ask;
 - each field gets at most one value, the one that fits it: a field that shows
-  the X of "from X to Y" gets Y; a number / phone field the task's number;
+  the X of "from X to Y" gets Y (memory keeps X scrubbed of personal data, as
+  formats/privacy.py scrubs every text: the step shows X); a number / phone field the task's number;
   a name or title field the quoted or named text;
 - a screen with a confirm button (OK, Save, Done …) is a form: its fields are the
   task's to fill (whether its confirm follows is agent/compose.py's).
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from appmem.agent.taskparse import ParsedTask, Value, alike, content_stems, coverage, stem
+from appmem.formats.privacy import PLACEHOLDER, scrub_text
 from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.graph.model import Element
 from appmem.graph.screens import xpath_literal
@@ -32,6 +34,7 @@ NUMBER_FIELD = re.compile(r"\b(phone|number|mobile|tel|cell|digits?|amount|count
                           r"size|width|height|hours?|minutes?|seconds?|price)\b", re.I)
 TEXT_FIELD = re.compile(r"\b(name|title|label|subject|message|note|text|search|query|file|folder|description|"
                         r"content|comment|tag|group|event|task)\b", re.I)
+CLOCK = re.compile(r"([0-9]{1,2}(?::[0-9]{2}){1,2})\s*([ap]\.?m\.?)?")
 FILE_NAME = re.compile(r"([\w-]+)\.([A-Za-z][A-Za-z0-9]{1,4})")
 NUMERIC = ("phone", "number", "new", "percent", "size", "time")
 TEXTUAL = ("new", "quoted", "named", "file")
@@ -142,11 +145,11 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str], config: Pl
     out: list[tuple[Element, str, str | None]] = []
     for old in task.old:  # "from X to Y": the field showing X gets Y
         new = next((v for v in free if v.kind == "new"), None)
-        shown = next((e for e in inputs if e.text.strip().lower() == old.lower()), None) or next(
+        shown = next((e for e in inputs if shows_kept(e, old)), None) or next(
             (e for e in inputs if _shape(e.text) == _shape(old)), None)
         target = shown or next((e for e in inputs if new and _fits(e, new)), None)
         if new and target:
-            out.append((target, new.text, "value"))
+            out.append((showing(target, old) if shown else target, new.text, "value"))
             free.remove(new)
             inputs.remove(target)
     for e in inputs:  # a field is never given the text it already shows: that changes nothing
@@ -160,8 +163,59 @@ def fields(elements: list[Element], task: ParsedTask, used: set[str], config: Pl
 
 
 def shows(e: Element, value: str) -> bool:
-    """The field shows `value` already (case and surrounding spaces aside): typing it changes nothing."""
-    return bool(value.strip()) and value.strip().lower() == e.text.strip().lower()
+    """The field shows `value` already (`same_value`): typing it changes nothing."""
+    return same_value(e.text, value)
+
+
+def shows_line(e: Element, value: str) -> bool:
+    """A line of the element's text is `value` (`same_value`): a button showing a duration, a setting's row
+    showing its current choice on its second line."""
+    return any(same_value(line, value) for line in e.text.split("\n"))
+
+
+def same_value(shown: str, value: str) -> bool:
+    """`shown` is `value`: the same text (case and spacing aside), or the same time of day or duration
+    ('05:00' is '5:00'), or the same number ('07' is '7')."""
+    a, b = " ".join(shown.split()).lower(), " ".join(value.split()).lower()
+    if not a or not b:
+        return False
+    return a == b or (_quantity(a) is not None and _quantity(a) == _quantity(b))
+
+
+def clock_time(text: str) -> bool:
+    """`text` is a time of day or a duration ('5:00', '07:30 pm')."""
+    return CLOCK.fullmatch(" ".join(text.split()).lower()) is not None
+
+
+def _quantity(text: str) -> tuple[int, ...] | None:
+    """A time ('5:00', '07:30 pm', '1:02:03') as its numbers, 12 hours added after noon; a whole number as itself."""
+    if text.isdecimal():
+        return (int(text),)
+    m = CLOCK.fullmatch(text)
+    if m is None:
+        return None
+    parts = [int(x) for x in m.group(1).split(":")]
+    if m.group(2) and m.group(2).startswith("p") and parts[0] < 12:
+        parts[0] += 12
+    return tuple(parts)
+
+
+def shows_kept(e: Element, value: str) -> bool:
+    """The field shows `value` as the memory keeps it: word for word (case aside), or scrubbed of personal data
+    as every recorded text is (formats/privacy.py: '222222' typed into a field is kept as <NUMBER>)."""
+    text = e.text.strip()
+    return same_value(text, value) or (
+        bool(PLACEHOLDER.fullmatch(text)) and text == scrub_text(value.strip(), typed=True))
+
+
+def showing(e: Element, value: str) -> Element:
+    """The field as the live screen shows it, where the memory keeps a placeholder for what it shows: its text
+    `value` (what the task says it shows), with locators for that text instead of the placeholder's."""
+    if not PLACEHOLDER.search(e.text):
+        return e
+    literal = xpath_literal(value)
+    kept = [x for x in e.locators if not PLACEHOLDER.search(x)]
+    return replace(e, text=value, locators=[f"//{e.class_name}[@text={literal}]", *kept])
 
 
 def _file(text: str) -> tuple[str, str] | None:

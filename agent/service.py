@@ -71,6 +71,7 @@ class Service:
         self._followed: str | None = None  # the memory-wide generation that `_loaded` was read at
         self._loaded: dict[str, str] = {}  # package -> its generation then
         self.tenant = ""  # whose view this is: "" the public's, else a tenant's (`viewing`)
+        self._public: Service | None = None  # a tenant's view: the public's service, whose graphs' rows it shares
         self._views: OrderedDict[str, Service] = OrderedDict()
 
     def viewing(self, tenant: str) -> "Service":
@@ -84,7 +85,7 @@ class Service:
             if view is None:
                 view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
                                self.settings, self.redis)
-                view.tenant = tenant
+                view.tenant, view._public = tenant, self
             self._views[tenant] = view
             while len(self._views) > VIEWS:
                 self._views.popitem(last=False)
@@ -121,14 +122,17 @@ class Service:
              threads: int | None = None) -> "Service":
         """The service over the configured stores. `vectors=False`: the graph alone (enough for `doc`, and
         it leaves the local Qdrant folder to its owner). `read_only`: vectors a serve worker may share with
-        other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores)."""
+        other processes (`reader_vectors`). `threads`: the model's ONNX threads (default: the cores). The
+        process's BLAS threads are set to `settings.blas_threads` (semantic/blas.py)."""
         from appmem.graph.clients import open_graph
+        from appmem.semantic.blas import limit_blas
         from appmem.semantic.embedder import Embedder
         from appmem.semantic.vectors import open_vectors
 
         store = open_graph(settings)
         if not vectors:
             return cls(store, None, None, settings, redis)
+        limit_blas(settings.blas_threads)
         embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
         found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
         return cls(store, found, embedder, settings, redis)
@@ -172,7 +176,8 @@ class Service:
     def _loaded_memory(self) -> tuple[Planner, Recall]:
         with self._lock:
             if self._planner is None or self._recall is None:
-                self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner)
+                self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner,
+                                        public=self._public.planner if self._public is not None else None)
                 self._recall = Recall(self.store, self.vectors, self.embedder, self._planner)
             loaded = self._planner, self._recall
         if self.redis is not None:
@@ -203,14 +208,15 @@ class Service:
             self._followed = None
 
     def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
-        """Load each app's graph and element index now, so that its first plan is a warm one;
-        `stop` set ends it between two apps (the server is shutting down)."""
+        """Load each app's graph and element index now, and search its routes from every screen, so that its first
+        plan is a warm one and new plans search no route; `stop` set ends it between two apps (the server is
+        shutting down)."""
         planner = self.planner()
         done = []
         for package in packages or self.known():
             if stop is not None and stop.is_set():
                 break
-            planner.graph([package])
+            planner.graph([package]).search_routes()
             planner.index([package])
             done.append(package)
         return done
@@ -256,7 +262,7 @@ class Service:
             else:
                 plan = self._answer(task, bare, packages, start, k, came_from, avoid)
             if screenshot is not None:
-                plan = with_taps(plan, self.planner().graph([screen.package]), screen)
+                plan = with_taps(plan, self.store, self.planner().graph([screen.package]), screen)
             self._plans.put(key, plan.model_dump_json())
             return plan
 

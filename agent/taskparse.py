@@ -7,8 +7,8 @@ a field it fits (agent/screenwork.py); the same words also name options.
 """
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -79,8 +79,9 @@ class ParsedTask:
         self.app = frozenset(stem(w) for p in packages for w in WORD.findall(p.lower()))
         return self
 
-    def with_case_of(self, shown: list[str]) -> "ParsedTask":
-        """`cased` when the app shows (one of `shown`, its labels) a quoted label in the task's very case."""
+    def with_case_of(self, shown: Iterable[str]) -> "ParsedTask":
+        """`cased` when the app shows (one of `shown`, its labels) a quoted label in the task's very case; `shown`
+        is read only when the task quotes a label (most tasks quote none: an app's labels need not be read)."""
         quoted = {" ".join(q.split()) for q in self.labels}
         self.cased = bool(quoted) and any(" ".join(t.split()) in quoted for t in shown)
         return self
@@ -145,7 +146,7 @@ def alike(a: str, b: str) -> bool:
         return True
     if a.isdigit() or b.isdigit() or min(len(a), len(b)) < 3:
         return False
-    return a.startswith(b) or b.startswith(a) or os.path.commonprefix([a, b]).__len__() >= 5
+    return a.startswith(b) or b.startswith(a) or (len(a) >= 5 and len(b) >= 5 and a[:5] == b[:5])
 
 
 def coverage(label: str, words: list[str]) -> float:

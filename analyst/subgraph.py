@@ -61,9 +61,10 @@ def read(store: GraphStore, package: str | None, every: bool = False) -> Subgrap
         props = n["props"] if every else public_props(n["props"])
         sub.nodes.append((tuple(n["labels"]), props))
     exported = {(props["id"], labels[0]) for labels, props in sub.nodes}
+    devices = set() if every else set(store.read("export_tenant_devices")[0]["devices"])
     for r in rels:
         if (r["start"], r["start_labels"][0]) in exported and (r["end"], r["end_labels"][0]) in exported:
-            props = r["props"] if every else {k: v for k, v in r["props"].items() if k not in CROWD_BOOKKEEPING}
+            props = r["props"] if every else public_edge_props(r["props"], devices)
             sub.relationships.append((r["type"], r["start"], r["start_labels"][0], r["end"], r["end_labels"][0],
                                       props))
     sub.nodes.sort(key=lambda n: (n[0], n[1]["id"]))
@@ -88,6 +89,24 @@ def public_props(props: dict[str, Any]) -> dict[str, Any]:
     if "/" in owner and f"tenant:{owner.split('/')[0]}" not in (props.get("crowd_keys") or []):  # cypher shown(e)
         out.update(text="", content_desc="", label="", locators=[
             x for x in props.get("locators") or [] if "@text" not in x and "@content-desc" not in x])
+    return out
+
+
+def public_edge_props(props: dict[str, Any], tenant_devices: set[str]) -> dict[str, Any]:
+    """A relationship's properties as every reader may read them: no CROWD_BOOKKEEPING, and a transition's
+    counts less what tenants' keys added (their "TENANT/ successes failures" entries in `tenant_counts`, which its
+    raw and contributed counts hold: edge_crowd.cypher) and its devices less theirs (`tenant_devices`). What a
+    tenant shared counts in the crowd's counts, as one public contributor's."""
+    out = {k: v for k, v in props.items() if k not in CROWD_BOOKKEEPING}
+    entries = [entry.split(" ") for entry in props.get("tenant_counts") or ()]
+    if entries:
+        successes, failures = (sum(int(float(e[i])) for e in entries) for i in (1, 2))
+        for key, less in (("successes", successes), ("failures", failures), ("observations", successes + failures),
+                          ("contributed_successes", successes), ("contributed_failures", failures)):
+            if key in out:
+                out[key] -= less
+    if "devices" in out:
+        out["devices"] = [d for d in out["devices"] if d not in tenant_devices]
     return out
 
 

@@ -55,10 +55,12 @@ class PlannerConfig:
     commit_landing: bool = True  # a choice that closed its dialog onto a form is confirmed there
     crowd_twins: bool = True  # a look-alike screen of another app lends its confirm and its twins' effects
     named_way: bool = True  # the route takes the controls the task names
+    shown_kept: bool = True  # a time or a named choice that a screen the plan confirms shows already is kept as is
     # rules (agent/screenwork.py)
     whole_row: bool = True  # a named item's row keeps all it shows ("Movies\n0 items"), not just the name
     file_name: bool = True  # a file name goes to the name field, without the extension the form adds
     leave_checked: bool = True  # a toggle the task names without saying on or off is wanted on: one on is left alone
+    keypad: bool = True  # a number goes in key by key on a screen with a key for each digit (agent/plansteps.py)
     # rules (agent/taskparse.py)
     from_to: bool = True  # "from X to Y": X is the current value, Y the wanted one
 

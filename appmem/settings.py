@@ -73,6 +73,7 @@ class Settings:
     server_key: str | None = None  # the API key for `server`
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
     model_threads: int = 0  # ONNX threads of each serve worker (0: its share of the cores)
+    blas_threads: int = 1  # BLAS threads of a process that answers plans (semantic/blas.py; 0: one per core)
     preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
     device_timeout_s: int = 10  # `appmem run`: the longest one exchange with the adb server and device waits
     health_timeout_s: int = 3  # /healthz waits this long for the stores together before calling one failing
@@ -126,6 +127,7 @@ class Settings:
             server_key=env.get("APPMEM_KEY") or env.get("APPMEM_API_KEY") or None,
             workers=_int(env, "APPMEM_WORKERS", 0),
             model_threads=_int(env, "APPMEM_MODEL_THREADS", 0),
+            blas_threads=_bounded(env, "APPMEM_BLAS_THREADS", 1, 0, 1024),
             preload=_int(env, "APPMEM_PRELOAD", 1) != 0,
             device_timeout_s=_bounded(env, "APPMEM_DEVICE_TIMEOUT_S", 10, 1, 600),
             health_timeout_s=max(1, _int(env, "APPMEM_HEALTH_TIMEOUT_S", 3)),

@@ -1,9 +1,9 @@
 """Benchmark: CPU milliseconds per new plan on the heaviest shared apps, against another commit in the same run.
 
 The recordings (`--apps`, default the four with the most states: activitylauncher, achie, onelist, accapp)
-are ingested and summarised into a private stack. Then a fresh process plans as a service would (the
-graph, the per-app vector snapshots, the model; nothing of any app loaded before): per app a first plan
-(which loads its graph and element index), then `--tasks` new tasks, each a task text never asked before
+are ingested and summarised into a private stack. Then a fresh process plans as a service would (its clients
+opened by `Service.open`, as a server's: the graph, the per-app vector snapshots, the model, the threads;
+nothing of any app loaded before): per app a first plan (which loads its graph and element index), then `--tasks` new tasks, each a task text never asked before
 (the app's own simulated element tasks, read from its snapshot before timing: no benchmark text). Each
 plan's CPU time of that process is measured (the query's embedding included: the model's threads count).
 The same memory is then planned by the same script with another commit's code (`--baseline`, default
@@ -63,16 +63,13 @@ def measure(packages: list[str], tasks: int, profile: bool) -> dict:
     import pstats
 
     from appmem.agent.planner import Planner
-    from appmem.graph.clients import open_graph
-    from appmem.semantic.embedder import Embedder
-    from appmem.semantic.snapshots import SnapshotVectors
+    from appmem.agent.service import Service
     from appmem.settings import Settings
 
     settings = Settings.from_env()
-    store = open_graph(settings)
-    embedder = Embedder(settings.home, cache=False)
+    service = Service.open(settings, read_only=True)  # the clients (and the process's threads) of a server's
+    store, vectors, embedder = service.store, service.vectors, service.embedder
     embedder.embed(["warm up the model"], cache=False)
-    vectors = SnapshotVectors(settings.snapshot_path, embedder.dim)
     texts = {}
     for package in packages:
         rows = vectors.points("elements", [package])
@@ -94,7 +91,7 @@ def measure(packages: list[str], tasks: int, profile: bool) -> dict:
             for task in texts[package][1:]:
                 _plan_cpu(planner, task, package, keep=False)
             profiler.disable()
-    store.driver.close()
+    service.close()
     if profile:
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(25)

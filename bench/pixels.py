@@ -178,7 +178,7 @@ def measure(service, app_samples: list[Sample], plans: bool) -> dict[str, Any]:
             out["scaled"] += small["screen_id"] == dump_at["screen_id"] and dump_at["screen_id"] is not None
             out["scaled_of"] += dump_at["screen_id"] is not None
         out["states"] += 1
-        out["records"].append((graph, s.package, reading, dump_at["screen_id"]))
+        out["records"].append((service.store, graph, s.package, reading, dump_at["screen_id"]))
         out["dump_known"] += dump_at["screen_id"] is not None
         out["located"] += same
         kind = out["kinds"][kind_of(s.state)]
@@ -208,13 +208,22 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     grid = list(dict.fromkeys([PixelMatch()] + [
         PixelMatch(layout_w=w, cover_w=c, data_w=d, empty=e, seen_w=s)
         for w in (0.25, 0.5) for c in (0.25, 0.5) for d in (0.3, 1.0) for e in (0.0, 1.0) for s in (0.0, 0.05)]))
-    agree = {app: [sum(locate_pixels(g, pkg, reading, weights)["screen_id"] == dump for g, pkg, reading, dump
-                       in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
+    agree = {app: [sum(locate_pixels(store, g, pkg, reading, weights)["screen_id"] == dump for store, g, pkg, reading,
+                       dump in r["records"] if dump is not None) for weights in grid] for app, r in per_app.items()}
     out = {}
     for app in per_app:
-        best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app), -i))
+        best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app),
+                                                    -changed_weights(grid[i]), -i))
         out[app] = {**{k: getattr(grid[best], k) for k in GRID_KEYS}, "located": agree[app][best]}
     return out
+
+
+def changed_weights(weights) -> int:
+    """How many of the grid's weights differ from the defaults: among points the other apps score alike, the
+    one nearest the defaults is chosen (the held-out app's own score never breaks the tie)."""
+    from appmem.agent.pixels import PixelMatch
+
+    return sum(getattr(weights, k) != getattr(PixelMatch(), k) for k in GRID_KEYS)
 
 
 def first_step_on(plan: dict[str, Any], view) -> bool:

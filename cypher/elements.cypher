@@ -1,8 +1,9 @@
 // elements: the elements with ids $ids or on the screens $screen_ids (two lists; empty: none),
 // with everything a plan step or a summary reads of them. Both filters use Element's own
 // indexes (id, screen_id): a `$x IS NULL OR ...` filter here made the server scan every element.
-// Ordered by screen, then structural key (the order of the screen's view tree). An element only
-// contributions reported is held out until enough contributors back it (crowd_trust_elements): no single
+// Ordered by screen, then structural key (the order of the screen's view tree), then id (two elements may
+// share a key: a tenant's layer joins them in the order its own read gives, graph/graphrows.py). An element
+// only contributions reported is held out until enough contributors back it (crowd_trust_elements): no single
 // key may add what plans, summaries and the element index read.
 // An element's texts only where the reader may read them (shown(e): a tenant key's are its tenant's).
 MATCH (e:Element)
@@ -15,4 +16,4 @@ RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') 
        CASE WHEN shown(e) THEN coalesce(e.content_desc, '') ELSE '' END AS content_desc, e.bounds AS bounds,
        coalesce(e.flags, []) AS flags, CASE WHEN shown(e) THEN coalesce(e.locators, []) ELSE [l IN coalesce(e.locators, []) WHERE NOT (l CONTAINS '@text' OR l CONTAINS '@content-desc')] END AS locators, coalesce(e.risky, false) AS risky,
        coalesce(e.simulated_task, '') AS simulated_task
-ORDER BY screen_id, key
+ORDER BY screen_id, key, id

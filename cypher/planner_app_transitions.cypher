@@ -21,4 +21,4 @@ RETURN t.key AS key, a.id AS source, b.id AS target, b.package AS target_package
        [c IN coalesce(t.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' '] AS own_counts,
        // "from>to" concrete variants crawls and imports saw the action go between (graph/variants.py)
        coalesce(t.variants, []) AS variants
-ORDER BY source, element_id, target
+ORDER BY source, element_id, target, key

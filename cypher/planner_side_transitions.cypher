@@ -16,5 +16,8 @@ RETURN t.key AS key, a.id AS source, b.id AS target, b.package AS target_package
        // only contributions report it / enough distinct contributors back it (edge_crowd)
        coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted,
        trusted(t) AS trusted,  // the one trust predicate (cypher/__init__.py): plans use only these
+       public(t) AS public,  // the shared memory's (else the reading tenant's own: a step's `layer`)
+       // the reading tenant's own keys' counts ("TENANT/ successes failures": edge_crowd)
+       [c IN coalesce(t.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' '] AS own_counts,
        coalesce(t.variants, []) AS variants
-ORDER BY source, element_id, target
+ORDER BY source, element_id, target, key

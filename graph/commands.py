@@ -39,4 +39,8 @@ def _lines(report: dict) -> str:
         lines.append(f"{report['screens']['old_ids']} screens have ids of an older appmem (with their app version): "
                      "they cannot be converted in place; re-import their traces into a fresh graph "
                      "(appmem ingest, appmem crawl)")
+    if report["states"]["without_texts"]:
+        lines.append(f"{report['states']['without_texts']} states were written before states kept the texts they "
+                     "showed: screenshots are located on their screens' element texts and titles alone; ingest their "
+                     "traces again to add them (appmem ingest: nothing already written is counted twice)")
     return "\n".join(lines)

@@ -15,6 +15,11 @@ Idempotent: each step finds only what is still in the old form.
   needs their views); `old_screen_ids` counts such screens, and the answer says to
   re-import the traces into a fresh graph (`appmem ingest …`, `appmem crawl …`). They are
   not deleted: nothing stored is lost by a migration.
+- state texts: each state keeps the texts it showed (graph/screens.py `shown_texts`:
+  what a screenshot is located on). A state written before has none, and its views are not stored to
+  find them: `states_without_texts` counts such states, and the answer says to ingest their traces again
+  (the chunks already written add only their states' texts: nothing is counted twice). Until then a
+  screenshot is located on those screens' element texts and titles, as before.
 What serving processes loaded of the old graph (app graphs, indexes, cached plans) is
 retired by the caller (graph/commands.py: every app's generation moves).
 """
@@ -59,9 +64,16 @@ def old_screen_ids(store: GraphStore) -> int:
     return sum(r["id"] != id_of(r["package"], r["signature"]) for r in store.read("migrate_screen_ids"))
 
 
+def states_without_texts(store: GraphStore) -> int:
+    """How many states were written before states kept the texts they showed."""
+    rows = store.read("migrate_state_texts")
+    return rows[0]["states"] if rows else 0
+
+
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     store.ensure_schema()
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "texts": {"owned": migrate_text_owner(store)}, "screens": {"old_ids": old_screen_ids(store)}}
+            "texts": {"owned": migrate_text_owner(store)}, "screens": {"old_ids": old_screen_ids(store)},
+            "states": {"without_texts": states_without_texts(store)}}

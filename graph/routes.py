@@ -241,12 +241,12 @@ class Routes:
 def load_routes(store: GraphStore, packages: list[str]) -> tuple[Routes, list[dict[str, Any]]]:
     """The routes over the transitions leaving screens of `packages` (into any package), and the rows read."""
     rows = store.read("planner_app_transitions", packages=packages)
-    return routes_of(store, packages, rows), rows
+    return routes_of(rows, store.read("planner_app_follows", packages=packages)), rows
 
 
-def routes_of(store: GraphStore, packages: list[str], rows: list[dict[str, Any]]) -> Routes:
-    """Routes over the edges of planner_app_transitions rows, with the order-2 outcomes of `packages`."""
+def routes_of(rows: list[dict[str, Any]], follows: list[dict[str, Any]]) -> Routes:
+    """Routes over the edges of planner_app_transitions rows, with the order-2 outcomes planner_app_follows
+    read (`follows`)."""
     edges = edges_of(rows)
     groups = {r["key"]: (r["source"], r["action"], r["element_id"], r["detail"]) for r in rows if usable(r)}
-    return Routes.of(edges, Follows.of(store.read("planner_app_follows", packages=packages), groups),
-                     Variants.of(rows, groups))
+    return Routes.of(edges, Follows.of(follows, groups), Variants.of(rows, groups))

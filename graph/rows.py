@@ -13,7 +13,7 @@ from appmem.formats.uixml import variant_id
 
 from appmem.graph.follows import follow_rows
 from appmem.graph.model import Element, Screen, Step, Trace, Transition
-from appmem.graph.screens import elements_of, screen_of
+from appmem.graph.screens import elements_of, screen_of, shown_texts
 from appmem.graph.times import now_iso
 
 
@@ -162,8 +162,11 @@ class _Chunk:
             "seen": state.observed_at or self.default_seen, "version": screen.app_version, "trusted": self.trusted,
             "contributor": self.trace.contributor,
         }
+        shown = shown_texts(state)
         self.state_rows.append({"id": state_node_id(state), "state_id": state.state_id, "screen_id": screen.id,
-                                "package": state.package, "observed_at": state.observed_at or None})
+                                "package": state.package, "observed_at": state.observed_at or None,
+                                "texts": [text for text, _ in shown],
+                                "text_boxes": [n for _, box in shown for n in box.as_list()]})
         els = list(elements_of(state, screen, frozenset(self.acted.get(state.state_id, ()))).values())
         self.elements[state.state_id] = {e.key: e for e in els}
         if self.sent is None or state.state_id not in self.sent.counted_states:

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from appmem.formats.privacy import MENU_TEXT_IDS, dynamic_item_views, scrub_text
-from appmem.formats.ui import stable_id, UIState, View
+from appmem.formats.privacy import MENU_TEXT_IDS, PLACEHOLDER, dynamic_item_views, scrub_text
+from appmem.formats.ui import Bounds, stable_id, UIState, View
 from appmem.formats.uixml import shown_views
 
 from appmem.graph.model import Element, Screen
@@ -41,6 +41,7 @@ LABEL_MAX = 40  # a fixed label is short; longer texts are content (messages, de
 TITLE_ENTRY = "alertTitle"  # dialog titles: android:id/alertTitle, and AppCompat's <app>:id/alertTitle
 BAR_CLASSES = ("Toolbar", "ActionBar")
 SWITCH_CLASSES = ("Switch", "SwitchCompat", "SwitchMaterial", "ToggleButton")
+SHOWN_MAX = 40  # characters of a shown text kept: its start tells what it is (a screenshot's line starts alike)
 
 
 def is_title_id(resource_id: str) -> bool:
@@ -169,6 +170,23 @@ def screen_title(state: UIState) -> str:
         if 0 < len(text) <= 60:
             return text
     return state.activity.rsplit(".", 1)[-1]
+
+
+def shown_texts(state: UIState) -> list[tuple[str, Bounds]]:
+    """What a person reads on a (scrubbed) state, with where: the text of each shown view (a title, a static
+    label, a button's, a caption in a button's child, a list row's template words, a message's start), its first
+    line cut at SHOWN_MAX, in screen order. Texts that are data are not kept: a field's (what was typed), a
+    password's, one the privacy scrubber replaced (a list row's contents, an address, a long number). What
+    varies between visits is told by how many of a screen's states show a text (agent/pixels.py), not here:
+    an element's too (its text one row of a list on one visit, another on the next)."""
+    out: dict[tuple[str, Bounds], None] = {}
+    for v in sorted(shown_views(state.views), key=lambda v: (v.bounds.top, v.bounds.left)):
+        first = v.text.strip().split("\n", 1)[0].strip()
+        if (not first or v.editable or v.password or not v.bounds.area
+                or PLACEHOLDER.search(v.text)):
+            continue
+        out.setdefault((first[:SHOWN_MAX].strip(), v.bounds), None)
+    return list(out)
 
 
 def view_paths(views: list[View]) -> dict[int, str]:

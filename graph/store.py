@@ -148,13 +148,16 @@ class GraphStore:
 
     # -- traces ----------------------------------------------------------------------------
     def write_chunk(self, trace: Trace, chunk: int, rows: ChunkRows, quorum: int = 3) -> ChunkResult:
-        """Write one chunk of a trace atomically; a chunk already written is skipped. A contribution's chunk
+        """Write one chunk of a trace atomically; a chunk already written is skipped (but for the texts its
+        states showed, when an older appmem wrote them without: nothing is counted twice). A contribution's chunk
         also records its contributor's votes on the edges it counted, folded onto them (`quorum`:
         APPMEM_TRUST_QUORUM), in the same transaction: whatever befalls the rest of the contribution, a purge
         finds every count it added."""
 
         def work(tx: neo4j.ManagedTransaction) -> bool:
             if tx.run(cypher.load("chunk_seen"), trace_id=trace.id, chunk=chunk).single()["seen"]:
+                # counted before: only what an older appmem did not keep is added (the texts states showed)
+                tx.run(cypher.load("fill_state_texts"), rows=rows.states).consume()
                 return False
             tx.run(cypher.load("merge_apps"), rows=rows.apps).consume()
             tx.run(cypher.load("merge_trace"), app_id=app_id(trace.package, trace.app_version), id=trace.id,

@@ -172,6 +172,38 @@ class ElementIndex:
                                [m[2] for m in mine])
         return cls(_unit([v for v, _ in tasks], dim), [p for _, p in tasks], starts, parts, ranker, config)
 
+    def with_rows(self, rows: list[tuple[list[float], dict]], dim: int) -> "ElementIndex":
+        """The index `from_rows` builds of this index's rows and `rows` (points of elements none of this index's
+        points is of: a tenant's own, semantic/layers.py), without this index's vectors read or normalised again:
+        its rows keep their order, the new elements join in key order."""
+        if not rows:
+            return self
+        added = ElementIndex.from_rows(rows, dim)
+        ours, theirs = self._keys(), added._keys()
+        if not set(ours).isdisjoint(theirs):
+            raise ValueError("with_rows: rows of elements the index holds already")
+        order = sorted([(k, 0, i) for i, k in enumerate(ours)] + [(k, 1, i) for i, k in enumerate(theirs)])
+        where = {(side, i): n for n, (_, side, i) in enumerate(order)}  # element → its position in the union
+        bounds = [np.append(ix.starts, len(ix.payloads)) for ix in (self, added)]
+        rows_of = [np.arange(bounds[side][i], bounds[side][i + 1]) + (0 if side == 0 else len(self.payloads))
+                   for _, side, i in order]
+        taken = np.concatenate(rows_of)
+        payloads = self.payloads + added.payloads
+        starts = np.cumsum([0] + [len(r) for r in rows_of[:-1]]).astype(np.int64)
+        parts = {}
+        for part in PARTS:
+            mine = [(np.asarray([where[(side, i)] for i in ix.parts[part][0].tolist()], dtype=np.int64),
+                     ix.parts[part][1], ix.parts[part][2]) for side, ix in enumerate((self, added)) if part in ix.parts]
+            if mine:
+                parts[part] = (np.concatenate([m[0] for m in mine]), np.concatenate([m[1] for m in mine]),
+                               [t for m in mine for t in m[2]])
+        return ElementIndex(np.concatenate([self.matrix, added.matrix])[taken], [payloads[r] for r in taken.tolist()],
+                            starts, parts, self.ranker, self.config)
+
+    def _keys(self) -> list[str]:
+        """Each element's key (its id), by element position."""
+        return [str(p.get("element_id") or p.get("object_id")) for p in self._first]
+
     def __len__(self) -> int:
         return len(self.starts)
 

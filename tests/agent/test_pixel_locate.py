@@ -35,7 +35,7 @@ def shot_and_dump(app: str, moment: str):
 
 
 def test_texts_mostly_of_digits_vary_and_placeholders_are_not_expected(memory):
-    texts = app_texts(AppGraph.load(memory, [CLOCK]), CLOCK)
+    texts = app_texts(memory, AppGraph.load(memory, [CLOCK]), CLOCK)
     shown = {r.text: r for rows in texts.screens.values() for r in rows}
     assert shown["0000"].varies and not shown["welcometojust00hours"].varies  # the clock's title, the welcome's
     assert weight(True, PixelMatch()) == PixelMatch().data_w < weight(False, PixelMatch()) == 1.0
@@ -62,12 +62,12 @@ def test_screens_of_little_or_varying_text_are_located_where_their_dumps_are(mem
     reading = screen_reader(ReaderOptions()).read(data, CLOCK)
     expected = locate(memory, CLOCK, dump, graph)["screen_id"]
     assert expected is not None
-    assert bool(app_texts(graph, CLOCK).known(text_views(reading))) is not misread
-    found = locate_pixels(graph, CLOCK, reading)
+    assert bool(app_texts(memory, graph, CLOCK).known(text_views(reading))) is not misread
+    found = locate_pixels(memory, graph, CLOCK, reading)
     assert (found["match"], found["screen_id"]) == ("similar", expected), found
     # weighed as before (every text alike, a screen expecting none scoring nothing) the misread clock is unknown
     if misread:
-        assert locate_pixels(graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0))["match"] == "unknown"
+        assert locate_pixels(memory, graph, CLOCK, reading, PixelMatch(data_w=1.0, empty=0.0))["match"] == "unknown"
 
 
 def test_layout_counts_the_boxes_something_smaller_is_drawn_in():
@@ -83,3 +83,27 @@ def test_layout_counts_the_boxes_something_smaller_is_drawn_in():
     assert layout([row], np.array([[0, 190, 1080, 360]], dtype=float), 1.0) == 0.0  # larger: not inside it
     assert layout([row, icon], drawn * 720 / 1080, 720 / 1080) == 1.0  # a 720-wide screenshot's pixels
     assert layout([], drawn, 1.0) == layout([row], np.zeros((0, 4)), 1.0) == 0.0
+
+
+LAUNCHER = "de.szalkowski.activitylauncher"
+
+
+@pytest.mark.parametrize("moment", [
+    "2023-10-19_100727",  # the launcher's list in Arabic: only its rows' headers and class names tell it
+    "2023-10-19_103755",  # the search form over the list: look-alike forms differ in the rows they show
+])
+def test_a_screen_is_located_on_what_its_states_showed_beside_their_elements(memory, moment):
+    from appmem.agent.pixels import AppTexts
+
+    graph = AppGraph.load(memory, [LAUNCHER])
+    data, dump = shot_and_dump(LAUNCHER, moment)
+    reading = screen_reader(ReaderOptions()).read(data, LAUNCHER)
+    expected = locate(memory, LAUNCHER, dump, graph)["screen_id"]
+    found = locate_pixels(memory, graph, LAUNCHER, reading)
+    assert expected is not None and (found["match"], found["screen_id"]) == ("similar", expected), found
+    assert any(r.box is not None and r.often < 1.0 for rows in app_texts(memory, graph, LAUNCHER).screens.values()
+               for r in rows)  # a text only some of a screen's states showed weighs less
+    # on its elements' texts and titles alone (a memory whose states kept no texts) it is another screen
+    older = AppGraph.load(memory, [LAUNCHER])
+    older.__dict__["_pixel_texts"] = {LAUNCHER: AppTexts(older, LAUNCHER, {})}
+    assert locate_pixels(memory, older, LAUNCHER, reading)["screen_id"] != expected

@@ -109,3 +109,48 @@ def test_a_planner_that_served_many_plans_answers_each_as_a_fresh_one(memory):
     fresh = [plan_json(Planner(store, vectors, embedder), task, start, came) for task, start, came in requests]
     assert sum(bool(p.get("steps")) for p in fresh) >= len(requests) // 2  # most requests get a plan
     assert warm == fresh
+
+
+def test_a_loaded_graphs_indexes_answer_as_a_scan_of_every_element_and_tap(memory):
+    """The rows showing a task's items and the taps whose label a task names, indexed once per loaded graph, are
+    those (in that order) that a scan of every element and every tap finds; a graph loaded again after the memory
+    changed (`forget`) indexes its own elements."""
+    from appmem.agent.appgraph import first_line
+    from appmem.agent.candidate_routes import named_taps
+    from appmem.agent.taskparse import coverage, parse_task
+    from appmem.planconfig import DEFAULT
+
+    store, vectors, embedder = memory
+    planner = Planner(store, vectors, embedder)
+    graph = planner.graph([LAUNCHER])
+    lines = sorted({first_line(e) for e in graph.elements.values()})
+    for wanted in ([lines[0]], lines[::7], lines[1::5] + ["no such row"], []):
+        assert graph.showing(wanted) == [e for e in graph.elements.values() if first_line(e) in wanted]
+    assert graph.showing(lines[::7])
+    texts = sorted({p.get("simulated_task") or p["text"] for _, p in vectors.points("elements", [LAUNCHER])})
+    found = 0
+    for task in texts[::max(1, len(texts) // TASKS)][:TASKS]:
+        parsed = parse_task(task)
+        scanned = [edge for edge, name in graph.taps() if coverage(name, parsed.words) >= DEFAULT.option_min]
+        assert named_taps(graph, parsed, DEFAULT) == scanned
+        found += bool(scanned)
+    assert found, "some task names a tap"
+    planner.forget([LAUNCHER])
+    again = planner.graph([LAUNCHER])
+    assert again is not graph and again.showing(lines[::7]) == graph.showing(lines[::7])
+
+
+def test_routes_searched_at_preload_plan_as_routes_searched_on_demand(memory):
+    """A graph whose routes were all searched before any plan (what a server preloads) plans each task as a fresh
+    planner does, and its new plans from the app's entry search no route."""
+    store, vectors, embedder = memory
+    preloaded = Planner(store, vectors, embedder)
+    graph = preloaded.graph([LAUNCHER])
+    graph.search_routes()
+    searched = (dict(graph.routes._from), dict(graph.quiet.routes._from))
+    assert {screen for screen, _, _ in searched[0]} >= set(graph.edges)
+    texts = sorted({p.get("simulated_task") or p["text"] for _, p in vectors.points("elements", [LAUNCHER])})
+    texts = texts[1::max(1, len(texts) // TASKS)][:TASKS]
+    warm = [plan_json(preloaded, task, None, None) for task in texts]
+    assert (graph.routes._from, graph.quiet.routes._from) == searched, "a new plan searched a route"
+    assert warm == [plan_json(Planner(store, vectors, embedder), task, None, None) for task in texts]

@@ -131,3 +131,31 @@ def test_an_export_holds_what_every_reader_reads_and_with_every_the_whole_graph(
     assert done.returncode == 2 and "no app 'a.b'" in done.stderr and "--every" in done.stderr
     appmem(stack_env, "export", "--app", "a.b", "--every", "--format", "cypher", "--out", str(tmp_path / "x.cypher"))
     assert "Quokka" in (tmp_path / "x.cypher").read_text()
+
+
+def test_an_export_counts_no_tenants_runs_on_the_public_edges(store):
+    """A tenant key's runs of a recorded route count on the public edges it took (its own view reads them: the
+    edges' `tenant_counts`), but an export of what every reader reads holds the edges' counts and devices as
+    they were before; the whole graph's (--every) holds them."""
+    from dataclasses import replace
+
+    empty(store)
+    recorded = recording_trace(read_recording(DROIDBOT / "anupam.acrylic"))
+    ingest_trace(store, recorded, chunk_size=200)
+
+    def edges(every: bool = False) -> dict:
+        return {(r[1], r[3], r[5].get("key")): r[5] for r in read(store, "anupam.acrylic", every).relationships
+                if r[0] == "TRANSITION"}
+
+    before = edges()
+    for n in range(2):
+        ingest_trace(store, replace(recorded, id=f"acme-run-{n}", contributor="acme/k1", device="acme-pseudonym",
+                                    steps=recorded.steps[:3], history=[]), chunk_size=200)
+    counted = [k for k, props in edges(every=True).items() if props.get("tenant_counts")]
+    assert counted and all("acme-pseudonym" in edges(every=True)[k]["devices"] for k in counted)
+    assert all(edges(every=True)[k]["observations"] > before[k]["observations"] for k in counted)
+    # what the tenant's runs added, and their bookkeeping, is left out; edge_crowd's folded crowd counts stay (none)
+    counts = ("observations", "successes", "failures", "contributed_successes", "contributed_failures", "devices")
+    assert {k: [p.get(c, 0) for c in counts] for k, p in edges().items()} == \
+           {k: [p.get(c, 0) for c in counts] for k, p in before.items()}
+    assert "acme" not in json.dumps([r[5] for r in read(store, "anupam.acrylic").relationships], default=str)

@@ -10,6 +10,7 @@ import pytest
 from lxml import etree
 
 from appmem.agent.crowd import wanted_titles
+from appmem.agent.service import Service
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
 from appmem.runtime.runtime import Runtime
@@ -524,3 +525,24 @@ def test_an_export_holds_nothing_that_a_tenants_keys_alone_observed(acrylic_serv
     assert status == 0 and INHOUSE not in every and label not in every and "pendant" not in every
     assert exported(stack_env, tmp_path / "inhouse.cypher", "--app", INHOUSE)[0] != 0  # an in-house app: none
     assert cli(["tenants", "purge", "pendant", "--json"], stack_env).returncode == 0
+
+
+def test_a_tenants_plans_over_the_public_graph_its_process_holds_are_those_of_its_whole_view(
+        acrylic_server, acrylic_memory, keys, about_run):
+    """Where the process holds the app's public rows and index (a server preloads them), a tenant's view reads only
+    its layer and lays it over them (graph/graphrows.py, ElementIndex.with_rows): its plans are those of a view
+    that reads itself whole, as a process that holds nothing of the app does."""
+    label = "Globex ledger"
+    own = keys.create("globex-ci", "plan,contribute", 1000, tenant="globex")[1]
+    contribute(acrylic_server, own, [{**new_button_run(about_run, label, "2027-11-02T00:00:00Z"),
+                                      "task": f"check the {label} tile"}])
+    acrylic_memory.preload([ACRYLIC])
+    public = acrylic_memory.planner()
+    assert public.loaded_rows((ACRYLIC,)) is not None and public.loaded_index((ACRYLIC,)) is not None
+    layered = acrylic_memory.viewing("globex")
+    whole = Service(acrylic_memory.store, acrylic_memory.vectors, acrylic_memory.embedder,
+                    acrylic_memory.settings).viewing("globex")
+    plans = {task: layered.plan_afresh(task, ACRYLIC).model_dump() for task in (f"tap {label}", "tap About")}
+    assert plans == {task: whole.plan_afresh(task, ACRYLIC).model_dump() for task in plans}
+    assert whole.planner()._public is None or whole.planner()._public().loaded_rows((ACRYLIC,)) is None
+    assert {s["layer"] for s in plans[f"tap {label}"]["steps"]} >= {"tenant"}, plans

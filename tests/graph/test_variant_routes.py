@@ -73,7 +73,7 @@ def test_ingest_keeps_the_variants_of_what_crawls_and_imports_saw_hashed_before_
     rows = empty_graph.read("planner_app_transitions", packages=[package])
     live = variant_id(home)  # what a dump of the screen on a device hashes to
     assert [r["variants"] for r in rows] == [[f"{live}>{variant_id(recorded.states['settings'])}"]]
-    assert routes_of(empty_graph, [package], rows).variants.knows(live)
+    assert routes_of(rows, empty_graph.read("planner_app_follows", packages=[package])).variants.knows(live)
     graph = AppGraph.load(empty_graph, [package])  # a plan from a dump of the screen routes from its variant
     assert graph.coming(None, rows[0]["source"], live).variant == live
     assert graph.coming(None, rows[0]["source"], "0123456789abcdef") is graph  # a variant nobody acted from
