@@ -5,7 +5,10 @@ print dialog): the same title and essentially the same controls. One app's explo
 such a screen after a change, with the Save it shows then, or tapped a control there that another's
 never tapped. A screen of the planned app and a screen of another app are look-alikes when their titles
 agree and at least LOOK_ALIKE of the smaller screen's controls (class, resource-id name, a label that is
-not data: agent/appgraph.token without the package) are on both. A look-alike lends
+not data: agent/appgraph.token without the package) are on both. Of other apps' screens with a title, about as
+many as the planned app has of that title are read (whole apps, the app whose screen of it showed the most
+controls first: cypher/planner_crowd_screens): a title that many apps share ("Settings") costs a first plan
+what the app's own screens cost, whatever the memory's size. A look-alike lends
 - the confirm buttons the screen lacks, with locators rewritten for the planned app (its package in
   resource ids);
 - the effect of a twin control (same token) that the planned app never saw act: where it led, when the
@@ -17,6 +20,7 @@ scorer ranks the confirms of a screen a twin's effect reaches as it ranks those 
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from appmem.agent.appgraph import AppGraph, token
@@ -35,9 +39,14 @@ def shape(e: Element) -> str:
     return f"{kind}|{rid.split(':id/', 1)[-1]}|{static}"
 
 
-def look_alike(mine: list[Element], theirs: list[Element]) -> bool:
-    a, b = {shape(e) for e in mine}, {shape(e) for e in theirs}
+def look_alike(a: set[str], b: set[str]) -> bool:
+    """Whether two screens with these control shapes are look-alikes."""
     return bool(a and b) and len(a & b) / min(len(a), len(b)) >= LOOK_ALIKE
+
+
+def wanted_titles(titles: list[str]) -> list[dict]:
+    """The planned app's screens' titles, each with how many screens of other apps of that title to read."""
+    return [{"title": title, "limit": n} for title, n in sorted(Counter(t for t in titles if t).items())]
 
 
 def moved(e: Element, screen_id: str, package: str) -> Element:
@@ -54,7 +63,7 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
     `lent_opens` (element id → the screen of this app its twin's effect maps to)."""
     own = {sid: graph.screen_elements(sid) for sid in graph.on_screen
            if graph.screens.get(sid, {}).get("package") in graph.packages}
-    titles = sorted({graph.screens[sid]["title"] for sid in own if graph.screens[sid].get("title")})
+    titles = wanted_titles([graph.screens[sid].get("title") or "" for sid in own])
     rows = store.read("planner_crowd_screens", titles=titles, packages=list(graph.packages)) if titles else []
     if not rows:
         return graph
@@ -74,28 +83,31 @@ def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
     for sid in own:
         mine_by_title.setdefault(graph.screens[sid].get("title", ""), []).append(sid)
     target_titles = {r["target"]: r["target_title"] for r in rows if r["target"]}
+    shapes = {e.id: shape(e) for els in (*own.values(), *theirs.values()) for e in els}  # each element's once
+    own_shapes = {sid: {shapes[e.id] for e in els} for sid, els in own.items()}
+    their_shapes = {sid: {shapes[e.id] for e in els} for sid, els in theirs.items()}
 
     def mine_like(their_screen: str) -> str | None:
         """The planned app's look-alike of another app's screen."""
         return next((sid for sid in mine_by_title.get(target_titles.get(their_screen, ""), ())
-                     if look_alike(own[sid], theirs.get(their_screen, []))), None)
+                     if look_alike(own_shapes[sid], their_shapes.get(their_screen, set()))), None)
 
     acted = {e.element_id for edges in graph.edges.values() for e in edges}
     for sid, els in own.items():
-        shown = {shape(e) for e in els}
+        shown = set(own_shapes[sid])
         for other in by_title.get(graph.screens[sid].get("title", ""), ()):
-            if not look_alike(els, theirs.get(other, [])):
+            if not look_alike(own_shapes[sid], their_shapes.get(other, set())):
                 continue
             for e in theirs[other]:
-                if is_confirm(e) and role(e) == "tap" and shape(e) not in shown:
-                    shown.add(shape(e))
+                if is_confirm(e) and role(e) == "tap" and shapes[e.id] not in shown:
+                    shown.add(shapes[e.id])
                     mine = moved(e, sid, graph.screens[sid]["package"])
                     graph.lent.setdefault(sid, []).append(mine)
                     graph.lent_from[mine.id] = (package_of[other], e.id)
-            twins = {shape(e): e.id for e in theirs[other]}
+            twins = {shapes[e.id]: e.id for e in theirs[other]}
             effects = {element: target for element, target in led.get(other, ())}
             for e in els:
-                their = twins.get(shape(e))
+                their = twins.get(shapes[e.id])
                 if e.id not in acted and e.id not in graph.lent_opens and their in effects \
                         and (mine := mine_like(effects[their])) is not None and mine != sid:
                     graph.lent_opens[e.id] = mine

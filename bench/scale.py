@@ -1,4 +1,4 @@
-"""Benchmark: a memory of 10 → 1,000 apps, built from copies of the real shared DroidBot recordings.
+"""Benchmark: a memory of 6 → 120 apps (or more), built from copies of the real shared DroidBot recordings.
 
 Every app is a copy of one of the shared recordings (../shared/datasets/droidbot) under a new package name:
 the package is rewritten in every file of the copy, in a temporary folder (nothing is copied into the
@@ -8,8 +8,11 @@ apps already holds three of the heaviest. The apps are built in steps up to each
 `summarize` of what is new, as `appmem summarize` does), then a fresh *service process* plans for a few
 apps of the memory:
 
-- first plan: an app's first plan in that process (its graph, its element index, the plan), median of APPS;
-- warm p50 / p99: further plans of the same apps (their own element tasks as task texts: no benchmark text);
+- the process's own first plan, on another app (code paths, the ranker, the store's query plans), kept apart;
+- first plan: an app's first plan in that process (its graph, its element index, the plan), median over the
+  newest copies of the first APPS recordings (the same recordings at every size), wall and CPU seconds;
+- warm p50 / p99: WARM further new plans of the same apps (their own simulated tasks as task texts: no benchmark
+  text), wall and CPU ms (the process's CPU: the graph store's server is not counted);
 - RSS of the service process after those plans; its start (opening the vector store) is printed apart;
 - vector store size on disk (Qdrant folder + snapshots);
 - build rate: apps/min and texts/s of the step that reached this size, built CHUNK apps at a time (copies are
@@ -22,7 +25,8 @@ apps of the memory:
   the app folders its local Qdrant opened so far (semantic/appfolders.py: each app in its own folder);
 - the load average: other work on the machine makes every timing noisy.
 
-Flatness: each size's first plan against the same run's first size (target ≤ 1.3× from 10 to 1,000 apps).
+Flatness: each size's first plan against the same run's first size (target ≤ 1.3× from 6 to 120 apps).
+Results: bench/results/scale.md and .json.
 
 Baseline, same run: the read path before per-app vectors: one shared collection per kind in Qdrant local
 mode, an app's element index loaded by a package-filtered scroll over every point (a service opening the
@@ -32,7 +36,7 @@ is the cost this change removes; above that size the table says "not run". Build
 (--baseline-build N): the first N recordings built the previous way (no vector cache, a commit with fsync
 per point, shared collections) against the same N recordings built now, each with an empty cache.
 
-    .venv/bin/python -m appmem.bench.scale [--sizes 10,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
+    .venv/bin/python -m appmem.bench.scale [--sizes 6,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
                                            [--processes N]
 """
 from __future__ import annotations
@@ -49,7 +53,7 @@ import time
 from pathlib import Path
 
 
-from appmem.bench.common import DROIDBOT, private_stack, write_results
+from appmem.bench.common import DROIDBOT, markdown_table, private_stack, servers_cpu, write_results
 
 from appmem.graph.clients import open_graph
 from appmem.settings import Settings
@@ -101,7 +105,7 @@ def build(store, vectors, embedder, settings, folders: list[Path], processes: in
     """Ingest these recordings, then summarise their apps (`appmem summarize --app` for each) in `processes`:
     seconds, apps/min, texts/s, seconds per phase. (Screens of other packages a recording shows, the
     launcher's, are not summarised.)"""
-    t0 = time.perf_counter()
+    t0, cpu0, servers0 = time.perf_counter(), time.process_time(), servers_cpu()
     packages = []
     for folder in folders:
         trace = recording_trace(read_recording(folder))
@@ -112,7 +116,8 @@ def build(store, vectors, embedder, settings, folders: list[Path], processes: in
                        processes=processes)
     total = time.perf_counter() - t0
     phases = {"ingest": ingest_s, **report.as_dict()["phase_seconds"]}
-    return {"apps": len(folders), "seconds": total, "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
+    return {"apps": len(folders), "seconds": total, "builder_cpu_s": time.process_time() - cpu0,
+            "servers_cpu_s": servers_cpu() - servers0, "ingest_s": round(ingest_s, 1), "summarize_s": round(report.seconds, 1),
             "phases": phases,
             "apps_per_min": round(60 * len(folders) / total, 1), "texts": report.embedded_texts,
             "model_texts": report.model_texts, "cached_texts": report.cached_texts,
@@ -122,14 +127,15 @@ def build(store, vectors, embedder, settings, folders: list[Path], processes: in
 def merged(parts: list[dict]) -> dict:
     """One build step made of several `build` calls: totals, and the rates over the whole step."""
     total = {k: sum(p[k] for p in parts) for k in ("apps", "ingest_s", "summarize_s", "texts", "model_texts",
-                                                   "cached_texts", "seconds")}
+                                                   "cached_texts", "seconds", "builder_cpu_s", "servers_cpu_s")}
     phases = {k: round(sum(p["phases"][k] for p in parts), 1) for k in parts[0]["phases"]} if parts else {}
     return {**{k: round(v, 1) for k, v in total.items()}, "phases": phases,
             "apps_per_min": round(60 * total["apps"] / total["seconds"], 1) if total["seconds"] else 0.0,
+            "cpu_s_per_app": round((total["builder_cpu_s"] + total["servers_cpu_s"]) / total["apps"], 2),
             "texts_per_s": round(total["texts"] / total["summarize_s"], 1) if total["summarize_s"] else 0.0}
 
 
-def probe(mode: str, packages: list[str]) -> dict:
+def probe(mode: str, packages: list[str], spare: str | None) -> dict:
     """In this (fresh) process: plan as a service would, from the snapshots (`snapshots`) or from a
     shared-collection Qdrant folder scanned by package (`scan`, the previous read path)."""
 
@@ -150,41 +156,71 @@ def probe(mode: str, packages: list[str]) -> dict:
         vectors = VectorStore(QdrantClient(path=str(legacy.qdrant_path)), embedder.dim, per_app=False)
     open_s = time.perf_counter() - t0
     tasks_of = {}
-    for package in packages:  # the apps' own simulated tasks as task texts, read before timing
-        rows = vectors.points("elements", [package])
-        texts = sorted({p.get("simulated_task") or p["text"] for _, p in rows})
+    for package in packages:  # read before timing
+        texts = warm_up_tasks(vectors, package)
         tasks_of[package] = texts[:: max(1, len(texts) // (WARM + 1))][:WARM + 1]
     planner = Planner(store, vectors, embedder)  # a new planner: nothing of any app is loaded
-    first, warm, failed, steps = [], [], 0, 0
+    failed, steps = 0, 0
+
+    def timed(task: str, package: str) -> tuple[float, float]:
+        nonlocal failed, steps
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            steps += len(planner.plan(task, [package]).steps)
+        except PlanningError:
+            failed += 1  # counted: a plan that could not be made is no latency figure
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    # The process's own first plan (code paths, the ranker, the store's query plans) on an app not measured
+    # below, kept apart: the apps' first plans then hold only what each app costs.
+    start = timed(warm_up_tasks(vectors, spare)[0], spare) if spare else (0.0, 0.0)
+    first, warm = [], []
     for package in packages:
         for i, task in enumerate(tasks_of[package]):
-            t = time.perf_counter()
-            try:
-                steps += len(planner.plan(task, [package]).steps)
-            except PlanningError:
-                failed += 1  # counted: a plan that could not be made is no latency figure
-            (first if i == 0 else warm).append(time.perf_counter() - t)
+            (first if i == 0 else warm).append(timed(task, package))
     rss = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) * 1024
     store.driver.close()
     if mode == "scan":
         vectors.client.close()
-    warm.sort()
-    return {"plans": len(first) + len(warm), "failed": failed, "steps": steps, "open_s": round(open_s, 3), "first_s": round(statistics.median(first), 3),
-            "first_all": [round(x, 3) for x in first], "warm_p50_ms": round(1000 * warm[len(warm) // 2], 1),
-            "warm_p99_ms": round(1000 * warm[min(len(warm) - 1, int(len(warm) * 0.99))], 1),
+    warm_wall, warm_cpu = sorted(w for w, _ in warm), sorted(c for _, c in warm)
+
+    def pct(values: list[float], q: float) -> float:
+        return round(1000 * values[min(len(values) - 1, int(len(values) * q))], 1)
+    return {"plans": len(first) + len(warm), "failed": failed, "steps": steps, "open_s": round(open_s, 3),
+            "process_first_s": round(start[0], 3), "process_first_cpu_s": round(start[1], 3),
+            "first_s": round(statistics.median(w for w, _ in first), 3),
+            "first_cpu_s": round(statistics.median(c for _, c in first), 3),
+            "first_all": [round(w, 3) for w, _ in first], "first_cpu_all": [round(c, 3) for _, c in first],
+            "warm_p50_ms": pct(warm_wall, 0.5), "warm_p99_ms": pct(warm_wall, 0.99),
+            "warm_cpu_p50_ms": pct(warm_cpu, 0.5), "warm_cpu_p99_ms": pct(warm_cpu, 0.99),
             "rss_mb": round(rss / 2**20), "peak_rss_mb": round(int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) / 1024)}
 
 
-def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str]) -> dict:
+def warm_up_tasks(vectors, package: str) -> list[str]:
+    """An app's own simulated tasks (its element texts where none), as task texts: no benchmark text."""
+    rows = vectors.points("elements", [package])
+    return sorted({p.get("simulated_task") or p["text"] for _, p in rows})
+
+
+def run_probe(settings: Settings, legacy: Path, mode: str, packages: list[str], spare: str | None) -> dict:
     env = {**os.environ, "APPMEM_HOME": str(settings.home), "SCALE_LEGACY": str(legacy),
            "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
            "APPMEM_ARCADEDB_HTTP_PORT": str(settings.arcadedb_http_port),
            "APPMEM_REDIS_PORT": str(settings.redis_port)}
-    done = subprocess.run([sys.executable, "-m", "appmem.bench.scale", "--probe", mode, "--packages", ",".join(packages)],
+    done = subprocess.run([sys.executable, "-m", "appmem.bench.scale", "--probe", mode, "--packages", ",".join(packages),
+                           *(["--spare", spare] if spare else [])],
                           env=env, capture_output=True, text=True, timeout=3600)
     if done.returncode:
         raise RuntimeError(f"probe {mode}: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def probed(packages: list[str], sources: int) -> tuple[list[str], str | None]:
+    """The apps whose plans are measured: the newest copy of each of the first APPS recordings (the same
+    recordings at every size, so the sizes' first plans compare), and the newest copy of the next one, whose
+    plan warms the service process up (None below APPS + 1 apps)."""
+    newest = {i % sources: package for i, package in enumerate(packages)}
+    return [newest[i] for i in range(min(APPS, len(newest)))], newest.get(APPS)
 
 
 def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str]) -> None:
@@ -226,7 +262,7 @@ def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) ->
 def main() -> None:
     from tests.shared_data import copy_recording  # not at the top: the probe processes measure the service's RSS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10,30,120")
+    parser.add_argument("--sizes", default="6,30,120")
     parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
     parser.add_argument("--scan-up-to", type=int, default=SCAN_UP_TO,
                         help="largest size at which the scan baseline runs (its probe holds every point in memory)")
@@ -234,9 +270,10 @@ def main() -> None:
                         help="processes that summarise and embed apps (semantic/apppool.py; 0: one per core)")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--packages", help=argparse.SUPPRESS)
+    parser.add_argument("--spare", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.probe:
-        print(json.dumps(probe(args.probe, args.packages.split(","))))
+        print(json.dumps(probe(args.probe, args.packages.split(","), args.spare)))
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     sources = by_weight(sorted(p for p in DROIDBOT.iterdir() if p.is_dir()))
@@ -253,9 +290,10 @@ def main() -> None:
         print(f"cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); ONNX threads {embedder.threads}; "
               f"load average {os.getloadavg()[0]:.1f} at start; summarize in {processes} process(es); recordings "
               f"in turn: {', '.join(p.name for p in sources)}", flush=True)
+        build_baseline = None
         if args.baseline_build:
             log("build baseline")
-            b = baseline_build(settings, store, sources[:args.baseline_build], tmp)
+            b = build_baseline = baseline_build(settings, store, sources[:args.baseline_build], tmp)
             print(f"build baseline, {args.baseline_build} distinct recordings, empty cache each: previous "
                   f"{b['previous']['apps_per_min']} apps/min ({b['previous']['texts_per_s']} texts/s), now "
                   f"{b['now']['apps_per_min']} apps/min ({b['now']['texts_per_s']} texts/s, "
@@ -290,13 +328,13 @@ def main() -> None:
                     copy_to_legacy(vectors, legacy, packages[len(scanned):size])
                     legacy.close()
                     scanned = packages[:size]
-                chosen = list(dict.fromkeys(packages[(size - 1) * i // (APPS - 1)] for i in range(APPS)))
+                chosen, spare = probed(packages, len(sources))
                 log("probing the snapshot service")
-                now = run_probe(settings, legacy_home, "snapshots", chosen)
+                now = run_probe(settings, legacy_home, "snapshots", chosen, spare)
                 before = None
                 if scan:
                     log("probing the previous scan path")
-                    before = run_probe(settings, legacy_home, "scan", chosen)
+                    before = run_probe(settings, legacy_home, "scan", chosen, spare)
                 disk_now = folder_bytes(settings.qdrant_path) + folder_bytes(settings.snapshot_path)
                 row = {"apps": size, "build": step, "now": now, "before": before,
                        "disk_now_mb": round(disk_now / 2**20, 1),
@@ -308,39 +346,64 @@ def main() -> None:
         finally:
             vectors.client.close()
             store.driver.close()
-    first = rows[0]["now"]["first_s"] if rows else 0
-    print(f"\nscan baseline run up to {args.scan_up_to} apps (its probe loads every point of the memory into one "
-          "process); flatness: first plan against the same run's first size")
-    table = ["| apps | first plan s (× first size) (scan) | warm p50 / p99 ms (scan) | service RSS MB (scan) "
-             "| service start s (scan) | vectors on disk MB (scan) | build: apps/min, texts/s (model / cached texts) "
-             "| builder RSS MB | load 1/5/15 min |", "|---|---|---|---|---|---|---|---|---|"]
+    report(rows, build_baseline, args)
+
+
+PHASES = ("ingest", "contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
+
+
+def report(rows: list[dict], build_baseline: dict | None, args: argparse.Namespace) -> None:
+    """The plans table (flatness against the same run's first size; the scan baseline where it ran), the build
+    table (each step's rate and seconds per phase), printed and written as bench/results/scale.*."""
+    first = rows[0]["now"] if rows else {}
+    plans = []
     for r in rows:
-        n, b, s = r["now"], r["before"] or {}, r["build"]
-        ratio = n["first_s"] / first if first else 0
+        n, b = r["now"], r["before"] or {}
 
         def scan(key):
-            return f" ({b[key]})" if b else " (not run)"
-        table.append(f"| {r['apps']} | {n['first_s']} (×{ratio:.2f}){scan('first_s')} | {n['warm_p50_ms']} / "
-              f"{n['warm_p99_ms']}{(' (' + str(b['warm_p50_ms']) + ' / ' + str(b['warm_p99_ms']) + ')') if b else ''} "
-              f"| {n['rss_mb']}{scan('rss_mb')} | {n['open_s']}{scan('open_s')} "
-              f"| {r['disk_now_mb']}{(' (' + str(r['disk_before_mb']) + ')') if b else ''} | {s['apps_per_min']}, "
-              f"{s['texts_per_s']} ({s['model_texts']} / {s['cached_texts']}) | {r['builder_rss_mb']} "
-              f"(peak {r['builder_peak_rss_mb']}) | {' / '.join(map(str, r['load']))} |")
-    print("\n" + "\n".join(table))
-    write_results("scale", "\n".join(table) + "\n", rows,
-                  "the previous read path (one shared Qdrant collection per kind, scanned by package) up to "
-                  f"{args.scan_up_to} apps",
-                  "Apps are copies of the shared DroidBot recordings under new package names; first plan = the app's "
-                  "graph + element index + plan in a fresh service process; warm = the next plans of that app.")
-
-    phases = ("ingest", "contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
-    print("\nbuild steps, seconds per phase (summaries and embeddings summed over the summarize processes)\n")
-    print("| apps | apps/min | texts/s | " + " | ".join(p.replace("_", " ") for p in phases) + " |")
-    print("|---|---|---|" + "---|" * len(phases))
-    for r in rows:
-        s = r["build"]
-        print(f"| {r['apps']} | {s['apps_per_min']} | {s['texts_per_s']} | "
-              + " | ".join(str(s["phases"].get(p, 0.0)) for p in phases) + " |")
+            return f" ({b[key]})" if b else ""
+        plans.append([r["apps"], f"{n['first_s']} (×{n['first_s'] / first['first_s']:.2f}){scan('first_s')}",
+                      f"{n['first_cpu_s']} (×{n['first_cpu_s'] / first['first_cpu_s']:.2f})",
+                      f"{n['warm_p50_ms']} / {n['warm_p99_ms']}" + (f" ({b['warm_p50_ms']} / {b['warm_p99_ms']})"
+                                                                    if b else ""),
+                      f"{n['warm_cpu_p50_ms']} / {n['warm_cpu_p99_ms']}",
+                      f"{n['process_first_s']} ({n['process_first_cpu_s']})", f"{n['rss_mb']}{scan('rss_mb')}",
+                      f"{r['disk_now_mb']}" + (f" ({r['disk_before_mb']})" if b else ""),
+                      " / ".join(map(str, r["load"]))])
+    scanned = "" if not args.scan_up_to else f" (scan baseline up to {args.scan_up_to} apps)"
+    table = markdown_table(["apps", f"first plan s (× first size){scanned}", "first plan CPU s (× first size)",
+                            "warm p50 / p99 ms" + (" (scan)" if args.scan_up_to else ""), "warm CPU p50 / p99 ms",
+                            "process's first plan s (CPU s)", "service RSS MB", "vectors on disk MB",
+                            "load 1/5/15 min"], plans)
+    steps = [[r["apps"], r["build"]["apps"], f"**{r['build']['apps_per_min']}**",
+              f"{r['build']['builder_cpu_s']} + {r['build']['servers_cpu_s']} ({r['build']['cpu_s_per_app']})",
+              r["build"]["texts_per_s"],
+              f"{r['build']['model_texts']} / {r['build']['cached_texts']}",
+              *(r["build"]["phases"].get(p, 0.0) for p in PHASES), f"{r['builder_rss_mb']} (peak {r['builder_peak_rss_mb']})"]
+             for r in rows]
+    table += "\nBuild steps up to each size (in this process, as `appmem ingest` then `appmem summarize` do; " \
+             "seconds per phase):\n\n" + markdown_table(
+                 ["apps", "new apps", "apps/min (wall)", "CPU s: builder + servers (per app)", "texts/s",
+                  "model / cached texts",
+                  *(p.replace("_", " ") + " s" for p in PHASES), "builder RSS MB"], steps)
+    if build_baseline:
+        was, now = build_baseline["previous"], build_baseline["now"]
+        table += (f"\nBuild baseline, {args.baseline_build} distinct recordings, each way with an empty cache: previous "
+                  f"way {was['apps_per_min']} apps/min ({was['texts_per_s']} texts/s), now {now['apps_per_min']} "
+                  f"apps/min ({now['texts_per_s']} texts/s): ×{now['apps_per_min'] / was['apps_per_min']:.2f}\n")
+    print("\n" + table)
+    baseline = (f"the previous read path (one shared Qdrant collection per kind, scanned by package) up to "
+                f"{args.scan_up_to} apps" if args.scan_up_to else "flatness against the same run's first size "
+                "(the scan read path not run: --scan-up-to 0)")
+    write_results("scale", table, {"rows": rows, "build_baseline": build_baseline}, baseline,
+                  "Apps are copies of the shared DroidBot recordings under new package names, heaviest and "
+                  "lightest in turn; the first 11 are the distinct recordings (every text new to the model), later "
+                  "ones copies (their texts come from the vector cache). Plans: a fresh service process; its own "
+                  "first plan (on another app) is kept apart; first plan = an app's graph + element index + plan, "
+                  f"median of the newest copies of the first {APPS} recordings; warm = {WARM} further new tasks (the "
+                  "app's own simulated tasks) on each. A plan's CPU is the service process's (the graph store's "
+                  "server not counted); a build's is the builder process's (the model's threads included) + the "
+                  "stack's servers' (ArcadeDB, redis; with --processes above 1 the summarize pool's too). The machine's 2 cores are shared with other work: wall figures move with the load.")
 
 
 if __name__ == "__main__":

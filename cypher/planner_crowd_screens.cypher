@@ -1,11 +1,24 @@
-// planner_crowd_screens: screens of other apps than $packages titled as one of $titles, with the taps
+// planner_crowd_screens: screens of other apps than $packages with a title of $titles, with the taps
 // seen on them (element, the screen each led to and its title): look-alikes that may lend the planned
-// app's screens what their own exploration never saw (agent/crowd.py). A screen only contributions
-// reported is held out until enough contributors back it, as for elements, and so is a tap only
-// contributions report (graph/votes.usable): one key must not lend an effect to every app.
-MATCH (s:Screen)
-WHERE s.title IN $titles AND NOT s.package IN $packages
+// app's screens what their own exploration never saw (agent/crowd.py). $titles: [{title, limit}]: of
+// each title, the screens of whole apps, the app whose screen of it showed the most controls first (a
+// screen seen after a change shows its Save too), until `limit` screens are read, so that a title many
+// apps share ("Settings") costs a first plan what the planned app's own screens cost, whatever the
+// memory's size. A screen only contributions reported is held out until enough contributors back it, as
+// for elements, and so are elements and taps only contributions report (graph/votes.usable): one key
+// must not lend an effect to every app.
+UNWIND $titles AS wanted
+MATCH (s:Screen {title: wanted.title})
+WHERE NOT s.package IN $packages
   AND trusted(s)
+OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
+WHERE trusted(e)
+WITH wanted, s, count(e) AS controls
+ORDER BY s.id
+WITH wanted, s.package AS package, collect(s) AS screens, max(controls) AS most
+ORDER BY most DESC, package
+WITH wanted, collect(screens) AS apps
+UNWIND reduce(kept = [], app IN apps | CASE WHEN size(kept) >= wanted.limit THEN kept ELSE kept + app END) AS s
 OPTIONAL MATCH (s)-[t:TRANSITION {action: 'tap'}]->(b:Screen)
 WHERE b.package = s.package AND b.id <> s.id
   AND trusted(t)

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from appmem.agent.appgraph import AppGraph
-from appmem.agent.crowd import borrow_from_lookalikes
+from appmem.agent.crowd import borrow_from_lookalikes, wanted_titles
 from appmem.agent.planner import Planner
 from appmem.agent.screenwork import label
 from appmem.agent.taskparse import parse_task
@@ -71,6 +71,21 @@ def test_a_twin_on_a_look_alike_screen_of_another_app_lends_its_effect(apps):
     composer = compose.Composer(graph, parse_task("print it to a pdf"), replace(DEFAULT, crowd_twins=False))
     composer.finish(pdf)
     assert [label(s.element) for s in composer.steps] == ["Save to PDF"]
+
+
+def test_a_title_many_apps_share_reads_as_many_of_their_screens_as_the_planned_app_has(apps):
+    """Three more apps show a "Print" screen: app one has one screen titled so, and one other app's is read
+    (of those showing as many controls, the first by package name: org.example.a), whatever the number of apps
+    that show one."""
+    for other in ("org.example.c", "org.example.b", "org.example.a"):
+        ingest_trace(apps, app(other, "Print", "pdf"), chunk_size=10)
+    assert wanted_titles(["Print", "Downloads", "", "Print"]) == [{"title": "Downloads", "limit": 1},
+                                                                  {"title": "Print", "limit": 2}]
+    rows = apps.read("planner_crowd_screens", titles=wanted_titles(["Print", "Downloads"]), packages=[ONE])
+    assert {(r["title"], r["package"]) for r in rows} == {("Print", "org.example.a"), ("Downloads", "org.example.a")}
+    graph = borrow_from_lookalikes(apps, AppGraph.load(apps, [ONE]))
+    pdf = next(e for e in graph.elements.values() if label(e) == "Save to PDF")
+    assert list(graph.lent_opens) == [pdf.id]  # what the one read lends: "Save to PDF" opens one's picker
 
 
 def test_a_lent_effect_is_the_elements_effect_in_the_index(apps, settings):

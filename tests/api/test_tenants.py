@@ -9,6 +9,7 @@ import adbutils
 import pytest
 from lxml import etree
 
+from appmem.agent.crowd import wanted_titles
 from appmem.agent.service import Service
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
@@ -342,7 +343,7 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_
     assert not any(task in json.dumps(p) for _, p in acrylic_memory.vectors.points("tasks", acrylic_memory.vectors.packages("tasks")))
     # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
     # in its view alone (agent/crowd.py)
-    titles = sorted({s["title"] for s in acrylic_memory.planner().graph([ACRYLIC]).screens.values() if s.get("title")})
+    titles = wanted_titles([s.get("title") or "" for s in acrylic_memory.planner().graph([ACRYLIC]).screens.values()])
     lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
                   for reader, store in (("own", acrylic_memory.store.viewing("hooli", 1)), ("public", acrylic_memory.store),
                                         ("other", acrylic_memory.store.viewing("piedpiper", 1)))}
