@@ -532,16 +532,19 @@ def test_a_tenants_plans_over_the_public_graph_its_process_holds_are_those_of_it
     """Where the process holds the app's public rows and index (a server preloads them), a tenant's view reads only
     its layer and lays it over them (graph/graphrows.py, ElementIndex.with_rows): its plans are those of a view
     that reads itself whole, as a process that holds nothing of the app does."""
-    label = "Globex ledger"
-    own = keys.create("globex-ci", "plan,contribute", 1000, tenant="globex")[1]
-    contribute(acrylic_server, own, [{**new_button_run(about_run, label, "2027-11-02T00:00:00Z"),
-                                      "task": f"check the {label} tile"}])
+    label = "Initech ledger"
+    own = keys.create("initech-ci", "plan,contribute", 1000, tenant="initech")[1]
+    # its button below another new one beside About: a place no other test puts one (an element is keyed by its
+    # place in the view tree, and one that two tenants report shows only the first one's texts)
+    beside = new_button_run(about_run, f"{label} header", "2027-11-02T00:00:00Z")
+    contribute(acrylic_server, own, [{**beside, "task": f"check the {label} tile",
+                                      "steps": [with_new_button(beside["steps"][0], label)]}])
     acrylic_memory.preload([ACRYLIC])
     public = acrylic_memory.planner()
     assert public.loaded_rows((ACRYLIC,)) is not None and public.loaded_index((ACRYLIC,)) is not None
-    layered = acrylic_memory.viewing("globex")
+    layered = acrylic_memory.viewing("initech")
     whole = Service(acrylic_memory.store, acrylic_memory.vectors, acrylic_memory.embedder,
-                    acrylic_memory.settings).viewing("globex")
+                    acrylic_memory.settings).viewing("initech")
     plans = {task: layered.plan_afresh(task, ACRYLIC).model_dump() for task in (f"tap {label}", "tap About")}
     assert plans == {task: whole.plan_afresh(task, ACRYLIC).model_dump() for task in plans}
     assert whole.planner()._public is None or whole.planner()._public().loaded_rows((ACRYLIC,)) is None
