@@ -32,11 +32,10 @@ Baseline, same run: the read path before per-app vectors: one shared collection 
 mode, an app's element index loaded by a package-filtered scroll over every point (a service opening the
 folder loads every point). Its folder gets the same points. It runs up to --scan-up-to apps only: its
 probe holds every point of the memory in one process (≈ 2.2 GB at 120 apps, so ≈ 18 GB at 1,000), which
-is the cost this change removes; above that size the table says "not run". Build baseline
-(--baseline-build N): the first N recordings built the previous way (no vector cache, a commit with fsync
-per point, shared collections) against the same N recordings built now, each with an empty cache.
+is the cost this change removes; above that size the table says "not run". The build's own same-run
+baseline (main's CLI on the same copies) is bench/buildcli.py's.
 
-    .venv/bin/python -m appmem.bench.scale [--sizes 6,30,120,1000] [--baseline-build 3] [--scan-up-to 120]
+    .venv/bin/python -m appmem.bench.scale [--sizes 6,30,120,1000] [--scan-up-to 120]
                                            [--processes N]
 """
 from __future__ import annotations
@@ -236,34 +235,10 @@ def copy_to_legacy(vectors: VectorStore, legacy: VectorStore, packages: list[str
                 k: x for k, x in p.items() if k not in ("object_id", "package")}) for v, p in rows])
 
 
-def baseline_build(settings: Settings, store, sources: list[Path], tmp: Path) -> dict:
-    """The same recordings built the previous way and the new way, each into an empty vector store and cache."""
-    from tests.shared_data import copy_recording  # not at the top: the probe processes measure the service's RSS
-    out = {}
-    for way in ("previous", "now"):
-        folders = [copy_recording(s, tmp / f"{way}-{i}", f"{way}{i}.{s.name}") for i, s in enumerate(sources)]
-        home = tmp / f"{way}-home"
-        fast = appmem.semantic.vectors._fast_local_writes
-        if way == "previous":
-            appmem.semantic.vectors._fast_local_writes = lambda client, name: None  # a commit with fsync per point
-        try:
-            embedder = Embedder(home, cache=way == "now")
-            vectors = VectorStore(open_qdrant(Settings(home=home)), embedder.dim, home / "vectors",
-                                  per_app=way == "now")
-            try:
-                out[way] = build(store, vectors, embedder, settings, folders)
-            finally:
-                vectors.client.close()
-        finally:
-            appmem.semantic.vectors._fast_local_writes = fast
-    return out
-
-
 def main() -> None:
     from tests.shared_data import copy_recording  # not at the top: the probe processes measure the service's RSS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="6,30,120")
-    parser.add_argument("--baseline-build", type=int, default=3, help="recordings built both ways (0: skip)")
     parser.add_argument("--scan-up-to", type=int, default=SCAN_UP_TO,
                         help="largest size at which the scan baseline runs (its probe holds every point in memory)")
     parser.add_argument("--processes", type=int, default=1,
@@ -290,15 +265,6 @@ def main() -> None:
         print(f"cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); ONNX threads {embedder.threads}; "
               f"load average {os.getloadavg()[0]:.1f} at start; summarize in {processes} process(es); recordings "
               f"in turn: {', '.join(p.name for p in sources)}", flush=True)
-        build_baseline = None
-        if args.baseline_build:
-            log("build baseline")
-            b = build_baseline = baseline_build(settings, store, sources[:args.baseline_build], tmp)
-            print(f"build baseline, {args.baseline_build} distinct recordings, empty cache each: previous "
-                  f"{b['previous']['apps_per_min']} apps/min ({b['previous']['texts_per_s']} texts/s), now "
-                  f"{b['now']['apps_per_min']} apps/min ({b['now']['texts_per_s']} texts/s, "
-                  f"{b['now']['model_texts']} texts through the model of {b['now']['texts']}): "
-                  f"{b['now']['apps_per_min'] / b['previous']['apps_per_min']:.2f}x", flush=True)
         vectors = VectorStore(open_qdrant(settings), embedder.dim, settings.snapshot_path)
         legacy_home = tmp / "legacy"
         legacy_settings = Settings(home=legacy_home)
@@ -346,13 +312,13 @@ def main() -> None:
         finally:
             vectors.client.close()
             store.driver.close()
-    report(rows, build_baseline, args)
+    report(rows, args)
 
 
 PHASES = ("ingest", "contexts", "summaries", "embeddings", "vector_writes", "graph_writes", "publish")
 
 
-def report(rows: list[dict], build_baseline: dict | None, args: argparse.Namespace) -> None:
+def report(rows: list[dict], args: argparse.Namespace) -> None:
     """The plans table (flatness against the same run's first size; the scan baseline where it ran), the build
     table (each step's rate and seconds per phase), printed and written as bench/results/scale.*."""
     first = rows[0]["now"] if rows else {}
@@ -386,16 +352,11 @@ def report(rows: list[dict], build_baseline: dict | None, args: argparse.Namespa
                  ["apps", "new apps", "apps/min (wall)", "CPU s: builder + servers (per app)", "texts/s",
                   "model / cached texts",
                   *(p.replace("_", " ") + " s" for p in PHASES), "builder RSS MB"], steps)
-    if build_baseline:
-        was, now = build_baseline["previous"], build_baseline["now"]
-        table += (f"\nBuild baseline, {args.baseline_build} distinct recordings, each way with an empty cache: previous "
-                  f"way {was['apps_per_min']} apps/min ({was['texts_per_s']} texts/s), now {now['apps_per_min']} "
-                  f"apps/min ({now['texts_per_s']} texts/s): ×{now['apps_per_min'] / was['apps_per_min']:.2f}\n")
     print("\n" + table)
     baseline = (f"the previous read path (one shared Qdrant collection per kind, scanned by package) up to "
                 f"{args.scan_up_to} apps" if args.scan_up_to else "flatness against the same run's first size "
                 "(the scan read path not run: --scan-up-to 0)")
-    write_results("scale", table, {"rows": rows, "build_baseline": build_baseline}, baseline,
+    write_results("scale", table, {"rows": rows}, baseline,
                   "Apps are copies of the shared DroidBot recordings under new package names, heaviest and "
                   "lightest in turn; the first 11 are the distinct recordings (every text new to the model), later "
                   "ones copies (their texts come from the vector cache). Plans: a fresh service process; its own "
