@@ -64,7 +64,8 @@ def test_twins_rank_as_the_best_of_them_only_with_the_rule(contacts):
                                               contacts.config.pool, contacts.config.ranking)
     scores = {h.payload["element_id"]: h.score for h in hits if h.payload.get("element_id") in ids}
     assert len(scores) == 2 and len(set(scores.values())) == 2, scores
-    alone = replace(contacts.config.ranking, twins=False)  # the ranking's own twins would lend the page's effect
+    # the ranking's own twins would lend the page's Delete its effect and its rank
+    alone = replace(contacts.config.ranking, twins=False, twin_next=False)
     assert steps(contacts, "delete contact Bob", CONTACTS, twin_rank=False, ranking=alone) == [
         ("tap", "Bob", "", "route"), ("tap", "Edit contact", "", "route"), ("tap", "Delete", "", "target"),
         ("tap", "Yes", "", "confirm")]
