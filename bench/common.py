@@ -183,6 +183,12 @@ def servers_cpu() -> float:
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def options_changed(values: Iterable[object], shipped: Iterable[object]) -> int:
+    """How many options of a grid point differ from the shipped ones: a leave-one-app-out fold takes, of the
+    points its other apps score alike, the one nearest the shipped options (never by the held-out app)."""
+    return sum(a != b for a, b in zip(values, shipped))
+
+
 def markdown_table(header: Iterable[str], rows: Iterable[Iterable[object]]) -> str:
     """A GitHub/MkDocs markdown table; `|` in a cell is escaped."""
     def line(cells: Iterable[object]) -> str:

@@ -39,13 +39,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, positive_ints, private_stack,
-                                 shared_folders, write_results)
+from appmem.bench.common import (BenchParser, droidbot_folders, markdown_table, options_changed, positive_ints,
+                                 private_stack, shared_folders, write_results)
 
 TOUCHED = re.compile(r"^TouchEvent\(state=\w+, view=(\w+)")
 KINDS = ("dialog", "list", "form", "little text", "other")
 SCALED_WIDTH = 720
 GRID_KEYS = ("layout_w", "cover_w", "data_w", "empty", "seen_w")  # agent/pixels.py's PixelMatch
+
+
+def point(weights) -> tuple:
+    """A PixelMatch's grid options, in GRID_KEYS order."""
+    return tuple(getattr(weights, k) for k in GRID_KEYS)
 
 
 @dataclass
@@ -202,7 +207,7 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     the dump path on the other apps, scored on it. Readings are reused: only the matching is redone."""
     from appmem.agent.pixels import PixelMatch, locate_pixels
 
-    # the defaults first: on a tie they stay (another point must do better on the other apps to be chosen). Two
+    # the defaults first; on a tie the point nearest them is chosen (bench/common.options_changed). Two
     # values a weight: with eleven apps, most located in full whatever the weights, a finer grid lets the
     # other apps' ties choose points that the held-out app pays for
     grid = list(dict.fromkeys([PixelMatch()] + [
@@ -213,17 +218,9 @@ def loao(per_app: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out = {}
     for app in per_app:
         best = max(range(len(grid)), key=lambda i: (sum(agree[a][i] for a in per_app if a != app),
-                                                    -changed_weights(grid[i]), -i))
+                                                    -options_changed(point(grid[i]), point(grid[0])), -i))
         out[app] = {**{k: getattr(grid[best], k) for k in GRID_KEYS}, "located": agree[app][best]}
     return out
-
-
-def changed_weights(weights) -> int:
-    """How many of the grid's weights differ from the defaults: among points the other apps score alike, the
-    one nearest the defaults is chosen (the held-out app's own score never breaks the tie)."""
-    from appmem.agent.pixels import PixelMatch
-
-    return sum(getattr(weights, k) != getattr(PixelMatch(), k) for k in GRID_KEYS)
 
 
 def first_step_on(plan: dict[str, Any], view) -> bool:

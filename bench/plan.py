@@ -52,7 +52,7 @@ from pathlib import Path
 
 from appmem.bench import recall as recall_bench
 from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS, SHARED, exploration_memory, load_scorer, markdown_table,
-                                 private_stack, write_results)
+                                 options_changed, private_stack, write_results)
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.locate import state_from_html
@@ -199,10 +199,10 @@ def loao_ranking(measure, default: PlannerConfig) -> dict:
 
 def held_out(results: dict, grid: dict, shipped: tuple) -> dict:
     """Per held-out app, the grid point (`results` by its values) best on the other five apps by `order`, the
-    shipped values on a tie; pooled over the apps."""
+    point nearest the shipped values on a tie (bench/common.options_changed); pooled over the apps."""
     held = {}
     for app in DROIDTASK_APPS:
-        chosen = max(results, key=lambda values: (order(results[values], app), values == shipped))
+        chosen = max(results, key=lambda values: (order(results[values], app), -options_changed(values, shipped)))
         held[app] = {"constants": dict(zip(grid, chosen)), **results[chosen][app]}
     return {"apps": held, **pooled(held)}
 

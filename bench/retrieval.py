@@ -33,7 +33,7 @@ from pathlib import Path
 
 
 from appmem.bench.common import (DROIDTASK, DROIDTASK_APPS as APPS, exploration_memory, load_scorer, markdown_table,
-                                  private_stack, write_results)
+                                  options_changed, private_stack, write_results)
 
 from appmem.agent.appgraph import AppGraph
 from appmem.agent.planner import Planner
@@ -210,12 +210,14 @@ def loao(prepared: dict, index_of, default: RankingConfig) -> dict:
 
 def held_out_choice(results: dict, shipped: tuple) -> dict:
     """Each app ranked with the grid point (`results` by its values, each `evaluate`'s result) best on the
-    other apps (`fold_order`; the shipped values on ties); per app its strict hits, its chosen options and
-    the gap to the shipped values' figures (held-out minus defaults, in points), and the apps pooled."""
+    other apps (`fold_order`; on ties the point nearest the shipped values); per app its strict hits, its
+    chosen options and the gap to the shipped values' figures (held-out minus defaults, in points), and the
+    apps pooled."""
     base = results[shipped]
     held = {}
     for app in base["apps"]:
-        chosen = max(results, key=lambda values: (fold_order(results[values], app), values == shipped))
+        chosen = max(results, key=lambda values: (fold_order(results[values], app),
+                                                  -options_changed(values, shipped)))
         mine, own = results[chosen]["apps"][app], base["apps"][app]
         held[app] = {**mine, "options": dict(zip(RANKING_GRID, chosen)),
                      "gap_1": 100 * (mine["strict_1_rate"] - own["strict_1_rate"]),
