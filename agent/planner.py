@@ -272,9 +272,9 @@ class Planner:
         "from X to Y", which edits a field): a task that states values is done on the form that fits
         them. A confirm button's words say little, so the form scores as its best element or the
         best element that opens it."""
-        if not _fills_forms(parsed):
+        needed = _form_values_needed(parsed)
+        if len(parsed.values) < needed:
             return []
-        needed = 1 if parsed.old else FORM_VALUES
         by_id = {h.payload.get("element_id"): h for h in ranked}
         ways_in: dict[str, list[str]] = {}
         for edges in graph.edges.values():
@@ -325,9 +325,15 @@ class Planner:
         return out
 
 
+def _form_values_needed(parsed: ParsedTask) -> int:
+    """How many values a task states for a form to take them (`Planner._forms`): one for "from X to Y", else
+    FORM_VALUES."""
+    return 1 if parsed.old else FORM_VALUES
+
+
 def _fills_forms(parsed: ParsedTask) -> bool:
-    """The task states values enough for a form to take (`Planner._forms`): one for "from X to Y", else FORM_VALUES."""
-    return len(parsed.values) >= (1 if parsed.old else FORM_VALUES)
+    """The task states values enough for a form to take."""
+    return len(parsed.values) >= _form_values_needed(parsed)
 
 
 def _as_twins(graph: AppGraph, targets: list[tuple[Element, float]]) -> list[tuple[Element, float]]:
