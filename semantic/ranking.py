@@ -213,7 +213,8 @@ class ElementIndex:
         task's: a clause's generic word weighs as little as it does in the task."""
         idf, holders = (self.idf, self.holders) if part is None else (self.part_idf[part], self.part_holders[part])
         query = [t for t in terms(text) if t in idf]
-        counted = query if of is None else [t for t in query if t in set(terms(of))]
+        said = None if of is None else set(terms(of))
+        counted = query if said is None else [t for t in query if t in said]
         out = np.zeros(len(self.starts))
         for t in counted:
             out[holders[t]] += idf[t]
