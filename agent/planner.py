@@ -37,7 +37,8 @@ from appmem.graph.screens import elements_of, screen_of
 from appmem.graph.vocabulary import BACK_WORDS, label_of
 from appmem.graph.store import GraphStore
 from appmem.semantic.embedder import Embedder
-from appmem.semantic.layers import Layer, Row, layer_rows, task_rows
+from appmem.semantic.layercache import LayerCache
+from appmem.semantic.layers import Layer, Row, layer_digest, layer_rows, task_rows
 from appmem.semantic.ranker import Ranker, installed
 from appmem.planconfig import DEFAULT, PlannerConfig
 from appmem.semantic.ranking import ElementIndex
@@ -59,10 +60,12 @@ class Planner:
 
     def __init__(self, store: GraphStore, vectors: VectorStore, embedder: Embedder, k: int = CANDIDATES,
                  ranker: Ranker | None = None, config: PlannerConfig = DEFAULT,
-                 public: Callable[[], "Planner"] | None = None):
+                 public: Callable[[], "Planner"] | None = None, layers: LayerCache | None = None):
         """`config`: the ranking and planning options (the settings' `planner`). `public`: for a tenant's view
         (its store's reader), the public's planner of the same memory: where it holds an app's graph rows and
-        element index, the view lays its own layer over them (graph/graphrows.py, ElementIndex.with_rows)."""
+        element index, the view lays its own layer over them (graph/graphrows.py, ElementIndex.with_rows).
+        `layers`: where a tenant's view finds its own points as computed from the same graph, and keeps those it
+        computes (semantic/layercache.py); None: computed at each load."""
         self.store = store
         self.config = config
         self.vectors = vectors
@@ -71,6 +74,7 @@ class Planner:
         self.ranker = ranker if ranker is not None else installed(getattr(embedder, "home", None))
         self.k = k
         self._public = public
+        self.layers = layers
         self._graphs: dict[tuple[str, ...], AppGraph] = {}
         self._rows: dict[tuple[str, ...], GraphRows] = {}  # the public's graphs', that tenants' views lay theirs over
         self._indexes: dict[tuple[str, ...] | None, ElementIndex] = {}
@@ -132,9 +136,23 @@ class Planner:
         graph = self.graph(packages)
         own = {i for i, e in graph.elements.items() if i not in indexed and label_of(e).lower() not in BACK_WORDS
                and graph.screens.get(e.screen_id, {}).get("package") in packages}  # what summarize never embeds
-        layer = layer_rows(*graph.context_rows(), own, screens, self.embedder, self.store.viewer.tenant)
+        layer = self._points(graph, packages, own, screens)
         graph.risky.update(p["element_id"] for _, p in layer.elements if p.get("risky"))  # summarize never flagged them
         return layer
+
+    def _points(self, graph: AppGraph, packages: list[str], own: set[str], screens: set[str]) -> Layer:
+        """`layer_rows` of the view's graph of `packages`: as kept when they were computed from this very graph
+        (the ingest worker computes them after each of the tenant's contributions), else computed and kept."""
+        rows, tenant = graph.context_rows(), self.store.viewer.tenant
+        if self.layers is None:
+            return layer_rows(*rows, own, screens, self.embedder, tenant)
+        scope = f"{'screens' if screens else 'elements'}:{','.join(sorted(packages))}"
+        digest = layer_digest(*rows, own, screens, getattr(self.embedder, "model_id", ""))
+        kept = self.layers.get(tenant, scope, digest)
+        if kept is None:
+            kept = layer_rows(*rows, own, screens, self.embedder, tenant)
+            self.layers.put(tenant, scope, digest, kept, packages)
+        return kept
 
     def own(self, kind: str, packages: list[str] | None) -> list[Row]:
         """A tenant view's own points of `kind` ("screens" or "tasks") in `packages` (every app when None),

@@ -52,6 +52,7 @@ from appmem.tracing import span
 from appmem.contract import HintsAnswer, LocateAnswer, Plan
 from appmem.graph.model import RoutePlan, UIState
 from appmem.graph.store import GraphStore
+from appmem.semantic.layercache import LayerCache
 from appmem.semantic.search import one_app, resolve_app, search
 from appmem.graph.votes import shown_counts
 
@@ -60,8 +61,12 @@ VIEWS = 32  # tenants' views kept loaded (each holds the graphs and indexes its 
 
 
 class Service:
-    def __init__(self, store: GraphStore, vectors: Any, embedder: Any, settings: Settings, redis: Any = None):
+    def __init__(self, store: GraphStore, vectors: Any, embedder: Any, settings: Settings, redis: Any = None,
+                 layers: LayerCache | None = None):
+        """`layers`: where tenants' views find their own points as last computed (semantic/layercache.py),
+        shared by every view of the service; None: each view computes them when it loads an app."""
         self.store, self.vectors, self.embedder, self.settings = store, vectors, embedder, settings
+        self.layers = layers
         self._lock = threading.Lock()
         self._plans = PlanCache(budget=settings.plan_cache_mb << 20)
         self.redis = redis  # None: no shared plan cache and no generations (a one-off CLI call)
@@ -84,7 +89,7 @@ class Service:
             view = self._views.pop(tenant, None)
             if view is None:
                 view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
-                               self.settings, self.redis)
+                               self.settings, self.redis, self.layers)
                 view.tenant, view._public = tenant, self
             self._views[tenant] = view
             while len(self._views) > VIEWS:
@@ -93,11 +98,11 @@ class Service:
 
     def embed_layer(self, tenant: str, packages: list[str]) -> int:
         """Embed `tenant`'s own points of `packages` into the embedder's cache, under its namespace, on a view
-        that keeps nothing loaded: what the ingest worker runs after each of the tenant's contributions, so
-        that its keys' first plan of an app reads its layer's vectors and embeds none. How many texts the
-        model ran (the cache holds the rest)."""
+        that keeps nothing loaded, and keep the points (`layers`): what the ingest worker runs after each of the
+        tenant's contributions, so that its keys' first plan of an app reads its layer's points and computes
+        none. How many texts the model ran (the cache holds the rest)."""
         view = Service(self.store.viewing(tenant, self.settings.tenant_quorum), self.vectors, self.embedder,
-                       self.settings)
+                       self.settings, layers=self.layers)
         view.tenant = tenant
         before = self.embedder.computed
         view.planner().embed_layer(packages)
@@ -135,11 +140,13 @@ class Service:
         limit_blas(settings.blas_threads)
         embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
         found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
-        return cls(store, found, embedder, settings, redis)
+        return cls(store, found, embedder, settings, redis, LayerCache.at(settings.home))
 
     def close(self) -> None:
         if self.vectors is not None:
             self.vectors.close()
+        if self.layers is not None:
+            self.layers.close()
         self.store.driver.close()
 
     # -- what memory holds ---------------------------------------------------------------------
@@ -177,7 +184,8 @@ class Service:
         with self._lock:
             if self._planner is None or self._recall is None:
                 self._planner = Planner(self.store, self.vectors, self.embedder, config=self.settings.planner,
-                                        public=self._public.planner if self._public is not None else None)
+                                        public=self._public.planner if self._public is not None else None,
+                                        layers=self.layers)
                 self._recall = Recall(self.store, self.vectors, self.embedder, self._planner)
             loaded = self._planner, self._recall
         if self.redis is not None:

@@ -177,11 +177,14 @@ def purge(settings: Settings, store: GraphStore, r: Any, key_id: str, vectors: A
 
 
 def forget_cached(settings: Settings, packages: list[str]) -> dict[str, int]:
-    """What the caches in `settings.home` keep of these apps' texts, deleted: how many of each."""
+    """What the caches in `settings.home` keep of these apps' texts, deleted: how many of each (`layers`: tenants'
+    kept points of these apps, semantic/layercache.py)."""
+    from appmem.semantic import layercache
     from appmem.semantic.embedder import forget_apps
     from appmem.semantic.llm import forget_summaries
 
-    return {"summaries": forget_summaries(settings.home, packages), "embeddings": forget_apps(settings.home, packages)}
+    return {"summaries": forget_summaries(settings.home, packages), "embeddings": forget_apps(settings.home, packages),
+            "layers": layercache.forget_apps(settings.home, packages)}
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from appmem.contract.requests import APP_MAX
 from appmem.ingest import tenants
 from appmem.ingest.purge import PurgeOptions
 from appmem.keys import TENANT_RE
+from appmem.semantic import layercache
 from appmem.semantic.embedder import forget_namespace
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
@@ -53,4 +54,5 @@ def purge_tenant(request: Request, tenant: str = TENANT, _=Depends(require("admi
         report = tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors,
                                PurgeOptions.of(services.settings))
     services.service.drop_view(tenant)  # what this process loaded of its layer
-    return {**report, "embeddings": forget_namespace(services.settings.home, tenant)}  # its views' cached vectors
+    return {**report, "embeddings": forget_namespace(services.settings.home, tenant),  # its views' cached vectors
+            "layers": layercache.forget_namespace(services.settings.home, tenant)}  # and their kept points

@@ -16,11 +16,11 @@ untenanted side has none of, and the two sides answer by different means.
 
 Measured, alternating an untenanted key's service and a tenant's view (agent/service.py `viewing`), each
 fresh (nothing loaded) and over the same stores:
-  - first plan: the first plan of an app (its graph and element index loaded; a tenant's view also
-    summarises its own elements, whose vectors the embedder's cache holds under the tenant's namespace:
-    semantic/layers.py), from the second round on (all rounds when --rounds 1);
+  - first plan: the first plan of an app (its graph and element index loaded; a tenant's view also reads
+    its own points, as the ingest worker kept them: semantic/layercache.py), from the second round on
+    (all rounds when --rounds 1);
   - first plan, first ever: the first round's, when no view of the tenant was loaded yet (its layer's
-    vectors are the ingest worker's);
+    points are the ingest worker's);
   - warm plans: every other task of the app, planned with the app loaded (each task asked once: no plan
     is answered from the plan cache);
   - first plan, public graph loaded: as a server that preloaded the app (agent/service.py `preload`), one
@@ -190,7 +190,8 @@ def run_bench(memory: Service, settings, args) -> dict:
                     for run in forged_runs(device, plan, text, f"2027-{n % 12 + 1:02d}-{k + 1:02d}T{i:02d}:00:00Z"):
                         ingest_ms.append(contribute(memory, run, tenant, f"{tenant}/key{k}", settings.trust_quorum))
     layers = [layer(store, t) for t in tenants]
-    fresh = lambda: Service(store, memory.vectors, memory.embedder, settings)  # noqa: E731
+    # a process's services, as a server's: one embedder, vector store and cache of tenants' points (the worker's)
+    fresh = lambda: Service(store, memory.vectors, memory.embedder, settings, layers=memory.layers)  # noqa: E731
     for p in packages:  # the graph server's caches warmed: neither side pays for the first read
         measure(fresh(), p, tasks[p][:2])
         measure(fresh().viewing(tenants[0]), p, tasks[p][:2])

@@ -26,8 +26,11 @@ The work is proportional to the tenant's layer, which is what its keys reported.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -81,6 +84,38 @@ def layer_rows(screens: list[ScreenRow], elements: list[Element], transitions: l
         risky=any(x.risky for x in summary.elements), text=text, extra={"screen_title": ctx.title}).payload())
         for ctx, summary, text in screen_items]
     return Layer(element_rows, screen_rows)
+
+
+def layer_digest(screens: list[ScreenRow], elements: list[Element], transitions: list[TransitionRow],
+                 own: Iterable[str], own_screens: Iterable[str], model: str) -> bytes:
+    """What `layer_rows` computes its points from, as one digest: every field of the rows, the ids of the layer's
+    elements and screens, the embedding model (`model`, the embedder's model id) and the code that computes
+    them (`_code`). Equal digests: equal points."""
+    h = hashlib.sha256(f"{_code()}\x1e{model}\x1e".encode())
+    h.update("\x1f".join(sorted(own)).encode() + b"\x1e" + "\x1f".join(sorted(own_screens)).encode() + b"\x1e")
+    for s in screens:
+        h.update(f"{s.id}\x1f{s.package}\x1f{s.app_version}\x1f{s.activity}\x1f{s.title}\x1e".encode())
+    for e in elements:
+        b = e.bounds
+        h.update("\x1f".join((e.id, e.screen_id, e.key, e.class_name, e.resource_id, e.text, e.content_desc,
+                              f"{b.left},{b.top},{b.right},{b.bottom}", "\x1d".join(e.flags), "\x1d".join(e.locators),
+                              "\x1e")).encode())
+    for t in transitions:
+        h.update(f"{t.source}\x1f{t.target}\x1f{t.element_id}\x1f{t.action}\x1e".encode())
+    return h.digest()
+
+
+@cache
+def _code() -> str:
+    """A digest of the code that turns a graph into points, the same in every process of an install: the source
+    of the packages it lives in (semantic/: contexts, summaries, payloads, terms; graph/: labels and roles;
+    formats/: what they read of a view), so that points kept by other code are not read."""
+    h = hashlib.sha256()
+    for package in ("semantic", "graph", "formats"):
+        folder = Path(__file__).resolve().parents[1] / package
+        for path in sorted(folder.glob("*.py")):
+            h.update(f"{package}/{path.name}\x1e".encode() + path.read_bytes())
+    return h.hexdigest()
 
 
 def task_rows(rows: list[dict[str, Any]], embedder: Embedder, tenant: str) -> list[Row]:

@@ -4,10 +4,12 @@ A tenant's view reads the public's points of an app and adds its own (semantic/l
 texts' vectors it finds in the embedder's cache under the tenant's namespace. After each contribution
 of a tenant's key, the worker runs `Service.embed_layer` for the contribution's app, in one pass over
 the layer (only texts the cache lacks go through the model), so that the tenant's first plan of the app
-reads vectors and embeds none. The model and the vectors open at the first tenant contribution a worker
-process ingests, once. The cache is `<APPMEM_HOME>/embeddings.sqlite`: the worker and the API share it
-when they share APPMEM_HOME (one host, or one volume). docker/docker-compose.yml gives each container a
-home of its own: there the API's first plan embeds what its cache lacks.
+reads vectors and embeds none; the points it computed are kept too (semantic/layercache.py), so that
+the first plan summarises nothing either. The model and the vectors open at the first tenant
+contribution a worker process ingests, once. The caches are `<APPMEM_HOME>/embeddings.sqlite` and
+`layers.sqlite`: the worker and the API share them when they share APPMEM_HOME (one host, or one
+volume). docker/docker-compose.yml gives each container a home of its own: there the API's first plan
+computes its points and embeds what its cache lacks.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import threading
 from appmem.agent.service import Service, reader_vectors
 from appmem.errors import TransientError
 from appmem.graph.store import GraphStore
+from appmem.semantic.layercache import LayerCache
 from appmem.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -46,9 +49,12 @@ class LayerEmbedder:
                 from appmem.semantic.embedder import Embedder
 
                 embedder = Embedder(self.settings.home, model=self.settings.embed_model)
-                self._memory = Service(self.store, reader_vectors(self.settings, embedder.dim), embedder, self.settings)
+                self._memory = Service(self.store, reader_vectors(self.settings, embedder.dim), embedder, self.settings,
+                                       layers=LayerCache.at(self.settings.home))
             return self._memory
 
     def close(self) -> None:
         if self._memory is not None and self._memory.vectors is not None:
             self._memory.vectors.close()
+        if self._memory is not None and self._memory.layers is not None:
+            self._memory.layers.close()

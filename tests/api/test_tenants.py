@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import adbutils
+import numpy as np
 import pytest
 from lxml import etree
 
@@ -14,6 +15,8 @@ from appmem.agent.service import Service
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
 from appmem.runtime.runtime import Runtime
+from appmem.semantic import layercache
+from appmem.semantic.layercache import LayerCache
 from tests.api.conftest import ACRYLIC
 from tests.api.test_crowd import cli, with_new_button
 from tests.graph.test_identity import cypher_rows
@@ -321,6 +324,16 @@ def cached_under(settings, namespace: str) -> int:
         return con.execute("SELECT count(*) FROM owners WHERE namespace = ?", (namespace,)).fetchone()[0]
 
 
+def kept_under(settings, namespace: str) -> int:
+    """How many entries of points the cache of tenants' points keeps under `namespace` (semantic/layercache.py)."""
+    import sqlite3
+
+    if not (settings.home / layercache.CACHE_FILE).exists():
+        return 0
+    with sqlite3.connect(settings.home / layercache.CACHE_FILE) as con:
+        return con.execute("SELECT count(*) FROM layers WHERE namespace = ?", (namespace,)).fetchone()[0]
+
+
 def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_server, acrylic_memory, keys, about_run, settings,
                                                                          stack_env):
     task = "tap About in the Hooli intranet app"
@@ -356,9 +369,11 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_
     # purge forgets them
     cache = acrylic_memory.embedder.cache
     assert cached_under(settings, "hooli") > 0 and not cache.get([cache.key(task)]) and cache.get([cache.key(task, "hooli")])
+    assert kept_under(settings, "hooli") > 0
     purged = cli(["tenants", "purge", "hooli", "--json"], stack_env)
     assert purged.returncode == 0, purged.stderr
     assert json.loads(purged.stdout)["embeddings"] > 0 and cached_under(settings, "hooli") == 0
+    assert json.loads(purged.stdout)["layers"] > 0 and kept_under(settings, "hooli") == 0  # and its kept points
     assert not cache.get([cache.key(task, "hooli")])
 
 
@@ -407,6 +422,20 @@ def test_a_tenants_contribution_embeds_its_layer_at_ingest_so_its_first_plan_emb
     assert cached_under(settings, "soylent") == 0
     contribute(acrylic_server, own, [inhouse])  # stored, then its layer embedded, by the ingest worker process
     assert cached_under(settings, "soylent") > 0  # before any of its keys read anything
+    assert kept_under(settings, "soylent") > 0  # and its points, computed from the tenant's graph of the app
+    # a process that opens the cache reads them for the tenant's first plan (its graph is what they were computed
+    # from): it summarises nothing, and plans as a view that computes them
+    layers = LayerCache.at(settings.home)
+    reading = Service(acrylic_memory.store, acrylic_memory.vectors, acrylic_memory.embedder, acrylic_memory.settings,
+                      layers=layers).viewing("soylent")
+    computing = Service(acrylic_memory.store, acrylic_memory.vectors, acrylic_memory.embedder,
+                        acrylic_memory.settings).viewing("soylent")
+    planned = reading.plan_afresh("tap About", INHOUSE)  # the planner's, its targets from the element index
+    assert planned.recalled is None and planned.alternatives and planned == computing.plan_afresh("tap About", INHOUSE)
+    assert layers.found > 0 and layers.stored == 0
+    read, computed = (view.planner().index([INHOUSE]) for view in (reading, computing))
+    assert read.payloads == computed.payloads and np.array_equal(read.matrix, computed.matrix)
+    layers.close()
     # what the tenant's first view of the app embeds (its element index, its own screens and demonstrations, as its
     # plans, searches and recall load them): nothing is left, every text is in the cache under its namespace
     assert acrylic_memory.embed_layer("soylent", [INHOUSE]) == 0
