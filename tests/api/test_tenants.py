@@ -448,6 +448,10 @@ def test_a_tenants_contribution_embeds_its_layer_at_ingest_so_its_first_plan_emb
     assert doc.status_code == 200 and last in doc.text
     # another tenant's first view embeds its own layer, of which the app holds nothing: nothing of this one's
     assert acrylic_memory.embed_layer("initech-2", [INHOUSE]) == 0 and cached_under(settings, "initech-2") == 0
+    # the purge of its key forgets the points kept of its apps (the server's process purges: it may write the vectors)
+    with ApiClient(acrylic_server, keys.create("soylent-cleaner", "admin", 1000)[1]) as api:
+        answer = api.http.delete(f"/v1/contributors/{keys.check(own, 1000)[0].id}").json()
+    assert answer["cached"]["layers"] > 0 and kept_under(settings, "soylent") == 0
 
 
 def first_button_run(run: dict, label: str, started: str) -> dict:
