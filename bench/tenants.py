@@ -27,12 +27,15 @@ fresh (nothing loaded) and over the same stores:
     fresh service loads the app's public graph and index (not timed), then plans the first task for an
     untenanted key and for the tenant's view of it (which reads only its layer over the public rows the
     service holds: graph/graphrows.py). The untenanted side's first plan is then a warm one.
-Printed: median milliseconds and the tenant/untenanted ratio per app and overall. Target: both ratios
-<= 1.2. Also each tenant's layer size (cypher/tenant_layer.cypher), proportional to what it reported.
+Printed: median milliseconds and the tenant/untenanted ratio per app and overall (the ratio of the medians).
+Target: both ratios <= 1.2. Beside it, the first plans' paired ratio: the median over the pairs of one
+tenant's first plan and the untenanted first plan measured just before it, which share the load of the
+moment (the cores are shared: first plans of tens of milliseconds move with it); the target is judged on
+the ratio of the medians. Also each tenant's layer size (cypher/tenant_layer.cypher), proportional to what it reported.
 The first three start both sides cold; the fourth is what a server that preloads the public graphs
 sees (docs/tenants.md says what it costs).
 
-    .venv/bin/python -m appmem.bench.tenants [--apps a,b] [--tasks 6] [--tenants 20] [--keys 1] [--rounds 3] [--json]
+    .venv/bin/python -m appmem.bench.tenants [--apps a,b] [--tasks 6] [--tenants 20] [--keys 1] [--rounds 5] [--json]
 """
 from __future__ import annotations
 
@@ -95,7 +98,7 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=6, help="tasks per app (the first is the first plan)")
     parser.add_argument("--tenants", type=int, default=20)
     parser.add_argument("--keys", type=int, default=1, help="keys per tenant (each reports the layer's runs)")
-    parser.add_argument("--rounds", type=int, default=3, help="measurements per tenant and app")
+    parser.add_argument("--rounds", type=int, default=5, help="measurements per tenant and app")
     parser.add_argument("--recalled", action="store_true",
                         help="the layers' runs carry the measured tasks' texts (a tenant's plans are recalled)")
     parser.add_argument("--json", action="store_true")
@@ -125,7 +128,7 @@ def main() -> int:
             if row.get("first_ever_ratio"):
                 print(f"{package}: first plan, first ever {row['first_ever_ms']['untenanted']:.1f} / "
                       f"{row['first_ever_ms']['tenant']:.1f} ms ({row['first_ever_ratio']:.2f}x)")
-        print(f"overall: first plan {report['first_ratio']:.2f}x, warm plans {report['warm_ratio']:.2f}x "
+        print(f"overall: first plan {report['first_ratio']:.2f}x (paired {report['first_ratio_paired']:.2f}x), warm plans {report['warm_ratio']:.2f}x "
               f"(target <= {TARGET}): {'met' if report['met'] else 'MISSED'}")
         print(f"tenant layers (per tenant): {report['layer']}")
         print(f"the worker's embedding of a layer per contribution: {report['ingest_embed_ms']} ms")
@@ -143,13 +146,15 @@ def results_table(report: dict) -> str:
                 f"{r['first_ever_ratio']:.2f}x"]
 
     rows = [[p, f"{r['first_ms']['untenanted']:.1f}", f"{r['first_ms']['tenant']:.1f}", f"{r['first_ratio']:.2f}x",
+             f"{r['first_ratio_paired']:.2f}x",
              *ever(r), f"{r['warm_ms']['untenanted']:.1f}", f"{r['warm_ms']['tenant']:.1f}", f"{r['warm_ratio']:.2f}x",
              f"{r['served_ms']['untenanted']:.1f}", f"{r['served_ms']['tenant']:.1f}", f"{r['served_ratio']:.2f}x"]
             for p, r in report["apps"].items()]
-    rows.append(["overall (median)", "", "", f"{report['first_ratio']:.2f}x", "", "", "", "", "",
+    rows.append(["overall (median)", "", "", f"{report['first_ratio']:.2f}x", f"{report['first_ratio_paired']:.2f}x",
+                 "", "", "", "", "",
                  f"{report['warm_ratio']:.2f}x" + f" (target <= {TARGET}: {'met' if report['met'] else 'MISSED'})",
                  "", "", f"{report['served_ratio']:.2f}x"])
-    table = markdown_table(["app", "first plan ms, untenanted", "tenant", "ratio", "first ever, untenanted",
+    table = markdown_table(["app", "first plan ms, untenanted", "tenant", "ratio", "paired ratio", "first ever, untenanted",
                             "tenant", "ratio", "warm plan ms, untenanted", "tenant", "ratio",
                             "first plan, public graph loaded: untenanted", "tenant", "ratio"], rows)
     loads = [[p, f"{r['elements']['untenanted']} / {r['elements']['tenant']:.0f}",
@@ -221,6 +226,8 @@ def run_bench(memory: Service, settings, args) -> dict:
         apps[p] = {"first_ms": {k: v["first"] for k, v in med.items()},
                    "warm_ms": {k: v["warm"] for k, v in med.items()},
                    "first_ratio": med["tenant"]["first"] / med["untenanted"]["first"],
+                   # each tenant's first plan over the untenanted one measured just before it
+                   "first_ratio_paired": statistics.median(t / u for u, t in zip(public["first"], tenant["first"])),
                    "warm_ratio": med["tenant"]["warm"] / med["untenanted"]["warm"], "tasks": len(tasks[p]),
                    "first_ever_ms": {k: statistics.median(v) for k, v in ever.items() if v},
                    "served_ms": {k: statistics.median(v) for k, v in served.items()},
@@ -233,10 +240,11 @@ def run_bench(memory: Service, settings, args) -> dict:
                                 "tenant": statistics.median(len(fresh().viewing(t).planner().graph([p]).elements)
                                                             for t in tenants)}}
     first = statistics.median([a["first_ratio"] for a in apps.values()])
+    paired = statistics.median([a["first_ratio_paired"] for a in apps.values()])
     warm = statistics.median([a["warm_ratio"] for a in apps.values()])
     served = statistics.median([a["served_ratio"] for a in apps.values()])
     size = {k: statistics.median([row[k] for row in layers]) for k in layers[0] if k != "apps"} if layers else {}
-    return {"apps": apps, "first_ratio": first, "warm_ratio": warm, "served_ratio": served, "met": first <= TARGET and warm <= TARGET,
+    return {"apps": apps, "first_ratio": first, "first_ratio_paired": paired, "warm_ratio": warm, "served_ratio": served, "met": first <= TARGET and warm <= TARGET,
             "tenants": args.tenants, "keys": args.keys, "layer": size, "recalled": args.recalled,
             "ingest_embed_ms": {"median": statistics.median(ingest_ms), "p90": statistics.quantiles(ingest_ms, n=10)[-1],
                                 "contributions": len(ingest_ms)},
