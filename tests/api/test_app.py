@@ -20,7 +20,7 @@ def test_a_plan_over_http_is_the_plan_json(client, bearer):
     assert plan["package"] == CALENDAR and plan["llm_calls"] == 0
     assert [s["element"]["label"] for s in plan["steps"]] == ["Change view", "Yearly view"]
     assert plan["start"]["match"] == "entry" and plan["route"] == "found"
-    # the route answers the Plan's own JSON: the bytes FastAPI's validation and encoding of the model gave
+    # the route answers the Plan's own JSON: the bytes FastAPI's encoding of the model gave
     assert r.headers["content-type"] == "application/json"
     assert r.content == json.dumps(jsonable_encoder(Plan.model_validate_json(r.content)), ensure_ascii=False,
                                    allow_nan=False, separators=(",", ":")).encode()
