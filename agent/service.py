@@ -28,6 +28,7 @@ read again on their next request; the other apps stay loaded.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import threading
@@ -78,6 +79,7 @@ class Service:
         self.tenant = ""  # whose view this is: "" the public's, else a tenant's (`viewing`)
         self._public: Service | None = None  # a tenant's view: the public's service, whose graphs' rows it shares
         self._views: OrderedDict[str, Service] = OrderedDict()
+        self._frozen = False  # what this service loaded is out of the collector's sight (`freeze`)
 
     def viewing(self, tenant: str) -> "Service":
         """The service as `tenant`'s keys read the memory: the shared base and the tenant's own layer (its
@@ -206,6 +208,7 @@ class Service:
             self._loaded, self._followed = now, memory
         if changed:
             planner.forget(changed)
+            self.thaw()
 
     def forget(self) -> None:
         """Drop what was read of the memory (after it changed in this process, with no Redis to say so)."""
@@ -214,6 +217,7 @@ class Service:
             self._apps = None
             self._planner = self._recall = None
             self._followed = None
+        self.thaw()
 
     def preload(self, packages: list[str] | None = None, stop: threading.Event | None = None) -> list[str]:
         """Load each app's graph and element index now, and search its routes from every screen, so that its first
@@ -228,6 +232,24 @@ class Service:
             planner.index([package])
             done.append(package)
         return done
+
+    def freeze(self) -> None:
+        """Keep what the process holds now (the preloaded apps' graphs and indexes) out of the garbage collector's
+        full collections (gc.freeze), for a server once it has preloaded: each full collection walked every
+        loaded object while every request waited (the four heaviest shared apps: 312,000 objects, 133 ms, about
+        once in 120 new plans: ≈ 1.1 ms of CPU a plan). What the process frees stays freed (reference counts);
+        only cycles among the frozen objects would wait, so a change that drops loaded memory thaws them
+        (`thaw`), and the collector sees everything again from then on."""
+        gc.collect()
+        gc.freeze()
+        self._frozen = True
+
+    def thaw(self) -> None:
+        """What `freeze` kept from the collector is in its sight again (loaded memory was dropped, or the server
+        stops): it may hold cycles only the collector frees."""
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
 
     # -- the answers -----------------------------------------------------------------------------
     def plan(self, task: str, app: str | None = None, screen_id: str | None = None, screen_xml: str | None = None,

@@ -65,12 +65,15 @@ class Services:
     stopping: threading.Event = field(default_factory=threading.Event)
 
     def preload(self) -> None:
-        """Every app's graph and index, loaded before `/healthz` says ready; stops early at shutdown."""
+        """Every app's graph and index, loaded before `/healthz` says ready and then kept out of the garbage
+        collector's full collections; stops early at shutdown."""
         try:
             self.service.preload(stop=self.stopping)
         except Exception as exc:  # the service still answers (loading on demand): health says why
             log.error("preload failed: %s", type(exc).__name__)
             self.preload_error = f"preload failed: {type(exc).__name__}"
+        if not self.stopping.is_set():
+            self.service.freeze()  # what stays loaded leaves the collector's full collections (Service.freeze)
         self.ready.set()
 
 
@@ -201,6 +204,7 @@ def create_app(settings: Settings, service: Service | None = None) -> FastAPI:
         if preload.is_alive():  # it reads the service: let it stop before the service is closed
             services.stopping.set()
             await asyncio.to_thread(preload.join, PRELOAD_STOP_S)
+        services.service.thaw()  # what the preload froze (Service.freeze) is collectable again
         if service is None:  # what the app opened, it closes; an injected service belongs to the caller
             services.service.close()
         services.redis.close()

@@ -6,7 +6,9 @@ import re
 import time
 
 import pytest
+from fastapi.encoders import jsonable_encoder
 
+from appmem.contract import Plan
 from tests.api.conftest import CALENDAR, tarball
 
 
@@ -18,6 +20,10 @@ def test_a_plan_over_http_is_the_plan_json(client, bearer):
     assert plan["package"] == CALENDAR and plan["llm_calls"] == 0
     assert [s["element"]["label"] for s in plan["steps"]] == ["Change view", "Yearly view"]
     assert plan["start"]["match"] == "entry" and plan["route"] == "found"
+    # the route answers the Plan's own JSON: the bytes FastAPI's encoding of the model gave
+    assert r.headers["content-type"] == "application/json"
+    assert r.content == json.dumps(jsonable_encoder(Plan.model_validate_json(r.content)), ensure_ascii=False,
+                                   allow_nan=False, separators=(",", ":")).encode()
 
 
 def test_a_plan_request_may_say_which_step_the_agent_took_to_its_screen(client, bearer):
@@ -136,6 +142,8 @@ def test_openapi_docs_are_served(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/v1/plan", "/v1/locate", "/v1/hints", "/v1/search", "/v1/apps/{app}/doc", "/v1/traces", "/v1/traces/{trace_id}", "/v1/corrections", "/v1/apps",
             "/v1/apps/{package}/screens/{screen_id}"} <= set(paths)
+    answer = paths["/v1/plan"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer == {"$ref": "#/components/schemas/Plan"}  # the schema of the JSON the route answers itself
 
 
 def test_every_reference_of_the_openapi_document_resolves(client):

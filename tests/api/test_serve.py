@@ -3,6 +3,7 @@ what a worker keeps loaded per app generation, the CLI through a running server 
 snapshots), OpenTelemetry spans (console exporter)."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -197,6 +198,45 @@ def test_a_worker_drops_only_what_it_loaded_of_the_apps_that_changed(memory, set
     assert None not in planner._indexes  # app choice reads every app again on its next query
     choice = service.plan("show the events list")
     assert planner.index(None) is not everything and choice.package == CALENDAR
+
+
+def test_the_preloaded_memory_is_out_of_the_collectors_sight_until_the_server_stops(memory, settings):
+    """Once preloaded, what a server holds leaves the garbage collector's full collections (gc.freeze): the
+    loaded graph is among the frozen objects, not among those a collection walks; the server still plans, and
+    at its shutdown the collector sees everything again."""
+    service = Service(memory.store, memory.vectors, memory.embedder, settings)
+    with TestClient(create_app(settings, service), raise_server_exceptions=False) as client:
+        deadline = time.monotonic() + 60
+        while client.get("/healthz").status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        graph = service.planner().graph([CALENDAR])
+        assert gc.get_freeze_count() > 0
+        assert not any(o is graph for o in gc.get_objects())  # frozen: no collection walks it
+        assert service.plan(TASK, "calendar").steps
+    assert gc.get_freeze_count() == 0
+    assert any(o is graph for o in gc.get_objects())
+
+
+def test_a_change_that_drops_loaded_memory_thaws_what_was_frozen(memory, settings):
+    """Dropped loaded memory may hold cycles only the collector frees: a bump of a loaded app (what an ingest
+    does), or `forget`, puts the frozen objects back in its sight; a bump of another app changes nothing loaded."""
+    r = open_redis(Stack(settings).redis_url())
+    service = Service(memory.store, memory.vectors, memory.embedder, settings, r)
+    try:
+        service.preload([CALENDAR])
+        service.plan("open the settings", "calendar")
+        service.freeze()
+        generations.bump(r, ["org.example.elsewhere"])  # another app changed: the calendar stays loaded
+        service.plan("open the about screen", "calendar")
+        assert gc.get_freeze_count() > 0
+        generations.bump(r, [CALENDAR])
+        service.plan("show the events list", "calendar")
+        assert gc.get_freeze_count() == 0
+        service.freeze()
+        service.forget()
+        assert gc.get_freeze_count() == 0
+    finally:
+        service.thaw()
 
 
 def test_spans_around_plan_locate_ingest_and_summarize_are_emitted(memory, settings, store, capsys):
