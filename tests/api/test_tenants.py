@@ -612,7 +612,7 @@ def test_a_tenants_plans_over_the_public_graph_its_process_holds_are_those_of_it
     label = "Initech ledger"
     own = keys.create("initech-ci", "plan,contribute", 1000, tenant="initech")[1]
     # its button below another new one beside About: a place no other test puts one (an element is keyed by its
-    # place in the view tree, and one that two tenants report shows only the first one's texts)
+    # place in the view tree: the plans compared are then this tenant's own, whatever other tests left there)
     beside = new_button_run(about_run, f"{label} header", "2027-11-02T00:00:00Z")
     contribute(acrylic_server, own, [{**beside, "task": f"check the {label} tile",
                                       "steps": [with_new_button(beside["steps"][0], label)]}])
