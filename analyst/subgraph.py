@@ -24,10 +24,11 @@ from appmem.graph.store import GraphStore, translated_errors
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500
 # Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
-# variants, their counts on an edge, their reports of an element: its layer, cypher/merge_elements.cypher), or whose an
+# variants, their counts on an edge, their reports of an element and what they typed on an edge: the layers,
+# cypher/merge_elements.cypher and merge_transitions.cypher), or whose an
 # element's texts are: written only in an export of the whole graph (--every).
 LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flags",
-                   "layer_flag_keys", "layer_locators", "layer_locator_keys"})
+                   "layer_flag_keys", "layer_locators", "layer_locator_keys", "layer_input_keys", "layer_inputs"})
 CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims", "crowd_versions", "crowd_texts", "crowd_text_counts", "tenant_counts",
                                "text_owner"}) | LAYER
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -70,6 +70,16 @@ FIELDS = {
               "WHERE {x}.layer_flag_keys[j] = {x}.layer_keys[{slot}] | {x}.layer_flags[j]] "
               "ELSE coalesce({x}.flags, []) END"),
 }
+# What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'
+# (merge_transitions: `layer_input_keys`, `layer_inputs`) that typed other words than the public's, else the
+# public's, else (none yet) that of a tenant that shared the edge, else none.
+_INPUTS = "range(0, size(coalesce({x}.layer_input_keys, [])) - 1)"
+_OWN_INPUT = ("head([i IN " + _INPUTS + " WHERE $viewer <> '' AND {x}.layer_input_keys[i] STARTS WITH $viewer "
+              "AND {x}.layer_inputs[i] <> coalesce({x}.input_template, '')])")
+INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coalesce({x}.input_template, '') <> '' "
+                  "THEN {x}.input_template END, {x}.layer_inputs[head([i IN " + _INPUTS + " WHERE any(voice IN "
+                  "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_input_keys[i] "
+                  "STARTS WITH substring(voice, 7) + '/')])], '')")
 # Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
 OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
@@ -78,7 +88,7 @@ COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failu
           "crowd_successes: coalesce({x}.crowd_successes, 0.0), crowd_failures: coalesce({x}.crowd_failures, 0.0), "
           "crowd_trusted: coalesce({x}.crowd_trusted, false), "
           "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
-_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report)\((\w+)\)")
+_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template)\((\w+)\)")
 _FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)\)")
 _COUNTS_CALL = re.compile(r"(?<![\w.$])counts\((\w+)\)")
 
@@ -87,11 +97,14 @@ def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
     reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `text(e)`,
     `content_desc(e)`, `label(e)`, `locators(e)`, `bounds(e)`, `flags(e)` are element e's as its reader reads them
-    (FIELDS), `own_report(e)` whether that is its own tenant's report; `counts(t)` is the map of an edge's counts
-    that graph/votes.py `shown_counts` reads."""
+    (FIELDS), `own_report(e)` whether that is its own tenant's report; `input_template(t)` is what typing edge t
+    typed as its reader reads it; `counts(t)` is the map of an edge's counts that graph/votes.py `shown_counts`
+    reads."""
     def one(m: re.Match) -> str:
         if m.group(1) == "own_report":
             return OWN_REPORT.format(x=m.group(2))
+        if m.group(1) == "input_template":
+            return "(" + INPUT_TEMPLATE.format(x=m.group(2)) + ")"
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
 

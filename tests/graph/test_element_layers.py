@@ -90,3 +90,60 @@ def test_two_tenants_at_one_place_read_their_own_reports_and_a_purge_takes_one_b
     assert store.read("crowd_counts")[0] == wayne_only
     purge_observations(store, redis_client, "wayne/k2", 3, None)
     assert store.read("crowd_counts")[0] == public and stored_with(store, "Memo 2002") == []
+
+
+FIELD = f"/FrameLayout[]#0/EditText[{APP}:id/note]#0"
+
+
+def with_field() -> UIState:
+    """Home with a note field below its buttons."""
+    state = home()
+    field = View(3, 0, [], "android.widget.EditText", APP, resource_id=f"{APP}:id/note", bounds=Bounds(0, 400, 1000, 500),
+                 clickable=True, editable=True)
+    state.views[0].children.append(3)
+    state.views.append(field)
+    return state
+
+
+def typed(name: str, contributor: str, text: str) -> Trace:
+    """A run that types `text` into the note field, which opens the settings."""
+    return Trace(f"typed-{name}", "explorer", APP, "1", "dev", "test", "2026-01-03T00:00:00Z", "",
+                 states={"home": with_field(), "settings": settings()},
+                 steps=[Step(0, "home", Action(ActionType.INPUT, FIELD, text), "settings")], contributor=contributor)
+
+
+def template(store, tenant: str = "") -> list[str]:
+    """What `tenant` (the public: "") reads of the typing edge's input template, where it reads the edge."""
+    view = store.viewing(tenant, 1) if tenant else store
+    return [r["input_template"] for r in view.read("planner_app_transitions", packages=[APP])
+            if r["action"] == "input" and r["trusted"]]
+
+
+def relationships_with(store, text: str) -> int:
+    rows = cypher_rows(store, "MATCH ()-[t:TRANSITION]->() RETURN t AS t")
+    return sum(text in json.dumps(r["t"], default=str) for r in rows)
+
+
+def test_what_a_tenants_key_typed_on_an_edge_is_read_by_its_tenant_alone(empty_graph, redis_client):
+    """An edge is keyed by its action's place, not what was typed: a tenant key that types into a field first, and
+    another tenant's key, report one edge; each reads its own typed text as the edge's template, the public the
+    crawl's, and a purge leaves none of a key's."""
+    store = empty_graph
+    ingest_trace(store, run("crawl", "", home()), 10)
+    ingest_trace(store, typed("acme", "acme/k1", "Falcon launch"), 10)
+    ingest_trace(store, typed("wayne", "wayne/k2", "Harbor audit"), 10)
+    assert (template(store, "acme"), template(store, "wayne"), template(store)) == (["Falcon launch"],
+                                                                                   ["Harbor audit"], [])
+    ingest_trace(store, typed("crawl", "", "hello world"), 10)  # a crawl types into it too: the edge is public
+    assert (template(store, "acme"), template(store, "wayne"), template(store)) == (["Falcon launch"],
+                                                                                   ["Harbor audit"], ["hello world"])
+    for key in ("acme/k1", "wayne/k2"):
+        purge_observations(store, redis_client, key, 3, None)
+    assert relationships_with(store, "Falcon") == 0 and relationships_with(store, "Harbor") == 0
+    assert template(store, "acme") == template(store) == ["hello world"]
+    purged = store.read("crowd_counts")[0]
+    while store.write("delete_all")[0]["deleted"]:
+        pass
+    ingest_trace(store, run("crawl", "", home()), 10)
+    ingest_trace(store, typed("crawl", "", "hello world"), 10)
+    assert purged == store.read("crowd_counts")[0]  # as if the tenants' keys never typed there
