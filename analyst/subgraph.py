@@ -24,10 +24,13 @@ from appmem.graph.store import GraphStore, translated_errors
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500
 # Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
-# variants, their counts on an edge, whose an element's texts are): written only in an export of the whole graph
-# (--every).
+# variants, their counts on an edge, their reports of an element and what they typed on an edge: the layers,
+# cypher/merge_elements.cypher and merge_transitions.cypher), or whose an
+# element's texts are: written only in an export of the whole graph (--every).
+LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flags",
+                   "layer_flag_keys", "layer_locators", "layer_locator_keys", "layer_input_keys", "layer_inputs"})
 CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims", "crowd_versions", "crowd_texts", "crowd_text_counts", "tenant_counts",
-                               "text_owner"})
+                               "text_owner"}) | LAYER
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -73,9 +76,10 @@ def read(store: GraphStore, package: str | None, every: bool = False) -> Subgrap
 
 
 def public_props(props: dict[str, Any]) -> dict[str, Any]:
-    """A node's properties as every reader may read them: no CROWD_BOOKKEEPING, and an element's text variants
-    (`texts`, `text_counts`) less what tenants' keys showed (their "TENANT/key|text" entries in `crowd_texts`:
-    a tenant's observations are its own)."""
+    """A node's properties as every reader may read them: no CROWD_BOOKKEEPING (an element's layer, its tenant keys'
+    reports, included: a shared one too, which the element's own texts replace once the public reports it), and an
+    element's text variants (`texts`, `text_counts`) less what tenants' keys showed (their "TENANT/key|text" entries
+    in `crowd_texts`: a tenant's observations are its own)."""
     out = {k: v for k, v in props.items() if k not in CROWD_BOOKKEEPING}
     if "texts" in props and props.get("crowd_texts"):
         private: dict[str, int] = {}
@@ -85,8 +89,7 @@ def public_props(props: dict[str, Any]) -> dict[str, Any]:
                 private[text] = private.get(text, 0) + count
         left = [(t, c - private.get(t, 0)) for t, c in zip(props["texts"], props.get("text_counts") or [])]
         out["texts"], out["text_counts"] = [t for t, c in left if c > 0], [c for _, c in left if c > 0]
-    owner = props.get("text_owner") or ""
-    if "/" in owner and f"tenant:{owner.split('/')[0]}" not in (props.get("crowd_keys") or []):  # cypher shown(e)
+    if "/" in (props.get("text_owner") or ""):  # a tenant key's, in a graph not migrated since (cypher FIELDS)
         out.update(text="", content_desc="", label="", locators=[
             x for x in props.get("locators") or [] if "@text" not in x and "@content-desc" not in x])
     return out

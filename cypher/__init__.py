@@ -36,37 +36,83 @@ TRUSTED = ("(coalesce({x}.crowd_trusted, false) OR "
 # traces and tasks (contributor). No other reader's statement admits it.
 OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer]) >= $viewer_quorum"
        " OR coalesce({x}.contributor, '') STARTS WITH $viewer))")
-# Whether the reader may read an element's texts (text, content_desc, label, locators naming them): an element
-# keeps one set, its first reporter's (merge_elements: `text_owner`), and one tenant's key may report it first
-# while another tenant, or the public, reads it too. A tenant key's texts are its tenant's and, once it shared
-# them (its voice "tenant:NAME" among the backers), everyone's; a crawl's, an import's or a public key's are
-# everyone's. The element itself is read by the trust predicate: a reader who may read it but not its texts
-# reads it without them.
-SHOWN = ("(NOT coalesce({x}.text_owner, '') CONTAINS '/' OR ($viewer <> '' AND {x}.text_owner STARTS WITH $viewer)"
-         " OR any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:'"
-         " AND {x}.text_owner STARTS WITH substring(voice, 7) + '/'))")
+# An element's texts (text, content_desc, label, the locators naming them) and what else one report of it says
+# (bounds, flags: its role). An element is keyed by its place in the view tree, so keys of two tenants, or a tenant
+# and the public, can report one element showing other texts. Its own properties hold the public's report (a crawl's,
+# an import's or a public key's: everyone's); a tenant key's report is kept in the element's layer lists
+# (merge_elements: `layer_keys` and, in its order, `layer_texts`, `layer_descs`, `layer_labels`, four `layer_bounds`
+# each; `layer_flags` and `layer_locators` flat, each entry's key in `layer_flag_keys`, `layer_locator_keys`), which
+# no statement reads but through these. A reader reads the first report of its own tenant's keys that shows other
+# texts than the public's (where the public has one), else the public's, else (no public report yet) the first
+# report of a tenant that shared it (its voice "tenant:NAME" among the backers), else none: the element itself is read by the trust predicate, and a reader who may read it but none of
+# its reports reads it without texts. `text_owner` names whose the public report is ('' a crawl's or an import's);
+# a graph written before layers, not yet migrated, may hold a tenant key's there, read as none.
+_LAYER = "range(0, size(coalesce({x}.layer_keys, [])) - 1)"
+_MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
+_UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
+_OWN_SLOT = ("head([i IN " + _LAYER + " WHERE $viewer <> '' AND {x}.layer_keys[i] STARTS WITH $viewer AND (" + _UNOWNED
+             + " OR {x}.layer_texts[i] <> {x}.text OR {x}.layer_descs[i] <> coalesce({x}.content_desc, ''))])")
+_SLOT = ("coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED + " THEN head([i IN " + _LAYER + " WHERE any(voice IN "
+         "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_keys[i] STARTS WITH "
+         "substring(voice, 7) + '/')]) END)")
+_NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
+FIELDS = {
+    "text": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_texts[{slot}] WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
+    "content_desc": ("CASE WHEN {slot} IS NOT NULL THEN {x}.layer_descs[{slot}] WHEN {main} "
+                     "THEN coalesce({x}.content_desc, '') ELSE '' END"),
+    "label": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_labels[{slot}] WHEN {main} THEN coalesce({x}.label, '') ELSE '' END",
+    "locators": ("CASE WHEN {slot} IS NOT NULL THEN [j IN range(0, size({x}.layer_locator_keys) - 1) "
+                 "WHERE {x}.layer_locator_keys[j] = {x}.layer_keys[{slot}] | {x}.layer_locators[j]] "
+                 "WHEN {main} THEN coalesce({x}.locators, []) "
+                 "ELSE [l IN coalesce({x}.locators, []) WHERE NOT " + _NAMING + "] END"),
+    "bounds": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_bounds[4 * {slot} .. 4 * {slot} + 4] ELSE {x}.bounds END",
+    "flags": ("CASE WHEN {slot} IS NOT NULL THEN [j IN range(0, size({x}.layer_flag_keys) - 1) "
+              "WHERE {x}.layer_flag_keys[j] = {x}.layer_keys[{slot}] | {x}.layer_flags[j]] "
+              "ELSE coalesce({x}.flags, []) END"),
+}
+# What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'
+# (merge_transitions: `layer_input_keys`, `layer_inputs`) that typed other words than the public's, else the
+# public's, else (none yet) that of a tenant that shared the edge, else none.
+_INPUTS = "range(0, size(coalesce({x}.layer_input_keys, [])) - 1)"
+_OWN_INPUT = ("head([i IN " + _INPUTS + " WHERE $viewer <> '' AND {x}.layer_input_keys[i] STARTS WITH $viewer "
+              "AND {x}.layer_inputs[i] <> coalesce({x}.input_template, '')])")
+INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coalesce({x}.input_template, '') <> '' "
+                  "THEN {x}.input_template END, {x}.layer_inputs[head([i IN " + _INPUTS + " WHERE any(voice IN "
+                  "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_input_keys[i] "
+                  "STARTS WITH substring(voice, 7) + '/')])], '')")
+# Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
+OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
           "contributed_successes: coalesce({x}.contributed_successes, 0), "
           "contributed_failures: coalesce({x}.contributed_failures, 0), "
           "crowd_successes: coalesce({x}.crowd_successes, 0.0), crowd_failures: coalesce({x}.crowd_failures, 0.0), "
           "crowd_trusted: coalesce({x}.crowd_trusted, false), "
           "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
-_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|shown)\((\w+)\)")
+_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template)\((\w+)\)")
+_FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)\)")
 _COUNTS_CALL = re.compile(r"(?<![\w.$])counts\((\w+)\)")
 
 
 def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
-    reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `shown(x)`
-    is SHOWN (whether the reader may read element x's texts); `counts(t)` is the map of an edge's counts that
-    graph/votes.py `shown_counts` reads."""
+    reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `text(e)`,
+    `content_desc(e)`, `label(e)`, `locators(e)`, `bounds(e)`, `flags(e)` are element e's as its reader reads them
+    (FIELDS), `own_report(e)` whether that is its own tenant's report; `input_template(t)` is what typing edge t
+    typed as its reader reads it; `counts(t)` is the map of an edge's counts that graph/votes.py `shown_counts`
+    reads."""
     def one(m: re.Match) -> str:
-        if m.group(1) == "shown":
-            return SHOWN.format(x=m.group(2))
+        if m.group(1) == "own_report":
+            return OWN_REPORT.format(x=m.group(2))
+        if m.group(1) == "input_template":
+            return "(" + INPUT_TEMPLATE.format(x=m.group(2)) + ")"
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
+
+    def field(m: re.Match) -> str:
+        x = m.group(2)
+        return "(" + FIELDS[m.group(1)].format(x=x, slot=_SLOT.format(x=x), main=_MAIN.format(x=x)) + ")"
     text = _COUNTS_CALL.sub(lambda m: COUNTS.format(x=m.group(1)), text)
-    return _TRUSTED_CALL.sub(one, text)
+    return _FIELD_CALL.sub(field, _TRUSTED_CALL.sub(one, text))
 
 
 @cache

@@ -5,15 +5,15 @@
 // share a key: a tenant's layer joins them in the order its own read gives, graph/graphrows.py). An element
 // only contributions reported is held out until enough contributors back it (crowd_trust_elements): no single
 // key may add what plans, summaries and the element index read.
-// An element's texts only where the reader may read them (shown(e): a tenant key's are its tenant's).
+// An element's texts, bounds and flags as its reader reads them (text(e), ...: cypher/__init__.py FIELDS).
 MATCH (e:Element)
 WHERE (e.id IN $ids OR e.screen_id IN $screen_ids)
   AND trusted(e)
 MATCH (s:Screen)-[:HAS_ELEMENT]->(e)
 RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
        coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,
-       CASE WHEN shown(e) THEN coalesce(e.text, '') ELSE '' END AS text,
-       CASE WHEN shown(e) THEN coalesce(e.content_desc, '') ELSE '' END AS content_desc, e.bounds AS bounds,
-       coalesce(e.flags, []) AS flags, CASE WHEN shown(e) THEN coalesce(e.locators, []) ELSE [l IN coalesce(e.locators, []) WHERE NOT (l CONTAINS '@text' OR l CONTAINS '@content-desc')] END AS locators, coalesce(e.risky, false) AS risky,
+       text(e) AS text,
+       content_desc(e) AS content_desc, bounds(e) AS bounds,
+       flags(e) AS flags, locators(e) AS locators, coalesce(e.risky, false) AS risky,
        coalesce(e.simulated_task, '') AS simulated_task
 ORDER BY screen_id, key, id

@@ -1,27 +1,44 @@
-// merge_elements: interactive views of a screen, keyed by their structural
-// path; `text`/`content_desc`/`label`/`locators` are the latest (privacy-scrubbed) observation
-// of a crawl or import; a contribution (r.trusted false) sets them only on an element it
-// creates (`crowd_only` until a crawl or import sees it) and never overwrites them, except that a
-// public key's overwrites a tenant key's (a public reader may then read them). `text_owner` is whose
-// they are ('' a crawl's or import's, else the contributor id): reads show a tenant key's texts to
-// that tenant alone, and to everyone once it shared them (`shown(e)`, cypher/__init__.py). Every
-// text variant with its count is in `texts`/`text_counts` (merge_element_texts).
+// merge_elements: interactive views of a screen, keyed by their structural path. An element's own
+// `text`/`content_desc`/`label`/`locators`/`bounds`/`flags` are the public's report of it: the latest
+// (privacy-scrubbed) observation of a crawl or import; a public key's contribution (r.trusted false) sets them
+// only where no crawl, import or public key did (`text` null) and never overwrites them. `text_owner` is whose
+// they are ('' a crawl's or import's, else the public key's id). A tenant key's report is never there: one
+// element (one place in the view tree) may show other texts to each tenant, which are each tenant's alone. It is
+// kept in the element's layer (cypher/__init__.py FIELDS, which every read goes through): the key's first report
+// of the element, where the public has none or shows other texts. An element a tenant key creates holds no
+// texts of its own (its locators only those naming no text; its bounds and flags its first reporter's, as no
+// reader reads them but one without a report of the element: see purge_element_layers). Every text variant
+// with its count is in `texts`/`text_counts` (merge_element_texts).
 UNWIND $rows AS r
 MATCH (s:Screen {id: r.screen_id})
+WITH s, r, NOT r.trusted AND r.contributor CONTAINS '/' AS tenant
 MERGE (e:Element {id: r.id})
 ON CREATE SET e.screen_id = r.screen_id, e.key = r.key, e.class_name = r.class_name,
-              e.resource_id = r.resource_id, e.text = r.text, e.content_desc = r.content_desc,
-              e.label = r.label, e.bounds = r.bounds, e.flags = r.flags, e.locators = r.locators,
-              e.crowd_only = NOT r.trusted, e.text_owner = r.contributor
-WITH s, e, r, r.trusted OR e.text IS NULL OR (coalesce(e.text_owner, '') CONTAINS '/'
-                                              AND NOT r.contributor CONTAINS '/') AS overwrite
-SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE coalesce(e.text_owner, '') END,
+              e.resource_id = r.resource_id, e.bounds = r.bounds, e.flags = r.flags,
+              e.locators = [l IN r.locators WHERE NOT (l CONTAINS '@text' OR l CONTAINS '@content-desc')],
+              e.crowd_only = NOT r.trusted
+WITH s, e, r, tenant,
+     NOT tenant AND (r.trusted OR e.text IS NULL OR coalesce(e.text_owner, '') CONTAINS '/') AS overwrite,
+     tenant AND NOT r.contributor IN coalesce(e.layer_keys, [])
+       AND (e.text IS NULL OR e.text <> r.text OR e.content_desc <> r.content_desc) AS layered
+SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE e.text_owner END,
     e.text = CASE WHEN overwrite THEN r.text ELSE e.text END,
     e.content_desc = CASE WHEN overwrite THEN r.content_desc ELSE e.content_desc END,
     e.label = CASE WHEN overwrite THEN r.label ELSE e.label END,
     e.bounds = CASE WHEN overwrite THEN r.bounds ELSE e.bounds END,
     e.flags = CASE WHEN overwrite THEN r.flags ELSE e.flags END,
     e.locators = CASE WHEN overwrite THEN r.locators ELSE e.locators END,
+    e.layer_keys = CASE WHEN layered THEN coalesce(e.layer_keys, []) + r.contributor ELSE e.layer_keys END,
+    e.layer_texts = CASE WHEN layered THEN coalesce(e.layer_texts, []) + r.text ELSE e.layer_texts END,
+    e.layer_descs = CASE WHEN layered THEN coalesce(e.layer_descs, []) + r.content_desc ELSE e.layer_descs END,
+    e.layer_labels = CASE WHEN layered THEN coalesce(e.layer_labels, []) + r.label ELSE e.layer_labels END,
+    e.layer_bounds = CASE WHEN layered THEN coalesce(e.layer_bounds, []) + r.bounds ELSE e.layer_bounds END,
+    e.layer_flags = CASE WHEN layered THEN coalesce(e.layer_flags, []) + r.flags ELSE e.layer_flags END,
+    e.layer_flag_keys = CASE WHEN layered THEN coalesce(e.layer_flag_keys, []) + [f IN r.flags | r.contributor]
+                        ELSE e.layer_flag_keys END,
+    e.layer_locators = CASE WHEN layered THEN coalesce(e.layer_locators, []) + r.locators ELSE e.layer_locators END,
+    e.layer_locator_keys = CASE WHEN layered THEN coalesce(e.layer_locator_keys, []) + [l IN r.locators | r.contributor]
+                           ELSE e.layer_locator_keys END,
     e.crowd_only = coalesce(e.crowd_only, false) AND NOT r.trusted,
     e.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(e.crowd_keys, []) THEN coalesce(e.crowd_keys, [])
                      ELSE coalesce(e.crowd_keys, []) + r.contributor END

@@ -1,6 +1,7 @@
 // tenant_layer: a tenant's layer, counted ($prefix: "NAME/", its keys' contributor ids): the traces and
 // demonstrations its keys sent; the screens, elements and edges they back, and of those how many only they
-// back (`private`: no crawl, import or other contributor saw them); the apps they reported.
+// back (`private`: no crawl, import or other contributor saw them), and the elements their own reports of
+// (texts, bounds, flags: merge_elements) are kept for (`reported_elements`); the apps they reported.
 CALL () {
   MATCH (tr:Trace)
   WHERE coalesce(tr.contributor, '') STARTS WITH $prefix
@@ -16,7 +17,8 @@ CALL () {
   MATCH (e:Element)
   WHERE any(k IN coalesce(e.crowd_keys, []) WHERE k STARTS WITH $prefix)
   RETURN count(e) AS elements,
-         count(CASE WHEN e.crowd_only AND all(k IN e.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_elements
+         count(CASE WHEN e.crowd_only AND all(k IN e.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_elements,
+         count(CASE WHEN any(k IN coalesce(e.layer_keys, []) WHERE k STARTS WITH $prefix) THEN 1 END) AS reported_elements
 }
 CALL () {
   MATCH (:Screen)-[t:TRANSITION]->(:Screen)
@@ -29,4 +31,4 @@ CALL () {
   WHERE coalesce(k.contributor, '') STARTS WITH $prefix
   RETURN count(k) AS tasks
 }
-RETURN traces, apps, screens, private_screens, elements, private_elements, transitions, private_transitions, tasks
+RETURN traces, apps, screens, private_screens, elements, private_elements, reported_elements, transitions, private_transitions, tasks

@@ -8,8 +8,11 @@ Idempotent: each step finds only what is still in the old form.
   written before has none judged, so each is judged with the configured quorum.
 - versions: a version only contributions named, whose screens an import of unknown
   version holds, joins it as claims (graph/versions.py `join_crowd_versions`).
-- texts: an element's texts have an owner (`text_owner`: a tenant key's are read by its tenant
-  alone); a graph written before gets its first reporter's, found from its backers.
+- texts: an element's own texts are the public's (`text_owner` says whose), and a tenant key's
+  report of it is kept in its layer (cypher/merge_elements.cypher). A graph written before gets its
+  texts' owner (its first reporter, found from its backers), and a tenant key's texts move to the layer;
+  so does what a tenant key typed on an edge only contributions report, which it reported first
+  (an edge's `input_template` is the public's, cypher/merge_transitions.cypher).
 - screens: screen ids lost their app version (graph/screens.py). A graph written before
   that cannot be converted in place (one screen is a node per version there: merging them
   needs their views); `old_screen_ids` counts such screens, and the answer says to
@@ -54,9 +57,17 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
 
 
 def migrate_text_owner(store: GraphStore) -> int:
-    """Give each element written before texts had owners its owner; how many."""
+    """Give each element written before texts had owners its owner, and move a tenant key's texts kept as an
+    element's own to its layer; how many elements."""
     rows = store.write("migrate_text_owner")
     return rows[0]["owned"] if rows else 0  # ArcadeDB: an aggregate over no match may return no row
+
+
+def migrate_edge_inputs(store: GraphStore) -> int:
+    """Move what a tenant key typed, kept as a contribution-only edge's own template, to the edge's layer; how many
+    edges."""
+    rows = store.write("migrate_edge_inputs")
+    return rows[0]["moved"] if rows else 0
 
 
 def old_screen_ids(store: GraphStore) -> int:
@@ -75,5 +86,5 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "texts": {"owned": migrate_text_owner(store)}, "screens": {"old_ids": old_screen_ids(store)},
+            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)}, "screens": {"old_ids": old_screen_ids(store)},
             "states": {"without_texts": states_without_texts(store)}}

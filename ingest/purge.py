@@ -7,8 +7,9 @@
     → its voice on order-2 outcomes (graph/follows.py), and the pairs only it reported
     → its traces and the states only they saw; its tasks
     → its run outcomes of stored tasks (and those of its tasks), the tasks' counts recounted
-    → the element text variants and element-to-element LEADS_TO observations it
-      added (kept under its key id by merge_element_texts / merge_leads_to)
+    → the element text variants, element reports and typed texts (a tenant key's, in the elements' and
+      edges' layers) and element-to-element LEADS_TO observations it added (kept under its key id by
+      merge_element_texts, merge_elements, merge_transitions, merge_leads_to)
     → the versions its devices reported (claims, graph/version_claims.py), each
       version they named judged again
     → its voice on screens, elements, edges and app-to-screen links, and its version claims, judged
@@ -161,8 +162,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["traces"] = traces[0]["traces"] if traces else 0
     report["states"] = traces[0]["states"] if traces else 0
     report.update(steps.run("tasks", lambda tx: _take_tasks(tx, contributor, quorum)))
-    report["elements_texts_restored"] = steps.run("texts", lambda tx: tx.write(
-        "purge_element_texts", contributor=contributor)[0]["elements"])
+    report.update(steps.run("texts", lambda tx: _take_texts(tx, contributor)))
     report["leads_to_deleted"] = steps.run("leads_to", lambda tx: tx.write(
         "purge_leads_to", contributor=contributor)[0]["deleted"])
     report["versions_judged"] = steps.run("versions", lambda tx: rejudge_after_purge(tx, contributor, quorum))
@@ -219,6 +219,17 @@ def _take_tasks(tx: Transaction, contributor: str, quorum: int) -> dict[str, int
     if runs["ids"]:
         tx.write("task_run_counts", ids=runs["ids"], quorum=quorum)
     return {"tasks": len(ids), "tasks_unshared": len(unshared), "task_runs": runs["deleted"]}
+
+
+def _take_texts(tx: Transaction, contributor: str) -> dict[str, int]:
+    """The key's text variants off the elements' counts, and its reports of elements and what it typed on edges off
+    their layers (a tenant key's)."""
+    restored = tx.write("purge_element_texts", contributor=contributor)
+    layers = tx.write("purge_element_layers", contributor=contributor)
+    typed = tx.write("purge_edge_layers", contributor=contributor)
+    return {"elements_texts_restored": restored[0]["elements"] if restored else 0,
+            "element_layers_taken": layers[0]["elements"] if layers else 0,
+            "edge_layers_taken": typed[0]["edges"] if typed else 0}
 
 
 def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:

@@ -58,17 +58,44 @@ def test_migrate_judges_contribution_only_screens_and_elements_against_the_quoru
     assert empty_graph.elements(screen_ids=["old-screen"]) == []  # one key's element: held out
 
 
-def test_migrate_gives_old_elements_texts_their_first_reporters_owner(empty_graph):
-    """Written before texts had owners: an element a tenant's key reported first (its texts are that tenant's
-    alone once migrated), a public key's, and one a crawl saw after a contribution (no longer crowd-only)."""
-    cypher_rows(empty_graph, "CREATE (:Element {id: 'by-tenant', crowd_only: true, crowd_keys: ['acme/k1', 'k2']}) "
-                             "CREATE (:Element {id: 'by-key', crowd_only: true, crowd_keys: ['k3']}) "
-                             "CREATE (:Element {id: 'crawled', crowd_only: false, crowd_keys: ['acme/k1']})")
-    assert migrate(empty_graph)["texts"] == {"owned": 3}
-    owners = {r["id"]: r["owner"] for r in cypher_rows(
-        empty_graph, "MATCH (e:Element) RETURN e.id AS id, e.text_owner AS owner")}
-    assert owners == {"by-tenant": "acme/k1", "by-key": "k3", "crawled": ""}
-    assert migrate(empty_graph)["texts"] == {"owned": 0}
+def test_migrate_gives_old_elements_texts_their_owner_and_a_tenant_keys_texts_its_layer(empty_graph):
+    """Written before texts had owners: an element a tenant's key reported first, a public key's, and one a crawl
+    saw after a contribution (no longer crowd-only); written before a tenant key's report was kept in the
+    element's layer: one whose texts a tenant key owns, and one whose owner was purged since. A tenant key's texts
+    move to the element's layer (read by its tenant alone), a purged key's go; so does what a tenant's key typed on
+    an edge only contributions report, which it reported first."""
+    def element(eid: str, text: str, keys: list[str], crowd_only: bool = True, owner: str | None = None) -> str:
+        return (f"CREATE (:Element {{id: '{eid}', text: '{text}', content_desc: '', label: '{text}', "
+                f"bounds: [0, 0, 9, 9], flags: ['clickable'], crowd_only: {str(crowd_only).lower()}, "
+                f"crowd_keys: {keys}, locators: [\"//*[@text='{text}']\", '/hierarchy/V[1]']"
+                + (f", text_owner: '{owner}'" if owner else "") + "})")
+    cypher_rows(empty_graph, " ".join([
+        element("by-tenant", "Payroll", ["acme/k1", "k2"]), element("by-key", "Share", ["k3"]),
+        element("crawled", "Home", ["acme/k1"], crowd_only=False),
+        element("owned", "Vault", ["wayne/k1"], owner="wayne/k1"), element("purged", "Keys", ["k4"], owner="wayne/k2")]))
+    cypher_rows(empty_graph, "CREATE (a:Screen {id: 'a'})-[:TRANSITION {key: 'typed', action: 'input', crowd_only: true, "
+                             "crowd_keys: ['acme/k1', 'k2'], input_template: 'Falcon launch'}]->(b:Screen {id: 'b'}) "
+                             "CREATE (a)-[:TRANSITION {key: 'crawled', action: 'input', crowd_only: false, "
+                             "crowd_keys: ['acme/k1'], input_template: 'hello'}]->(b)")
+    assert migrate(empty_graph)["texts"] == {"owned": 5, "typed": 1}
+    edges = {r["key"]: r for r in cypher_rows(
+        empty_graph, "MATCH ()-[t:TRANSITION]->() RETURN t.key AS key, t.input_template AS typed, "
+                     "t.layer_input_keys AS keys, t.layer_inputs AS inputs")}
+    assert edges == {"typed": {"key": "typed", "typed": "", "keys": ["acme/k1"], "inputs": ["Falcon launch"]},
+                     "crawled": {"key": "crawled", "typed": "hello", "keys": None, "inputs": None}}
+    rows = {r["id"]: r for r in cypher_rows(
+        empty_graph, "MATCH (e:Element) RETURN e.id AS id, e.text_owner AS owner, e.text AS text, "
+                     "e.locators AS locators, e.layer_keys AS layer, e.layer_texts AS texts, e.layer_flags AS flags, "
+                     "e.layer_flag_keys AS flag_keys, e.layer_bounds AS bounds, e.layer_locators AS layer_locators")}
+    assert {i: (r["owner"], r["text"]) for i, r in rows.items()} == {
+        "by-tenant": (None, None), "by-key": ("k3", "Share"), "crawled": ("", "Home"), "owned": (None, None),
+        "purged": (None, None)}
+    assert rows["by-tenant"]["layer"] == ["acme/k1"] and rows["by-tenant"]["texts"] == ["Payroll"]
+    assert rows["by-tenant"]["flags"] == ["clickable"] and rows["by-tenant"]["flag_keys"] == ["acme/k1"]
+    assert rows["by-tenant"]["bounds"] == [0, 0, 9, 9] and rows["by-tenant"]["locators"] == ["/hierarchy/V[1]"]
+    assert rows["by-tenant"]["layer_locators"] == ["//*[@text='Payroll']", "/hierarchy/V[1]"]
+    assert rows["owned"]["layer"] == ["wayne/k1"] and rows["purged"]["layer"] is None  # a purged key's texts go
+    assert migrate(empty_graph)["texts"] == {"owned": 0, "typed": 0}
 
 
 def test_migrate_counts_the_screens_of_the_old_id_form_keeps_them_and_retires_what_servers_loaded(
