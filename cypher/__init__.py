@@ -89,7 +89,8 @@ COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failu
           "crowd_trusted: coalesce({x}.crowd_trusted, false), "
           "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
 _TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template)\((\w+)\)")
-_FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)\)")
+_FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)(?:,\s*(\w+))?\)")
+_REPORT_CALL = re.compile(r"(?<![\w.$])report\((\w+)\)")
 _COUNTS_CALL = re.compile(r"(?<![\w.$])counts\((\w+)\)")
 
 
@@ -97,7 +98,10 @@ def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
     reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `text(e)`,
     `content_desc(e)`, `label(e)`, `locators(e)`, `bounds(e)`, `flags(e)` are element e's as its reader reads them
-    (FIELDS), `own_report(e)` whether that is its own tenant's report; `input_template(t)` is what typing edge t
+    (FIELDS), `own_report(e)` whether that is its own tenant's report; `report(e)` is which of e's layer's reports
+    its reader reads (None: the public's), and `text(e, r)` (and the other fields) read it from a variable `r`
+    bound to `report(e)`: a statement reading several fields of many elements binds it once per row (each field
+    would evaluate it twice, over every key of the layer); `input_template(t)` is what typing edge t
     typed as its reader reads it; `counts(t)` is the map of an edge's counts that graph/votes.py `shown_counts`
     reads."""
     def one(m: re.Match) -> str:
@@ -109,9 +113,10 @@ def expand(text: str) -> str:
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
 
     def field(m: re.Match) -> str:
-        x = m.group(2)
-        return "(" + FIELDS[m.group(1)].format(x=x, slot=_SLOT.format(x=x), main=_MAIN.format(x=x)) + ")"
+        x, bound = m.group(2), m.group(3)
+        return "(" + FIELDS[m.group(1)].format(x=x, slot=bound or _SLOT.format(x=x), main=_MAIN.format(x=x)) + ")"
     text = _COUNTS_CALL.sub(lambda m: COUNTS.format(x=m.group(1)), text)
+    text = _REPORT_CALL.sub(lambda m: "(" + _SLOT.format(x=m.group(1)) + ")", text)
     return _FIELD_CALL.sub(field, _TRUSTED_CALL.sub(one, text))
 
 

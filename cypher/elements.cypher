@@ -5,15 +5,16 @@
 // share a key: a tenant's layer joins them in the order its own read gives, graph/graphrows.py). An element
 // only contributions reported is held out until enough contributors back it (crowd_trust_elements): no single
 // key may add what plans, summaries and the element index read.
-// An element's texts, bounds and flags as its reader reads them (text(e), ...: cypher/__init__.py FIELDS).
+// An element's texts, bounds and flags as its reader reads them (text(e, r), ...: cypher/__init__.py FIELDS).
 MATCH (e:Element)
 WHERE (e.id IN $ids OR e.screen_id IN $screen_ids)
   AND trusted(e)
 MATCH (s:Screen)-[:HAS_ELEMENT]->(e)
+WITH s, e, report(e) AS r
 RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
        coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,
-       text(e) AS text,
-       content_desc(e) AS content_desc, bounds(e) AS bounds,
-       flags(e) AS flags, locators(e) AS locators, coalesce(e.risky, false) AS risky,
+       text(e, r) AS text,
+       content_desc(e, r) AS content_desc, bounds(e, r) AS bounds,
+       flags(e, r) AS flags, locators(e, r) AS locators, coalesce(e.risky, false) AS risky,
        coalesce(e.simulated_task, '') AS simulated_task
 ORDER BY screen_id, key, id

@@ -6,9 +6,10 @@
 MATCH (s:Screen)-[:HAS_ELEMENT]->(e:Element)
 WHERE s.package IN $packages AND trusted(s) AND trusted(e)
   AND (NOT public(s) OR NOT public(e) OR own_report(e))
+WITH s, e, report(e) AS r
 RETURN e.id AS id, s.id AS screen_id, s.package AS package, coalesce(e.key, '') AS key,
        coalesce(e.class_name, '') AS class_name, coalesce(e.resource_id, '') AS resource_id,
-       text(e) AS text,
-       content_desc(e) AS content_desc, bounds(e) AS bounds,
-       flags(e) AS flags, locators(e) AS locators, coalesce(e.risky, false) AS risky,
+       text(e, r) AS text,
+       content_desc(e, r) AS content_desc, bounds(e, r) AS bounds,
+       flags(e, r) AS flags, locators(e, r) AS locators, coalesce(e.risky, false) AS risky,
        coalesce(e.simulated_task, '') AS simulated_task
