@@ -78,7 +78,7 @@ class Settings:
     device_timeout_s: int = 10  # `appmem run`: the longest one exchange with the adb server and device waits
     health_timeout_s: int = 3  # /healthz waits this long for the stores together before calling one failing
     tracing: str | None = None  # OpenTelemetry spans: None (off), "console" or "otlp"
-    embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm" or "mpnet"
+    embed_model: str = "minilm"  # the sentence model (semantic/embedder.py MODELS): "minilm", "minilm-dq" or "mpnet"
     planner: PlannerConfig = field(default_factory=PlannerConfig)  # ranking and planning options (appmem/planconfig.py)
     risky_words: tuple[str, ...] = field(default=(
         "uninstall", "factory reset", "reset all", "delete account", "format sd", "format storage", "wipe",

