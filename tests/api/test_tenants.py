@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from appmem.agent.crowd import wanted_titles
+from appmem.agent.crowd import lookalike_rows, wanted_titles
 from appmem.agent.service import Service
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
@@ -355,10 +355,10 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_
     # the shared collections hold nothing of it: the public's vectors never meet the tenant's words
     assert acrylic_memory.vectors.packages("elements").count(INHOUSE) == 0
     assert not any(task in json.dumps(p) for _, p in acrylic_memory.vectors.points("tasks", acrylic_memory.vectors.packages("tasks")))
-    # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
-    # in its view alone (agent/crowd.py)
+    # look-alikes: its in-house app's screens (titled as the public app's: by its keys' titles, which the title index
+    # of public titles does not hold) lend the public app's plans in its view alone (agent/crowd.py)
     titles = wanted_titles([s.get("title") or "" for s in acrylic_memory.planner().graph([ACRYLIC]).screens.values()])
-    lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
+    lookalikes = {reader: {r["package"] for r in lookalike_rows(store, titles, [ACRYLIC])}
                   for reader, store in (("own", acrylic_memory.store.viewing("hooli", 1)), ("public", acrylic_memory.store),
                                         ("other", acrylic_memory.store.viewing("piedpiper", 1)))}
     assert INHOUSE in lookalikes["own"] and INHOUSE not in lookalikes["public"] | lookalikes["other"], lookalikes
