@@ -112,9 +112,9 @@ def expand(text: str) -> str:
     its reader reads (None: the public's), and `text(e, r)` (and the other fields) read it from a variable `r`
     bound to `report(e)`: a statement reading several fields of many elements binds it once per row (each field
     would evaluate it twice, over every key of the layer); `input_template(t)` is what typing edge t
-    typed as its reader reads it; `title(s)` is screen s's title as its reader reads it, `own_title(s)` whether
-    that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that graph/votes.py `shown_counts`
-    reads."""
+    typed as its reader reads it; `title(s)` is screen s's title as its reader reads it, `own_title(s)`
+    whether that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that
+    graph/votes.py `shown_counts` reads."""
     def one(m: re.Match) -> str:
         if m.group(1) == "own_report":
             return OWN_REPORT.format(x=m.group(2))

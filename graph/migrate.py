@@ -96,5 +96,6 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)}, "screens": {"old_ids": old_screen_ids(store), "titles_moved": migrate_screen_titles(store)},
+            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)},
+            "screens": {"old_ids": old_screen_ids(store), "titles_moved": migrate_screen_titles(store)},
             "states": {"without_texts": states_without_texts(store)}}

@@ -64,7 +64,8 @@ def titles(store, tenant: str = "") -> dict[str, list[str]]:
     return {
         "plan": [r["title"] for r in view.read("planner_app_screens", packages=[APP]) if r["id"] == sid],
         "layered": [r["title"] for r in rows.screens if r["id"] == sid],
-        "edges": [r["target_title"] for r in view.read("planner_app_transitions", packages=[APP]) if r["target"] == sid],
+        "edges": [r["target_title"] for r in view.read("planner_app_transitions", packages=[APP])
+                  if r["target"] == sid],
         "layered_edges": [r["target_title"] for r in rows.transitions if r["target"] == sid],
         "map": [r["title"] for r in view.read("map_screens", package=APP) if r["id"] == sid],
         "map_screen": [r["title"] for r in view.read("map_screen", package=APP, screen_id=sid)],
@@ -92,7 +93,6 @@ def test_two_tenants_each_read_their_own_title_of_one_screen_and_the_public_none
     store = empty_graph
     ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)  # acme's key sees the screen first
     ingest_trace(store, run("wayne", "wayne/k2", "Bob Stone"), 10)
-    sid = screen_id(store)
     assert len({r["id"] for r in cypher_rows(store, "MATCH (s:Screen {package: $p}) RETURN s.id AS id", p=APP)}) == 2
     assert titles(store, "acme") == each("Jane Cooper")
     assert titles(store, "wayne") == each("Bob Stone")
