@@ -86,7 +86,11 @@ INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coal
 # than the public's.
 _TITLES = "range(0, size(coalesce({x}.layer_title_keys, [])) - 1)"
 _OWN_TITLE = "head([i IN " + _TITLES + " WHERE $viewer <> '' AND {x}.layer_title_keys[i] STARTS WITH $viewer])"
-TITLE = ("coalesce({x}.layer_titles[" + _OWN_TITLE + "], {x}.title, {x}.layer_titles[head([i IN " + _TITLES
+# A graph written before titles had layers, not yet migrated (migrate_screen_titles), may hold a tenant key's title as
+# a screen's own: one no owner is named for whose first backer is a tenant's key, read as none.
+_PUBLIC_TITLE = ("CASE WHEN {x}.title_owner IS NULL AND coalesce({x}.crowd_only, false) AND "
+                 "coalesce(head(coalesce({x}.crowd_keys, [])), '') CONTAINS '/' THEN null ELSE {x}.title END")
+TITLE = ("coalesce({x}.layer_titles[" + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[head([i IN " + _TITLES
          + " WHERE any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND "
          "{x}.layer_title_keys[i] STARTS WITH substring(voice, 7) + '/')])])")
 OWN_TITLE = "(coalesce({x}.layer_titles[" + _OWN_TITLE + "] <> coalesce({x}.title, ''), false))"

@@ -132,6 +132,7 @@ def test_the_migration_moves_a_tenant_keys_title_kept_as_a_screens_own_to_its_la
     cypher_rows(store, "MATCH (s:Screen) WHERE s.package = $p REMOVE s.layer_title_keys, s.layer_titles, "
                        "s.title_owner SET s.title = CASE WHEN s.activity = '.Contact' THEN 'Jane Cooper' "
                        "ELSE 'People' END RETURN count(s) AS n", p=APP)
+    assert titles(store, "wayne")["plan"] == [""]  # before the migration, no reader takes it for the public's
     assert migrate_screen_titles(store) == 2 and migrate_screen_titles(store) == 0
     assert titles(store, "acme")["plan"] == ["Jane Cooper"] and titles(store, "wayne")["plan"] == [""]
     assert cypher_rows(store, "MATCH (s:Screen {activity: '.Contact'}) RETURN s.title AS title") == [{"title": None}]
