@@ -1,13 +1,14 @@
 """A screen that two tenants' keys report, on the real graph: a screen is keyed by its structure and naming texts,
 not its title (the first short text it shows, which may be content such as a contact's name), so one screen may
 show each tenant another title. Each tenant reads its own title on every statement that reads titles, the public
-none of theirs (before and after its quorum backs the screen: then its own report's), and a key's purge leaves none
-of its title stored and the graph's counts as if it never reported."""
+none of theirs (before and after its quorum backs the screen: then its own report's; an export neither), and a key's
+purge leaves none of its title stored and the graph's counts as if it never reported."""
 from __future__ import annotations
 
 import json
 
 from appmem.agent.crowd import lookalike_rows
+from appmem.analyst import subgraph
 from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
 from appmem.graph.graphrows import GraphRows
 from appmem.graph.migrate import migrate_screen_titles
@@ -102,6 +103,8 @@ def test_two_tenants_each_read_their_own_title_of_one_screen_and_the_public_none
         ingest_trace(store, run(key, key.split("/")[1], "Sam Hill"), 10, quorum=3)
     judge_crowd(store, [APP], 3)
     assert titles(store) == each("Sam Hill")
+    exported = json.dumps(subgraph.read(store, APP).nodes, default=str)  # what every reader may read
+    assert "Sam Hill" in exported and "Jane Cooper" not in exported and "Bob Stone" not in exported
     assert titles(store, "acme") == each("Jane Cooper")
     assert titles(store, "wayne") == each("Bob Stone")
 
