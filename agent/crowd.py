@@ -58,13 +58,24 @@ def moved(e: Element, screen_id: str, package: str) -> Element:
                    locators=[swap(x) for x in e.locators if x.startswith("//")])
 
 
+def lookalike_rows(store: GraphStore, titles: list[dict], packages: list[str]) -> list[dict]:
+    """Other apps' screens of `titles` with their taps (planner_crowd_screens, by the public's titles), and for a
+    tenant's view those its own keys titled so (planner_crowd_layer_screens), which the title index does not hold."""
+    rows = store.read("planner_crowd_screens", titles=titles, packages=packages)
+    if not store.viewer.tenant:
+        return rows
+    found = {r["id"] for r in rows}
+    return rows + [r for r in store.read("planner_crowd_layer_screens", titles=titles, packages=packages)
+                   if r["id"] not in found]
+
+
 def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:
     """`graph` with what look-alikes lend filled in: `lent` (screen id → confirms it lacks) and
     `lent_opens` (element id → the screen of this app its twin's effect maps to)."""
     own = {sid: graph.screen_elements(sid) for sid in graph.on_screen
            if graph.screens.get(sid, {}).get("package") in graph.packages}
     titles = wanted_titles([graph.screens[sid].get("title") or "" for sid in own])
-    rows = store.read("planner_crowd_screens", titles=titles, packages=list(graph.packages)) if titles else []
+    rows = lookalike_rows(store, titles, list(graph.packages)) if titles else []
     if not rows:
         return graph
     ids = {r["id"] for r in rows} | {r["target"] for r in rows if r["target"]}

@@ -24,13 +24,14 @@ from appmem.graph.store import GraphStore, translated_errors
 # Rows per UNWIND statement in scripts and loads.
 BATCH = 500
 # Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
-# variants, their counts on an edge, their reports of an element and what they typed on an edge: the layers,
-# cypher/merge_elements.cypher and merge_transitions.cypher), or whose an
-# element's texts are: written only in an export of the whole graph (--every).
+# variants, their counts on an edge, their reports of an element, what they typed on an edge and their titles of a
+# screen: the layers, cypher/merge_elements.cypher, merge_transitions.cypher and merge_screens.cypher), or whose an
+# element's texts or a screen's title are: written only in an export of the whole graph (--every).
 LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flags",
-                   "layer_flag_keys", "layer_locators", "layer_locator_keys", "layer_input_keys", "layer_inputs"})
+                   "layer_flag_keys", "layer_locators", "layer_locator_keys", "layer_input_keys", "layer_inputs",
+                   "layer_title_keys", "layer_titles"})
 CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims", "crowd_versions", "crowd_texts", "crowd_text_counts", "tenant_counts",
-                               "text_owner"}) | LAYER
+                               "text_owner", "title_owner"}) | LAYER
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -89,6 +90,9 @@ def public_props(props: dict[str, Any]) -> dict[str, Any]:
                 private[text] = private.get(text, 0) + count
         left = [(t, c - private.get(t, 0)) for t, c in zip(props["texts"], props.get("text_counts") or [])]
         out["texts"], out["text_counts"] = [t for t, c in left if c > 0], [c for _, c in left if c > 0]
+    if props.get("title") and "title_owner" not in props and props.get("crowd_only") and "/" in (
+            (props.get("crowd_keys") or [""])[0]):  # a tenant key's title, in a graph not migrated since
+        out["title"] = None
     if "/" in (props.get("text_owner") or ""):  # a tenant key's, in a graph not migrated since (cypher FIELDS)
         out.update(text="", content_desc="", label="", locators=[
             x for x in props.get("locators") or [] if "@text" not in x and "@content-desc" not in x])

@@ -80,6 +80,20 @@ INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coal
                   "THEN {x}.input_template END, {x}.layer_inputs[head([i IN " + _INPUTS + " WHERE any(voice IN "
                   "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_input_keys[i] "
                   "STARTS WITH substring(voice, 7) + '/')])], '')")
+# A screen x's title as its reader reads it: the first of its own tenant's keys' (merge_screens: `layer_title_keys`,
+# `layer_titles`, kept where the public's showed another or none), else the public's (its own `title`), else (none
+# yet) that of a tenant that shared the screen, else null. `own_title(x)`: whether that is its own tenant's, other
+# than the public's.
+_TITLES = "range(0, size(coalesce({x}.layer_title_keys, [])) - 1)"
+_OWN_TITLE = "head([i IN " + _TITLES + " WHERE $viewer <> '' AND {x}.layer_title_keys[i] STARTS WITH $viewer])"
+# A graph written before titles had layers, not yet migrated (migrate_screen_titles), may hold a tenant key's title as
+# a screen's own: one no owner is named for whose first backer is a tenant's key, read as none.
+_PUBLIC_TITLE = ("CASE WHEN {x}.title_owner IS NULL AND coalesce({x}.crowd_only, false) AND "
+                 "coalesce(head(coalesce({x}.crowd_keys, [])), '') CONTAINS '/' THEN null ELSE {x}.title END")
+TITLE = ("coalesce({x}.layer_titles[" + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[head([i IN " + _TITLES
+         + " WHERE any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND "
+         "{x}.layer_title_keys[i] STARTS WITH substring(voice, 7) + '/')])])")
+OWN_TITLE = "(coalesce({x}.layer_titles[" + _OWN_TITLE + "] <> coalesce({x}.title, ''), false))"
 # Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
 OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
@@ -88,7 +102,7 @@ COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failu
           "crowd_successes: coalesce({x}.crowd_successes, 0.0), crowd_failures: coalesce({x}.crowd_failures, 0.0), "
           "crowd_trusted: coalesce({x}.crowd_trusted, false), "
           "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
-_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template)\((\w+)\)")
+_TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template|title|own_title)\((\w+)\)")
 _FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)(?:,\s*(\w+))?\)")
 _REPORT_CALL = re.compile(r"(?<![\w.$])report\((\w+)\)")
 _COUNTS_CALL = re.compile(r"(?<![\w.$])counts\((\w+)\)")
@@ -102,13 +116,16 @@ def expand(text: str) -> str:
     its reader reads (None: the public's), and `text(e, r)` (and the other fields) read it from a variable `r`
     bound to `report(e)`: a statement reading several fields of many elements binds it once per row (each field
     would evaluate it twice, over every key of the layer); `input_template(t)` is what typing edge t
-    typed as its reader reads it; `counts(t)` is the map of an edge's counts that graph/votes.py `shown_counts`
-    reads."""
+    typed as its reader reads it; `title(s)` is screen s's title as its reader reads it, `own_title(s)`
+    whether that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that
+    graph/votes.py `shown_counts` reads."""
     def one(m: re.Match) -> str:
         if m.group(1) == "own_report":
             return OWN_REPORT.format(x=m.group(2))
         if m.group(1) == "input_template":
             return "(" + INPUT_TEMPLATE.format(x=m.group(2)) + ")"
+        if m.group(1) in ("title", "own_title"):
+            return "(" + (TITLE if m.group(1) == "title" else OWN_TITLE).format(x=m.group(2)) + ")"
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
 

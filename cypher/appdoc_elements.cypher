@@ -8,8 +8,8 @@ WHERE ($version IN coalesce(s.versions, []) + coalesce(s.agreed_versions, []) OR
   AND trusted(s) AND trusted(e)
 OPTIONAL MATCH (s)-[t:TRANSITION {element_id: e.id}]->(d:Screen)
 WHERE d.id <> s.id AND trusted(t) AND trusted(d)
-RETURN s.id AS screen_id, s.title AS title, s.summary AS summary, e.id AS element_id, label(e) AS label,
+RETURN s.id AS screen_id, title(s) AS title, s.summary AS summary, e.id AS element_id, label(e) AS label,
        e.simulated_task AS description, locators(e) AS locators, flags(e) AS flags,
-       [x IN collect({screen_id: d.id, title: d.title, counts: counts(t)}) WHERE x.screen_id IS NOT NULL]
+       [x IN collect({screen_id: d.id, title: title(d), counts: counts(t)}) WHERE x.screen_id IS NOT NULL]
        AS opens
 ORDER BY screen_id, element_id

@@ -8,7 +8,7 @@ WITH DISTINCT s
 OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
 WHERE trusted(e)
 WITH s, e ORDER BY e.key
-RETURN s.id AS id, s.title AS title, s.activity AS activity, s.app_version AS version, s.summary AS summary,
+RETURN s.id AS id, title(s) AS title, s.activity AS activity, s.app_version AS version, s.summary AS summary,
        s.subtasks AS subtasks,
        [x IN collect(e) | {id: x.id, label: label(x), class_name: x.class_name, resource_id: x.resource_id,
                            simulated_task: x.simulated_task, risky: coalesce(x.risky, false)}] AS elements

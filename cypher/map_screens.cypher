@@ -7,6 +7,6 @@ WHERE trusted(h) AND trusted(s)
 OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
 WHERE trusted(e)
 WITH a, s, collect({bounds: bounds(e), class_name: e.class_name, label: label(e)}) AS elements
-RETURN s.id AS id, a.version AS version, s.activity AS activity, s.title AS title,
+RETURN s.id AS id, a.version AS version, s.activity AS activity, title(s) AS title,
        s.summary IS NOT NULL AS summarised, elements
 ORDER BY id

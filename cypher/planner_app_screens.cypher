@@ -7,5 +7,5 @@ MATCH (s:Screen)
 WHERE s.package IN $packages
   AND trusted(s)
 RETURN s.id AS id, s.package AS package, coalesce(s.activity, '') AS activity,
-       coalesce(s.signature, '') AS signature, coalesce(s.title, '') AS title
+       coalesce(s.signature, '') AS signature, coalesce(title(s), '') AS title
 ORDER BY id

@@ -4,7 +4,7 @@
 // `stale` is absent until versions are tracked: missing means fresh.
 MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
 WHERE a.package IN $packages
-RETURN t.key AS key, a.id AS source, b.id AS target, b.package AS target_package, coalesce(b.title, '') AS target_title,
+RETURN t.key AS key, a.id AS source, b.id AS target, b.package AS target_package, coalesce(title(b), '') AS target_title,
        t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
        input_template(t) AS input_template, coalesce(t.observations, 0) AS observations,
        coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,

@@ -6,7 +6,7 @@ MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
 WHERE a.package IN $packages
   AND (any(k IN coalesce(t.crowd_keys, []) WHERE k STARTS WITH $viewer)
        OR any(c IN coalesce(t.tenant_counts, []) WHERE c STARTS WITH $viewer + ' '))
-RETURN t.key AS key, a.id AS source, a.package AS source_package, b.id AS target, b.package AS target_package, coalesce(b.title, '') AS target_title,
+RETURN t.key AS key, a.id AS source, a.package AS source_package, b.id AS target, b.package AS target_package, coalesce(title(b), '') AS target_title,
        t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
        input_template(t) AS input_template, coalesce(t.observations, 0) AS observations,
        coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,
@@ -28,7 +28,7 @@ MATCH (a:Screen)-[t:TRANSITION]->(b:Screen)
 WHERE b.package IN $packages AND NOT a.package IN $packages AND t.action IN ["tap", "back"]
   AND (any(k IN coalesce(t.crowd_keys, []) WHERE k STARTS WITH $viewer)
        OR any(c IN coalesce(t.tenant_counts, []) WHERE c STARTS WITH $viewer + ' '))
-RETURN t.key AS key, a.id AS source, a.package AS source_package, b.id AS target, b.package AS target_package, coalesce(b.title, '') AS target_title,
+RETURN t.key AS key, a.id AS source, a.package AS source_package, b.id AS target, b.package AS target_package, coalesce(title(b), '') AS target_title,
        t.action AS action, coalesce(t.element_id, '') AS element_id, coalesce(t.detail, '') AS detail,
        input_template(t) AS input_template, coalesce(t.observations, 0) AS observations,
        coalesce(t.successes, 0) AS successes, coalesce(t.failures, 0) AS failures,

@@ -5,5 +5,5 @@ MATCH (s:Screen)
 WHERE ($packages IS NULL OR s.package IN $packages)
   AND trusted(s)
 RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
-       coalesce(s.title, '') AS title, s.summary_hash AS summary_hash
+       coalesce(title(s), '') AS title, s.summary_hash AS summary_hash
 ORDER BY id

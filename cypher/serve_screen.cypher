@@ -7,6 +7,6 @@ OPTIONAL MATCH (s)-[:HAS_ELEMENT]->(e:Element)
 WHERE trusted(e)
 WITH s, e ORDER BY e.key
 RETURN s.id AS id, s.package AS package, s.app_version AS app_version, s.activity AS activity,
-       coalesce(s.title, '') AS title, coalesce(s.summary, '') AS summary,
+       coalesce(title(s), '') AS title, coalesce(s.summary, '') AS summary,
        [x IN collect(e) | {id: x.id, label: label(x), class_name: x.class_name, resource_id: x.resource_id,
         flags: flags(x), locators: locators(x), risky: coalesce(x.risky, false)}] AS elements

@@ -3,9 +3,9 @@
 A tenant's view of an app is the public graph plus what the tenant's own keys reported (the one trust
 predicate, cypher/__init__.py, admits both for its keys). The public's rows of an app are read once per
 process and shared by every view; a tenant's view reads only its layer (cypher/planner_layer_*.cypher:
-its own screens, the elements it reads otherwise than the public, the edges its keys reported or
-counted) and lays it over them: the rows are those its reader's own full read returns, the base is never
-read again per tenant, and the layer's read is proportional to what the tenant contributed.
+its own screens and those it titles otherwise, the elements it reads otherwise than the public, the edges
+its keys reported or counted) and lays it over them: the rows are those its reader's own full read returns,
+the base is never read again per tenant, and the layer's read is proportional to what the tenant contributed.
 """
 from __future__ import annotations
 
@@ -62,17 +62,24 @@ class GraphRows:
             return self
         screens = _over(self.screens, own_screens, _id)
         elements = _over(self.elements, own_elements, _element_order)
-        transitions = _over(self.transitions, [_edge(r) for r in own_edges if r["source_package"] in packages],
-                            _edge_order, _edge_id)
+        titled = {r["id"]: r["title"] for r in own_screens}
+        transitions = _over(_titled(self.transitions, titled),
+                            [_edge(r) for r in own_edges if r["source_package"] in packages], _edge_order, _edge_id)
         entered = set(_outside(packages, self.transitions))
         outside = _outside(packages, transitions)
-        side = sorted(self.side + _side(store, packages, [s for s in outside if s not in entered]), key=_edge_order)
+        side = sorted(_titled(self.side, titled) + _side(store, packages, [s for s in outside if s not in entered]),
+                      key=_edge_order)
         back = [_edge(r) for r in own_edges if r["source_package"] not in packages and r["source"] in outside]
         side = _over(side, back, _edge_order, _edge_id)
         known = set(controls)
         taken = own_controls + _controls(store, [r for r in side if r["element_id"] and r["element_id"] not in known])
         return replace(self, screens=screens, elements=elements, transitions=transitions, side=side,
                        side_elements=_over(self.side_elements, taken, _element_order))
+
+
+def _titled(edges: list[Row], titles: dict[str, str]) -> list[Row]:
+    """The public's `edges` with the target titles of the screens the layer titles (its own screens' rows)."""
+    return [{**r, "target_title": titles[r["target"]]} if r["target"] in titles else r for r in edges]
 
 
 def _outside(packages: list[str], transitions: list[Row]) -> list[str]:

@@ -13,6 +13,9 @@ Idempotent: each step finds only what is still in the old form.
   texts' owner (its first reporter, found from its backers), and a tenant key's texts move to the layer;
   so does what a tenant key typed on an edge only contributions report, which it reported first
   (an edge's `input_template` is the public's, cypher/merge_transitions.cypher).
+- titles: a screen's own title is the public's (`title_owner` says whose), and a tenant key's title
+  of it is kept in its layer (cypher/merge_screens.cypher). A graph written before gets its title's
+  owner (its first reporter, found from its backers), and a tenant key's title moves to the layer.
 - screens: screen ids lost their app version (graph/screens.py). A graph written before
   that cannot be converted in place (one screen is a node per version there: merging them
   needs their views); `old_screen_ids` counts such screens, and the answer says to
@@ -70,6 +73,13 @@ def migrate_edge_inputs(store: GraphStore) -> int:
     return rows[0]["moved"] if rows else 0
 
 
+def migrate_screen_titles(store: GraphStore) -> int:
+    """Give each screen written before titles had owners its owner, and move a tenant key's title kept as a screen's
+    own to its layer; how many titles moved."""
+    rows = store.write("migrate_screen_titles")
+    return rows[0]["moved"] if rows else 0
+
+
 def old_screen_ids(store: GraphStore) -> int:
     """How many screens keep an id of the old form (with their app version): not their signature's."""
     return sum(r["id"] != id_of(r["package"], r["signature"]) for r in store.read("migrate_screen_ids"))
@@ -86,5 +96,6 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)}, "screens": {"old_ids": old_screen_ids(store)},
+            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)},
+            "screens": {"old_ids": old_screen_ids(store), "titles_moved": migrate_screen_titles(store)},
             "states": {"without_texts": states_without_texts(store)}}

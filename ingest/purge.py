@@ -222,14 +222,16 @@ def _take_tasks(tx: Transaction, contributor: str, quorum: int) -> dict[str, int
 
 
 def _take_texts(tx: Transaction, contributor: str) -> dict[str, int]:
-    """The key's text variants off the elements' counts, and its reports of elements and what it typed on edges off
-    their layers (a tenant key's)."""
+    """The key's text variants off the elements' counts, and its reports of elements, what it typed on edges and its
+    titles of screens off their layers (a tenant key's)."""
     restored = tx.write("purge_element_texts", contributor=contributor)
     layers = tx.write("purge_element_layers", contributor=contributor)
     typed = tx.write("purge_edge_layers", contributor=contributor)
+    titles = tx.write("purge_screen_titles", contributor=contributor)
     return {"elements_texts_restored": restored[0]["elements"] if restored else 0,
             "element_layers_taken": layers[0]["elements"] if layers else 0,
-            "edge_layers_taken": typed[0]["edges"] if typed else 0}
+            "edge_layers_taken": typed[0]["edges"] if typed else 0,
+            "screen_titles_taken": titles[0]["screens"] if titles else 0}
 
 
 def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:

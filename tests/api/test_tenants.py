@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from appmem.agent.crowd import wanted_titles
+from appmem.agent.crowd import lookalike_rows, wanted_titles
 from appmem.agent.service import Service
 from appmem.contract.client import ApiClient
 from appmem.device.driver import DeviceDriver
@@ -355,10 +355,10 @@ def test_a_tenants_vectors_are_searched_and_recalled_for_its_keys_alone(acrylic_
     # the shared collections hold nothing of it: the public's vectors never meet the tenant's words
     assert acrylic_memory.vectors.packages("elements").count(INHOUSE) == 0
     assert not any(task in json.dumps(p) for _, p in acrylic_memory.vectors.points("tasks", acrylic_memory.vectors.packages("tasks")))
-    # look-alikes: its in-house app's screens (titled as the public app's) lend the public app's plans
-    # in its view alone (agent/crowd.py)
+    # look-alikes: its in-house app's screens (titled as the public app's: by its keys' titles, which the title index
+    # of public titles does not hold) lend the public app's plans in its view alone (agent/crowd.py)
     titles = wanted_titles([s.get("title") or "" for s in acrylic_memory.planner().graph([ACRYLIC]).screens.values()])
-    lookalikes = {reader: {r["package"] for r in store.read("planner_crowd_screens", titles=titles, packages=[ACRYLIC])}
+    lookalikes = {reader: {r["package"] for r in lookalike_rows(store, titles, [ACRYLIC])}
                   for reader, store in (("own", acrylic_memory.store.viewing("hooli", 1)), ("public", acrylic_memory.store),
                                         ("other", acrylic_memory.store.viewing("piedpiper", 1)))}
     assert INHOUSE in lookalikes["own"] and INHOUSE not in lookalikes["public"] | lookalikes["other"], lookalikes
@@ -659,3 +659,74 @@ def test_a_tenants_plans_over_the_public_graph_its_process_holds_are_those_of_it
     assert plans == {task: whole.plan_afresh(task, ACRYLIC).model_dump() for task in plans}
     assert whole.planner()._public is None or whole.planner()._public().loaded_rows((ACRYLIC,)) is None
     assert {s["layer"] for s in plans[f"tap {label}"]["steps"]} >= {"tenant"}, plans
+
+
+def titled_run(run: dict, name: str, started: str) -> dict:
+    """The in-house run whose last screen shows `name` (content, such as a contact's name) where it showed its title:
+    no naming text of the screen, so each such run reports the one screen, titled `name`."""
+    root = etree.fromstring(run["steps"][-1]["after_xml"].encode())
+    for node in root.iter("node"):
+        if node.get("text") == "About":
+            node.set("text", name)
+    steps = run["steps"][:-1] + [{**run["steps"][-1], "after_xml": etree.tostring(root, encoding="unicode")}]
+    return {**run, "steps": steps, "started": started, "task": f"see {name}"}
+
+
+def titles_read(acrylic_server: str, secret: str, names: list[str], first: str, screen_id: str, menu: str) -> dict:
+    """For each route that shows screens' titles, which of `names` a key reads there."""
+    with ApiClient(acrylic_server, secret) as api:
+        answers = {
+            "plan": api.http.post("/v1/plan", json={"task": "tap About", "app": INHOUSE}).text,
+            "doc": api.http.get(f"/v1/apps/{INHOUSE}/doc").text,
+            "screen": api.http.get(f"/v1/apps/{INHOUSE}/screens/{screen_id}").text,
+            "map": api.http.get(f"/apps/{INHOUSE}/map.json").text,
+            "map_screen": api.http.get(f"/apps/{INHOUSE}/screens/{screen_id}.json").text,
+            "route": api.http.get(f"/apps/{INHOUSE}/route", params={"source": first, "target": screen_id}).text,
+            "hints": api.http.post("/v1/hints", json={"task": "tap About", "app": INHOUSE, "screen_xml": menu}).text,
+            "search": "".join(api.http.get("/v1/search", params={"text": name, "kind": "screen", "app": INHOUSE,
+                                                                 "k": 20}).text for name in names)}
+    answers["mcp_doc"] = json.dumps(mcp_call(acrylic_server, secret, "doc", {"app": INHOUSE}).get("structuredContent"))
+    return {route: sorted(name for name in names if name in text) for route, text in answers.items()}
+
+
+def test_two_tenants_titles_of_one_screen_are_each_its_own_and_a_purge_leaves_none_of_the_first(
+        acrylic_server, acrylic_memory, keys, about_run, stack_env):
+    """A screen is keyed by its structure and naming texts, not its title (the first short text it shows): the
+    first tenant's key to report a screen titles it with content (a contact's name); another tenant's key reports
+    the same screen with its own. Each reads its own title on every route that shows titles, neither the other's,
+    the public neither; the first's purge leaves none of its title stored and the counts as if it never reported."""
+    first_name, second_name = "Jane Cooper", "Bob Stone"
+    names = [first_name, second_name]
+    before = counts(acrylic_memory)
+    runs = [titled_run(inhouse_run(about_run, "2028-03-01T00:00:00Z"), first_name, "2028-03-01T00:00:00Z"),
+            titled_run(inhouse_run(about_run, "2028-03-02T00:00:00Z"), second_name, "2028-03-02T00:00:00Z")]
+    alone = keys.create("stone-solo", "plan,contribute", 1000, tenant="stonesolo")[1]
+    contribute(acrylic_server, alone, runs[1:])
+    only_second = counts(acrylic_memory)
+    assert cli(["tenants", "purge", "stonesolo", "--json"], stack_env).returncode == 0
+    assert counts(acrylic_memory) == before
+    own = keys.create("cooper-ci", "plan,contribute", 1000, tenant="cooper")[1]
+    other = keys.create("stone-ci", "plan,contribute", 1000, tenant="stone")[1]
+    public = keys.create("titles-reader", "plan", 1000)[1]
+    contribute(acrylic_server, own, runs[:1])
+    contribute(acrylic_server, other, runs[1:])
+    screen_id = acrylic_memory.viewing("cooper").locate(INHOUSE, runs[0]["steps"][-1]["after_xml"]).screen_id
+    assert screen_id == acrylic_memory.viewing("stone").locate(INHOUSE, runs[1]["steps"][-1]["after_xml"]).screen_id
+    first = acrylic_memory.viewing("cooper").locate(INHOUSE, runs[0]["steps"][0]["before_xml"]).screen_id
+    args = (names, first, screen_id, runs[0]["steps"][-1]["before_xml"])
+    seen = {name: titles_read(acrylic_server, secret, *args) for name, secret in
+            (("cooper", own), ("stone", other), ("public", public))}
+    shown = ["doc", "map", "map_screen", "mcp_doc", "screen"]  # the routes that show the screen's own title
+    for tenant, name in (("cooper", first_name), ("stone", second_name)):
+        assert {route for route, read in seen[tenant].items() if read} >= set(shown), seen
+        assert all(read in ([], [name]) for read in seen[tenant].values()), seen
+    assert not any(seen["public"].values()), seen
+    assert cli(["tenants", "purge", "cooper", "--json"], stack_env).returncode == 0
+    stored = cypher_rows(acrylic_memory.store, "MATCH (n) RETURN n AS n")
+    assert not any(first_name in json.dumps(r["n"], default=str) for r in stored)
+    assert counts(acrylic_memory) == only_second
+    seen = titles_read(acrylic_server, other, *args)
+    assert {route for route, read in seen.items() if read} >= set(shown) and \
+        all(read in ([], [second_name]) for read in seen.values()), seen
+    assert cli(["tenants", "purge", "stone", "--json"], stack_env).returncode == 0
+    assert counts(acrylic_memory) == before

@@ -117,7 +117,7 @@ def test_migrate_counts_the_screens_of_the_old_id_form_keeps_them_and_retires_wh
                           env=stack_env, cwd=REPO, timeout=180)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["screens"] == {"old_ids": 1} and report["served"] == {"apps_retired": 1}
+    assert report["screens"] == {"old_ids": 1, "titles_moved": 0} and report["served"] == {"apps_retired": 1}
     assert generations.current(redis_client, ["org.old.app"]) != before
     assert {r["id"] for r in cypher_rows(empty_graph, "MATCH (s:Screen) RETURN s.id AS id")} == {old, new}
     said = subprocess.run([sys.executable, "-m", "appmem.cli", "migrate"], capture_output=True, text=True,

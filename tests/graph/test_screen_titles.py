@@ -1,0 +1,141 @@
+"""A screen that two tenants' keys report, on the real graph: a screen is keyed by its structure and naming texts,
+not its title (the first short text it shows, which may be content such as a contact's name), so one screen may
+show each tenant another title. Each tenant reads its own title on every statement that reads titles, the public
+none of theirs (before and after its quorum backs the screen: then its own report's; an export neither), and a key's
+purge leaves none of its title stored and the graph's counts as if it never reported."""
+from __future__ import annotations
+
+import json
+
+from appmem.agent.crowd import lookalike_rows
+from appmem.analyst import subgraph
+from appmem.formats.ui import Action, ActionType, Bounds, UIState, View
+from appmem.graph.graphrows import GraphRows
+from appmem.graph.migrate import migrate_screen_titles
+from appmem.graph.model import Step, Trace
+from appmem.graph.votes import judge_crowd
+from appmem.ingest.pipeline import ingest_trace
+from appmem.ingest.purge import purge_observations
+from tests.graph.test_identity import cypher_rows
+
+APP = "org.example.people"
+OTHER = "org.example.elsewhere"
+OPEN = f"/FrameLayout[]#0/Button[{APP}:id/people]#0"
+NAMES = ["Jane Cooper", "Bob Stone", "Sam Hill", "Contact"]
+
+
+def home() -> UIState:
+    views = [View(0, -1, [1], "android.widget.FrameLayout", APP, bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.Button", APP, resource_id=f"{APP}:id/people", text="People",
+                  bounds=Bounds(0, 200, 500, 300), clickable=True)]
+    return UIState(APP, ".Main", views, state_id="home", observed_at="2026-01-01T00:00:00Z")
+
+
+def contact(name: str) -> UIState:
+    """A contact's page: its name on top (content: no naming text of the screen), a Call button below."""
+    views = [View(0, -1, [1, 2], "android.widget.FrameLayout", APP, bounds=Bounds(0, 0, 1080, 1920)),
+             View(1, 0, [], "android.widget.TextView", APP, text=name, bounds=Bounds(0, 50, 800, 150)),
+             View(2, 0, [], "android.widget.Button", APP, resource_id=f"{APP}:id/call", text="Call",
+                  bounds=Bounds(0, 300, 500, 400), clickable=True)]
+    return UIState(APP, ".Contact", views, state_id=state_of(name), observed_at="2026-01-01T00:00:00Z")
+
+
+def state_of(name: str) -> str:
+    """A state's id names what it shows (as a recording's do): two contacts' pages are two states of one screen."""
+    return "contact-" + name.replace(" ", "-").lower()
+
+
+def run(name: str, contributor: str, shown: str) -> Trace:
+    return Trace(f"people-{name}", "explorer", APP, "1", "dev", "test", "2026-01-02T00:00:00Z", "",
+                 states={"home": home(), state_of(shown): contact(shown)},
+                 steps=[Step(0, "home", Action(ActionType.TAP, OPEN), state_of(shown))], contributor=contributor)
+
+
+def screen_id(store) -> str:
+    return next(r["id"] for r in cypher_rows(
+        store, "MATCH (s:Screen {package: $p, activity: '.Contact'}) RETURN s.id AS id", p=APP))
+
+
+def titles(store, tenant: str = "") -> dict[str, list[str]]:
+    """The contact screen's title on each statement that reads titles, as `tenant` (the public: "") reads it."""
+    view = store.viewing(tenant, 1) if tenant else store
+    sid = screen_id(store)
+    rows = GraphRows.read(store, [APP]).with_layer(view)
+    wanted = [{"title": name, "limit": 5} for name in NAMES]
+    return {
+        "plan": [r["title"] for r in view.read("planner_app_screens", packages=[APP]) if r["id"] == sid],
+        "layered": [r["title"] for r in rows.screens if r["id"] == sid],
+        "edges": [r["target_title"] for r in view.read("planner_app_transitions", packages=[APP])
+                  if r["target"] == sid],
+        "layered_edges": [r["target_title"] for r in rows.transitions if r["target"] == sid],
+        "map": [r["title"] for r in view.read("map_screens", package=APP) if r["id"] == sid],
+        "map_screen": [r["title"] for r in view.read("map_screen", package=APP, screen_id=sid)],
+        "screen": [r["title"] for r in view.read("serve_screen", package=APP, screen_id=sid)],
+        "doc": sorted({r["title"] for r in view.read("appdoc_elements", package=APP, version="1")
+                       if r["screen_id"] == sid}),
+        "lookalikes": [r["title"] for r in lookalike_rows(view, wanted, [OTHER]) if r["id"] == sid][:1],
+        "recall": [r["title"] for r in view.read("recall_screens", ids=[sid])],
+    }
+
+
+def each(title: str) -> dict[str, list[str]]:
+    """Every statement reads `title`."""
+    keys = ["plan", "layered", "edges", "layered_edges", "map", "map_screen", "screen", "doc", "lookalikes", "recall"]
+    return {k: [title] for k in keys}
+
+
+def stored_with(store, text: str) -> int:
+    """How many nodes keep `text` among their properties (a screen's title or its layer, a state's texts)."""
+    rows = cypher_rows(store, "MATCH (n) RETURN n AS n")
+    return sum(text in json.dumps(r["n"], default=str) for r in rows)
+
+
+def test_two_tenants_each_read_their_own_title_of_one_screen_and_the_public_none_of_theirs(empty_graph, redis_client):
+    store = empty_graph
+    ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)  # acme's key sees the screen first
+    ingest_trace(store, run("wayne", "wayne/k2", "Bob Stone"), 10)
+    assert len({r["id"] for r in cypher_rows(store, "MATCH (s:Screen {package: $p}) RETURN s.id AS id", p=APP)}) == 2
+    assert titles(store, "acme") == each("Jane Cooper")
+    assert titles(store, "wayne") == each("Bob Stone")
+    public = titles(store)
+    assert "Jane Cooper" not in json.dumps(public) and "Bob Stone" not in json.dumps(public)
+    for key in ("pub/1", "pub/2", "pub/3"):  # the public quorum backs the screen: public keys (no tenant)
+        ingest_trace(store, run(key, key.split("/")[1], "Sam Hill"), 10, quorum=3)
+    judge_crowd(store, [APP], 3)
+    assert titles(store) == each("Sam Hill")
+    exported = json.dumps(subgraph.read(store, APP).nodes, default=str)  # what every reader may read
+    assert "Sam Hill" in exported and "Jane Cooper" not in exported and "Bob Stone" not in exported
+    assert titles(store, "acme") == each("Jane Cooper")
+    assert titles(store, "wayne") == each("Bob Stone")
+
+
+def test_a_crawl_titles_a_tenants_screen_for_the_public_and_a_purge_leaves_none_of_a_keys_title(
+        empty_graph, redis_client):
+    store = empty_graph
+    ingest_trace(store, run("wayne-alone", "wayne/k9", "Bob Stone"), 10)
+    wayne_only = store.read("crowd_counts")[0]
+    purge_observations(store, redis_client, "wayne/k9", 3, None)
+    ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)
+    ingest_trace(store, run("wayne", "wayne/k2", "Bob Stone"), 10)
+    assert stored_with(store, "Jane Cooper") > 0 and titles(store, "wayne")["plan"] == ["Bob Stone"]
+    purge_observations(store, redis_client, "acme/k1", 3, None)
+    assert stored_with(store, "Jane Cooper") == 0 and titles(store, "acme")["plan"] == []
+    assert titles(store, "wayne") == each("Bob Stone")
+    assert store.read("crowd_counts")[0] == wayne_only  # as if acme's key never reported the screen
+    ingest_trace(store, run("crawl", "", "Contact"), 10)  # a crawl sees it: its title is the public's
+    assert titles(store) == each("Contact")
+    assert titles(store, "wayne") == each("Bob Stone")
+
+
+def test_the_migration_moves_a_tenant_keys_title_kept_as_a_screens_own_to_its_layer(empty_graph, redis_client):
+    """A graph written before titles had layers kept the title of the tenant key that created the screen."""
+    store = empty_graph
+    ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)
+    ingest_trace(store, run("wayne", "wayne/k2", "Bob Stone"), 10)
+    cypher_rows(store, "MATCH (s:Screen) WHERE s.package = $p REMOVE s.layer_title_keys, s.layer_titles, "
+                       "s.title_owner SET s.title = CASE WHEN s.activity = '.Contact' THEN 'Jane Cooper' "
+                       "ELSE 'People' END RETURN count(s) AS n", p=APP)
+    assert titles(store, "wayne")["plan"] == [""]  # before the migration, no reader takes it for the public's
+    assert migrate_screen_titles(store) == 2 and migrate_screen_titles(store) == 0
+    assert titles(store, "acme")["plan"] == ["Jane Cooper"] and titles(store, "wayne")["plan"] == [""]
+    assert cypher_rows(store, "MATCH (s:Screen {activity: '.Contact'}) RETURN s.title AS title") == [{"title": None}]
