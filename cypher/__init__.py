@@ -52,9 +52,9 @@ _MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
 _UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
 _OWN_SLOT = ("head([i IN " + _LAYER + " WHERE $viewer <> '' AND {x}.layer_keys[i] STARTS WITH $viewer AND (" + _UNOWNED
              + " OR {x}.layer_texts[i] <> {x}.text OR {x}.layer_descs[i] <> coalesce({x}.content_desc, ''))])")
-_SLOT = ("coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED + " THEN head([i IN " + _LAYER + " WHERE any(voice IN "
+_SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED + " THEN head([i IN " + _LAYER + " WHERE any(voice IN "
          "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_keys[i] STARTS WITH "
-         "substring(voice, 7) + '/')]) END)")
+         "substring(voice, 7) + '/')]) END) END")
 _NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
 FIELDS = {
     "text": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_texts[{slot}] WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
@@ -90,12 +90,12 @@ _OWN_TITLE = "head([i IN " + _TITLES + " WHERE $viewer <> '' AND {x}.layer_title
 # a screen's own: one no owner is named for whose first backer is a tenant's key, read as none.
 _PUBLIC_TITLE = ("CASE WHEN {x}.title_owner IS NULL AND coalesce({x}.crowd_only, false) AND "
                  "coalesce(head(coalesce({x}.crowd_keys, [])), '') CONTAINS '/' THEN null ELSE {x}.title END")
-TITLE = ("coalesce({x}.layer_titles[" + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[head([i IN " + _TITLES
+TITLE = ("CASE WHEN {x}.layer_title_keys IS NULL THEN " + _PUBLIC_TITLE + " ELSE coalesce({x}.layer_titles[" + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[head([i IN " + _TITLES
          + " WHERE any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND "
-         "{x}.layer_title_keys[i] STARTS WITH substring(voice, 7) + '/')])])")
+         "{x}.layer_title_keys[i] STARTS WITH substring(voice, 7) + '/')])]) END")
 OWN_TITLE = "(coalesce({x}.layer_titles[" + _OWN_TITLE + "] <> coalesce({x}.title, ''), false))"
 # Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
-OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
+OWN_REPORT = "({x}.layer_keys IS NOT NULL AND " + _OWN_SLOT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
           "contributed_successes: coalesce({x}.contributed_successes, 0), "
           "contributed_failures: coalesce({x}.contributed_failures, 0), "
