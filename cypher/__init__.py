@@ -50,8 +50,11 @@ OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STAR
 _LAYER = "range(0, size(coalesce({x}.layer_keys, [])) - 1)"
 _MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
 _UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
-_OWN_SLOT = ("head([i IN " + _LAYER + " WHERE $viewer <> '' AND {x}.layer_keys[i] STARTS WITH $viewer AND (" + _UNOWNED
-             + " OR {x}.layer_texts[i] <> {x}.text OR {x}.layer_descs[i] <> coalesce({x}.content_desc, ''))])")
+# The layer's keys are bound once (`lks`) and the public reader is answered before any: ArcadeDB reads a property
+# and a parameter anew on each step of a comprehension, which cost a tenant's element read 3x the public's.
+_OWN_SLOT = ("CASE WHEN $viewer = '' THEN null ELSE head([lks IN [coalesce({x}.layer_keys, [])] | head([i IN "
+             "range(0, size(lks) - 1) WHERE lks[i] STARTS WITH $viewer AND (" + _UNOWNED + " OR {x}.layer_texts[i] <> "
+             "{x}.text OR {x}.layer_descs[i] <> coalesce({x}.content_desc, ''))])]) END")
 _SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED + " THEN head([i IN " + _LAYER + " WHERE any(voice IN "
          "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_keys[i] STARTS WITH "
          "substring(voice, 7) + '/')]) END) END")
@@ -85,7 +88,8 @@ INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coal
 # yet) that of a tenant that shared the screen, else null. `own_title(x)`: whether that is its own tenant's, other
 # than the public's.
 _TITLES = "range(0, size(coalesce({x}.layer_title_keys, [])) - 1)"
-_OWN_TITLE = "head([i IN " + _TITLES + " WHERE $viewer <> '' AND {x}.layer_title_keys[i] STARTS WITH $viewer])"
+_OWN_TITLE = ("CASE WHEN $viewer = '' THEN null ELSE head([lks IN [coalesce({x}.layer_title_keys, [])] | head([i IN "
+              "range(0, size(lks) - 1) WHERE lks[i] STARTS WITH $viewer])]) END")
 # A graph written before titles had layers, not yet migrated (migrate_screen_titles), may hold a tenant key's title as
 # a screen's own: one no owner is named for whose first backer is a tenant's key, read as none.
 _PUBLIC_TITLE = ("CASE WHEN {x}.title_owner IS NULL AND coalesce({x}.crowd_only, false) AND "
