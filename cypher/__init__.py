@@ -59,18 +59,22 @@ _SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT
          "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_keys[i] STARTS WITH "
          "substring(voice, 7) + '/')]) END) END")
 _NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
+# The entries of a flat layer list (flags, locators) that the reader's report holds: its lists and its key bound once
+# (see _OWN_SLOT). {slot} stays for FIELDS' own format.
+_PICK = ("head([pk IN [{keys}] | head([pv IN [{values}] | head([me IN [{{x}}.layer_keys[{{slot}}]] | "
+         "[j IN range(0, size(pk) - 1) WHERE pk[j] = me | pv[j]]])])])")
 FIELDS = {
     "text": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_texts[{slot}] WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
     "content_desc": ("CASE WHEN {slot} IS NOT NULL THEN {x}.layer_descs[{slot}] WHEN {main} "
                      "THEN coalesce({x}.content_desc, '') ELSE '' END"),
     "label": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_labels[{slot}] WHEN {main} THEN coalesce({x}.label, '') ELSE '' END",
-    "locators": ("CASE WHEN {slot} IS NOT NULL THEN [j IN range(0, size({x}.layer_locator_keys) - 1) "
-                 "WHERE {x}.layer_locator_keys[j] = {x}.layer_keys[{slot}] | {x}.layer_locators[j]] "
+    "locators": ("CASE WHEN {slot} IS NOT NULL THEN " + _PICK.format(keys="{x}.layer_locator_keys",
+                                                                  values="{x}.layer_locators") + " "
                  "WHEN {main} THEN coalesce({x}.locators, []) "
                  "ELSE [l IN coalesce({x}.locators, []) WHERE NOT " + _NAMING + "] END"),
     "bounds": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_bounds[4 * {slot} .. 4 * {slot} + 4] ELSE {x}.bounds END",
-    "flags": ("CASE WHEN {slot} IS NOT NULL THEN [j IN range(0, size({x}.layer_flag_keys) - 1) "
-              "WHERE {x}.layer_flag_keys[j] = {x}.layer_keys[{slot}] | {x}.layer_flags[j]] "
+    "flags": ("CASE WHEN {slot} IS NOT NULL THEN " + _PICK.format(keys="{x}.layer_flag_keys", values="{x}.layer_flags")
+              + " "
               "ELSE coalesce({x}.flags, []) END"),
 }
 # What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'
