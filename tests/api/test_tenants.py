@@ -37,6 +37,18 @@ def counts(acrylic_memory) -> dict:
     return acrylic_memory.store.read("crowd_counts")[0]
 
 
+def counts_alone(acrylic_memory, acrylic_server: str, keys, stack_env, tenant: str, runs: list[dict],
+                 before: dict) -> dict:
+    """The graph's counts with `runs` reported alone, by a key of `tenant`; that tenant then purged, and the
+    counts back to `before`."""
+    secret = keys.create(f"{tenant}-solo", "plan,contribute", 1000, tenant=tenant)[1]
+    contribute(acrylic_server, secret, runs)
+    alone = counts(acrylic_memory)
+    assert cli(["tenants", "purge", tenant, "--json"], stack_env).returncode == 0
+    assert counts(acrylic_memory) == before
+    return alone
+
+
 def contribute(acrylic_server: str, secret: str, runs: list[dict]) -> list[dict]:
     with ApiClient(acrylic_server, secret) as api:
         ids = [api.contribute(run).trace_id for run in runs]
@@ -498,11 +510,7 @@ def test_two_tenants_controls_at_one_place_read_each_its_own_texts_and_a_purge_l
     before = counts(acrylic_memory)
     runs = [first_button_run(about_run, first, "2027-11-01T00:00:00Z"),
             first_button_run(about_run, second, "2027-11-02T00:00:00Z")]
-    alone = keys.create("pitt-ci", "plan,contribute", 1000, tenant="pitt")[1]  # the second's run, reported alone
-    contribute(acrylic_server, alone, runs[1:])
-    only_second = counts(acrylic_memory)
-    assert cli(["tenants", "purge", "pitt", "--json"], stack_env).returncode == 0
-    assert counts(acrylic_memory) == before
+    only_second = counts_alone(acrylic_memory, acrylic_server, keys, stack_env, "pitt", runs[1:], before)
     own = keys.create("vandelay-ci", "plan,contribute", 1000, tenant="vandelay")[1]
     other = keys.create("kramerica-ci", "plan,contribute", 1000, tenant="kramerica")[1]
     public = keys.create("public-reader", "plan", 1000)[1]
@@ -700,11 +708,7 @@ def test_two_tenants_titles_of_one_screen_are_each_its_own_and_a_purge_leaves_no
     before = counts(acrylic_memory)
     runs = [titled_run(inhouse_run(about_run, "2028-03-01T00:00:00Z"), first_name, "2028-03-01T00:00:00Z"),
             titled_run(inhouse_run(about_run, "2028-03-02T00:00:00Z"), second_name, "2028-03-02T00:00:00Z")]
-    alone = keys.create("stone-solo", "plan,contribute", 1000, tenant="stonesolo")[1]
-    contribute(acrylic_server, alone, runs[1:])
-    only_second = counts(acrylic_memory)
-    assert cli(["tenants", "purge", "stonesolo", "--json"], stack_env).returncode == 0
-    assert counts(acrylic_memory) == before
+    only_second = counts_alone(acrylic_memory, acrylic_server, keys, stack_env, "stonesolo", runs[1:], before)
     own = keys.create("cooper-ci", "plan,contribute", 1000, tenant="cooper")[1]
     other = keys.create("stone-ci", "plan,contribute", 1000, tenant="stone")[1]
     public = keys.create("titles-reader", "plan", 1000)[1]
