@@ -36,6 +36,26 @@ TRUSTED = ("(coalesce({x}.crowd_trusted, false) OR "
 # traces and tasks (contributor). No other reader's statement admits it.
 OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer]) >= $viewer_quorum"
        " OR coalesce({x}.contributor, '') STARTS WITH $viewer))")
+
+
+def _own_entry(keys: str, differs: str = "") -> str:
+    """The index of the first entry of layer list `keys` (its entries' key ids) that a key of the reading tenant
+    made (and where `differs`, over entry `i`, holds), else null. The list is bound once (`lks`) and the public
+    reader answered before any: ArcadeDB reads a property and a parameter anew on each step of a comprehension,
+    which cost a tenant's element read 3x the public's."""
+    where = "lks[i] STARTS WITH $viewer" + (f" AND ({differs})" if differs else "")
+    return (f"CASE WHEN $viewer = '' OR {keys} IS NULL THEN null ELSE head([lks IN [{keys}] | "
+            f"head([i IN range(0, size(lks) - 1) WHERE {where}])]) END")
+
+
+def _shared_entry(keys: str) -> str:
+    """The index of the first entry of layer list `keys` of node {x} that a key of a tenant that shared {x} made
+    (its voice "tenant:NAME" among {x}'s backers), else null."""
+    return (f"head([lks IN [coalesce({keys}, [])] | head([i IN range(0, size(lks) - 1) WHERE any(voice IN "
+            "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND lks[i] STARTS WITH "
+            "substring(voice, 7) + '/')])])")
+
+
 # An element's texts (text, content_desc, label, the locators naming them) and what else one report of it says
 # (bounds, flags: its role). An element is keyed by its place in the view tree, so keys of two tenants, or a tenant
 # and the public, can report one element showing other texts. Its own properties hold the public's report (a crawl's,
@@ -47,20 +67,15 @@ OWN = ("($viewer <> '' AND (size([k IN coalesce({x}.crowd_keys, []) WHERE k STAR
 # report of a tenant that shared it (its voice "tenant:NAME" among the backers), else none: the element itself is read by the trust predicate, and a reader who may read it but none of
 # its reports reads it without texts. `text_owner` names whose the public report is ('' a crawl's or an import's);
 # a graph written before layers, not yet migrated, may hold a tenant key's there, read as none.
-_LAYER = "range(0, size(coalesce({x}.layer_keys, [])) - 1)"
 _MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
 _UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
-# The layer's keys are bound once (`lks`) and the public reader is answered before any: ArcadeDB reads a property
-# and a parameter anew on each step of a comprehension, which cost a tenant's element read 3x the public's.
-_OWN_SLOT = ("CASE WHEN $viewer = '' THEN null ELSE head([lks IN [coalesce({x}.layer_keys, [])] | head([i IN "
-             "range(0, size(lks) - 1) WHERE lks[i] STARTS WITH $viewer AND (" + _UNOWNED + " OR {x}.layer_texts[i] <> "
-             "{x}.text OR {x}.layer_descs[i] <> coalesce({x}.content_desc, ''))])]) END")
-_SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED + " THEN head([i IN " + _LAYER + " WHERE any(voice IN "
-         "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_keys[i] STARTS WITH "
-         "substring(voice, 7) + '/')]) END) END")
+_OWN_SLOT = _own_entry("{x}.layer_keys", _UNOWNED + " OR {x}.layer_texts[i] <> {x}.text "
+                       "OR {x}.layer_descs[i] <> coalesce({x}.content_desc, '')")
+_SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED
+         + " THEN " + _shared_entry("{x}.layer_keys") + " END) END")
 _NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
 # The entries of a flat layer list (flags, locators) that the reader's report holds: its lists and its key bound once
-# (see _OWN_SLOT). {slot} stays for FIELDS' own format.
+# (see _own_entry). {slot} stays for FIELDS' own format.
 _PICK = ("head([pk IN [{keys}] | head([pv IN [{values}] | head([me IN [{{x}}.layer_keys[{{slot}}]] | "
          "[j IN range(0, size(pk) - 1) WHERE pk[j] = me | pv[j]]])])])")
 FIELDS = {
@@ -80,30 +95,23 @@ FIELDS = {
 # What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'
 # (merge_transitions: `layer_input_keys`, `layer_inputs`) that typed other words than the public's, else the
 # public's, else (none yet) that of a tenant that shared the edge, else none.
-_INPUTS = "range(0, size(coalesce({x}.layer_input_keys, [])) - 1)"
-_OWN_INPUT = ("head([i IN " + _INPUTS + " WHERE $viewer <> '' AND {x}.layer_input_keys[i] STARTS WITH $viewer "
-              "AND {x}.layer_inputs[i] <> coalesce({x}.input_template, '')])")
+_OWN_INPUT = _own_entry("{x}.layer_input_keys", "{x}.layer_inputs[i] <> coalesce({x}.input_template, '')")
 INPUT_TEMPLATE = ("coalesce({x}.layer_inputs[" + _OWN_INPUT + "], CASE WHEN coalesce({x}.input_template, '') <> '' "
-                  "THEN {x}.input_template END, {x}.layer_inputs[head([i IN " + _INPUTS + " WHERE any(voice IN "
-                  "coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND {x}.layer_input_keys[i] "
-                  "STARTS WITH substring(voice, 7) + '/')])], '')")
+                  "THEN {x}.input_template END, {x}.layer_inputs[" + _shared_entry("{x}.layer_input_keys") + "], '')")
 # A screen x's title as its reader reads it: the first of its own tenant's keys' (merge_screens: `layer_title_keys`,
 # `layer_titles`, kept where the public's showed another or none), else the public's (its own `title`), else (none
 # yet) that of a tenant that shared the screen, else null. `own_title(x)`: whether that is its own tenant's, other
 # than the public's.
-_TITLES = "range(0, size(coalesce({x}.layer_title_keys, [])) - 1)"
-_OWN_TITLE = ("CASE WHEN $viewer = '' THEN null ELSE head([lks IN [coalesce({x}.layer_title_keys, [])] | head([i IN "
-              "range(0, size(lks) - 1) WHERE lks[i] STARTS WITH $viewer])]) END")
+_OWN_TITLE = _own_entry("{x}.layer_title_keys")
 # A graph written before titles had layers, not yet migrated (migrate_screen_titles), may hold a tenant key's title as
 # a screen's own: one no owner is named for whose first backer is a tenant's key, read as none.
 _PUBLIC_TITLE = ("CASE WHEN {x}.title_owner IS NULL AND coalesce({x}.crowd_only, false) AND "
                  "coalesce(head(coalesce({x}.crowd_keys, [])), '') CONTAINS '/' THEN null ELSE {x}.title END")
-TITLE = ("CASE WHEN {x}.layer_title_keys IS NULL THEN " + _PUBLIC_TITLE + " ELSE coalesce({x}.layer_titles[" + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[head([i IN " + _TITLES
-         + " WHERE any(voice IN coalesce({x}.crowd_keys, []) WHERE voice STARTS WITH 'tenant:' AND "
-         "{x}.layer_title_keys[i] STARTS WITH substring(voice, 7) + '/')])]) END")
+TITLE = ("CASE WHEN {x}.layer_title_keys IS NULL THEN " + _PUBLIC_TITLE + " ELSE coalesce({x}.layer_titles["
+         + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[" + _shared_entry("{x}.layer_title_keys") + "]) END")
 OWN_TITLE = "(coalesce({x}.layer_titles[" + _OWN_TITLE + "] <> coalesce({x}.title, ''), false))"
 # Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
-OWN_REPORT = "({x}.layer_keys IS NOT NULL AND " + _OWN_SLOT + " IS NOT NULL)"
+OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
           "contributed_successes: coalesce({x}.contributed_successes, 0), "
           "contributed_failures: coalesce({x}.contributed_failures, 0), "
