@@ -221,18 +221,15 @@ def run_tenants_share(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_tenants_purge(settings: Settings, args: argparse.Namespace) -> int:
-    from appmem.api.contrib import writable_vectors
+    from appmem.api.contrib import forget_tenant_cached, writable_vectors
     from appmem.ingest.purge import PurgeOptions
     from appmem.ingest.tenants import purge
-    from appmem.semantic import layercache
-    from appmem.semantic.embedder import forget_namespace
 
     def work(store, keys):
         keys.tenant(args.tenant)  # an unknown tenant is an error before the vectors are opened
         with writable_vectors(settings) as vectors:
             report = purge(store, keys.r, args.tenant, settings.trust_quorum, vectors, PurgeOptions.of(settings))
-        return {**report, "embeddings": forget_namespace(settings.home, args.tenant),  # its views' cached vectors
-                "layers": layercache.forget_namespace(settings.home, args.tenant)}  # and their kept points
+        return {**report, **forget_tenant_cached(settings, args.tenant)}
 
     report = _with_graph(settings, work)
     emit(args, report, lambda p: f"tenant {p['tenant']} purged: {len(p['keys'])} keys, {p['traces']} traces, "

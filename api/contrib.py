@@ -187,6 +187,15 @@ def forget_cached(settings: Settings, packages: list[str]) -> dict[str, int]:
             "layers": layercache.forget_apps(settings.home, packages)}
 
 
+def forget_tenant_cached(settings: Settings, tenant: str) -> dict[str, int]:
+    """What the caches in `settings.home` keep of a purged tenant's, deleted: how many of each (`embeddings`: its
+    views' cached vectors; `layers`: their kept points)."""
+    from appmem.semantic import layercache
+    from appmem.semantic.embedder import forget_namespace
+
+    return {"embeddings": forget_namespace(settings.home, tenant), "layers": layercache.forget_namespace(settings.home, tenant)}
+
+
 @contextmanager
 def writable_vectors(settings: Settings, vectors: Any = None) -> Iterator[Any]:
     """The vectors a purge deletes from: `vectors` when this process may write them, else the local folder

@@ -7,13 +7,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 
 from appmem.api.auth import require
-from appmem.api.contrib import writable_vectors
+from appmem.api.contrib import forget_tenant_cached, writable_vectors
 from appmem.contract.requests import APP_MAX
 from appmem.ingest import tenants
 from appmem.ingest.purge import PurgeOptions
 from appmem.keys import TENANT_RE
-from appmem.semantic import layercache
-from appmem.semantic.embedder import forget_namespace
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
 TENANT = Path(min_length=1, max_length=40, pattern=TENANT_RE.pattern, description="the tenant's name")
@@ -54,5 +52,4 @@ def purge_tenant(request: Request, tenant: str = TENANT, _=Depends(require("admi
         report = tenants.purge(services.service.store, services.redis, tenant, services.settings.trust_quorum, vectors,
                                PurgeOptions.of(services.settings))
     services.service.drop_view(tenant)  # what this process loaded of its layer
-    return {**report, "embeddings": forget_namespace(services.settings.home, tenant),  # its views' cached vectors
-            "layers": layercache.forget_namespace(services.settings.home, tenant)}  # and their kept points
+    return {**report, **forget_tenant_cached(services.settings, tenant)}
