@@ -37,6 +37,16 @@ def counts(acrylic_memory) -> dict:
     return acrylic_memory.store.read("crowd_counts")[0]
 
 
+def tenants_report(acrylic_server: str, keys, runs: dict[str, list[dict]]) -> dict[str, str]:
+    """For each tenant of `runs`, in order, a key of its own ("TENANT-ci") that reports the tenant's runs; the
+    keys' secrets by tenant."""
+    secrets = {}
+    for tenant, reported in runs.items():
+        secrets[tenant] = keys.create(f"{tenant}-ci", "plan,contribute", 1000, tenant=tenant)[1]
+        contribute(acrylic_server, secrets[tenant], reported)
+    return secrets
+
+
 def counts_alone(acrylic_memory, acrylic_server: str, keys, stack_env, tenant: str, runs: list[dict],
                  before: dict) -> dict:
     """The graph's counts with `runs` reported alone, by a key of `tenant`; that tenant then purged, and the
@@ -511,11 +521,8 @@ def test_two_tenants_controls_at_one_place_read_each_its_own_texts_and_a_purge_l
     runs = [first_button_run(about_run, first, "2027-11-01T00:00:00Z"),
             first_button_run(about_run, second, "2027-11-02T00:00:00Z")]
     only_second = counts_alone(acrylic_memory, acrylic_server, keys, stack_env, "pitt", runs[1:], before)
-    own = keys.create("vandelay-ci", "plan,contribute", 1000, tenant="vandelay")[1]
-    other = keys.create("kramerica-ci", "plan,contribute", 1000, tenant="kramerica")[1]
+    own, other = tenants_report(acrylic_server, keys, {"vandelay": runs[:1], "kramerica": runs[1:]}).values()
     public = keys.create("public-reader", "plan", 1000)[1]
-    contribute(acrylic_server, own, runs[:1])
-    contribute(acrylic_server, other, runs[1:])
     screen_id = acrylic_memory.viewing("vandelay").locate(ACRYLIC, runs[0]["steps"][0]["before_xml"]).screen_id
     assert len(stored_with(acrylic_memory, first)) == 1  # one element, both tenants' layers over it
     assert stored_with(acrylic_memory, first) == stored_with(acrylic_memory, second)
@@ -545,10 +552,7 @@ def test_two_tenants_controls_at_one_place_shared_are_two_voices_over_one_elemen
     before = counts(acrylic_memory)
     runs = [first_button_run(about_run, label, f"2028-01-0{n + 1}T00:00:00Z")
             for n, label in enumerate((first, second, public_label))]
-    tenants = {"soprano": keys.create("soprano-ci", "plan,contribute", 1000, tenant="soprano")[1],
-               "bing": keys.create("bing-ci", "plan,contribute", 1000, tenant="bing")[1]}
-    for run, secret in zip(runs, tenants.values()):
-        contribute(acrylic_server, secret, [run])
+    tenants = tenants_report(acrylic_server, keys, {"soprano": runs[:1], "bing": runs[1:2]})
     for tenant in tenants:
         shared = cli(["tenants", "share", tenant, "--app", ACRYLIC, "--json"], stack_env)
         assert shared.returncode == 0 and json.loads(shared.stdout)["elements"] >= 1, shared.stdout + shared.stderr
@@ -709,11 +713,8 @@ def test_two_tenants_titles_of_one_screen_are_each_its_own_and_a_purge_leaves_no
     runs = [titled_run(inhouse_run(about_run, "2028-03-01T00:00:00Z"), first_name, "2028-03-01T00:00:00Z"),
             titled_run(inhouse_run(about_run, "2028-03-02T00:00:00Z"), second_name, "2028-03-02T00:00:00Z")]
     only_second = counts_alone(acrylic_memory, acrylic_server, keys, stack_env, "stonesolo", runs[1:], before)
-    own = keys.create("cooper-ci", "plan,contribute", 1000, tenant="cooper")[1]
-    other = keys.create("stone-ci", "plan,contribute", 1000, tenant="stone")[1]
+    own, other = tenants_report(acrylic_server, keys, {"cooper": runs[:1], "stone": runs[1:]}).values()
     public = keys.create("titles-reader", "plan", 1000)[1]
-    contribute(acrylic_server, own, runs[:1])
-    contribute(acrylic_server, other, runs[1:])
     screen_id = acrylic_memory.viewing("cooper").locate(INHOUSE, runs[0]["steps"][-1]["after_xml"]).screen_id
     assert screen_id == acrylic_memory.viewing("stone").locate(INHOUSE, runs[1]["steps"][-1]["after_xml"]).screen_id
     first = acrylic_memory.viewing("cooper").locate(INHOUSE, runs[0]["steps"][0]["before_xml"]).screen_id
