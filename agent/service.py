@@ -140,8 +140,12 @@ class Service:
         if not vectors:
             return cls(store, None, None, settings, redis)
         limit_blas(settings.blas_threads)
-        embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
-        found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
+        try:  # either checks that the memory's vectors are settings.embed_model's (semantic/modelrecord.py)
+            embedder = Embedder(settings.home, threads=threads, model=settings.embed_model)
+            found = reader_vectors(settings, embedder.dim) if read_only else open_vectors(settings, embedder.dim)
+        except BaseException:
+            store.driver.close()
+            raise
         return cls(store, found, embedder, settings, redis, LayerCache.at(settings.home))
 
     def close(self) -> None:

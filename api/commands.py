@@ -251,12 +251,14 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.api.app import create_app
     from appmem.api.protocol import SERVER_OPTIONS
     from appmem.semantic.embedder import cores
+    from appmem.semantic.snapshots import check_model
 
     if args.no_preload:
         os.environ["APPMEM_PRELOAD"] = "0"  # the worker processes read their settings from the environment
         settings = replace(settings, preload=False)
     if settings.workers < 0:  # --workers itself is at least 1 (appmem.arguments)
         raise ConfigError(f"APPMEM_WORKERS must be 0 (one per core) or more, got {settings.workers}")
+    check_model(settings)  # a memory of another embedding model: one line here, not a traceback per worker
     workers = args.workers or settings.workers or cores()
     os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "

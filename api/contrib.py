@@ -210,7 +210,8 @@ def writable_vectors(settings: Settings, vectors: Any = None) -> Iterator[Any]:
         try:
             from appmem.semantic.embedder import DIMS
 
-            vectors = opened = open_vectors(settings, DIMS.get(settings.embed_model, 384))
+            # a purge only deletes: it works whatever model made the memory (the record stays, modelrecord)
+            vectors = opened = open_vectors(settings, DIMS.get(settings.embed_model, 384), check=False)
         except (AppmemError, RuntimeError):  # owned by another process (summarize, the ingest worker)
             vectors = None
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from appmem import generations
 from appmem.arguments import app_name, count, task_text
-from appmem.errors import AppmemError
+from appmem.errors import AppmemError, InvalidInput
 from appmem.output import emit
 from appmem.settings import Settings
 from appmem.semantic.search import resolve_app
@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm", choices=("none", "openai"), default="none",
                    help="none: deterministic summaries; openai: an OpenAI-compatible endpoint (APPMEM_LLM_*)")
     p.add_argument("--no-ranker", action="store_true", help="do not retrain the element ranker afterwards")
+    p.add_argument("--reembed", action="store_true",
+                   help="drop every app's vectors and embed the whole memory again with APPMEM_EMBED_MODEL "
+                        "(after a change of model; the graph is untouched)")
     p.add_argument("--processes", type=count,
                    help="processes that summarise and embed apps in parallel (default: APPMEM_SUMMARIZE_PROCESSES, "
                         "1; 0 there: one per core; an LLM summarizer uses one)")
@@ -63,7 +66,9 @@ class _Progress:
 def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
     """Summarise; when it fails midway (the LLM endpoint refused, a store went away), the screens done so far
     are published and their apps' cached plans retired as after a whole run, the report of what was done
-    printed (with `error`), then the error raised: one line on stderr, exit 2."""
+    printed (with `error`), then the error raised: one line on stderr, exit 2. The vectors are opened first: a
+    memory of another embedding model than APPMEM_EMBED_MODEL stops it before anything is read (ConfigError),
+    unless `--reembed` drops them to embed everything again."""
     from appmem.graph.clients import open_graph
     from appmem.semantic.embedder import Embedder
     from appmem.semantic.apppool import processes_for
@@ -80,9 +85,15 @@ def run_summarize(settings: Settings, args: argparse.Namespace) -> int:
         llm_client, model = open_llm(settings)
         summarizer = LLMSummarizer(llm_client, model, SummaryCache(settings.home / CACHE_FILE),
                                    fallback=summarizer)
-    store = open_graph(settings)
+    if args.reembed and args.app:
+        raise InvalidInput("--reembed", "it embeds every app again: leave out --app")
     embedder = Embedder(settings.home, model=settings.embed_model)
-    vectors = open_vectors(settings, embedder.dim)
+    vectors = open_vectors(settings, embedder.dim, reembed=args.reembed)
+    try:
+        store = open_graph(settings)
+    except BaseException:
+        vectors.client.close()
+        raise
     report = SummarizeReport(packages=[])
     progress = _Progress()
     failure: AppmemError | None = None
@@ -137,16 +148,18 @@ def run_ranker_train(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.graph.clients import open_graph
     from appmem.semantic.embedder import Embedder
     from appmem.semantic.training import train
-    from appmem.semantic.vectors import VectorStore, open_qdrant
+    from appmem.semantic.vectors import open_vectors
 
-    store = open_graph(settings)
-    client = open_qdrant(settings)
+    embedder = Embedder(settings.home, model=settings.embed_model)
+    vectors = open_vectors(settings, embedder.dim)
     try:
-        embedder = Embedder(settings.home, model=settings.embed_model)
-        out = train(store, VectorStore(client, embedder.dim), embedder, settings.home, seed=args.seed)
+        store = open_graph(settings)
+        try:
+            out = train(store, vectors, embedder, settings.home, seed=args.seed)
+        finally:
+            store.driver.close()
     finally:
-        client.close()
-        store.driver.close()
+        vectors.client.close()
     emit(args, out, _ranker_line)
     return 0 if out.get("trained") else 1
 
@@ -157,13 +170,15 @@ def run_search(settings: Settings, args: argparse.Namespace) -> int:
     from appmem.semantic.search import search
     from appmem.semantic.snapshots import open_reader
 
+    embedder = Embedder(settings.home, model=settings.embed_model)
+    vectors = open_reader(settings, embedder.dim)  # checks the memory's model first
     store = open_graph(settings)
     try:
         packages = resolve_app([r["package"] for r in store.read("semantic_packages")], args.app) if args.app else None
-        embedder = Embedder(settings.home, model=settings.embed_model)
-        hits = search(open_reader(settings, embedder.dim), embedder, store, args.text, args.kind, packages, args.k)
+        hits = search(vectors, embedder, store, args.text, args.kind, packages, args.k)
     finally:
         store.driver.close()
+        vectors.close()
 
     def human(rows: list[dict[str, Any]]) -> str:
         lines = []

@@ -250,6 +250,19 @@ MODELS = ("minilm", "minilm-dq", "mpnet")
 DIMS = {"minilm": DIM, "minilm-dq": DIM, "mpnet": 768}  # per model, for a writer that needs no model (a purge)
 
 
+def model_id(model: str) -> str:
+    """What makes a vector of `model` (one of MODELS), as `Embedder.model_id` and a memory's record of its
+    model (semantic/modelrecord.py) name it: the model file (its pinned hash), the pooling of the model's
+    name, the length cut. Needs no model file."""
+    if model in ("minilm", "minilm-dq"):
+        return f"{MODEL_NAME}|{MODEL_INTEGER_SHA256 if model == 'minilm-dq' else MODEL_SHA256}|{MAX_LENGTH}"
+    if model == "mpnet":
+        from appmem.semantic import mpnet
+
+        return f"{mpnet.NAME}|{mpnet.FILES['model.safetensors']}|{MAX_LENGTH}"
+    raise ConfigError(f"APPMEM_EMBED_MODEL={model!r}: expected one of {', '.join(MODELS)}")
+
+
 class Embedder:
     """Texts → normalised vectors (`dim`: 384 for minilm, 768 for mpnet). Create one per process and
     inject it. `threads`: ONNX/BLAS threads (default: this process's cores); `cache`: keep document
@@ -272,15 +285,14 @@ class Embedder:
             self._model.model.model = onnx_session(self.folder / "model.onnx", self.threads)
             self._model.model._ensure_tokenizer()
             self._tokenizer = self._model.model.tokenizer
-            # What makes a vector: the model file (pinned hash), the pooling of MODEL_NAME, the length cut.
-            self.model_id = f"{MODEL_NAME}|{MODEL_INTEGER_SHA256 if integer else MODEL_SHA256}|{MAX_LENGTH}"
+            self.model_id = model_id(model)
         elif model == "mpnet":
             from appmem.semantic import mpnet
 
             self.folder, self.dim = mpnet.model_folder(home, sha256_of), mpnet.DIM
             self._model = mpnet.MPNet(self.folder, MAX_LENGTH, self.threads)
             self._tokenizer = self._model.tokenizer
-            self.model_id = f"{mpnet.NAME}|{mpnet.FILES['model.safetensors']}|{MAX_LENGTH}"
+            self.model_id = model_id(model)
         else:
             raise ConfigError(f"APPMEM_EMBED_MODEL={model!r}: expected one of {', '.join(MODELS)}")
         self.model = model

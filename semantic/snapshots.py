@@ -4,7 +4,8 @@ After a writer changed an app's points (summarize, a purge), `publish(vectors)`
 writes `<folder>/<package>.npz` (semantic/vectors.py `package_key` names it): for
 each kind (elements, screens, tasks) the vectors as Qdrant stores them (float32,
 normalised for cosine) ordered by object id, and their payloads as JSON; `meta`
-holds the package, the dimension and `version`, a sha256 of the content. The
+holds the package, the dimension, the embedding model that made the vectors (`model`,
+`model_id`: semantic/modelrecord.py) and `version`, a sha256 of the content. The
 file is written under a temporary name and renamed (atomic on POSIX): a reader
 sees the old snapshot or the new one, never a torn one, and a reader that opened
 the old file goes on reading it. An unchanged app keeps its file; an app with no
@@ -17,6 +18,8 @@ An app's file is read on the app's first read and again when it changed (one
 `stat` per read); reads of one app never open another app's file. Reads over
 all apps (app choice, recall without an app) read every app's file once.
 It never writes: writes go through the one process that owns the Qdrant folder.
+Given the configured model, it checks the model of one app's file when it opens and of each
+file it loads (a ConfigError naming both models; a file without a model: semantic/modelrecord.py).
 """
 from __future__ import annotations
 
@@ -32,25 +35,43 @@ import numpy as np
 
 from appmem.errors import ConfigError
 from appmem.settings import Settings
+from appmem.semantic import modelrecord
 from appmem.semantic.points import COLLECTIONS, TIE_MARGIN, Hit, best, check_kind, package_key
-from appmem.semantic.vectors import VectorStore, open_qdrant, reaching
+from appmem.semantic.vectors import VectorStore, open_qdrant, reaching, where
 
 FORMAT = "appmem-vectors/1"
 
 
 def open_reader(settings: Settings, dim: int) -> "VectorStore | SnapshotVectors":
     """What a process that only reads uses (a serve worker): the Qdrant server when QDRANT_URL is set
-    (it serves many clients), else the snapshots. Never opens the local Qdrant folder."""
+    (it serves many clients), else the snapshots. Never opens the local Qdrant folder.
+    Either checks that the memory's embedding model is `settings.embed_model` (semantic/modelrecord.py)."""
     if settings.qdrant_url:
-        return VectorStore(open_qdrant(settings), dim)
+        server = VectorStore(open_qdrant(settings), dim)
+        try:
+            server.claim_model(settings.embed_model, where=where(settings), write=False)
+        except BaseException:
+            server.close()
+            raise
+        return server
     if not settings.snapshot_path.exists() and (settings.qdrant_path / "meta.json").exists():
         # vectors written before snapshots existed: publish them once (needs the folder's owner lock)
         owner = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
         try:
+            owner.claim_model(settings.embed_model, where=where(settings))
             publish(owner, sorted({p for kind in COLLECTIONS for p in owner.packages(kind)}))
         finally:
             owner.client.close()
-    return SnapshotVectors(settings.snapshot_path, dim)
+    return SnapshotVectors(settings.snapshot_path, dim, settings.embed_model)
+
+
+def check_model(settings: Settings) -> None:
+    """ConfigError when the memory's vectors are another embedding model's than `settings.embed_model`: what a
+    reader's open checks (`open_reader`), for a process that checks before it starts others (`appmem serve`)."""
+    from appmem.semantic.embedder import DIMS, model_id
+
+    model_id(settings.embed_model)  # a name that is no model: its own ConfigError
+    open_reader(settings, DIMS[settings.embed_model]).close()
 
 
 def publish(vectors: VectorStore, packages: list[str] | None = None) -> list[str]:
@@ -101,7 +122,8 @@ def write_snapshot(vectors: VectorStore, package: str, folder: Path) -> bool:
     version = digest.hexdigest()[:32]
     if path.exists() and read_meta(path).get("version") == version:
         return False
-    arrays["meta"] = _bytes({"format": FORMAT, "package": package, "dim": vectors.dim, "version": version})
+    arrays["meta"] = _bytes({"format": FORMAT, "package": package, "dim": vectors.dim, "version": version,
+                             **(vectors.record or {})})  # no record (a store opened without one): modelrecord.LEGACY
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     with partial.open("wb") as f:
@@ -123,9 +145,11 @@ class AppVectors:
     stamp: tuple[int, int, int]
 
 
-def _load(path: Path, stamp: tuple[int, int, int], dim: int) -> AppVectors:
+def _load(path: Path, stamp: tuple[int, int, int], dim: int, model: str | None) -> AppVectors:
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(data["meta"].tobytes())
+        if model is not None and meta.get("format") == FORMAT:
+            modelrecord.check_snapshot(path, meta, model)
         if meta.get("format") != FORMAT or meta.get("dim") != dim:
             raise ConfigError(f"{path}: snapshot {meta.get('format')} of {meta.get('dim')} dims, expected "
                               f"{FORMAT} of {dim}: publish the vectors again (`appmem summarize`)")
@@ -135,17 +159,32 @@ def _load(path: Path, stamp: tuple[int, int, int], dim: int) -> AppVectors:
 
 
 class SnapshotVectors:
-    """VectorStore's reads, from the per-app snapshot files in `folder`; read-only, shareable by processes."""
+    """VectorStore's reads, from the per-app snapshot files in `folder`; read-only, shareable by processes.
+    `model`: the configured embedding model, checked against one file's at open and each file's as it is
+    loaded (None: not checked)."""
 
     read_only = True
 
-    def __init__(self, folder: Path, dim: int):
+    def __init__(self, folder: Path, dim: int, model: str | None = None):
         self.folder = Path(folder)
         self.dim = dim
+        self.model = model
         self._apps: dict[str, AppVectors] = {}
         self._names: dict[str, tuple[tuple[int, int, int], str]] = {}  # file name → (stamp, package)
         self._lock = threading.Lock()
         self.files_read: list[str] = []  # the packages whose file was read, in order (what a load cost)
+        if model is not None:
+            self._check_model(model)
+
+    def _check_model(self, model: str) -> None:
+        """ConfigError when the snapshots hold another model's vectors (one app's file tells: one writer made them)."""
+        for path in self.folder.glob("*.npz") if self.folder.exists() else ():
+            try:
+                meta = read_meta(path)
+            except FileNotFoundError:  # purged since the listing
+                continue
+            modelrecord.check_snapshot(path, meta, model)
+            return
 
     def ensure(self, kind: str, package: str | None = None) -> str:
         check_kind(kind)
@@ -164,7 +203,7 @@ class SnapshotVectors:
         if cached is not None and cached.stamp == stamp:
             return cached
         with self._lock:
-            loaded = _load(path, stamp, self.dim)
+            loaded = _load(path, stamp, self.dim, self.model)
             self.files_read.append(package)
             self._apps[package] = loaded
         return loaded

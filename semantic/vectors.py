@@ -21,6 +21,9 @@ process fail, so every write goes through `VectorStore`'s lock. Reads need no
 lock. Processes that only read (serve workers) read the per-app snapshots that
 `semantic.snapshots.publish` writes after a change, never the folder.
 
+Which embedding model made the vectors is recorded beside them and checked by every process that opens
+them (`VectorStore.claim_model`, semantic/modelrecord.py).
+
 What a point is, its id and the order hits are cut in: semantic/points.py.
 """
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from appmem.lazy import LazyModule
 from appmem.errors import ConfigError, TransientError
 from appmem.settings import Settings
+from appmem.semantic import modelrecord
 from appmem.semantic.appfolders import SEP, AppFolders  # SEP: local mode's collection `elements__com.example.app`
 from appmem.semantic.points import COLLECTIONS, TIE_MARGIN, Hit, VectorPoint, best, check_kind, package_key, point_id
 
@@ -72,10 +76,29 @@ def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
                           "stop the other appmem process, set QDRANT_URL, or read the snapshots") from None
 
 
-def open_vectors(settings: Settings, dim: int) -> "VectorStore":
+def open_vectors(settings: Settings, dim: int, check: bool = True, reembed: bool = False) -> "VectorStore":
     """The writable store of the one owner process: Qdrant, publishing snapshots to `settings.snapshot_path`.
-    Close it with `store.client.close()`."""
-    return VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
+    Its vectors must be `settings.embed_model`'s (else ConfigError), recorded if the store holds no record
+    (`VectorStore.claim_model`); `check=False` (a purge, which only deletes) reads the record and checks
+    nothing. `reembed`: first drop every app's vectors, to embed them all again with `settings.embed_model`
+    (`appmem summarize --reembed`). Close it with `store.client.close()`."""
+    store = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
+    try:
+        if reembed:
+            store.drop_all()
+        if check:
+            store.claim_model(settings.embed_model, where=where(settings))
+        else:
+            store.record = modelrecord.stored(store.client)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def where(settings: Settings) -> str:
+    """The vector store, as an error names it."""
+    return f"the vector store {settings.qdrant_url or settings.qdrant_path}"
 
 
 class VectorStore:
@@ -93,6 +116,7 @@ class VectorStore:
         self._write_lock = threading.RLock()  # local mode: serialise every write (see module doc); re-entered by ensure
         self._ready: set[str] = set()
         self.dirty: set[str] = set()  # packages written since the last snapshot (semantic.snapshots.publish)
+        self.record: modelrecord.Record | None = None  # the memory's embedding model, once read (`claim_model`)
         if self.per_app:
             self._split_shared_collections()
 
@@ -153,6 +177,41 @@ class VectorStore:
                 _fast_local_writes(self.client, name)
             self._ready.add(name)
         return name
+
+    def vector_collections(self) -> list[str]:
+        """The collections that hold vectors of any app (not the model's record)."""
+        return [c.name for c in self.client.get_collections().collections if c.name.split(SEP, 1)[0] in COLLECTIONS]
+
+    # -- the embedding model -----------------------------------------------------------------------
+    def claim_model(self, model: str, where: str = "the vector store", write: bool = True) -> None:
+        """Check that the vectors held are `model`'s (semantic/modelrecord.py): ConfigError naming both models
+        otherwise. `write`: record the model where no record is (a store with no vector yet: `model`; one
+        written before records: the default model of its vectors' size, once checked). Keeps the memory's
+        record in `self.record` (each snapshot carries it)."""
+        wanted = modelrecord.record_of(model)
+        with self._write_lock, reaching(f"reading the embedding model of {where}"):
+            memory = modelrecord.stored(self.client)
+            if memory is None or memory["model_id"] != wanted["model_id"]:
+                held = self.vector_collections()
+                legacy = memory is None and bool(held)
+                if legacy:
+                    memory = modelrecord.legacy_record(self.client.get_collection(held[0]).config.params.vectors.size)
+                if not held:  # no vector of any model: whoever writes first records theirs
+                    memory = wanted
+                modelrecord.check(where, memory, model, legacy)
+                if write:
+                    modelrecord.stamp(self.client, memory)
+            self.record = memory
+
+    def drop_all(self) -> None:
+        """Remove every app's vectors (to embed the memory again with another model); the record stays until
+        `claim_model` writes the new one. The apps' snapshots go with the next publish."""
+        with self._write_lock:
+            packages = sorted({p for kind in COLLECTIONS for p in self.packages(kind)})
+            for name in self.vector_collections():  # a server's shared ones too: made again at the new size
+                self.client.delete_collection(name)
+                self._ready.discard(name)
+        self.dirty.update(packages)
 
     def _split_shared_collections(self) -> None:
         """A folder written before per-app collections: move each app's points into its own."""
