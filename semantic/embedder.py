@@ -16,7 +16,8 @@ Agents' task texts (`query`) are kept in memory only.
 `model` (APPMEM_EMBED_MODEL) picks the model: `minilm` (above, the default), `minilm-dq` (the same
 file rewritten once to multiply in int8, `<home>/models/all-MiniLM-L6-v2-int8-dq`: semantic/intmatmul.py),
 or `mpnet` (all-mpnet-base-v2, 768 dimensions, run in NumPy from its safetensors: semantic/mpnet.py).
-bench/embedders.py compares them; a memory is summarised and queried with one model.
+bench/embedders.py compares them; a memory is summarised and queried with one model, which it records
+and every process checks when it opens the vectors (semantic/modelrecord.py).
 """
 from __future__ import annotations
 

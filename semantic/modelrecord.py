@@ -80,8 +80,8 @@ def check(where: str, memory: Record, configured: str, legacy: bool = False) -> 
     raise ConfigError(
         f"{where}: this memory's vectors were made by the embedding model {memory['model']}{unrecorded}, "
         f"but APPMEM_EMBED_MODEL is {configured}, whose vectors do not match them: {use}, or embed the "
-        f"memory again with {configured}: `APPMEM_EMBED_MODEL={configured} {REEMBED}` (the graph is "
-        "untouched; restart the processes that serve it afterwards)")
+        f"memory again with {configured}: `APPMEM_EMBED_MODEL={configured} {REEMBED}` (nothing in the "
+        "graph is lost; restart the processes that serve it afterwards)")
 
 
 def check_snapshot(path: Path, meta: dict[str, Any], configured: str) -> None:
