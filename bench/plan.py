@@ -352,6 +352,7 @@ def main() -> int:
         try:
             embedder = Embedder(settings.home, model=settings.embed_model)
             vectors = VectorStore(client, embedder.dim)
+            vectors.claim_model(settings.embed_model)  # a --home built with another model: refused, not mixed
             packages = exploration_memory(store, vectors, embedder, settings)
             planner = Planner(store, vectors, embedder, config=default)
             graphs = {app: planner.graph([package]) for app, package in packages.items()}

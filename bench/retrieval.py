@@ -427,6 +427,7 @@ def main() -> int:
         try:
             embedder = Embedder(settings.home, model=settings.embed_model)
             vectors = VectorStore(client, embedder.dim)
+            vectors.claim_model(settings.embed_model)  # a --home built with another model: refused, not mixed
             packages = exploration_memory(store, vectors, embedder, settings)
             progress("memory")
             # the planner's graphs and element indexes: each app's own memory and the confirms look-alike screens

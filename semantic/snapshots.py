@@ -54,7 +54,7 @@ def open_reader(settings: Settings, dim: int) -> "VectorStore | SnapshotVectors"
             server.close()
             raise
         return server
-    if not settings.snapshot_path.exists() and (settings.qdrant_path / "meta.json").exists():
+    if not settings.snapshot_path.exists() and _vectors_in_root(settings.qdrant_path):
         # vectors written before snapshots existed: publish them once (needs the folder's owner lock)
         owner = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
         try:
@@ -63,6 +63,16 @@ def open_reader(settings: Settings, dim: int) -> "VectorStore | SnapshotVectors"
         finally:
             owner.client.close()
     return SnapshotVectors(settings.snapshot_path, dim, settings.embed_model)
+
+
+def _vectors_in_root(folder: Path) -> bool:
+    """Whether the root of a local Qdrant folder holds collections of vectors (as it did before snapshots and
+    per-app folders), not only the model's record (semantic/modelrecord.py)."""
+    try:
+        names = json.loads((folder / "meta.json").read_text())["collections"]
+    except FileNotFoundError:
+        return False
+    return any(name != modelrecord.RECORD for name in names)
 
 
 def check_model(settings: Settings) -> None:

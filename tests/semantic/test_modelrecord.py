@@ -222,3 +222,15 @@ def test_the_cli_refuses_another_model_in_one_line_before_reading_anything(memor
     both = cli(memory, "summarize", "--reembed", "--app", "calendar")
     assert both.returncode == 2 and "--reembed: it embeds every app again: leave out --app" in both.stderr
     assert open_reader(memory, 384).count("elements") == 6  # nothing was dropped
+
+
+def test_a_reader_of_a_new_memory_does_not_reach_for_the_folder_its_writer_holds(tmp_path):
+    """The record lives in the local folder's root, where vectors written before snapshots lived: a reader that
+    finds no snapshot yet still reads the (empty) snapshots instead of opening the folder to publish them."""
+    settings = Settings(home=tmp_path)
+    owner = open_vectors(settings, 384)  # records minilm; publishes nothing yet
+    try:
+        assert (settings.qdrant_path / "meta.json").exists() and not settings.snapshot_path.exists()
+        assert open_reader(settings, 384).count("elements") == 0
+    finally:
+        owner.close()
