@@ -133,7 +133,7 @@ def write_snapshot(vectors: VectorStore, package: str, folder: Path) -> bool:
     if path.exists() and read_meta(path).get("version") == version:
         return False
     arrays["meta"] = _bytes({"format": FORMAT, "package": package, "dim": vectors.dim, "version": version,
-                             **(vectors.record or {})})  # no record (a store opened without one): modelrecord.LEGACY
+                             **(vectors.model_record() or {})})  # none: read as modelrecord.LEGACY says
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     with partial.open("wb") as f:

@@ -79,8 +79,8 @@ def open_qdrant(settings: Settings) -> "QdrantClient | AppFolders":
 def open_vectors(settings: Settings, dim: int, check: bool = True, reembed: bool = False) -> "VectorStore":
     """The writable store of the one owner process: Qdrant, publishing snapshots to `settings.snapshot_path`.
     Its vectors must be `settings.embed_model`'s (else ConfigError), recorded if the store holds no record
-    (`VectorStore.claim_model`); `check=False` (a purge, which only deletes) reads the record and checks
-    nothing. `reembed`: first drop every app's vectors, to embed them all again with `settings.embed_model`
+    (`VectorStore.claim_model`); `check=False` (a purge, which only deletes) checks nothing and reaches
+    no server yet. `reembed`: first drop every app's vectors, to embed them all again with `settings.embed_model`
     (`appmem summarize --reembed`). Close it with `store.client.close()`."""
     store = VectorStore(open_qdrant(settings), dim, settings.snapshot_path)
     try:
@@ -88,8 +88,6 @@ def open_vectors(settings: Settings, dim: int, check: bool = True, reembed: bool
             store.drop_all()
         if check:
             store.claim_model(settings.embed_model, where=where(settings))
-        else:
-            store.record = modelrecord.stored(store.client)
     except BaseException:
         store.close()
         raise
@@ -203,10 +201,16 @@ class VectorStore:
                     modelrecord.stamp(self.client, memory)
             self.record = memory
 
+    def model_record(self) -> modelrecord.Record | None:
+        """The memory's record of its model (what `claim_model` found, else read now); None where it has none."""
+        if self.record is None:
+            self.record = modelrecord.stored(self.client)
+        return self.record
+
     def drop_all(self) -> None:
         """Remove every app's vectors (to embed the memory again with another model); the record stays until
         `claim_model` writes the new one. The apps' snapshots go with the next publish."""
-        with self._write_lock:
+        with self._write_lock, reaching("dropping every vector"):
             packages = sorted({p for kind in COLLECTIONS for p in self.packages(kind)})
             for name in self.vector_collections():  # a server's shared ones too: made again at the new size
                 self.client.delete_collection(name)
