@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-ranker", action="store_true", help="do not retrain the element ranker afterwards")
     p.add_argument("--reembed", action="store_true",
                    help="drop every app's vectors and embed the whole memory again with APPMEM_EMBED_MODEL "
-                        "(after a change of model; the graph is untouched)")
+                        "(after a change of model; nothing in the graph is lost)")
     p.add_argument("--processes", type=count,
                    help="processes that summarise and embed apps in parallel (default: APPMEM_SUMMARIZE_PROCESSES, "
                         "1; 0 there: one per core; an LLM summarizer uses one)")

@@ -17,7 +17,7 @@ import logging
 import threading
 
 from appmem.agent.service import Service, reader_vectors
-from appmem.errors import TransientError
+from appmem.errors import ConfigError, TransientError
 from appmem.graph.store import GraphStore
 from appmem.semantic.layercache import LayerCache
 from appmem.settings import Settings
@@ -35,11 +35,15 @@ class LayerEmbedder:
 
     def __call__(self, tenant: str, package: str) -> None:
         """Embed `tenant`'s layer of `package`. A store that does not answer leaves it to the tenant's first
-        plan, which embeds what the cache lacks: the contribution is stored either way."""
+        plan, which embeds what the cache lacks: the contribution is stored either way. So does a worker
+        configured with another embedding model than the memory's (semantic/modelrecord.py): it says so."""
         try:
             computed = self._open().embed_layer(tenant, [package])
         except (TransientError, OSError) as exc:
             log.warning("tenant %s: its layer of %s is left to its first plan: %s", tenant, package, exc)
+            return
+        except ConfigError as exc:
+            log.error("tenant %s: its layer of %s is not embedded: %s", tenant, package, exc)
             return
         log.info("tenant %s: %d new texts of its layer of %s embedded", tenant, computed, package)
 

@@ -234,3 +234,17 @@ def test_a_reader_of_a_new_memory_does_not_reach_for_the_folder_its_writer_holds
         assert open_reader(settings, 384).count("elements") == 0
     finally:
         owner.close()
+
+
+def test_an_ingest_worker_of_another_model_stores_the_contribution_and_says_why_its_layer_is_not_embedded(
+        memory, caplog):
+    """The worker embeds a tenant's layer after its contribution is stored: configured with another model than
+    the memory's, it logs the mismatch and returns, so the contribution is finished as stored (no graph here:
+    the check comes first)."""
+    from appmem.workers.layers import LayerEmbedder
+
+    with caplog.at_level("ERROR", logger="appmem.workers.layers"):
+        assert LayerEmbedder(None, as_dq(memory))("acme", "com.model.notes") is None
+    (record,) = caplog.records
+    assert "tenant acme: its layer of com.model.notes is not embedded: the vector snapshot" in record.getMessage()
+    assert "APPMEM_EMBED_MODEL is minilm-dq" in record.getMessage()
