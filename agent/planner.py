@@ -175,7 +175,9 @@ class Planner:
 
     def _load_own(self, kind: str, packages: list[str] | None) -> list[Row]:
         if kind == "tasks":
-            return task_rows(self.store.read("layer_tasks", packages=packages), self.embedder, self.store.viewer.tenant)
+            rows = (self.store.read("layer_tasks", packages=packages) if packages is not None
+                    else self.store.read("layer_tasks_every"))
+            return task_rows(rows, self.embedder, self.store.viewer.tenant)
         apps = packages or [r["package"] for r in self.store.read("layer_apps")]
         shared = set(self.vectors.values("screens", "object_id", apps))
         rows = []

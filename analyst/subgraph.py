@@ -26,10 +26,11 @@ BATCH = 500
 # Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
 # variants, their counts on an edge, their reports of an element, what they typed on an edge and their titles of a
 # screen: the layers, cypher/merge_elements.cypher, merge_transitions.cypher and merge_screens.cypher), or whose an
-# element's texts or a screen's title are: written only in an export of the whole graph (--every).
-LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flags",
-                   "layer_flag_keys", "layer_locators", "layer_locator_keys", "layer_input_keys", "layer_inputs",
-                   "layer_title_keys", "layer_titles"})
+# element's texts or a screen's title are: written only in an export of the whole graph (--every). The flat
+# `layer_flags`, `layer_flag_keys`, `layer_locators`, `layer_locator_keys` are those of a graph not yet migrated.
+LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flag_sets",
+                   "layer_locator_sets", "layer_flags", "layer_flag_keys", "layer_locators", "layer_locator_keys",
+                   "layer_input_keys", "layer_inputs", "layer_title_keys", "layer_titles"})
 CROWD_BOOKKEEPING = frozenset({"crowd_keys", "claims", "crowd_versions", "crowd_texts", "crowd_text_counts", "tenant_counts",
                                "text_owner", "title_owner"}) | LAYER
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -61,8 +61,9 @@ def _shared_entry(keys: str) -> str:
 # and the public, can report one element showing other texts. Its own properties hold the public's report (a crawl's,
 # an import's or a public key's: everyone's); a tenant key's report is kept in the element's layer lists
 # (merge_elements: `layer_keys` and, in its order, `layer_texts`, `layer_descs`, `layer_labels`, four `layer_bounds`
-# each; `layer_flags` and `layer_locators` flat, each entry's key in `layer_flag_keys`, `layer_locator_keys`), which
-# no statement reads but through these. A reader reads the first report of its own tenant's keys that shows other
+# each, and one entry each in `layer_flag_sets` and `layer_locator_sets`: the report's flags, or locators, each
+# after a SET_SEP, so that a report's list is one indexed read and a split, not a walk over every tenant's entries),
+# which no statement reads but through these. A reader reads the first report of its own tenant's keys that shows other
 # texts than the public's (where the public has one), else the public's, else (no public report yet) the first
 # report of a tenant that shared it (its voice "tenant:NAME" among the backers), else none: the element itself is read by the trust predicate, and a reader who may read it but none of
 # its reports reads it without texts. `text_owner` names whose the public report is ('' a crawl's or an import's);
@@ -74,22 +75,22 @@ _OWN_SLOT = _own_entry("{x}.layer_keys", _UNOWNED + " OR {x}.layer_texts[i] <> {
 _SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED
          + " THEN " + _shared_entry("{x}.layer_keys") + " END) END")
 _NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
-# The entries of a flat layer list (flags, locators) that the reader's report holds: its lists and its key bound once
-# (see _own_entry). {slot} stays for FIELDS' own format.
-_PICK = ("head([pk IN [{keys}] | head([pv IN [{values}] | head([me IN [{{x}}.layer_keys[{{slot}}]] | "
-         "[j IN range(0, size(pk) - 1) WHERE pk[j] = me | pv[j]]])])])")
+# What separates the values of one entry of `layer_flag_sets` and `layer_locator_sets` (written before each value:
+# an entry of no values is ''), as a Cypher string literal: U+001F, which no XML view's text or attribute holds
+# (merge_elements writes any that came otherwise as a space).
+SET_SEP = "'\\u001F'"
+# The values of entry {slot} of such a list.
+_SET = "tail(split({{x}}.{name}[{{slot}}], " + SET_SEP + "))"
 FIELDS = {
     "text": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_texts[{slot}] WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
     "content_desc": ("CASE WHEN {slot} IS NOT NULL THEN {x}.layer_descs[{slot}] WHEN {main} "
                      "THEN coalesce({x}.content_desc, '') ELSE '' END"),
     "label": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_labels[{slot}] WHEN {main} THEN coalesce({x}.label, '') ELSE '' END",
-    "locators": ("CASE WHEN {slot} IS NOT NULL THEN " + _PICK.format(keys="{x}.layer_locator_keys",
-                                                                  values="{x}.layer_locators") + " "
+    "locators": ("CASE WHEN {slot} IS NOT NULL THEN " + _SET.format(name="layer_locator_sets") + " "
                  "WHEN {main} THEN coalesce({x}.locators, []) "
                  "ELSE [l IN coalesce({x}.locators, []) WHERE NOT " + _NAMING + "] END"),
     "bounds": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_bounds[4 * {slot} .. 4 * {slot} + 4] ELSE {x}.bounds END",
-    "flags": ("CASE WHEN {slot} IS NOT NULL THEN " + _PICK.format(keys="{x}.layer_flag_keys", values="{x}.layer_flags")
-              + " "
+    "flags": ("CASE WHEN {slot} IS NOT NULL THEN " + _SET.format(name="layer_flag_sets") + " "
               "ELSE coalesce({x}.flags, []) END"),
 }
 # What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'

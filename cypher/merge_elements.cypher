@@ -33,12 +33,13 @@ SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE e.text_owner END,
     e.layer_descs = CASE WHEN layered THEN coalesce(e.layer_descs, []) + r.content_desc ELSE e.layer_descs END,
     e.layer_labels = CASE WHEN layered THEN coalesce(e.layer_labels, []) + r.label ELSE e.layer_labels END,
     e.layer_bounds = CASE WHEN layered THEN coalesce(e.layer_bounds, []) + r.bounds ELSE e.layer_bounds END,
-    e.layer_flags = CASE WHEN layered THEN coalesce(e.layer_flags, []) + r.flags ELSE e.layer_flags END,
-    e.layer_flag_keys = CASE WHEN layered THEN coalesce(e.layer_flag_keys, []) + [f IN r.flags | r.contributor]
-                        ELSE e.layer_flag_keys END,
-    e.layer_locators = CASE WHEN layered THEN coalesce(e.layer_locators, []) + r.locators ELSE e.layer_locators END,
-    e.layer_locator_keys = CASE WHEN layered THEN coalesce(e.layer_locator_keys, []) + [l IN r.locators | r.contributor]
-                           ELSE e.layer_locator_keys END,
+    // the report's flags and locators, one entry each, every value after a U+001F (cypher/__init__.py SET_SEP)
+    e.layer_flag_sets = CASE WHEN layered THEN coalesce(e.layer_flag_sets, [])
+                               + reduce(v = '', f IN r.flags | v + '\u001F' + replace(f, '\u001F', ' '))
+                        ELSE e.layer_flag_sets END,
+    e.layer_locator_sets = CASE WHEN layered THEN coalesce(e.layer_locator_sets, [])
+                                  + reduce(v = '', l IN r.locators | v + '\u001F' + replace(l, '\u001F', ' '))
+                           ELSE e.layer_locator_sets END,
     e.crowd_only = coalesce(e.crowd_only, false) AND NOT r.trusted,
     e.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(e.crowd_keys, []) THEN coalesce(e.crowd_keys, [])
                      ELSE coalesce(e.crowd_keys, []) + r.contributor END

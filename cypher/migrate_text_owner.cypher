@@ -18,12 +18,11 @@ SET e.layer_keys = CASE WHEN moved THEN [owner] + coalesce(e.layer_keys, []) ELS
     e.layer_descs = CASE WHEN moved THEN [coalesce(content_desc, '')] + coalesce(e.layer_descs, []) ELSE e.layer_descs END,
     e.layer_labels = CASE WHEN moved THEN [coalesce(label, '')] + coalesce(e.layer_labels, []) ELSE e.layer_labels END,
     e.layer_bounds = CASE WHEN moved THEN bounds + coalesce(e.layer_bounds, []) ELSE e.layer_bounds END,
-    e.layer_flags = CASE WHEN moved THEN flags + coalesce(e.layer_flags, []) ELSE e.layer_flags END,
-    e.layer_flag_keys = CASE WHEN moved THEN [f IN flags | owner] + coalesce(e.layer_flag_keys, [])
-                        ELSE e.layer_flag_keys END,
-    e.layer_locators = CASE WHEN moved THEN locators + coalesce(e.layer_locators, []) ELSE e.layer_locators END,
-    e.layer_locator_keys = CASE WHEN moved THEN [l IN locators | owner] + coalesce(e.layer_locator_keys, [])
-                           ELSE e.layer_locator_keys END,
+    // one entry each, every value after a U+001F (as merge_elements writes them)
+    e.layer_flag_sets = CASE WHEN moved THEN [reduce(v = '', f IN flags | v + '\u001F' + f)]
+                               + coalesce(e.layer_flag_sets, []) ELSE e.layer_flag_sets END,
+    e.layer_locator_sets = CASE WHEN moved THEN [reduce(v = '', l IN locators | v + '\u001F' + l)]
+                                  + coalesce(e.layer_locator_sets, []) ELSE e.layer_locator_sets END,
     e.text_owner = CASE WHEN tenant THEN null ELSE owner END,
     e.text = CASE WHEN tenant THEN null ELSE text END,
     e.content_desc = CASE WHEN tenant THEN null ELSE content_desc END,

@@ -1,7 +1,8 @@
 // tenant_layer: a tenant's layer, counted ($prefix: "NAME/", its keys' contributor ids): the traces and
 // demonstrations its keys sent; the screens, elements and edges they back, and of those how many only they
 // back (`private`: no crawl, import or other contributor saw them), and the elements their own reports of
-// (texts, bounds, flags: merge_elements) are kept for (`reported_elements`); the apps they reported.
+// (texts, bounds, flags: merge_elements) are kept for (`reported_elements`), the screens their own titles are kept
+// for (`titled_screens`: merge_screens); the apps they reported.
 CALL () {
   MATCH (tr:Trace)
   WHERE coalesce(tr.contributor, '') STARTS WITH $prefix
@@ -11,7 +12,8 @@ CALL () {
   MATCH (s:Screen)
   WHERE any(k IN coalesce(s.crowd_keys, []) WHERE k STARTS WITH $prefix)
   RETURN count(s) AS screens,
-         count(CASE WHEN s.crowd_only AND all(k IN s.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_screens
+         count(CASE WHEN s.crowd_only AND all(k IN s.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_screens,
+         count(CASE WHEN any(k IN coalesce(s.layer_title_keys, []) WHERE k STARTS WITH $prefix) THEN 1 END) AS titled_screens
 }
 CALL () {
   MATCH (e:Element)
@@ -31,4 +33,4 @@ CALL () {
   WHERE coalesce(k.contributor, '') STARTS WITH $prefix
   RETURN count(k) AS tasks
 }
-RETURN traces, apps, screens, private_screens, elements, private_elements, reported_elements, transitions, private_transitions, tasks
+RETURN traces, apps, screens, private_screens, titled_screens, elements, private_elements, reported_elements, transitions, private_transitions, tasks

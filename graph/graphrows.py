@@ -3,8 +3,8 @@
 A tenant's view of an app is the public graph plus what the tenant's own keys reported (the one trust
 predicate, cypher/__init__.py, admits both for its keys). The public's rows of an app are read once per
 process and shared by every view; a tenant's view reads only its layer (cypher/planner_layer_*.cypher:
-its own screens and those it titles otherwise, the elements it reads otherwise than the public, the edges
-its keys reported or counted) and lays it over them: the rows are those its reader's own full read returns,
+its own screens and those it titles otherwise, with the other apps' screens the public's edges enter that it
+titles otherwise, the elements it reads otherwise than the public, the edges its keys reported or counted) and lays it over them: the rows are those its reader's own full read returns,
 the base is never read again per tenant, and the layer's read is proportional to what the tenant contributed.
 """
 from __future__ import annotations
@@ -55,14 +55,16 @@ class GraphRows:
             return self
         packages = list(self.packages)
         controls = sorted({r["id"] for r in self.side_elements})
-        own_screens, own_elements, own_edges = (store.read(f"planner_layer_{kind}", packages=packages)
-                                                for kind in ("screens", "elements", "transitions"))
+        targets = sorted({r["target"] for r in self.transitions if r["target_package"] not in packages})
+        own_screens = store.read("planner_layer_screens", packages=packages, targets=targets)
+        own_elements, own_edges = (store.read(f"planner_layer_{kind}", packages=packages)
+                                   for kind in ("elements", "transitions"))
         own_controls = store.read("planner_layer_controls", ids=controls) if controls else []
         if not (own_screens or own_elements or own_edges or own_controls):
             return self
-        screens = _over(self.screens, own_screens, _id)
+        screens = _over(self.screens, sorted((r for r in own_screens if r["package"] in packages), key=_id), _id)
         elements = _over(self.elements, own_elements, _element_order)
-        titled = {r["id"]: r["title"] for r in own_screens}
+        titled = {r["id"]: r["title"] for r in own_screens}  # the app's screens and those its edges enter
         transitions = _over(_titled(self.transitions, titled),
                             [_edge(r) for r in own_edges if r["source_package"] in packages], _edge_order, _edge_id)
         entered = set(_outside(packages, self.transitions))

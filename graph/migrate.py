@@ -66,6 +66,13 @@ def migrate_text_owner(store: GraphStore) -> int:
     return rows[0]["owned"] if rows else 0  # ArcadeDB: an aggregate over no match may return no row
 
 
+def migrate_layer_sets(store: GraphStore) -> int:
+    """Give each element whose tenants' reports keep their flags and locators flat one entry per report of each
+    (cypher/migrate_layer_sets.cypher); how many elements."""
+    rows = store.write("migrate_layer_sets")
+    return rows[0]["moved"] if rows else 0
+
+
 def migrate_edge_inputs(store: GraphStore) -> int:
     """Move what a tenant key typed, kept as a contribution-only edge's own template, to the edge's layer; how many
     edges."""
@@ -96,6 +103,7 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
     return {"times": migrate_times(store), "crowd_trust": migrate_crowd_trust(store, quorum),
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
-            "texts": {"owned": migrate_text_owner(store), "typed": migrate_edge_inputs(store)},
+            "texts": {"layer_sets": migrate_layer_sets(store), "owned": migrate_text_owner(store),
+                      "typed": migrate_edge_inputs(store)},
             "screens": {"old_ids": old_screen_ids(store), "titles_moved": migrate_screen_titles(store)},
             "states": {"without_texts": states_without_texts(store)}}

@@ -73,7 +73,7 @@ def test_a_tenants_view_is_the_public_rows_with_its_layer_over_them_and_reads_on
     # what the layer's reads return: only acme's keys' (its screens, the controls and edges they back or counted,
     # the texts they reported first); nothing of wayne's, nothing the public reads as acme does
     acme = empty_graph.viewing("acme", 1)
-    screens = acme.read("planner_layer_screens", packages=[APP])
+    screens = acme.read("planner_layer_screens", packages=[APP], targets=[])
     elements = acme.read("planner_layer_elements", packages=[APP])
     elements += acme.read("planner_layer_controls", ids=sorted({r["id"] for r in base.side_elements}))
     edges = acme.read("planner_layer_transitions", packages=[APP])

@@ -77,7 +77,7 @@ def test_migrate_gives_old_elements_texts_their_owner_and_a_tenant_keys_texts_it
                              "crowd_keys: ['acme/k1', 'k2'], input_template: 'Falcon launch'}]->(b:Screen {id: 'b'}) "
                              "CREATE (a)-[:TRANSITION {key: 'crawled', action: 'input', crowd_only: false, "
                              "crowd_keys: ['acme/k1'], input_template: 'hello'}]->(b)")
-    assert migrate(empty_graph)["texts"] == {"owned": 5, "typed": 1}
+    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 5, "typed": 1}
     edges = {r["key"]: r for r in cypher_rows(
         empty_graph, "MATCH ()-[t:TRANSITION]->() RETURN t.key AS key, t.input_template AS typed, "
                      "t.layer_input_keys AS keys, t.layer_inputs AS inputs")}
@@ -85,17 +85,46 @@ def test_migrate_gives_old_elements_texts_their_owner_and_a_tenant_keys_texts_it
                      "crawled": {"key": "crawled", "typed": "hello", "keys": None, "inputs": None}}
     rows = {r["id"]: r for r in cypher_rows(
         empty_graph, "MATCH (e:Element) RETURN e.id AS id, e.text_owner AS owner, e.text AS text, "
-                     "e.locators AS locators, e.layer_keys AS layer, e.layer_texts AS texts, e.layer_flags AS flags, "
-                     "e.layer_flag_keys AS flag_keys, e.layer_bounds AS bounds, e.layer_locators AS layer_locators")}
+                     "e.locators AS locators, e.layer_keys AS layer, e.layer_texts AS texts, "
+                     "e.layer_flag_sets AS flags, e.layer_bounds AS bounds, e.layer_locator_sets AS layer_locators")}
     assert {i: (r["owner"], r["text"]) for i, r in rows.items()} == {
         "by-tenant": (None, None), "by-key": ("k3", "Share"), "crawled": ("", "Home"), "owned": (None, None),
         "purged": (None, None)}
     assert rows["by-tenant"]["layer"] == ["acme/k1"] and rows["by-tenant"]["texts"] == ["Payroll"]
-    assert rows["by-tenant"]["flags"] == ["clickable"] and rows["by-tenant"]["flag_keys"] == ["acme/k1"]
+    assert rows["by-tenant"]["flags"] == ["\x1fclickable"]  # one entry: each value after a U+001F
     assert rows["by-tenant"]["bounds"] == [0, 0, 9, 9] and rows["by-tenant"]["locators"] == ["/hierarchy/V[1]"]
-    assert rows["by-tenant"]["layer_locators"] == ["//*[@text='Payroll']", "/hierarchy/V[1]"]
+    assert rows["by-tenant"]["layer_locators"] == ["\x1f//*[@text='Payroll']\x1f/hierarchy/V[1]"]
     assert rows["owned"]["layer"] == ["wayne/k1"] and rows["purged"]["layer"] is None  # a purged key's texts go
-    assert migrate(empty_graph)["texts"] == {"owned": 0, "typed": 0}
+    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 0, "typed": 0}
+
+
+def test_migrate_makes_each_tenant_reports_flat_flags_and_locators_its_own_entry(empty_graph):
+    """Written before each report's flags and locators were one entry of the element's layer: flat lists with each
+    value's key. `appmem migrate` makes them one entry per report, in the layer's order (a report of no flags an
+    empty one), the flat lists go, and each tenant reads its own report's flags and locators as before."""
+    from appmem.graph.store import element_of
+
+    cypher_rows(empty_graph, "CREATE (s:Screen {id: 's', package: 'org.flat.app'})-[:HAS_ELEMENT]->(:Element {"
+                             "id: 'flat', screen_id: 's', key: 'k', crowd_only: true, crowd_keys: ['acme/k1', 'wayne/k1'], "
+                             "bounds: [0, 0, 9, 9], flags: ['clickable'], locators: ['/hierarchy/V[1]'], "
+                             "layer_keys: ['acme/k1', 'wayne/k1'], layer_texts: ['Payroll', 'Vault'], "
+                             "layer_descs: ['', ''], layer_labels: ['Payroll', 'Vault'], "
+                             "layer_bounds: [0, 0, 9, 9, 1, 1, 8, 8], layer_flags: ['clickable', 'checkable'], "
+                             "layer_flag_keys: ['acme/k1', 'acme/k1'], layer_locators: [\"//*[@text='Payroll']\", "
+                             "'/hierarchy/V[1]', \"//*[@text='Vault']\"], "
+                             "layer_locator_keys: ['acme/k1', 'acme/k1', 'wayne/k1']})")
+    assert migrate(empty_graph)["texts"]["layer_sets"] == 1
+    row = cypher_rows(empty_graph, "MATCH (e:Element {id: 'flat'}) RETURN e.layer_flag_sets AS flags, "
+                                   "e.layer_locator_sets AS locators, e.layer_flags AS flat, e.layer_flag_keys AS flat_keys, "
+                                   "e.layer_locators AS flat_locators, e.layer_locator_keys AS flat_locator_keys")[0]
+    assert row == {"flags": ["\x1fclickable\x1fcheckable", ""],
+                   "locators": ["\x1f//*[@text='Payroll']\x1f/hierarchy/V[1]", "\x1f//*[@text='Vault']"],
+                   "flat": None, "flat_keys": None, "flat_locators": None, "flat_locator_keys": None}
+    read = {tenant: element_of(empty_graph.viewing(tenant, 1).elements(ids=["flat"])[0]) for tenant in ("acme", "wayne")}
+    assert (read["acme"].text, read["acme"].flags, read["acme"].locators) == (
+        "Payroll", ["clickable", "checkable"], ["//*[@text='Payroll']", "/hierarchy/V[1]"])
+    assert (read["wayne"].text, read["wayne"].flags, read["wayne"].locators) == ("Vault", [], ["//*[@text='Vault']"])
+    assert migrate(empty_graph)["texts"]["layer_sets"] == 0
 
 
 def test_migrate_counts_the_screens_of_the_old_id_form_keeps_them_and_retires_what_servers_loaded(

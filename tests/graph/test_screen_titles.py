@@ -15,11 +15,14 @@ from appmem.graph.migrate import migrate_screen_titles
 from appmem.graph.model import Step, Trace
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.pipeline import ingest_trace
+from appmem.ingest.tenants import layer
 from appmem.ingest.purge import purge_observations
 from tests.graph.test_identity import cypher_rows
+from tests.graph.test_variant_routes import screen
 
 APP = "org.example.people"
 OTHER = "org.example.elsewhere"
+LAUNCHER = "org.example.launcher"
 OPEN = f"/FrameLayout[]#0/Button[{APP}:id/people]#0"
 NAMES = ["Jane Cooper", "Bob Stone", "Sam Hill", "Contact"]
 
@@ -118,8 +121,11 @@ def test_a_crawl_titles_a_tenants_screen_for_the_public_and_a_purge_leaves_none_
     ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)
     ingest_trace(store, run("wayne", "wayne/k2", "Bob Stone"), 10)
     assert stored_with(store, "Jane Cooper") > 0 and titles(store, "wayne")["plan"] == ["Bob Stone"]
+    # `tenants show`: the screens each tenant's own titles are kept for (the home page and the contact's)
+    assert [layer(store, t)["titled_screens"] for t in ("acme", "wayne")] == [2, 2]
     purge_observations(store, redis_client, "acme/k1", 3, None)
     assert stored_with(store, "Jane Cooper") == 0 and titles(store, "acme")["plan"] == []
+    assert [layer(store, t)["titled_screens"] for t in ("acme", "wayne")] == [0, 2]
     assert titles(store, "wayne") == each("Bob Stone")
     assert store.read("crowd_counts")[0] == wayne_only  # as if acme's key never reported the screen
     ingest_trace(store, run("crawl", "", "Contact"), 10)  # a crawl sees it: its title is the public's
@@ -139,3 +145,24 @@ def test_the_migration_moves_a_tenant_keys_title_kept_as_a_screens_own_to_its_la
     assert migrate_screen_titles(store) == 2 and migrate_screen_titles(store) == 0
     assert titles(store, "acme")["plan"] == ["Jane Cooper"] and titles(store, "wayne")["plan"] == [""]
     assert cypher_rows(store, "MATCH (s:Screen {activity: '.Contact'}) RETURN s.title AS title") == [{"title": None}]
+
+
+def test_a_tenants_title_of_another_apps_screen_is_read_on_the_edges_entering_it_from_the_planned_app(
+        empty_graph, redis_client):
+    """A crawl of a launcher whose button opens APP's contact page (the public titles it "Contact"), and acme's
+    key that titles that page otherwise: the launcher's edge into it carries acme's title for acme, in its full
+    read and in the public's rows with its layer over them alike, and the public's for everyone else."""
+    store = empty_graph
+    open_people = Action(ActionType.TAP, f"/FrameLayout[]#0/Button[{LAUNCHER}:id/b0]#0")
+    ingest_trace(store, Trace("launcher", "explorer", LAUNCHER, "1", "dev", "test", "2026-01-02T00:00:00Z", "",
+                              states={"launch": screen(LAUNCHER, "launch", ["People"]),
+                                      state_of("Contact"): contact("Contact")},
+                              steps=[Step(0, "launch", open_people, state_of("Contact"))]), 10)
+    ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)
+    sid, base = screen_id(store), GraphRows.read(store, [LAUNCHER])
+    entering = lambda rows: [r["target_title"] for r in rows.transitions if r["target"] == sid]  # noqa: E731
+    acme, wayne = store.viewing("acme", 1), store.viewing("wayne", 1)
+    assert entering(GraphRows.read(acme, [LAUNCHER])) == entering(base.with_layer(acme)) == ["Jane Cooper"]
+    assert base.with_layer(acme).transitions == GraphRows.read(acme, [LAUNCHER]).transitions
+    assert base.with_layer(acme).screens == GraphRows.read(acme, [LAUNCHER]).screens  # the launcher's alone
+    assert entering(base) == entering(base.with_layer(wayne)) == entering(GraphRows.read(wayne, [LAUNCHER])) == ["Contact"]
