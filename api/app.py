@@ -91,15 +91,13 @@ def open_services(settings: Settings, service: Service | None = None) -> Service
     return Services(settings, service, r, KeyStore(r), Contributions(r), celery, Metrics(), threading.Event())
 
 
-def model_threads(settings: Settings) -> int | None:
-    """The ONNX threads of one of `settings.workers` serve workers: APPMEM_MODEL_THREADS, else their share
-    of the cores (None: all of them, one worker). Each worker runs its own ONNX thread pool: at all cores
-    each, two workers on two cores would run four busy threads."""
-    from appmem.semantic.embedder import cores
-
-    if settings.model_threads > 0:
-        return settings.model_threads
-    return max(1, cores() // settings.workers) if settings.workers > 1 else None
+def model_threads(settings: Settings) -> int:
+    """The ONNX threads of a serve worker: APPMEM_MODEL_THREADS, else one. A worker embeds one short task per
+    new plan, and its concurrent requests already run their models side by side on the cores (each on its
+    own request thread): a second intra-op thread for a task of ≈ 28 tokens cut its latency by ≈ 1 ms but cost
+    ≈ 2 ms more CPU (10.0 against 7.8-8.2 ms, with the same vectors; 2 cores, 2026-11-27), so a loaded
+    server answered fewer plans per core with it."""
+    return settings.model_threads if settings.model_threads > 0 else 1
 
 
 # An error's HTTP status comes from its class (appmem/errors.py): the nearest listed base decides; the

@@ -260,11 +260,10 @@ def run_serve(settings: Settings, args: argparse.Namespace) -> int:
         raise ConfigError(f"APPMEM_WORKERS must be 0 (one per core) or more, got {settings.workers}")
     check_model(settings)  # a memory of another embedding model: one line here, not a traceback per worker
     workers = args.workers or settings.workers or cores()
-    os.environ["APPMEM_WORKERS"] = str(workers)  # each worker sizes its ONNX threads to its share of the cores
     print(f"appmem API on http://{args.host}:{args.port} with {workers} worker{'s' if workers > 1 else ''} "
           "(docs: /docs, MCP: /mcp)", file=sys.stderr)
     if workers == 1:  # one process; like each of several, it reads the vectors read-only (api/app.py)
-        uvicorn.run(create_app(replace(settings, workers=1)), host=args.host, port=args.port, log_level="warning",
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning",
                     access_log=False, **SERVER_OPTIONS)
     else:
         from uvicorn.supervisors import Multiprocess

@@ -72,7 +72,7 @@ class Settings:
     server: str | None = None  # an appmem API base URL: `appmem plan/locate/hints` ask it instead of the stores
     server_key: str | None = None  # the API key for `server`
     workers: int = 0  # `appmem serve` worker processes (0: one per core)
-    model_threads: int = 0  # ONNX threads of each serve worker (0: its share of the cores)
+    model_threads: int = 0  # ONNX threads of each serve worker (0: one, api/app.py model_threads)
     blas_threads: int = 1  # BLAS threads of a process that answers plans (semantic/blas.py; 0: one per core)
     preload: bool = True  # `appmem serve` loads every app's graph and index before /healthz says ready
     device_timeout_s: int = 10  # `appmem run`: the longest one exchange with the adb server and device waits

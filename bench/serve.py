@@ -12,8 +12,8 @@ with one httpx client each), tasks built from the recorded graphs
                cache answers), 1 in 10 a new text (planned from scratch);
   new tasks -- `--requests` // 2 requests, every text new: the planning throughput.
 The 1-worker figures are the baseline of the same run; ratios are 2 workers / 1 worker. A worker count
-may name the ONNX threads of each worker (`2:2`: two workers at two threads each, the default before
-workers got their share of the cores); each line also says how the requests fell on the workers (a
+may name the ONNX threads of each worker (`2:2`: two workers at two threads each; without it, each runs
+one, as `appmem serve` runs them); each line also says how the requests fell on the workers (a
 client keeps its connection, so 8 clients may land unevenly on 2 workers).
 Targets (2 cores): mixed >= 100 req/s with p99 <= 250 ms at 8 clients; new-task
 throughput x1.7 from 1 to 2 workers. Several workers read the vectors from the per-app read-only
@@ -333,7 +333,7 @@ def main() -> int:
     parser = BenchParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=600, help="requests of the mixed load (new tasks: half)")
     parser.add_argument("--workers", default="1,2,2:2", help="worker counts to compare, the first is the baseline; "
-                        "N:T runs N workers at T ONNX threads each (default: their share of the cores)")
+                        "N:T runs N workers at T ONNX threads each (default: one, as `appmem serve` runs them)")
     parser.add_argument("--apps", type=positive_ints, default="10,100,1000", help="synthetic memory sizes (apps), ascending")
     parser.add_argument("--screens", type=int, default=300)
     parser.add_argument("--transitions", type=int, default=1000)

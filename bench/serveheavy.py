@@ -1,21 +1,25 @@
 """Benchmark: POST /v1/plan on the heaviest shared apps, new and repeated tasks mixed, against another commit.
 
 The recordings (`--apps`, default the four with the most states: activitylauncher, achie, onelist, accapp)
-are ingested and summarised into a private stack once. Then `appmem serve --workers 1` runs on that memory
-with this checkout's code, and again with another commit's (`--baseline`, default main, checked out into a
-temporary git worktree), the plan cache emptied before each. Against each server, from `--clients` threads:
+are ingested and summarised into a private stack once. Then `appmem serve` runs on that memory with this
+checkout's code, and again with another commit's (`--baseline`, default main, checked out into a temporary
+git worktree), the plan cache emptied before each; once per `--workers` setting (default "0,1": as
+`appmem serve` runs by default, one worker per core, then one worker). Against each server, from 8 threads:
   new     -- `--new` requests, each a task text never asked (planned from scratch): req/s, p50, p99, and
              the server's CPU ms per request, which is the CPU of a new plan served (it does not depend
              on how many cores the machine has or what else runs on them);
   mixed   -- `--requests` requests as agents send them: one in `--new-every` a task never asked, the others
              a task asked before (which the shared plan cache answers); req/s, p50, p99, CPU ms per request.
 Task texts are each app's simulated element tasks from its vector snapshot (no benchmark text), dealt in
-one seeded order, the same for both servers. The load generator runs on the same cores as the server.
+one seeded order, the same for both servers. The load generator runs on the same cores as the server. Each
+server answers new tasks from every client before it is measured (`warm_up`), so that each of its workers
+has made its first plans.
 
-    python -m appmem.bench.serveheavy [--apps NAME,...] [--requests 400] [--new 80] [--baseline main]
+    python -m appmem.bench.serveheavy [--apps NAME,...] [--requests 400] [--new 80] [--workers 0,1] [--baseline main]
 """
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import signal
@@ -89,10 +93,13 @@ def figures(latencies: list[float], seconds: float, errors: int, cpu: float) -> 
             "p99_ms": 1000 * pct(latencies, 99), "cpu_ms": 1000 * cpu / len(latencies), "errors": errors}
 
 
-def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, str]]], packages: list[str]) -> dict:
-    """Each load against `appmem serve` run from `tree` (its code) on the memory, the plan cache emptied first."""
+def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, str]]], packages: list[str],
+               workers: int) -> dict:
+    """Each load against `appmem serve` run from `tree` (its code) on the memory with `workers` worker processes
+    (0: no --workers, as `appmem serve` runs by default), the plan cache emptied first."""
     from appmem.bench.common import free_port
     from appmem.bench.serve import group_cpu, wait_ready
+    from appmem.semantic.embedder import cores
     from appmem.stack import Stack
     from appmem.workers.devices import open_redis
 
@@ -103,12 +110,13 @@ def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, 
     env = {**os.environ, "PYTHONPATH": str(tree), "APPMEM_HOME": str(settings.home),
            "APPMEM_ARCADEDB_BOLT_PORT": str(settings.arcadedb_bolt_port),
            "APPMEM_ARCADEDB_HTTP_PORT": str(settings.arcadedb_http_port), "APPMEM_REDIS_PORT": str(settings.redis_port)}
-    server = subprocess.Popen([sys.executable, "-P", "-m", "appmem.cli", "serve", "--port", str(port), "--workers", "1"],
+    argv = [sys.executable, "-P", "-m", "appmem.cli", "serve", "--port", str(port)]
+    server = subprocess.Popen(argv + (["--workers", str(workers)] if workers else []),
                               env=env, cwd=tree, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_ready(url, server, 1)
-        send(url, key, [(p, f"open {p}") for p in packages], 1)  # each app's graph and index loaded
+        wait_ready(url, server, workers or cores())
+        warm_up(url, key, packages)
         out = {}
         for name, load in loads.items():
             cpu = group_cpu(server.pid)
@@ -118,6 +126,28 @@ def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, 
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
+
+
+def warm_up(url: str, key: str, packages: list[str]) -> None:
+    """Tasks that no load asks ("open <package> <n>"), from as many clients as the loads have: each client's
+    connection lands on one worker, so that every worker makes its first plans of each app before the loads."""
+    send(url, key, [(p, f"open {p} {n}") for n in range(CLIENTS) for p in packages], CLIENTS)
+
+
+def workers_list(text: str) -> list[int]:
+    try:
+        out = [int(w) for w in text.split(",")]
+    except ValueError:
+        out = []
+    if not out or min(out) < 0:
+        raise argparse.ArgumentTypeError(f"expected worker counts separated by commas (0: one per core), got {text!r}")
+    return out
+
+
+def served(workers: int) -> str:
+    from appmem.semantic.embedder import cores
+
+    return f"{workers} worker{'s' * (workers > 1)}" if workers else f"default ({cores()} workers, one per core)"
 
 
 def cell(f: dict, base: dict | None = None) -> str:
@@ -139,6 +169,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400, help="requests of the mixed load")
     parser.add_argument("--new", type=int, default=80, help="requests of the new-task load")
     parser.add_argument("--new-every", type=int, default=10, help="one request in this many of the mixed load is new")
+    parser.add_argument("--workers", type=workers_list, default=[0, 1],
+                        help="worker counts to serve with, separated by commas (0: as `appmem serve` runs by default, "
+                             "one per core; default 0,1)")
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
@@ -150,18 +183,22 @@ def main() -> None:
                               args.seed)
         _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=1_000_000)
         loads = {"new": new, "mixed": mixed}
-        now = serve_tree(ROOT, settings, key, loads, packages)
+        now, before = {}, {}
         with commit_tree(ROOT, args.baseline) as tree:
-            before = serve_tree(tree, settings, key, loads, packages)
-    rows = [[name, cell(now[name], before[name]), cell(before[name])] for name in loads]
-    table = markdown_table(["load", "this checkout", args.baseline], rows)
-    ratio = before["new"]["cpu_ms"] / now["new"]["cpu_ms"]
-    table += (f"\nCPU per new plan served: {now['new']['cpu_ms']:.1f} ms against {before['new']['cpu_ms']:.1f} ms "
-              f"({args.baseline}): x{ratio:.2f} less.\n")
+            for workers in args.workers:  # each count's servers one after the other: alike in what else runs
+                now[workers] = serve_tree(ROOT, settings, key, loads, packages, workers)
+                before[workers] = serve_tree(tree, settings, key, loads, packages, workers)
+    rows = [[served(w), name, cell(now[w][name], before[w][name]), cell(before[w][name])]
+            for w in args.workers for name in loads]
+    table = markdown_table(["serve", "load", "this checkout", args.baseline], rows)
+    for w in args.workers:
+        ratio = before[w]["new"]["cpu_ms"] / now[w]["new"]["cpu_ms"]
+        table += (f"\nCPU per new plan served, {served(w)}: {now[w]['new']['cpu_ms']:.1f} ms against "
+                  f"{before[w]['new']['cpu_ms']:.1f} ms ({args.baseline}): x{ratio:.2f} less.\n")
     print(f"\n{table}")
     write_results("serveheavy", table, {"now": now, "baseline": before, "packages": packages},
                   f"`appmem serve` of {args.baseline} (a temporary git worktree) on the same memory and loads",
-                  f"POST /v1/plan from {CLIENTS} clients on the same machine, 1 worker; new: {args.new} tasks never "
+                  f"POST /v1/plan from {CLIENTS} clients on the same machine; new: {args.new} tasks never "
                   f"asked; mixed: {args.requests} requests, one in {args.new_every} new, the others asked before. "
                   f"Apps: {', '.join(packages)}.")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")

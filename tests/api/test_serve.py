@@ -362,6 +362,20 @@ def test_serve_without_workers_runs_one_per_core(memory, stack_env):
         "appmem: error: APPMEM_WORKERS must be 0 (one per core) or more, got -1"], bad.stderr
 
 
+def test_a_server_runs_its_model_on_one_onnx_thread_unless_told(memory, settings):
+    """A serve worker's model runs on one ONNX thread (its concurrent requests use the cores side by side), and
+    on APPMEM_MODEL_THREADS threads when set."""
+    from dataclasses import replace
+
+    from appmem.api.app import model_threads
+
+    with TestClient(create_app(replace(settings, preload=False))) as client:
+        embedder = client.app.state.services.service.embedder
+        assert embedder.threads == 1
+        assert embedder._model.model.model.get_session_options().intra_op_num_threads == 1
+    assert model_threads(replace(settings, model_threads=3)) == 3
+
+
 @contextmanager
 def serve_cli(stack_env: dict, workers: int | None) -> Iterator[tuple[str, subprocess.Popen]]:
     """`appmem serve --workers N` (None: no --workers) as its own process group on a free port: its URL and
