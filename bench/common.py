@@ -61,15 +61,20 @@ def app_count(text: str) -> int:
     return int(text)
 
 
-def positive_ints(text: str) -> list[int]:
-    """A comma-separated list of whole numbers above 0."""
+def whole_numbers(text: str, least: int = 1) -> list[int]:
+    """A comma-separated list of whole numbers from `least` on."""
     try:
         values = [int(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers above 0")
+    if not values or min(values) < least:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers from {least} on")
     return values
+
+
+def positive_ints(text: str) -> list[int]:
+    """A comma-separated list of whole numbers above 0."""
+    return whole_numbers(text, 1)
 
 
 def free_port() -> int:

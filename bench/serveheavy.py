@@ -19,7 +19,6 @@ has made its first plans.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import signal
@@ -135,13 +134,10 @@ def warm_up(url: str, key: str, packages: list[str]) -> None:
 
 
 def workers_list(text: str) -> list[int]:
-    try:
-        out = [int(w) for w in text.split(",")]
-    except ValueError:
-        out = []
-    if not out or min(out) < 0:
-        raise argparse.ArgumentTypeError(f"expected worker counts separated by commas (0: one per core), got {text!r}")
-    return out
+    """Worker counts separated by commas (0: one per core, as `appmem serve` runs by default)."""
+    from appmem.bench.common import whole_numbers
+
+    return whole_numbers(text, 0)
 
 
 def served(workers: int) -> str:
