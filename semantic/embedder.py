@@ -274,6 +274,7 @@ class Embedder:
         self.home = Path(home)  # the memory's folder: the learned ranker lives beside the model
         self.batch_size = batch_size
         self.threads = threads or cores()
+        self.model_id = model_id(model)  # a name of no model: its ConfigError, before any file is read
         if model in ("minilm", "minilm-dq"):
             os.environ["HF_HUB_OFFLINE"] = "1"  # never reach for the hub: the folder is complete or we fail
             from fastembed import TextEmbedding
@@ -286,16 +287,12 @@ class Embedder:
             self._model.model.model = onnx_session(self.folder / "model.onnx", self.threads)
             self._model.model._ensure_tokenizer()
             self._tokenizer = self._model.model.tokenizer
-            self.model_id = model_id(model)
-        elif model == "mpnet":
+        else:
             from appmem.semantic import mpnet
 
             self.folder, self.dim = mpnet.model_folder(home, sha256_of), mpnet.DIM
             self._model = mpnet.MPNet(self.folder, MAX_LENGTH, self.threads)
             self._tokenizer = self._model.tokenizer
-            self.model_id = model_id(model)
-        else:
-            raise ConfigError(f"APPMEM_EMBED_MODEL={model!r}: expected one of {', '.join(MODELS)}")
         self.model = model
         self.cache = VectorCache(Path(home) / "embeddings.sqlite", self.model_id, self.dim) if cache else None
         self.computed = self.cached = 0  # texts run through the model / found in the cache, this process
