@@ -119,6 +119,9 @@ COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failu
           "crowd_successes: coalesce({x}.crowd_successes, 0.0), crowd_failures: coalesce({x}.crowd_failures, 0.0), "
           "crowd_trusted: coalesce({x}.crowd_trusted, false), "
           "own_counts: [c IN coalesce({x}.tenant_counts, []) WHERE $viewer <> '' AND c STARTS WITH $viewer + ' ']}}")
+# The macros of one node x that write out as one expression of it (`expand`).
+_NODE_MACROS = {"own_report": OWN_REPORT, "input_template": "(" + INPUT_TEMPLATE + ")", "title": "(" + TITLE + ")",
+                "own_title": "(" + OWN_TITLE + ")"}
 _TRUSTED_CALL = re.compile(r"(?<![\w.$])(trusted|public|own_report|input_template|title|own_title)\((\w+)\)")
 _FIELD_CALL = re.compile(r"(?<![\w.$])(" + "|".join(FIELDS) + r")\((\w+)(?:,\s*(\w+))?\)")
 _REPORT_CALL = re.compile(r"(?<![\w.$])report\((\w+)\)")
@@ -137,12 +140,8 @@ def expand(text: str) -> str:
     whether that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that
     graph/votes.py `shown_counts` reads."""
     def one(m: re.Match) -> str:
-        if m.group(1) == "own_report":
-            return OWN_REPORT.format(x=m.group(2))
-        if m.group(1) == "input_template":
-            return "(" + INPUT_TEMPLATE.format(x=m.group(2)) + ")"
-        if m.group(1) in ("title", "own_title"):
-            return "(" + (TITLE if m.group(1) == "title" else OWN_TITLE).format(x=m.group(2)) + ")"
+        if m.group(1) in _NODE_MACROS:
+            return _NODE_MACROS[m.group(1)].format(x=m.group(2))
         public = TRUSTED.format(x=m.group(2))
         return public if m.group(1) == "public" else f"({public} OR {OWN.format(x=m.group(2))})"
 
