@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from appmem import cypher
 from appmem.graph.screens import id_of
-from appmem.graph.store import GraphStore
+from appmem.graph.store import GraphStore, aggregate
 from appmem.graph.times import utc_iso
 from appmem.graph.versions import join_crowd_versions
 from appmem.graph.votes import judge_crowd
@@ -62,29 +62,25 @@ def migrate_crowd_trust(store: GraphStore, quorum: int) -> dict[str, int]:
 def migrate_text_owner(store: GraphStore) -> int:
     """Give each element written before texts had owners its owner, and move a tenant key's texts kept as an
     element's own to its layer; how many elements."""
-    rows = store.write("migrate_text_owner")
-    return rows[0]["owned"] if rows else 0  # ArcadeDB: an aggregate over no match may return no row
+    return aggregate(store.write("migrate_text_owner"), "owned")
 
 
 def migrate_layer_sets(store: GraphStore) -> int:
     """Give each element whose tenants' reports keep their flags and locators flat one entry per report of each
     (cypher/migrate_layer_sets.cypher); how many elements."""
-    rows = store.write("migrate_layer_sets")
-    return rows[0]["moved"] if rows else 0
+    return aggregate(store.write("migrate_layer_sets"), "moved")
 
 
 def migrate_edge_inputs(store: GraphStore) -> int:
     """Move what a tenant key typed, kept as a contribution-only edge's own template, to the edge's layer; how many
     edges."""
-    rows = store.write("migrate_edge_inputs")
-    return rows[0]["moved"] if rows else 0
+    return aggregate(store.write("migrate_edge_inputs"), "moved")
 
 
 def migrate_screen_titles(store: GraphStore) -> int:
     """Give each screen written before titles had owners its owner, and move a tenant key's title kept as a screen's
     own to its layer; how many titles moved."""
-    rows = store.write("migrate_screen_titles")
-    return rows[0]["moved"] if rows else 0
+    return aggregate(store.write("migrate_screen_titles"), "moved")
 
 
 def old_screen_ids(store: GraphStore) -> int:
@@ -94,8 +90,7 @@ def old_screen_ids(store: GraphStore) -> int:
 
 def states_without_texts(store: GraphStore) -> int:
     """How many states were written before states kept the texts they showed."""
-    rows = store.read("migrate_state_texts")
-    return rows[0]["states"] if rows else 0
+    return aggregate(store.read("migrate_state_texts"), "states")
 
 
 def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:

@@ -204,6 +204,12 @@ class GraphStore:
         return self.read("app_stats", package=package, every=every)
 
 
+def aggregate(rows: list[dict[str, Any]], column: str) -> int:
+    """An aggregate's value from a statement's rows: ArcadeDB may answer an aggregate over no match with no row
+    (read as 0)."""
+    return rows[0][column] if rows else 0
+
+
 def element_of(row: dict[str, Any]) -> Element:
     """A row of the `elements` statement → the Element."""
     return Element(id=row["id"], screen_id=row["screen_id"], key=row["key"], class_name=row["class_name"],

@@ -57,7 +57,7 @@ from appmem import generations
 from appmem.errors import ConfigError, TransientError
 from appmem.keys import VOICE, KeyStore
 from appmem.settings import Settings
-from appmem.graph.store import GraphStore, Transaction
+from appmem.graph.store import GraphStore, Transaction, aggregate
 from appmem.graph.version_claims import rejudge_after_purge
 from appmem.graph.votes import judge_crowd
 from appmem.ingest.contributions import PENDING, PREFIX, PURGED, Contributions
@@ -159,8 +159,7 @@ def purge_observations(store: GraphStore, r: redis.Redis, contributor: str, quor
     report["follows_deleted"] = steps.run("follows", lambda tx: tx.write(
         "purge_follows", contributor=contributor, quorum=quorum)[0]["deleted"])
     traces = steps.run("traces", lambda tx: tx.write("purge_traces", contributor=contributor))
-    report["traces"] = traces[0]["traces"] if traces else 0
-    report["states"] = traces[0]["states"] if traces else 0
+    report["traces"], report["states"] = aggregate(traces, "traces"), aggregate(traces, "states")
     report.update(steps.run("tasks", lambda tx: _take_tasks(tx, contributor, quorum)))
     report.update(steps.run("texts", lambda tx: _take_texts(tx, contributor)))
     report["leads_to_deleted"] = steps.run("leads_to", lambda tx: tx.write(
@@ -228,10 +227,9 @@ def _take_texts(tx: Transaction, contributor: str) -> dict[str, int]:
     layers = tx.write("purge_element_layers", contributor=contributor)
     typed = tx.write("purge_edge_layers", contributor=contributor)
     titles = tx.write("purge_screen_titles", contributor=contributor)
-    return {"elements_texts_restored": restored[0]["elements"] if restored else 0,
-            "element_layers_taken": layers[0]["elements"] if layers else 0,
-            "edge_layers_taken": typed[0]["edges"] if typed else 0,
-            "screen_titles_taken": titles[0]["screens"] if titles else 0}
+    return {"elements_texts_restored": aggregate(restored, "elements"),
+            "element_layers_taken": aggregate(layers, "elements"),
+            "edge_layers_taken": aggregate(typed, "edges"), "screen_titles_taken": aggregate(titles, "screens")}
 
 
 def _take_voices(tx: Transaction, contributor: str, packages: list[str], quorum: int) -> None:
