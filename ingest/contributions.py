@@ -219,15 +219,17 @@ def ingest_contribution(store: GraphStore, r: redis.Redis, cid: str, purge: Call
     says done (the worker embeds the tenant's layer of the app: agent/service.py `embed_layer`)."""
     board = Contributions(r)
     info = board.status(cid)
-    parked = r.get(PREFIX + cid + ":body")
     if info is None or info["status"] != "pending":
         return {"status": info["status"] if info else "failed", "reason": "unknown, expired or already ingested"}
-    if parked is None:
-        return _fail(board, cid, "its body expired or was purged before a worker took it")
+    # counted before anything slow (the body can be megabytes): a worker killed after taking the lease is then
+    # always one the reaper queues again within seconds, never one left for the 6 h resend of a lost message
     if (deliveries := board.delivered(cid, retry)) > MAX_DELIVERIES:
         reason = f"held after {deliveries - 1} deliveries (a worker died ingesting it)"
         board.hold(cid, reason)
         return {"status": "dead", "reason": reason}
+    parked = r.get(PREFIX + cid + ":body")
+    if parked is None:
+        return _fail(board, cid, "its body expired or was purged before a worker took it")
     key = KeyStore(r).get(info["contributor"])
     if key is None or key.revoked:
         return _fail(board, cid, "dropped: its key was revoked")

@@ -118,7 +118,7 @@ def test_a_contribution_whose_worker_was_killed_is_ingested_by_the_next_one_with
     board = Contributions(redis_client)
     first = workers()
     key_id, cid = contribute(settings, redis_client, body, "worker-killed")
-    wait(lambda: redis_client.exists(owner_key(cid)), WORKER_START_S, "a worker takes the contribution")
+    wait(lambda: redis_client.hget(PREFIX + cid, "deliveries") == "1", WORKER_START_S, "a worker takes it")
     first.kill(0)  # the whole worker: its message stays unacknowledged for the 1 h visibility timeout
     assert board.status(cid)["status"] == "pending"
     second = workers()
@@ -131,7 +131,8 @@ def test_a_contribution_whose_worker_was_killed_is_ingested_by_the_next_one_with
     assert redis_client.hget(PREFIX + cid, "deliveries") == "2"
     # one whose worker dies on its last allowed delivery is held dead with its body, never left pending
     spent_key, spent = contribute(settings, redis_client, body, "worker-killed-again")
-    wait(lambda: redis_client.exists(owner_key(spent)), WORKER_START_S, "a worker takes the second contribution")
+    wait(lambda: redis_client.hget(PREFIX + spent, "deliveries") == "1", WORKER_START_S,
+         "a worker takes the second contribution")
     second.kill(0)
     redis_client.hset(PREFIX + spent, "deliveries", MAX_DELIVERIES)
     workers()
