@@ -7,11 +7,18 @@ first; in Redis, which also holds the API keys, the ingest queue and the parked 
 may be evicted, so Redis runs with no eviction policy), the oldest plans go first: each plan is listed with
 its size in PLAN_INDEX and PLAN_BYTES counts them, in one script, so what the plans take never passes the
 budget. A plan that expired (PLAN_TTL_S) still counts until it leaves the list: the count only errs high.
+
+Agents that send one new task at once (a fleet started together, retries after a timeout) would each plan it:
+`computing(key)` lets one thread of a process compute a key's plan while the others wait for it and then find it
+kept, so a new task is planned once per process however many ask it together.
 """
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from appmem.generations import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX, POP_OLDEST_PLAN
@@ -36,6 +43,14 @@ return 1
 """
 
 
+@dataclass(eq=False)
+class Flight:
+    """One key's plan being computed in this process: its lock, the threads at it, the plan once computed."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    threads: int = 0
+    plan_json: str | None = None
+
+
 class PlanCache:
     def __init__(self, redis: Any = None, budget: int = 64 << 20) -> None:
         self.redis = redis
@@ -43,6 +58,7 @@ class PlanCache:
         self._lock = threading.Lock()
         self._plans: OrderedDict[str, str] = OrderedDict()
         self._bytes = 0
+        self._computing: dict[str, Flight] = {}
 
     def get(self, key: str) -> str | None:
         """The plan (JSON) kept for this key, in process or else in Redis."""
@@ -59,6 +75,23 @@ class PlanCache:
         self._remember(key, plan_json)
         if self.redis is not None and self.budget:
             self.redis.eval(_KEEP, 3, PLAN_PREFIX + key, PLAN_INDEX, PLAN_BYTES, plan_json, PLAN_TTL_S, self.budget)
+
+    @contextmanager
+    def computing(self, key: str) -> Iterator["Flight"]:
+        """Held by one thread of this process at a time per key: the first computes the key's plan and leaves it in
+        the flight (`plan_json`); the others wait here, then read it there (kept or not: a budget of zero, a plan
+        larger than the budget)."""
+        with self._lock:
+            flight = self._computing.setdefault(key, Flight())
+            flight.threads += 1
+        try:
+            with flight.lock:
+                yield flight
+        finally:
+            with self._lock:
+                flight.threads -= 1
+                if not flight.threads:
+                    del self._computing[key]
 
     def clear(self) -> None:
         """Forget the plans kept in process (Redis's keys name generations: they retire by themselves)."""

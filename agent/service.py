@@ -283,22 +283,34 @@ class Service:
             key = hashlib.sha256(json.dumps([task, app, screen_id, screen_xml, screen_html, activity, k, came_from, avoid,
                                              self.generation(touched), screenshot, self.tenant]).encode()).hexdigest()
             cached = self._plans.get(key)
-            if cached is not None:
-                return Plan.model_validate_json(cached)
-            if screenshot is not None:  # read once the plan is not cached: OCR is the costly part
-                screen = agent_screen(packages[0] if packages else None, activity=activity,
-                                      screenshot=from_base64(screenshot))
-            start: str | UIState | None = screen_id
-            if screen is not None:
-                start = screen if not packages or screen.package in packages else self._elsewhere(screen)
-            if screen is not None and not app:
-                plan = self._from_dump(task, screen, k, came_from, avoid)
-            else:
-                plan = self._answer(task, bare, packages, start, k, came_from, avoid)
-            if screenshot is not None:
-                plan = with_taps(plan, self.store, self.planner().graph([screen.package]), screen)
-            self._plans.put(key, plan.model_dump_json())
-            return plan
+            if cached is None:
+                with self._plans.computing(key) as flight:
+                    cached = flight.plan_json  # planned by another thread while this one waited
+                    if cached is None:
+                        plan = self._planned(task, bare, app, packages, screen_id, screen, activity, k, came_from,
+                                             avoid, screenshot)
+                        flight.plan_json = plan.model_dump_json()
+                        self._plans.put(key, flight.plan_json)
+                        return plan
+            return Plan.model_validate_json(cached)
+
+    def _planned(self, task: str, bare: str, app: str | None, packages: list[str], screen_id: str | None,
+                 screen: UIState | None, activity: str | None, k: int | None, came_from: dict[str, str] | None,
+                 avoid: list[dict[str, str]] | None, screenshot: str | None) -> Plan:
+        """`plan`'s answer computed (no kept plan)."""
+        if screenshot is not None:  # read once the plan is not cached: OCR is the costly part
+            screen = agent_screen(packages[0] if packages else None, activity=activity,
+                                  screenshot=from_base64(screenshot))
+        start: str | UIState | None = screen_id
+        if screen is not None:
+            start = screen if not packages or screen.package in packages else self._elsewhere(screen)
+        if screen is not None and not app:
+            plan = self._from_dump(task, screen, k, came_from, avoid)
+        else:
+            plan = self._answer(task, bare, packages, start, k, came_from, avoid)
+        if screenshot is not None:
+            plan = with_taps(plan, self.store, self.planner().graph([screen.package]), screen)
+        return plan
 
     def plan_afresh(self, task: str, app: str, start: UIState | None = None) -> Plan:
         """A plan computed now from `start` (else the app's entry), never taken from the plan cache: what the

@@ -4,6 +4,7 @@ used; nothing else in Redis is touched."""
 from __future__ import annotations
 
 import json
+import time
 
 from appmem.agent.plancache import PLAN_BYTES, PLAN_INDEX, PLAN_PREFIX, PlanCache
 
@@ -66,3 +67,30 @@ def test_dropping_the_plans_deletes_every_plan_and_its_listing_and_nothing_else(
     assert redis_client.get("appmem:apikey:someone") == "a key's record"
     cache.put("after", plan(0))
     assert int(redis_client.get(PLAN_BYTES)) == kept_bytes(redis_client)
+
+
+def test_a_flight_whose_first_thread_failed_is_computed_by_the_next():
+    """`computing`: the thread that holds a key's flight and fails leaves no plan in it; the next thread at the
+    key computes it, and the flight is gone once no thread is at it."""
+    import threading
+
+    cache = PlanCache(None, BUDGET)
+    first_in, failed = threading.Event(), []
+
+    def failing() -> None:
+        try:
+            with cache.computing("key") as flight:
+                first_in.set()
+                time.sleep(0.2)  # the second thread comes to the key meanwhile
+                raise RuntimeError("the planner failed")
+        except RuntimeError as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=failing)
+    thread.start()
+    assert first_in.wait(10)
+    with cache.computing("key") as flight:
+        assert flight.plan_json is None and failed  # it waited for the first, which left nothing
+        flight.plan_json = plan(1)
+    thread.join(10)
+    assert not cache._computing

@@ -3,6 +3,7 @@ what a worker keeps loaded per app generation, the CLI through a running server 
 snapshots), OpenTelemetry spans (console exporter)."""
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -391,3 +392,37 @@ def serve_cli(stack_env: dict, workers: int | None) -> Iterator[tuple[str, subpr
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
+
+
+class CountingService(Service):
+    """The real service, counting the plans it computes (those not answered from the plan cache)."""
+
+    computed = 0
+
+    def _answer(self, *args, **kwargs):
+        type(self).computed += 1
+        return super()._answer(*args, **kwargs)
+
+
+def test_agents_asking_one_new_task_together_get_it_planned_once(memory, settings):
+    """Eight threads of one worker ask a task never asked, at once: one plans it, the others wait and read its
+    plan; the same again with no plan kept at all (a budget of zero), where the waiters read it from the first."""
+    for budget_mb, task in ((64, "open the settings of the week view"), (0, "show the settings of the month view")):
+        service = CountingService(memory.store, memory.vectors, memory.embedder,
+                                  dataclasses.replace(settings, plan_cache_mb=budget_mb),
+                                  open_redis(Stack(settings).redis_url()))
+        CountingService.computed = 0
+        start, plans = threading.Barrier(8), []
+
+        def agent() -> None:
+            start.wait()
+            plans.append(service.plan(task, "calendar").model_dump(mode="json"))
+
+        threads = [threading.Thread(target=agent) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert len(plans) == 8 and all(p == plans[0] for p in plans) and plans[0]["steps"]
+        assert CountingService.computed == 1
+        assert not service._plans._computing  # no flight left behind
