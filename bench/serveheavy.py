@@ -55,9 +55,9 @@ def task_texts(settings, packages: list[str], seed: int) -> list[tuple[str, str]
 
 
 def workload(texts: list[tuple[str, str]], new: int, requests: int, new_every: int, seed: int
-             ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
-    """(the new-task load, the mixed load, the texts no load asks): the new load's texts are asked before the
-    mixed load, which repeats them and asks one text in `new_every` that no load asked yet."""
+             ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the new-task load, the mixed load): the new load's texts are asked before the mixed load, which
+    repeats them and asks one text in `new_every` that no load asked yet."""
     if len(texts) < new + requests // new_every:
         raise SystemExit(f"the apps' memory holds {len(texts)} distinct tasks: fewer than --new + "
                          "--requests / --new-every")
@@ -67,18 +67,19 @@ def workload(texts: list[tuple[str, str]], new: int, requests: int, new_every: i
     for i in range(requests):
         mixed.append(fresh.pop(0) if i % new_every == 0 else rng.choice(asked))
         asked.append(mixed[-1])
-    return texts[:new], mixed, fresh
+    return texts[:new], mixed
 
 
 def agents_load(texts: list[tuple[str, str]], packages: list[str], per_app: int, requests: int, seed: int
-                ) -> list[tuple[str, str]]:
-    """`requests` requests, each drawn at random from `per_app` of `texts` for each app of `packages`."""
+                ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(`requests` requests, each drawn at random from the first `per_app` of `texts` of each app of `packages`;
+    the texts it leaves for the other loads)."""
     asked = [t for p in packages for t in [t for t in texts if t[0] == p][:per_app]]
     if len(asked) < per_app * len(packages):
-        raise SystemExit(f"the apps' memory has fewer than --agent-tasks ({per_app}) tasks per app besides the "
-                         "other loads'")
+        raise SystemExit(f"an app's memory holds fewer than --agent-tasks ({per_app}) distinct tasks")
     rng = random.Random(seed)
-    return [rng.choice(asked) for _ in range(requests)]
+    taken = set(asked)
+    return [rng.choice(asked) for _ in range(requests)], [t for t in texts if t not in taken]
 
 
 def send(url: str, key: str, load: list[tuple[str, str]], clients: int) -> tuple[list[float], float, int]:
@@ -206,9 +207,9 @@ def main() -> None:
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     with private_stack() as settings:
         packages = build_memory(settings, folders)
-        new, mixed, unasked = workload(task_texts(settings, packages, args.seed), args.new, args.requests,
-                                       args.new_every, args.seed)
-        agents = agents_load(unasked, packages, args.agent_tasks, args.agent_requests, args.seed)
+        agents, others = agents_load(task_texts(settings, packages, args.seed), packages, args.agent_tasks,
+                                     args.agent_requests, args.seed)
+        new, mixed = workload(others, args.new, args.requests, args.new_every, args.seed)
         _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=1_000_000)
         loads = {"agents": agents, "new": new, "mixed": mixed}
         now, before = {}, {}
