@@ -9,7 +9,8 @@ git worktree), the plan cache emptied before each; once per `--workers` setting 
              load the target was set on, `--agent-requests` requests, each one of `--agent-tasks` tasks asked
              of one of the recordings' apps, drawn at random, so that each (app, task) is a new plan when first
              asked (often by several agents together) and then repeated: req/s, p50, p99, judged against the
-             target (>= 100 req/s with p99 <= 250 ms at 8 clients);
+             target (>= 100 req/s with p99 <= 250 ms at 8 clients); `--agent-rounds` rounds, each on a fresh
+             server, this checkout's and the baseline's taking turns: each figure the median of the rounds;
   new     -- `--new` requests, each a task text never asked (planned from scratch): req/s, p50, p99, and
              the server's CPU ms per request, which is the CPU of a new plan served (it does not depend
              on how many cores the machine has or what else runs on them);
@@ -21,7 +22,7 @@ same cores as the server. After the agents' load, each server answers new tasks 
 (`warm_up`), so that each of its workers has made its first plans before the new and mixed loads.
 
     python -m appmem.bench.serveheavy [--apps NAME,...] [--requests 400] [--new 80] [--agent-requests 400]
-                                      [--agent-tasks 14] [--workers 0,1] [--baseline main]
+                                      [--agent-tasks 14] [--agent-rounds 3] [--workers 0,1] [--baseline main]
 """
 from __future__ import annotations
 
@@ -168,8 +169,16 @@ def served(workers: int) -> str:
 
 def cell(f: dict, base: dict | None = None) -> str:
     ratio = f" (x{f['req_s'] / base['req_s']:.2f})" if base else ""
-    return (f"{f['req_s']:.1f} req/s{ratio}, p50 {f['p50_ms']:.0f} / p99 {f['p99_ms']:.0f} ms, "
+    each = " / ".join(f"{r['p99_ms']:.0f}" for r in f.get("rounds", []))
+    rounds = f" (rounds: p99 {each} ms)" if each else ""
+    return (f"{f['req_s']:.1f} req/s{ratio}, p50 {f['p50_ms']:.0f} / p99 {f['p99_ms']:.0f} ms{rounds}, "
             f"CPU {f['cpu_ms']:.1f} ms/request" + (f", {f['errors']} errors" if f["errors"] else ""))
+
+
+def median_round(rounds: list[dict]) -> dict:
+    """Each figure of the agents' load, the median over its rounds (a fresh server each), with every round's."""
+    figures = [r["agents"] for r in rounds]
+    return {**{name: statistics.median(f[name] for f in figures) for name in figures[0]}, "rounds": figures}
 
 
 def verdict(agents: dict, serve: str) -> str:
@@ -194,6 +203,8 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=80, help="requests of the new-task load")
     parser.add_argument("--new-every", type=int, default=10, help="one request in this many of the mixed load is new")
     parser.add_argument("--agent-requests", type=int, default=400, help="requests of the agents' load")
+    parser.add_argument("--agent-rounds", type=int, default=3,
+                        help="rounds of the agents' load, each on a fresh server (figures: the medians)")
     parser.add_argument("--agent-tasks", type=int, default=14,
                         help="tasks of the agents' load, each asked of every app (14 of 4 apps: 56 new plans, as "
                              "many as the load this bench's target was set on)")
@@ -212,14 +223,20 @@ def main() -> None:
                                      args.agent_requests, args.seed)
         new, mixed = workload(others, args.new, args.requests, args.new_every, args.seed)
         _, key = KeyStore(open_redis(Stack(settings).redis_url())).create("bench", "plan", rate_limit=1_000_000)
-        loads = {"agents": agents, "new": new, "mixed": mixed}
+        loads = {"new": new, "mixed": mixed}
         now, before = {}, {}
         with commit_tree(ROOT, args.baseline) as tree:
             for workers in args.workers:  # each count's servers one after the other: alike in what else runs
-                now[workers] = serve_tree(ROOT, settings, key, loads, packages, workers)
-                before[workers] = serve_tree(tree, settings, key, loads, packages, workers)
+                rounds = {ROOT: [], tree: []}
+                for _ in range(args.agent_rounds):  # a fresh server each: the load meets it just ready
+                    for side in rounds:
+                        rounds[side].append(serve_tree(side, settings, key, {"agents": agents}, packages, workers))
+                now[workers] = {"agents": median_round(rounds[ROOT]),
+                                **serve_tree(ROOT, settings, key, loads, packages, workers)}
+                before[workers] = {"agents": median_round(rounds[tree]),
+                                   **serve_tree(tree, settings, key, loads, packages, workers)}
     rows = [[served(w), name, cell(now[w][name], before[w][name]), cell(before[w][name])]
-            for w in args.workers for name in loads]
+            for w in args.workers for name in ["agents", *loads]]
     table = markdown_table(["serve", "load", "this checkout", args.baseline], rows)
     table += "\n" + verdict(now[args.workers[0]]["agents"], served(args.workers[0])) + "\n"
     for w in args.workers:
