@@ -135,9 +135,10 @@ def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
     reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `text(e)`,
     `content_desc(e)`, `label(e)`, `locators(e)`, `bounds(e)`, `flags(e)` are element e's as its reader reads them
-    (FIELDS), `own_report(e)` whether that is its own tenant's report; `report(e)` is the Report node of e its reader reads (null: the public's), and `text(e, r)` (and the other fields) read it from a variable `r`
-    bound to `report(e)`: a statement reading several fields of many elements binds it once per row (each field
-    would evaluate it twice, over every key of the layer); `input_template(t)` is what typing edge t
+    (FIELDS), `own_report(e)` whether that is its own tenant's report; `report(e)` is the Report node of e its
+    reader reads (null: the public's), and `text(e, r)` (and the other fields) read it from a variable `r` bound to
+    `report(e)`: a statement reading several fields of many elements binds it once per row (each field would
+    look it up again); `input_template(t)` is what typing edge t
     typed as its reader reads it; `title(s)` is screen s's title as its reader reads it, `own_title(s)`
     whether that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that
     graph/votes.py `shown_counts` reads."""
