@@ -26,8 +26,10 @@ BATCH = 500
 # Properties that name contributors (their key ids: the version claims too), or hold what tenants' keys alone observed (their text
 # variants, their counts on an edge, their reports of an element, what they typed on an edge and their titles of a
 # screen: the layers, cypher/merge_elements.cypher, merge_transitions.cypher and merge_screens.cypher), or whose an
-# element's texts or a screen's title are: written only in an export of the whole graph (--every). The flat
-# `layer_flags`, `layer_flag_keys`, `layer_locators`, `layer_locator_keys` are those of a graph not yet migrated.
+# element's texts or a screen's title are: written only in an export of the whole graph (--every). An element's
+# layer lists (`layer_keys` ... `layer_locator_sets`, and the flat `layer_flags`, `layer_flag_keys`, `layer_locators`,
+# `layer_locator_keys`) are those of a graph not yet migrated: tenant keys' reports of elements are Report nodes
+# now, which no export of what every reader reads holds (the trust predicate admits none).
 LAYER = frozenset({"layer_keys", "layer_texts", "layer_descs", "layer_labels", "layer_bounds", "layer_flag_sets",
                    "layer_locator_sets", "layer_flags", "layer_flag_keys", "layer_locators", "layer_locator_keys",
                    "layer_input_keys", "layer_inputs", "layer_title_keys", "layer_titles"})

@@ -59,39 +59,42 @@ def _shared_entry(keys: str) -> str:
 # An element's texts (text, content_desc, label, the locators naming them) and what else one report of it says
 # (bounds, flags: its role). An element is keyed by its place in the view tree, so keys of two tenants, or a tenant
 # and the public, can report one element showing other texts. Its own properties hold the public's report (a crawl's,
-# an import's or a public key's: everyone's); a tenant key's report is kept in the element's layer lists
-# (merge_elements: `layer_keys` and, in its order, `layer_texts`, `layer_descs`, `layer_labels`, four `layer_bounds`
-# each, and one entry each in `layer_flag_sets` and `layer_locator_sets`: the report's flags, or locators, each
-# after a SET_SEP, so that a report's list is one indexed read and a split, not a walk over every tenant's entries),
-# which no statement reads but through these. A reader reads the first report of its own tenant's keys that shows other
-# texts than the public's (where the public has one), else the public's, else (no public report yet) the first
-# report of a tenant that shared it (its voice "tenant:NAME" among the backers), else none: the element itself is read by the trust predicate, and a reader who may read it but none of
-# its reports reads it without texts. `text_owner` names whose the public report is ('' a crawl's or an import's);
-# a graph written before layers, not yet migrated, may hold a tenant key's there, read as none.
+# an import's or a public key's: everyone's); a tenant key's report is a node of its own (merge_elements:
+# `(:Report {id: KEY|ELEMENT, slot: TENANT/ELEMENT})-[:OF]->(e)`, with the report's text, content_desc, label,
+# bounds, flags and locators and its place among the element's reports, `seq`), found by the index on `slot`: a
+# reader fetches its own tenant's reports of an element alone, and the element stays as small as a public one. No
+# statement reads a report but through these. A reader reads the first report of its own tenant's keys that shows
+# other texts than the public's (where the public has one), else the public's, else (no public report yet) the first
+# report of a tenant that shared it (its voice "tenant:NAME" among the backers), else none: the element itself is
+# read by the trust predicate, and a reader who may read it but none of its reports reads it without texts.
+# `text_owner` names whose the public report is ('' a crawl's or an import's); a graph written before layers, not
+# yet migrated, may hold a tenant key's there, read as none. A tenant's key backs each element it reported
+# (crowd_keys), so only an element its tenant backs is looked up for its own report, and only one a tenant shared
+# for a shared one; the public reader looks up none of its own. Each lookup is one `=` on the slot: ArcadeDB
+# scans every report for an `IN` over a list.
 _MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
 _UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
-_OWN_SLOT = _own_entry("{x}.layer_keys", _UNOWNED + " OR {x}.layer_texts[i] <> {x}.text "
-                       "OR {x}.layer_descs[i] <> coalesce({x}.content_desc, '')")
-_SLOT = ("CASE WHEN {x}.layer_keys IS NULL THEN null ELSE coalesce(" + _OWN_SLOT + ", CASE WHEN " + _UNOWNED
-         + " THEN " + _shared_entry("{x}.layer_keys") + " END) END")
+_OWN_REPORT = ("CASE WHEN $viewer <> '' AND any(k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer) "
+               "THEN head(COLLECT {{ MATCH (rep:Report) WHERE rep.slot = $viewer + {x}.id AND (" + _UNOWNED
+               + " OR rep.text <> {x}.text OR rep.content_desc <> coalesce({x}.content_desc, '')) "
+               "RETURN rep ORDER BY rep.seq }}) END")
+_SHARED_REPORT = ("CASE WHEN " + _UNOWNED + " AND any(v IN coalesce({x}.crowd_keys, []) WHERE v STARTS WITH 'tenant:') "
+                  "THEN head(COLLECT {{ UNWIND [v IN {x}.crowd_keys WHERE v STARTS WITH 'tenant:' | "
+                  "substring(v, 7) + '/' + {x}.id] AS shared MATCH (rep:Report) WHERE rep.slot = shared "
+                  "RETURN rep ORDER BY rep.seq }}) END")
+_REPORT = "coalesce(" + _OWN_REPORT + ", " + _SHARED_REPORT + ")"
 _NAMING = "(l CONTAINS '@text' OR l CONTAINS '@content-desc')"
-# What separates the values of one entry of `layer_flag_sets` and `layer_locator_sets` (written before each value:
-# an entry of no values is ''), as a Cypher string literal: U+001F, which no XML view's text or attribute holds
-# (merge_elements writes any that came otherwise as a space).
-SET_SEP = "'\\u001F'"
-# The values of entry {slot} of such a list.
-_SET = "tail(split({{x}}.{name}[{{slot}}], " + SET_SEP + "))"
+# Each field of element {x} read from its report {r} (a Report node, or null: the public's).
 FIELDS = {
-    "text": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_texts[{slot}] WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
-    "content_desc": ("CASE WHEN {slot} IS NOT NULL THEN {x}.layer_descs[{slot}] WHEN {main} "
+    "text": "CASE WHEN {r} IS NOT NULL THEN {r}.text WHEN {main} THEN coalesce({x}.text, '') ELSE '' END",
+    "content_desc": ("CASE WHEN {r} IS NOT NULL THEN {r}.content_desc WHEN {main} "
                      "THEN coalesce({x}.content_desc, '') ELSE '' END"),
-    "label": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_labels[{slot}] WHEN {main} THEN coalesce({x}.label, '') ELSE '' END",
-    "locators": ("CASE WHEN {slot} IS NOT NULL THEN " + _SET.format(name="layer_locator_sets") + " "
+    "label": "CASE WHEN {r} IS NOT NULL THEN {r}.label WHEN {main} THEN coalesce({x}.label, '') ELSE '' END",
+    "locators": ("CASE WHEN {r} IS NOT NULL THEN {r}.locators "
                  "WHEN {main} THEN coalesce({x}.locators, []) "
                  "ELSE [l IN coalesce({x}.locators, []) WHERE NOT " + _NAMING + "] END"),
-    "bounds": "CASE WHEN {slot} IS NOT NULL THEN {x}.layer_bounds[4 * {slot} .. 4 * {slot} + 4] ELSE {x}.bounds END",
-    "flags": ("CASE WHEN {slot} IS NOT NULL THEN " + _SET.format(name="layer_flag_sets") + " "
-              "ELSE coalesce({x}.flags, []) END"),
+    "bounds": "CASE WHEN {r} IS NOT NULL THEN {r}.bounds ELSE {x}.bounds END",
+    "flags": "CASE WHEN {r} IS NOT NULL THEN {r}.flags ELSE coalesce({x}.flags, []) END",
 }
 # What a typing edge x typed (its `input_template`), as its reader reads it: the first of its own tenant's keys'
 # (merge_transitions: `layer_input_keys`, `layer_inputs`) that typed other words than the public's, else the
@@ -112,7 +115,7 @@ TITLE = ("CASE WHEN {x}.layer_title_keys IS NULL THEN " + _PUBLIC_TITLE + " ELSE
          + _OWN_TITLE + "], " + _PUBLIC_TITLE + ", {x}.layer_titles[" + _shared_entry("{x}.layer_title_keys") + "]) END")
 OWN_TITLE = "(coalesce({x}.layer_titles[" + _OWN_TITLE + "] <> coalesce({x}.title, ''), false))"
 # Whether the reader reads element x otherwise than the public: by a report of its own tenant's keys.
-OWN_REPORT = "(" + _OWN_SLOT + " IS NOT NULL)"
+OWN_REPORT = "(" + _OWN_REPORT + " IS NOT NULL)"
 COUNTS = ("{{successes: coalesce({x}.successes, 0), failures: coalesce({x}.failures, 0), "
           "contributed_successes: coalesce({x}.contributed_successes, 0), "
           "contributed_failures: coalesce({x}.contributed_failures, 0), "
@@ -132,10 +135,10 @@ def expand(text: str) -> str:
     """A statement's text with each `trusted(x)` written out as what its reader may read: TRUSTED, or the
     reading tenant's own (OWN); `public(x)` is TRUSTED alone (whether x is the shared memory's); `text(e)`,
     `content_desc(e)`, `label(e)`, `locators(e)`, `bounds(e)`, `flags(e)` are element e's as its reader reads them
-    (FIELDS), `own_report(e)` whether that is its own tenant's report; `report(e)` is which of e's layer's reports
-    its reader reads (None: the public's), and `text(e, r)` (and the other fields) read it from a variable `r`
-    bound to `report(e)`: a statement reading several fields of many elements binds it once per row (each field
-    would evaluate it twice, over every key of the layer); `input_template(t)` is what typing edge t
+    (FIELDS), `own_report(e)` whether that is its own tenant's report; `report(e)` is the Report node of e its
+    reader reads (null: the public's), and `text(e, r)` (and the other fields) read it from a variable `r` bound to
+    `report(e)`: a statement reading several fields of many elements binds it once per row (each field would
+    look it up again); `input_template(t)` is what typing edge t
     typed as its reader reads it; `title(s)` is screen s's title as its reader reads it, `own_title(s)`
     whether that is its own tenant's, other than the public's; `counts(t)` is the map of an edge's counts that
     graph/votes.py `shown_counts` reads."""
@@ -147,9 +150,14 @@ def expand(text: str) -> str:
 
     def field(m: re.Match) -> str:
         x, bound = m.group(2), m.group(3)
-        return "(" + FIELDS[m.group(1)].format(x=x, slot=bound or _SLOT.format(x=x), main=_MAIN.format(x=x)) + ")"
+        main = _MAIN.format(x=x)
+        if bound:
+            return "(" + FIELDS[m.group(1)].format(x=x, r=bound, main=main) + ")"
+        # the report bound once for the field, in a list of one
+        return ("head([rep_ IN [" + _REPORT.format(x=x) + "] | "
+                + FIELDS[m.group(1)].format(x=x, r="rep_", main=main) + "])")
     text = _COUNTS_CALL.sub(lambda m: COUNTS.format(x=m.group(1)), text)
-    text = _REPORT_CALL.sub(lambda m: "(" + _SLOT.format(x=m.group(1)) + ")", text)
+    text = _REPORT_CALL.sub(lambda m: "(" + _REPORT.format(x=m.group(1)) + ")", text)
     return _FIELD_CALL.sub(field, _TRUSTED_CALL.sub(one, text))
 
 

@@ -3,7 +3,8 @@
 // app's own screens, the elements of all these screens, and the package's tasks. Unless
 // $every (the operator's whole graph), only what the trust predicate admits (cypher/__init__.py,
 // `public`: what every reader may read), each node reached through admitted ones, an app version only
-// with a screen it admits (as an app is listed: semantic_packages).
+// with a screen it admits (as an app is listed: semantic_packages). Tenant keys' reports of the app's elements
+// (Report nodes: merge_elements) only in the operator's whole graph ($every): no reader but their tenant's reads one.
 MATCH (n:App {package: $package}) WHERE $every
 RETURN labels(n) AS labels, properties(n) AS props
 UNION
@@ -36,4 +37,7 @@ WHERE $every OR (public(a) AND public(h) AND public(s) AND public(n))
 RETURN labels(n) AS labels, properties(n) AS props
 UNION
 MATCH (n:Task {package: $package}) WHERE $every OR public(n)
+RETURN labels(n) AS labels, properties(n) AS props
+UNION
+MATCH (a:App {package: $package})-[:HAS_SCREEN]->(:Screen)-[:HAS_ELEMENT]->(:Element)<-[:OF]-(n:Report) WHERE $every
 RETURN labels(n) AS labels, properties(n) AS props

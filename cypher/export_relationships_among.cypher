@@ -24,3 +24,7 @@ UNION ALL
 MATCH (a:Task)-[r]->(b) WHERE a.id IN $ids AND b.id IN $ids AND ($every OR public(r))
 RETURN type(r) AS type, a.id AS start, labels(a) AS start_labels, b.id AS end, labels(b) AS end_labels,
        properties(r) AS props
+UNION ALL
+MATCH (a:Report)-[r]->(b) WHERE a.id IN $ids AND b.id IN $ids AND ($every OR public(r))
+RETURN type(r) AS type, a.id AS start, labels(a) AS start_labels, b.id AS end, labels(b) AS end_labels,
+       properties(r) AS props

@@ -4,8 +4,10 @@
 // only where no crawl, import or public key did (`text` null) and never overwrites them. `text_owner` is whose
 // they are ('' a crawl's or import's, else the public key's id). A tenant key's report is never there: one
 // element (one place in the view tree) may show other texts to each tenant, which are each tenant's alone. It is
-// kept in the element's layer (cypher/__init__.py FIELDS, which every read goes through): the key's first report
-// of the element, where the public has none or shows other texts. An element a tenant key creates holds no
+// kept as a node of its own, the element's Report by that key (cypher/__init__.py FIELDS, which every read goes
+// through): the key's first report of the element, where the public has none or shows other texts, keyed by key
+// and element (`id`) and found by its tenant's readers by tenant and element (`slot`); `seq` orders an element's
+// reports (the element's `reports` counts them as written). An element a tenant key creates holds no
 // texts of its own (its locators only those naming no text; its bounds and flags its first reporter's, as no
 // reader reads them but one without a report of the element: see purge_element_layers). Every text variant
 // with its count is in `texts`/`text_counts` (merge_element_texts).
@@ -19,7 +21,7 @@ ON CREATE SET e.screen_id = r.screen_id, e.key = r.key, e.class_name = r.class_n
               e.crowd_only = NOT r.trusted
 WITH s, e, r, tenant,
      NOT tenant AND (r.trusted OR e.text IS NULL OR coalesce(e.text_owner, '') CONTAINS '/') AS overwrite,
-     tenant AND NOT r.contributor IN coalesce(e.layer_keys, [])
+     tenant AND NOT EXISTS { MATCH (x:Report) WHERE x.id = r.contributor + '|' + r.id }
        AND (e.text IS NULL OR e.text <> r.text OR e.content_desc <> r.content_desc) AS layered
 SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE e.text_owner END,
     e.text = CASE WHEN overwrite THEN r.text ELSE e.text END,
@@ -28,19 +30,15 @@ SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE e.text_owner END,
     e.bounds = CASE WHEN overwrite THEN r.bounds ELSE e.bounds END,
     e.flags = CASE WHEN overwrite THEN r.flags ELSE e.flags END,
     e.locators = CASE WHEN overwrite THEN r.locators ELSE e.locators END,
-    e.layer_keys = CASE WHEN layered THEN coalesce(e.layer_keys, []) + r.contributor ELSE e.layer_keys END,
-    e.layer_texts = CASE WHEN layered THEN coalesce(e.layer_texts, []) + r.text ELSE e.layer_texts END,
-    e.layer_descs = CASE WHEN layered THEN coalesce(e.layer_descs, []) + r.content_desc ELSE e.layer_descs END,
-    e.layer_labels = CASE WHEN layered THEN coalesce(e.layer_labels, []) + r.label ELSE e.layer_labels END,
-    e.layer_bounds = CASE WHEN layered THEN coalesce(e.layer_bounds, []) + r.bounds ELSE e.layer_bounds END,
-    // the report's flags and locators, one entry each, every value after a U+001F (cypher/__init__.py SET_SEP)
-    e.layer_flag_sets = CASE WHEN layered THEN coalesce(e.layer_flag_sets, [])
-                               + reduce(v = '', f IN r.flags | v + '\u001F' + replace(f, '\u001F', ' '))
-                        ELSE e.layer_flag_sets END,
-    e.layer_locator_sets = CASE WHEN layered THEN coalesce(e.layer_locator_sets, [])
-                                  + reduce(v = '', l IN r.locators | v + '\u001F' + replace(l, '\u001F', ' '))
-                           ELSE e.layer_locator_sets END,
+    e.reports = coalesce(e.reports, 0) + CASE WHEN layered THEN 1 ELSE 0 END,
     e.crowd_only = coalesce(e.crowd_only, false) AND NOT r.trusted,
     e.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(e.crowd_keys, []) THEN coalesce(e.crowd_keys, [])
                      ELSE coalesce(e.crowd_keys, []) + r.contributor END
 MERGE (s)-[:HAS_ELEMENT]->(e)
+WITH e, r, layered
+WHERE layered
+CREATE (x:Report {id: r.contributor + '|' + r.id, slot: split(r.contributor, '/')[0] + '/' + r.id,
+                  contributor: r.contributor, element_id: r.id, seq: e.reports, text: r.text,
+                  content_desc: r.content_desc, label: r.label, bounds: r.bounds, flags: r.flags,
+                  locators: r.locators})
+CREATE (x)-[:OF]->(e)

@@ -2,15 +2,16 @@
 // was kept in the element's layer (merge_elements.cypher), or before texts had an owner (`text_owner`: a
 // contribution-only element's texts are then its first reporter's, the first of its backers, as crowd_keys grows
 // in report order; any other's are a crawl's or an import's, ''). A tenant key's texts, bounds, flags and locators
-// move to the element's layer as its first report, where that key still backs the element (else they go: nothing
-// else of a purged key's is kept); the element keeps no texts of its own, and only the locators naming none.
+// move to the element's layer lists as its first report (migrate_layer_reports, run next, makes it a Report
+// node), where that key still backs the element (else they go: nothing else of a purged key's is kept); the element keeps no texts of its own, and only the locators naming none.
 // Without this, reads would take a tenant key's texts written before for no one's (cypher/__init__.py FIELDS).
 MATCH (e:Element)
 WHERE e.text IS NOT NULL AND (e.text_owner IS NULL OR e.text_owner CONTAINS '/')
 WITH e, coalesce(e.text_owner, CASE WHEN coalesce(e.crowd_only, false) AND size(coalesce(e.crowd_keys, [])) > 0
                                     THEN e.crowd_keys[0] ELSE '' END) AS owner
 WITH e, owner, owner CONTAINS '/' AS tenant,
-     owner CONTAINS '/' AND owner IN coalesce(e.crowd_keys, []) AND NOT owner IN coalesce(e.layer_keys, []) AS moved,
+     owner CONTAINS '/' AND owner IN coalesce(e.crowd_keys, []) AND NOT owner IN coalesce(e.layer_keys, [])
+       AND NOT EXISTS { MATCH (x:Report) WHERE x.id = owner + '|' + e.id } AS moved,
      e.text AS text, e.content_desc AS content_desc, e.label AS label, coalesce(e.bounds, [0, 0, 0, 0]) AS bounds,
      coalesce(e.flags, []) AS flags, coalesce(e.locators, []) AS locators
 SET e.layer_keys = CASE WHEN moved THEN [owner] + coalesce(e.layer_keys, []) ELSE e.layer_keys END,

@@ -15,4 +15,8 @@ CREATE INDEX trace_package IF NOT EXISTS FOR (n:Trace) ON (n.package);
 CREATE INDEX task_package IF NOT EXISTS FOR (n:Task) ON (n.package);
 CREATE INDEX task_run_task IF NOT EXISTS FOR (n:TaskRun) ON (n.task_id);
 CREATE CONSTRAINT follow_id IF NOT EXISTS FOR (n:Follow) REQUIRE n.id IS UNIQUE;
-CREATE INDEX follow_package IF NOT EXISTS FOR (n:Follow) ON (n.package)
+CREATE INDEX follow_package IF NOT EXISTS FOR (n:Follow) ON (n.package);
+// a tenant key's report of an element (merge_elements), found by its reader's slot (TENANT/ELEMENT) and by its key
+CREATE CONSTRAINT report_id IF NOT EXISTS FOR (n:Report) REQUIRE n.id IS UNIQUE;
+CREATE INDEX report_slot IF NOT EXISTS FOR (n:Report) ON (n.slot);
+CREATE INDEX report_contributor IF NOT EXISTS FOR (n:Report) ON (n.contributor)

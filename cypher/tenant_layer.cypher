@@ -1,7 +1,7 @@
 // tenant_layer: a tenant's layer, counted ($prefix: "NAME/", its keys' contributor ids): the traces and
 // demonstrations its keys sent; the screens, elements and edges they back, and of those how many only they
 // back (`private`: no crawl, import or other contributor saw them), and the elements their own reports of
-// (texts, bounds, flags: merge_elements) are kept for (`reported_elements`), the screens their own titles are kept
+// (texts, bounds, flags: merge_elements' Report nodes) are kept for (`reported_elements`), the screens their own titles are kept
 // for (`titled_screens`: merge_screens); the apps they reported.
 CALL () {
   MATCH (tr:Trace)
@@ -19,8 +19,12 @@ CALL () {
   MATCH (e:Element)
   WHERE any(k IN coalesce(e.crowd_keys, []) WHERE k STARTS WITH $prefix)
   RETURN count(e) AS elements,
-         count(CASE WHEN e.crowd_only AND all(k IN e.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_elements,
-         count(CASE WHEN any(k IN coalesce(e.layer_keys, []) WHERE k STARTS WITH $prefix) THEN 1 END) AS reported_elements
+         count(CASE WHEN e.crowd_only AND all(k IN e.crowd_keys WHERE k STARTS WITH $prefix) THEN 1 END) AS private_elements
+}
+CALL () {
+  MATCH (x:Report)
+  WHERE x.contributor STARTS WITH $prefix
+  RETURN count(DISTINCT x.element_id) AS reported_elements
 }
 CALL () {
   MATCH (:Screen)-[t:TRANSITION]->(:Screen)

@@ -71,6 +71,12 @@ def migrate_layer_sets(store: GraphStore) -> int:
     return aggregate(store.write("migrate_layer_sets"), "moved")
 
 
+def migrate_layer_reports(store: GraphStore) -> int:
+    """Make each tenant key's report kept in an element's layer lists a Report node of its own
+    (cypher/migrate_layer_reports.cypher); how many elements."""
+    return aggregate(store.write("migrate_layer_reports"), "moved")
+
+
 def migrate_edge_inputs(store: GraphStore) -> int:
     """Move what a tenant key typed, kept as a contribution-only edge's own template, to the edge's layer; how many
     edges."""
@@ -99,6 +105,7 @@ def migrate(store: GraphStore, quorum: int = 3) -> dict[str, dict[str, int]]:
             "versions": {"joined": join_crowd_versions(store, quorum),
                          "empty_aliases": store.write("version_clean_aliases")[0]["cleaned"]},
             "texts": {"layer_sets": migrate_layer_sets(store), "owned": migrate_text_owner(store),
+                      "reports": migrate_layer_reports(store),
                       "typed": migrate_edge_inputs(store)},
             "screens": {"old_ids": old_screen_ids(store), "titles_moved": migrate_screen_titles(store)},
             "states": {"without_texts": states_without_texts(store)}}

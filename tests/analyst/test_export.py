@@ -159,3 +159,29 @@ def test_an_export_counts_no_tenants_runs_on_the_public_edges(store):
     assert {k: [p.get(c, 0) for c in counts] for k, p in edges().items()} == \
            {k: [p.get(c, 0) for c in counts] for k, p in before.items()}
     assert "acme" not in json.dumps([r[5] for r in read(store, "anupam.acrylic").relationships], default=str)
+
+
+def test_an_export_holds_no_tenants_reports_of_elements(store):
+    """A tenant key that reports the recorded screens' buttons with other texts keeps its reports as Report nodes:
+    an export of what every reader reads holds none of them, nor their texts; the whole graph's (--every) holds
+    them, each with its relationship to its element."""
+    import copy
+    from dataclasses import replace
+
+    empty(store)
+    recorded = recording_trace(read_recording(DROIDBOT / "anupam.acrylic"))
+    ingest_trace(store, recorded, chunk_size=200)
+    states = copy.deepcopy(recorded.states)
+    for state in states.values():
+        for view in state.views:
+            if view.text:
+                view.text = "Quokka ledger 7741"
+    ingest_trace(store, replace(recorded, id="acme-run", contributor="acme/k1", states=states, history=[]),
+                 chunk_size=200)
+    whole, public = read(store, "anupam.acrylic", every=True), read(store, "anupam.acrylic")
+    reports = [props for labels, props in whole.nodes if "Report" in labels]
+    assert all(p["contributor"] == "acme/k1" for p in reports)
+    assert any(p["text"] == "Quokka ledger 7741" for p in reports)
+    assert len([r for r in whole.relationships if r[0] == "OF"]) == len(reports)
+    assert not any("Report" in labels for labels, _ in public.nodes)
+    assert "Quokka" not in json.dumps([props for _, props in public.nodes], default=str)

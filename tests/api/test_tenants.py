@@ -89,7 +89,7 @@ def new_button_run(run: dict, label: str, started: str) -> dict:
 
 
 EDGE_OF_LABEL = """MATCH (s:Screen)-[:HAS_ELEMENT]->(e:Element)
-WHERE e.content_desc = $label OR $label IN coalesce(e.layer_descs, [])
+WHERE e.content_desc = $label OR EXISTS { MATCH (x:Report)-[:OF]->(e) WHERE x.content_desc = $label }
 MATCH (s)-[t:TRANSITION {element_id: e.id}]->(:Screen)
 RETURN coalesce(t.crowd_only, false) AS crowd_only, coalesce(t.crowd_trusted, false) AS crowd_trusted,
        coalesce(t.contributors, 0) AS contributors, t.crowd_keys AS crowd_keys, t.tenant_counts AS tenant_counts"""

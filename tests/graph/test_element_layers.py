@@ -82,7 +82,11 @@ def test_two_tenants_at_one_place_read_their_own_reports_and_a_purge_takes_one_b
     assert Element(own["id"], "", flags=own["flags"], class_name="android.widget.Button").role == "tap"
     assert Element(other["id"], "", flags=other["flags"], class_name="android.widget.Button").role == "toggle"
     assert at_place(store) == []  # the public reads nothing of it
+    assert reports(store) == [("acme/k1", "acme/" + own["id"], "Invoice 1001"), ("wayne/k2", "wayne/" + own["id"], "Memo 2002")]
+    [element] = cypher_rows(store, "MATCH (e:Element {id: $id}) RETURN e AS e", id=own["id"])
+    assert not any(k.startswith("layer_") for k in element["e"])  # the reports are nodes of their own
     purge_observations(store, redis_client, "acme/k1", 3, None)
+    assert reports(store) == [("wayne/k2", "wayne/" + own["id"], "Memo 2002")]
     assert stored_with(store, "Invoice 1001") == [] and at_place(store, "acme") == []
     assert at_place(store, "wayne") == [other]
     left = cypher_rows(store, "MATCH (e:Element {id: $id}) RETURN e.bounds AS bounds, e.flags AS flags", id=other["id"])
@@ -90,6 +94,54 @@ def test_two_tenants_at_one_place_read_their_own_reports_and_a_purge_takes_one_b
     assert store.read("crowd_counts")[0] == wayne_only
     purge_observations(store, redis_client, "wayne/k2", 3, None)
     assert store.read("crowd_counts")[0] == public and stored_with(store, "Memo 2002") == []
+    assert reports(store) == []
+
+
+def reports(store) -> list[tuple[str, str, str]]:
+    """Every Report node: its key, slot and text, by key."""
+    return [(r["key"], r["slot"], r["text"]) for r in cypher_rows(
+        store, "MATCH (x:Report)-[:OF]->(:Element) RETURN x.contributor AS key, x.slot AS slot, x.text AS text "
+               "ORDER BY key")]
+
+
+def test_reports_kept_in_an_elements_layer_lists_migrate_to_report_nodes_a_purge_deletes(empty_graph, redis_client):
+    """An element two tenants' keys reported, written when their reports were kept in the element's own layer lists:
+    `appmem migrate` makes each a Report node (the lists go), each tenant reads its own report as before, the
+    public none, and a key's purge deletes its report node and leaves the graph's counts as before the key."""
+    from appmem.graph.migrate import migrate
+
+    store = empty_graph
+    ingest_trace(store, run("crawl", "", home()), 10)
+    public = store.read("crowd_counts")[0]
+    ingest_trace(store, run("wayne", "wayne/k2", home(control("Memo 2002", 500, toggle=True))), 10)
+    wayne_only = store.read("crowd_counts")[0]
+    [place] = at_place(store, "wayne")
+    # the graph as written before reports were nodes: wayne's report in the element's lists, acme's beside it
+    cypher_rows(store, "MATCH (x:Report) DETACH DELETE x")
+    cypher_rows(store, "MATCH (e:Element {id: $id}) SET e.crowd_keys = ['wayne/k2', 'acme/k1'], "
+                       "e.layer_keys = ['wayne/k2', 'acme/k1'], e.layer_texts = ['Memo 2002', 'Invoice 1001'], "
+                       "e.layer_descs = ['', ''], e.layer_labels = ['Memo 2002', 'Invoice 1001'], "
+                       "e.layer_bounds = [0, 500, 500, 600, 0, 400, 500, 500], "
+                       "e.layer_flag_sets = ['\u001Fcheckable', '\u001Fclickable\u001Fenabled'], "
+                       "e.layer_locator_sets = ['\u001F//*[@text=\\'Memo 2002\\']', '\u001F//*[@text=\\'Invoice 1001\\']'] "
+                       "REMOVE e.reports", id=place["id"])
+    assert at_place(store, "wayne")[0]["text"] == ""  # not migrated: no reader reads the lists
+    assert migrate(store)["texts"]["reports"] == 1
+    assert reports(store) == [("acme/k1", "acme/" + place["id"], "Invoice 1001"),
+                              ("wayne/k2", "wayne/" + place["id"], "Memo 2002")]
+    [element] = cypher_rows(store, "MATCH (e:Element {id: $id}) RETURN e AS e", id=place["id"])
+    assert not any(k.startswith("layer_") for k in element["e"])
+    [acme], [wayne] = at_place(store, "acme"), at_place(store, "wayne")
+    assert (acme["text"], acme["bounds"], acme["flags"], acme["locators"]) == (
+        "Invoice 1001", [0, 400, 500, 500], ["clickable", "enabled"], ["//*[@text='Invoice 1001']"])
+    assert (wayne["text"], wayne["bounds"], wayne["flags"]) == ("Memo 2002", [0, 500, 500, 600], ["checkable"])
+    assert at_place(store) == []
+    assert migrate(store)["texts"]["reports"] == 0
+    purge_observations(store, redis_client, "acme/k1", 3, None)
+    assert reports(store) == [("wayne/k2", "wayne/" + place["id"], "Memo 2002")]
+    assert store.read("crowd_counts")[0] == wayne_only
+    purge_observations(store, redis_client, "wayne/k2", 3, None)
+    assert reports(store) == [] and store.read("crowd_counts")[0] == public
 
 
 FIELD = f"/FrameLayout[]#0/EditText[{APP}:id/note]#0"

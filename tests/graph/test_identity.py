@@ -77,7 +77,7 @@ def test_migrate_gives_old_elements_texts_their_owner_and_a_tenant_keys_texts_it
                              "crowd_keys: ['acme/k1', 'k2'], input_template: 'Falcon launch'}]->(b:Screen {id: 'b'}) "
                              "CREATE (a)-[:TRANSITION {key: 'crawled', action: 'input', crowd_only: false, "
                              "crowd_keys: ['acme/k1'], input_template: 'hello'}]->(b)")
-    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 5, "typed": 1}
+    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 5, "reports": 2, "typed": 1}
     edges = {r["key"]: r for r in cypher_rows(
         empty_graph, "MATCH ()-[t:TRANSITION]->() RETURN t.key AS key, t.input_template AS typed, "
                      "t.layer_input_keys AS keys, t.layer_inputs AS inputs")}
@@ -85,17 +85,22 @@ def test_migrate_gives_old_elements_texts_their_owner_and_a_tenant_keys_texts_it
                      "crawled": {"key": "crawled", "typed": "hello", "keys": None, "inputs": None}}
     rows = {r["id"]: r for r in cypher_rows(
         empty_graph, "MATCH (e:Element) RETURN e.id AS id, e.text_owner AS owner, e.text AS text, "
-                     "e.locators AS locators, e.layer_keys AS layer, e.layer_texts AS texts, "
-                     "e.layer_flag_sets AS flags, e.layer_bounds AS bounds, e.layer_locator_sets AS layer_locators")}
+                     "e.locators AS locators, e.layer_keys AS layer")}
     assert {i: (r["owner"], r["text"]) for i, r in rows.items()} == {
         "by-tenant": (None, None), "by-key": ("k3", "Share"), "crawled": ("", "Home"), "owned": (None, None),
         "purged": (None, None)}
-    assert rows["by-tenant"]["layer"] == ["acme/k1"] and rows["by-tenant"]["texts"] == ["Payroll"]
-    assert rows["by-tenant"]["flags"] == ["\x1fclickable"]  # one entry: each value after a U+001F
-    assert rows["by-tenant"]["bounds"] == [0, 0, 9, 9] and rows["by-tenant"]["locators"] == ["/hierarchy/V[1]"]
-    assert rows["by-tenant"]["layer_locators"] == ["\x1f//*[@text='Payroll']\x1f/hierarchy/V[1]"]
-    assert rows["owned"]["layer"] == ["wayne/k1"] and rows["purged"]["layer"] is None  # a purged key's texts go
-    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 0, "typed": 0}
+    assert all(r["layer"] is None for r in rows.values())  # the lists went: each report is a node
+    assert rows["by-tenant"]["locators"] == ["/hierarchy/V[1]"]
+    reports = {r["element"]: r for r in cypher_rows(
+        empty_graph, "MATCH (x:Report)-[:OF]->(e:Element) RETURN e.id AS element, x.id AS id, x.slot AS slot, "
+                     "x.contributor AS key, x.text AS text, x.flags AS flags, x.bounds AS bounds, "
+                     "x.locators AS locators")}
+    assert set(reports) == {"by-tenant", "owned"}  # a purged key's texts go
+    assert reports["by-tenant"] == {"element": "by-tenant", "id": "acme/k1|by-tenant", "slot": "acme/by-tenant",
+                                    "key": "acme/k1", "text": "Payroll", "flags": ["clickable"], "bounds": [0, 0, 9, 9],
+                                    "locators": ["//*[@text='Payroll']", "/hierarchy/V[1]"]}
+    assert reports["owned"]["key"] == "wayne/k1" and reports["owned"]["text"] == "Vault"
+    assert migrate(empty_graph)["texts"] == {"layer_sets": 0, "owned": 0, "reports": 0, "typed": 0}
 
 
 def test_migrate_makes_each_tenant_reports_flat_flags_and_locators_its_own_entry(empty_graph):
@@ -117,9 +122,12 @@ def test_migrate_makes_each_tenant_reports_flat_flags_and_locators_its_own_entry
     row = cypher_rows(empty_graph, "MATCH (e:Element {id: 'flat'}) RETURN e.layer_flag_sets AS flags, "
                                    "e.layer_locator_sets AS locators, e.layer_flags AS flat, e.layer_flag_keys AS flat_keys, "
                                    "e.layer_locators AS flat_locators, e.layer_locator_keys AS flat_locator_keys")[0]
-    assert row == {"flags": ["\x1fclickable\x1fcheckable", ""],
-                   "locators": ["\x1f//*[@text='Payroll']\x1f/hierarchy/V[1]", "\x1f//*[@text='Vault']"],
-                   "flat": None, "flat_keys": None, "flat_locators": None, "flat_locator_keys": None}
+    assert set(row.values()) == {None}  # the flat lists and the sets they became: each report is a node now
+    reports = cypher_rows(empty_graph, "MATCH (x:Report)-[:OF]->(:Element {id: 'flat'}) RETURN x.contributor AS key, "
+                                       "x.flags AS flags, x.locators AS locators, x.seq AS seq ORDER BY seq")
+    assert reports == [{"key": "acme/k1", "flags": ["clickable", "checkable"], "seq": 1,
+                        "locators": ["//*[@text='Payroll']", "/hierarchy/V[1]"]},
+                       {"key": "wayne/k1", "flags": [], "locators": ["//*[@text='Vault']"], "seq": 2}]
     read = {tenant: element_of(empty_graph.viewing(tenant, 1).elements(ids=["flat"])[0]) for tenant in ("acme", "wayne")}
     assert (read["acme"].text, read["acme"].flags, read["acme"].locators) == (
         "Payroll", ["clickable", "checkable"], ["//*[@text='Payroll']", "/hierarchy/V[1]"])
