@@ -30,7 +30,7 @@ SET e.text_owner = CASE WHEN overwrite THEN r.contributor ELSE e.text_owner END,
     e.bounds = CASE WHEN overwrite THEN r.bounds ELSE e.bounds END,
     e.flags = CASE WHEN overwrite THEN r.flags ELSE e.flags END,
     e.locators = CASE WHEN overwrite THEN r.locators ELSE e.locators END,
-    e.reports = coalesce(e.reports, 0) + CASE WHEN layered THEN 1 ELSE 0 END,
+    e.reports = CASE WHEN layered THEN coalesce(e.reports, 0) + 1 ELSE e.reports END,
     e.crowd_only = coalesce(e.crowd_only, false) AND NOT r.trusted,
     e.crowd_keys = CASE WHEN r.trusted OR r.contributor IN coalesce(e.crowd_keys, []) THEN coalesce(e.crowd_keys, [])
                      ELSE coalesce(e.crowd_keys, []) + r.contributor END

@@ -6,6 +6,9 @@ WHERE x.contributor = $contributor
 WITH x, e, CASE WHEN e.text IS NULL THEN head(COLLECT {
   MATCH (y:Report)-[:OF]->(e) WHERE y.contributor <> $contributor RETURN y ORDER BY y.seq }) END AS first
 SET e.bounds = CASE WHEN first IS NOT NULL THEN first.bounds ELSE e.bounds END,
-    e.flags = CASE WHEN first IS NOT NULL THEN first.flags ELSE e.flags END
+    e.flags = CASE WHEN first IS NOT NULL THEN first.flags ELSE e.flags END,
+    // the count of reports written (their `seq`) goes with the last: an element keeps no trace of a purged report
+    e.reports = CASE WHEN EXISTS { MATCH (y:Report)-[:OF]->(e) WHERE y.contributor <> $contributor }
+                THEN e.reports END
 DETACH DELETE x
 RETURN count(e) AS elements

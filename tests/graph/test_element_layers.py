@@ -97,6 +97,18 @@ def test_two_tenants_at_one_place_read_their_own_reports_and_a_purge_takes_one_b
     assert reports(store) == []
 
 
+def test_a_public_element_keeps_no_trace_of_a_purged_tenant_report(empty_graph, redis_client):
+    store = empty_graph
+    ingest_trace(store, run("crawl", "", home(control("Public 1", 400, toggle=False))), 10)
+    [public] = at_place(store)
+    before = cypher_rows(store, "MATCH (e:Element {id: $id}) RETURN e AS e", id=public["id"])
+    ingest_trace(store, run("acme", "acme/k1", home(control("Invoice 1001", 400, toggle=False))), 10)
+    assert [r[2] for r in reports(store)] == ["Invoice 1001"] and at_place(store, "acme")[0]["id"] == public["id"]
+    purge_observations(store, redis_client, "acme/k1", 3, None)
+    assert reports(store) == []
+    assert cypher_rows(store, "MATCH (e:Element {id: $id}) RETURN e AS e", id=public["id"]) == before
+
+
 def reports(store) -> list[tuple[str, str, str]]:
     """Every Report node: its key, slot and text, by key."""
     return [(r["key"], r["slot"], r["text"]) for r in cypher_rows(
