@@ -161,12 +161,23 @@ def expand(text: str) -> str:
     return _FIELD_CALL.sub(field, _TRUSTED_CALL.sub(one, text))
 
 
+_INCLUDE = re.compile(r"^include\((\w+)\)$", re.MULTILINE)
+
+
 @cache
 def load(name: str) -> str:
+    """Statement `name`, expanded (`expand`). A line `include(other)` stands for statement `other` (without its
+    comments): one read may join statements that are also read alone (`UNION ALL`) without a copy of either."""
+    return expand(_text(name))
+
+
+def _text(name: str) -> str:
     try:
-        return expand(resources.files(__package__).joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
+        text = resources.files(__package__).joinpath(f"{name}.cypher").read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KeyError(f"no Cypher statement named {name!r} in cypher/") from None
+    return _INCLUDE.sub(lambda m: "\n".join(line for line in _text(m.group(1)).splitlines()
+                                            if not line.lstrip().startswith("//")).strip(), text)
 
 
 def statements(name: str) -> list[str]:
