@@ -60,13 +60,10 @@ def moved(e: Element, screen_id: str, package: str) -> Element:
 
 def lookalike_rows(store: GraphStore, titles: list[dict], packages: list[str]) -> list[dict]:
     """Other apps' screens of `titles` with their taps (planner_crowd_screens, by the public's titles), and for a
-    tenant's view those its own keys titled so (planner_crowd_layer_screens), which the title index does not hold."""
-    rows = store.read("planner_crowd_screens", titles=titles, packages=packages)
-    if not store.viewer.tenant:
-        return rows
-    found = {r["id"] for r in rows}
-    return rows + [r for r in store.read("planner_crowd_layer_screens", titles=titles, packages=packages)
-                   if r["id"] not in found]
+    tenant's view, in the same read, those its own keys titled so (planner_crowd_layer_screens), which the title
+    index does not hold (planner_crowd_view_screens)."""
+    name = "planner_crowd_view_screens" if store.viewer.tenant else "planner_crowd_screens"
+    return store.read(name, titles=titles, packages=packages)
 
 
 def borrow_from_lookalikes(store: GraphStore, graph: AppGraph) -> AppGraph:

@@ -161,10 +161,30 @@ def expand(text: str) -> str:
     return _FIELD_CALL.sub(field, _TRUSTED_CALL.sub(one, text))
 
 
+_INCLUDE = re.compile(r"^include\((\w+)\)$", re.MULTILINE)
+
+
 @cache
 def load(name: str) -> str:
+    """Statement `name` as it runs: its file's text `expanded`."""
+    return expanded(_text(name))
+
+
+def expanded(text: str) -> str:
+    """A statement file's text as it runs: each line `include(other)` replaced by statement `other` (its file's
+    text without comment lines), so that one read may join statements that are also read alone (`UNION ALL`)
+    without a copy of either; then its macros written out (`expand`)."""
+    return expand(_included(text))
+
+
+def _included(text: str) -> str:
+    return _INCLUDE.sub(lambda m: "\n".join(line for line in _included(_text(m.group(1))).splitlines()
+                                            if not line.lstrip().startswith("//")).strip(), text)
+
+
+def _text(name: str) -> str:
     try:
-        return expand(resources.files(__package__).joinpath(f"{name}.cypher").read_text(encoding="utf-8"))
+        return resources.files(__package__).joinpath(f"{name}.cypher").read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KeyError(f"no Cypher statement named {name!r} in cypher/") from None
 

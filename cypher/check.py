@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from appmem.cypher import expand
+from appmem.cypher import expanded
 from appmem.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ def check(paths: list[Path] | None = None) -> Report:
     texts = {}
     for p in paths:
         try:
-            texts[str(p)] = expand(p.read_text(encoding="utf-8"))  # as cypher.load reads it
+            texts[str(p)] = expanded(p.read_text(encoding="utf-8"))  # as cypher.load reads it
         except OSError as exc:
             raise ConfigError(f"cannot read Cypher file {p}: {exc.strerror}") from None
     report = Report(files=len(paths))

@@ -166,3 +166,24 @@ def test_a_tenants_title_of_another_apps_screen_is_read_on_the_edges_entering_it
     assert base.with_layer(acme).transitions == GraphRows.read(acme, [LAUNCHER]).transitions
     assert base.with_layer(acme).screens == GraphRows.read(acme, [LAUNCHER]).screens  # the launcher's alone
     assert entering(base) == entering(base.with_layer(wayne)) == entering(GraphRows.read(wayne, [LAUNCHER])) == ["Contact"]
+
+
+def test_a_tenants_look_alikes_are_one_read_of_the_publics_titles_and_its_own(empty_graph, redis_client):
+    """planner_crowd_view_screens (a tenant's view's look-alikes, one read) returns planner_crowd_screens' rows, then
+    planner_crowd_layer_screens' (the screens its own keys title otherwise), as the two reads return them."""
+    store = empty_graph
+    ingest_trace(store, run("acme", "acme/k1", "Jane Cooper"), 10)
+    for key in ("pub/1", "pub/2", "pub/3"):
+        ingest_trace(store, run(key, key.split("/")[1], "Sam Hill"), 10, quorum=3)
+    judge_crowd(store, [APP], 3)
+    acme = store.viewing("acme", 1)
+    wanted = [{"title": t, "limit": 5} for t in sorted({r["title"] for r in acme.read("planner_app_screens",
+                                                                                      packages=[APP])})]
+    public = acme.read("planner_crowd_screens", titles=wanted, packages=[OTHER])
+    own = acme.read("planner_crowd_layer_screens", titles=wanted, packages=[OTHER])
+    assert {r["title"] for r in own} == {"Jane Cooper"} and public and not {r["id"] for r in public} & {
+        r["id"] for r in own}
+    assert acme.read("planner_crowd_view_screens", titles=wanted, packages=[OTHER]) == public + own
+    assert lookalike_rows(acme, wanted, [OTHER]) == public + own
+    assert lookalike_rows(store, wanted, [OTHER]) == store.read("planner_crowd_screens", titles=wanted,
+                                                                packages=[OTHER])
