@@ -71,14 +71,19 @@ def _shared_entry(keys: str) -> str:
 # yet migrated, may hold a tenant key's there, read as none. A tenant's key backs each element it reported
 # (crowd_keys), so only an element its tenant backs is looked up for its own report, and only one a tenant shared
 # for a shared one; the public reader looks up none of its own. Each lookup is one `=` on the slot: ArcadeDB
-# scans every report for an `IN` over a list.
+# scans every report for an `IN` over a list. An element counts the reports written of it (`reports`, absent once
+# none is left: purge_element_layers), so an element no tenant reported otherwise than the public (most of those a
+# tenant's keys back, where its screens are the public's) is looked up for none.
 _MAIN = "NOT coalesce({x}.text_owner, '') CONTAINS '/'"
 _UNOWNED = "({x}.text IS NULL OR NOT (" + _MAIN + "))"
-_OWN_REPORT = ("CASE WHEN $viewer <> '' AND any(k IN coalesce({x}.crowd_keys, []) WHERE k STARTS WITH $viewer) "
+_REPORTED = "coalesce({x}.reports, 0) > 0"
+_OWN_REPORT = ("CASE WHEN $viewer <> '' AND " + _REPORTED + " AND any(k IN coalesce({x}.crowd_keys, []) "
+               "WHERE k STARTS WITH $viewer) "
                "THEN head(COLLECT {{ MATCH (rep:Report) WHERE rep.slot = $viewer + {x}.id AND (" + _UNOWNED
                + " OR rep.text <> {x}.text OR rep.content_desc <> coalesce({x}.content_desc, '')) "
                "RETURN rep ORDER BY rep.seq }}) END")
-_SHARED_REPORT = ("CASE WHEN " + _UNOWNED + " AND any(v IN coalesce({x}.crowd_keys, []) WHERE v STARTS WITH 'tenant:') "
+_SHARED_REPORT = ("CASE WHEN " + _UNOWNED + " AND " + _REPORTED
+                  + " AND any(v IN coalesce({x}.crowd_keys, []) WHERE v STARTS WITH 'tenant:') "
                   "THEN head(COLLECT {{ UNWIND [v IN {x}.crowd_keys WHERE v STARTS WITH 'tenant:' | "
                   "substring(v, 7) + '/' + {x}.id] AS shared MATCH (rep:Report) WHERE rep.slot = shared "
                   "RETURN rep ORDER BY rep.seq }}) END")
