@@ -81,8 +81,10 @@ def test_a_flight_whose_first_thread_failed_is_computed_by_the_next():
         try:
             with cache.computing("key") as flight:
                 first_in.set()
-                time.sleep(0.2)  # the second thread comes to the key meanwhile
-                raise RuntimeError("the planner failed")
+                deadline = time.monotonic() + 30
+                while flight.threads < 2 and time.monotonic() < deadline:  # until the second waits at the key
+                    time.sleep(0.01)
+                raise RuntimeError(f"the planner failed with {flight.threads} threads at the key")
         except RuntimeError as exc:
             failed.append(exc)
 
@@ -90,7 +92,8 @@ def test_a_flight_whose_first_thread_failed_is_computed_by_the_next():
     thread.start()
     assert first_in.wait(10)
     with cache.computing("key") as flight:
-        assert flight.plan_json is None and failed  # it waited for the first, which left nothing
+        assert str(failed[0]).endswith("with 2 threads at the key")  # it waited at the first's flight
+        assert flight.plan_json is None  # and left nothing in it
         flight.plan_json = plan(1)
     thread.join(10)
     assert not cache._computing
