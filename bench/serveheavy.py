@@ -18,8 +18,8 @@ git worktree), the plan cache emptied before each; once per `--workers` setting 
              a task asked before (which the shared plan cache answers); req/s, p50, p99, CPU ms per request.
 Task texts are each app's simulated element tasks from its vector snapshot (no benchmark text), dealt in
 one seeded order, the same for both servers; no load asks another's texts. The load generator runs on the
-same cores as the server. After the agents' load, each server answers new tasks from every client
-(`warm_up`), so that each of its workers has made its first plans before the new and mixed loads.
+same cores as the server. Before the new and mixed loads (on a server of their own), each server answers new
+tasks from every client (`warm_up`), so that each of its workers has made its first plans.
 
     python -m appmem.bench.serveheavy [--apps NAME,...] [--requests 400] [--new 80] [--agent-requests 400]
                                       [--agent-tasks 14] [--agent-rounds 3] [--workers 0,1] [--baseline main]
@@ -113,9 +113,10 @@ def figures(latencies: list[float], seconds: float, errors: int, cpu: float) -> 
 
 
 def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, str]]], packages: list[str],
-               workers: int) -> dict:
+               workers: int, warm: bool = True) -> dict:
     """Each load against `appmem serve` run from `tree` (its code) on the memory with `workers` worker processes
-    (0: no --workers, as `appmem serve` runs by default), the plan cache emptied first."""
+    (0: no --workers, as `appmem serve` runs by default), the plan cache emptied first; `warm`: every worker makes
+    its first plans before the loads (`warm_up`), else the loads meet the server just ready."""
     from appmem.bench.common import free_port
     from appmem.bench.serve import group_cpu, wait_ready
     from appmem.semantic.embedder import cores
@@ -135,10 +136,10 @@ def serve_tree(tree: Path, settings, key: str, loads: dict[str, list[tuple[str, 
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, server, workers or cores())
+        if warm:
+            warm_up(url, key, packages)
         out = {}
         for name, load in loads.items():
-            if name == "new":  # after the agents' load, which meets the server as its first
-                warm_up(url, key, packages)
             cpu = group_cpu(server.pid)
             latencies, seconds, errors = send(url, key, load, CLIENTS)
             out[name] = figures(latencies, seconds, errors, group_cpu(server.pid) - cpu)
@@ -214,6 +215,8 @@ def main() -> None:
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    if args.agent_rounds < 1:
+        parser.error(f"--agent-rounds must be 1 or more, got {args.agent_rounds}")
     folders = args.apps or heaviest(HEAVY)
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     with private_stack() as settings:
@@ -230,7 +233,8 @@ def main() -> None:
                 rounds = {ROOT: [], tree: []}
                 for _ in range(args.agent_rounds):  # a fresh server each: the load meets it just ready
                     for side in rounds:
-                        rounds[side].append(serve_tree(side, settings, key, {"agents": agents}, packages, workers))
+                        rounds[side].append(serve_tree(side, settings, key, {"agents": agents}, packages, workers,
+                                                       warm=False))
                 now[workers] = {"agents": median_round(rounds[ROOT]),
                                 **serve_tree(ROOT, settings, key, loads, packages, workers)}
                 before[workers] = {"agents": median_round(rounds[tree]),
