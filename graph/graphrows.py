@@ -4,8 +4,9 @@ A tenant's view of an app is the public graph plus what the tenant's own keys re
 predicate, cypher/__init__.py, admits both for its keys). The public's rows of an app are read once per
 process and shared by every view; a tenant's view reads only its layer (cypher/planner_layer_*.cypher:
 its own screens and those it titles otherwise, with the other apps' screens the public's edges enter that it
-titles otherwise, the elements it reads otherwise than the public, the edges its keys reported or counted) and lays it over them: the rows are those its reader's own full read returns,
-the base is never read again per tenant, and the layer's read is proportional to what the tenant contributed.
+titles otherwise, the elements it reads otherwise than the public, the edges its keys reported or counted) and
+lays it over them: the rows are those its reader's own full read returns, the base is never read again per
+tenant, and the layer's read is proportional to what the tenant contributed.
 """
 from __future__ import annotations
 
